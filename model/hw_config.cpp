@@ -1,0 +1,110 @@
+#include "hw_config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace s2 {
+
+nlohmann::json to_json(const HwConfig& c) {
+  return {
+      {"mac_rows", c.mac_rows},
+      {"mac_cols", c.mac_cols},
+      {"accumulator_bits", c.accumulator_bits},
+      {"pe_clock_mhz", c.pe_clock_mhz},
+      {"noc_clock_mhz", c.noc_clock_mhz},
+      {"sram_bytes", c.sram_bytes},
+      {"sram_mla_budget_bytes", c.sram_mla_budget_bytes},
+      {"sram_access_cycles", c.sram_access_cycles},
+      {"router_latency_noc_cycles", c.router_latency_noc_cycles},
+      {"router_out_fifo_packets", c.router_out_fifo_packets},
+      {"noc_if_out_fifo_packets", c.noc_if_out_fifo_packets},
+      {"noc_payload_bytes", c.noc_payload_bytes},
+      {"operand_a_buffer_words", c.operand_a_buffer_words},
+      {"tile_setup_cycles", c.tile_setup_cycles},
+      {"flaws",
+       {{"sram2clk", c.flaws.sram2clk},
+        {"neighbor_conv", c.flaws.neighbor_conv},
+        {"mm_wide_a", c.flaws.mm_wide_a}}},
+  };
+}
+
+namespace {
+template <typename T>
+void take(const nlohmann::json& j, const char* key, T& field) {
+  if (j.contains(key)) field = j.at(key).get<T>();
+}
+}  // namespace
+
+HwConfig hw_config_from_json(const nlohmann::json& j) {
+  HwConfig c;
+  const nlohmann::json defaults = to_json(c);
+  for (const auto& [key, value] : j.items()) {
+    if (!defaults.contains(key)) throw std::invalid_argument("unknown hardware configuration field '" + key + "'");
+    if (key == "flaws") {
+      for (const auto& [flaw, on] : value.items()) {
+        if (!defaults["flaws"].contains(flaw)) throw std::invalid_argument("unknown flaw '" + flaw + "'");
+        (void)on;
+      }
+    }
+  }
+  take(j, "mac_rows", c.mac_rows);
+  take(j, "mac_cols", c.mac_cols);
+  take(j, "accumulator_bits", c.accumulator_bits);
+  take(j, "pe_clock_mhz", c.pe_clock_mhz);
+  take(j, "noc_clock_mhz", c.noc_clock_mhz);
+  take(j, "sram_bytes", c.sram_bytes);
+  take(j, "sram_mla_budget_bytes", c.sram_mla_budget_bytes);
+  take(j, "sram_access_cycles", c.sram_access_cycles);
+  take(j, "router_latency_noc_cycles", c.router_latency_noc_cycles);
+  take(j, "router_out_fifo_packets", c.router_out_fifo_packets);
+  take(j, "noc_if_out_fifo_packets", c.noc_if_out_fifo_packets);
+  take(j, "noc_payload_bytes", c.noc_payload_bytes);
+  take(j, "operand_a_buffer_words", c.operand_a_buffer_words);
+  take(j, "tile_setup_cycles", c.tile_setup_cycles);
+  if (j.contains("flaws")) {
+    const auto& f = j.at("flaws");
+    take(f, "sram2clk", c.flaws.sram2clk);
+    take(f, "neighbor_conv", c.flaws.neighbor_conv);
+    take(f, "mm_wide_a", c.flaws.mm_wide_a);
+  }
+  return c;
+}
+
+HwConfig load_hw_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open hardware configuration file");
+  try {
+    return hw_config_from_json(nlohmann::json::parse(in));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+std::string config_hash(const HwConfig& cfg) {
+  const std::string text = to_json(cfg).dump();
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+void set_mac_shape(HwConfig& cfg, const std::string& shape) {
+  if (shape == "16x4") { cfg.mac_cols = 16; cfg.mac_rows = 4; return; }
+  if (shape == "16x2") { cfg.mac_cols = 16; cfg.mac_rows = 2; return; }
+  if (shape == "8x4") { cfg.mac_cols = 8; cfg.mac_rows = 4; return; }
+  throw std::invalid_argument("MAC array shape '" + shape + "': expected 16x4, 16x2 or 8x4 (columns x rows)");
+}
+
+void enable_flaw(HwConfig& cfg, const std::string& name) {
+  if (name == "sram2clk") cfg.flaws.sram2clk = true;
+  else if (name == "neighbor_conv") cfg.flaws.neighbor_conv = true;
+  else if (name == "mm_wide_a") cfg.flaws.mm_wide_a = true;
+  else throw std::invalid_argument("unknown flaw '" + name + "': expected sram2clk, neighbor_conv or mm_wide_a");
+}
+
+}  // namespace s2

@@ -1,0 +1,53 @@
+// The hardware configuration shared by the model, the RTL adapter and every report.
+// Plain data with the thesis's defaults (thesis 2.3, Figure 5.1); loaded in one place (load_hw_config),
+// hashed and stamped into every report so model and RTL cannot drift apart silently.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace s2 {
+
+// The prototype's known flaws (flaws.md). All off = correct hardware.
+struct FlawSwitches {
+  bool sram2clk = false;       // every SRAM access takes 2 PE clocks instead of 1
+  bool neighbor_conv = false;  // conv with operand A from a neighbour PE: early stop / long run
+  bool mm_wide_a = false;      // mm with operand A from a neighbour PE: hang when W_A is too large
+};
+
+struct HwConfig {
+  int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile
+  int mac_cols = 16;                   // MAC columns: output pixels (conv) or columns of B (mm) per tile
+  int accumulator_bits = 29;           // two's-complement, wraps; stored as its 32-bit sign extension
+  double pe_clock_mhz = 250.0;         // PE, SRAM, DMA, ARM (Figure 5.1)
+  double noc_clock_mhz = 500.0;        // NoC router (Figure 5.1)
+  int sram_bytes = 128 * 1024;         // four 32 KB banks
+  int sram_mla_budget_bytes = 96 * 1024;  // what the splitter may use for MLA data (thesis 5.2.1)
+  int sram_access_cycles = 1;          // PE clocks one access occupies the port (flaw sram2clk: 2)
+  int router_latency_noc_cycles = 4;   // thesis 2.3.3
+  int router_out_fifo_packets = 4;     // per router output port
+  int noc_if_out_fifo_packets = 4;     // PE -> router FIFO
+  int noc_payload_bytes = 16;          // hardware.md Decision: 128-bit payload
+  int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
+  int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
+  FlawSwitches flaws;
+
+  int sram_cycles_per_access() const { return flaws.sram2clk ? 2 * sram_access_cycles : sram_access_cycles; }
+  std::string mac_shape() const { return std::to_string(mac_cols) + "x" + std::to_string(mac_rows); }
+};
+
+nlohmann::json to_json(const HwConfig& cfg);
+// Fields missing from `j` keep their defaults; unknown fields are an error (typos must not pass silently).
+HwConfig hw_config_from_json(const nlohmann::json& j);
+// Reads a JSON file of HwConfig fields (see hw_config_from_json); throws std::runtime_error naming the file.
+HwConfig load_hw_config(const std::string& path);
+// A short stable hash of the configuration (FNV-1a over its canonical JSON), stamped into reports.
+std::string config_hash(const HwConfig& cfg);
+// Parses "16x4" (columns x rows) into cfg; throws std::invalid_argument with what was expected.
+void set_mac_shape(HwConfig& cfg, const std::string& shape);
+// Switches a flaw on by its flaws.md name; throws std::invalid_argument listing the known names.
+void enable_flaw(HwConfig& cfg, const std::string& name);
+
+}  // namespace s2

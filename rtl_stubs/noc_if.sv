@@ -1,0 +1,135 @@
+`include "s2_pkg.svh"
+// PE's interface to the QPE router, per message class (request, response): an outbound FIFO (pushed on
+// the PE clock, popped by the router on the NoC clock); inbound, the router's output FIFOs, popped on the
+// PE clock. Inbound requests go to the task controller (REG_WR) or to the NoC slave, which
+// serves reads and writes of this PE's SRAM for other PEs, for this PE's own MLA (convolution operand A)
+// and for the host. Inbound responses are operand-A data for the MLA and are always taken.
+module noc_if
+  import s2_pkg::*;
+#(
+    parameter logic [1:0] PE_ID = 2'd0,
+    parameter int OUT_DEPTH = 4
+) (
+    input  logic         clk,
+    input  logic         rst_n,
+    input  logic         ce,
+    // towards the router, [CLS_REQ] and [CLS_RSP]
+    output logic         out_valid[NUM_CLASSES],
+    output noc_pkt_t     out_pkt  [NUM_CLASSES],
+    input  logic         out_pop  [NUM_CLASSES],
+    // from the router
+    input  logic         rt_valid[NUM_CLASSES],
+    input  noc_pkt_t     rt_pkt  [NUM_CLASSES],
+    output logic         rt_pop  [NUM_CLASSES],
+    // task-controller register writes
+    output logic         reg_wr,
+    output logic [4:0]   reg_idx,
+    output logic [31:0]  reg_data,
+    // MLA operand A over the NoC
+    input  logic         na_req_valid,
+    input  logic [2:0]   na_req_dst,
+    input  logic [16:0]  na_req_addr,
+    output logic         na_req_ready,
+    output logic         na_rsp_valid,
+    output logic [127:0] na_rsp_data,
+    // SRAM master 0 (highest priority)
+    output logic         s_valid,
+    output logic         s_we,
+    output logic [16:0]  s_addr,
+    output logic [127:0] s_wdata,
+    input  logic         s_grant,
+    input  logic         s_rsp,
+    input  logic [127:0] sram_rdata
+);
+  // ---------------- outbound, one FIFO per class ----------------
+  logic     ob_push[NUM_CLASSES], ob_full[NUM_CLASSES], ob_empty[NUM_CLASSES];
+  noc_pkt_t ob_data[NUM_CLASSES];
+
+  // ---------------- inbound ----------------
+  // The router's output FIFOs are the asynchronous NoC FIFOs: the PE pops them on its own clock.
+  logic     in_valid[NUM_CLASSES], in_pop[NUM_CLASSES];
+  noc_pkt_t in_pkt[NUM_CLASSES];
+
+  for (genvar k = 0; k < NUM_CLASSES; k++) begin : g_cls
+    logic [$clog2(OUT_DEPTH+1)-1:0] ob_count_unused;
+    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(OUT_DEPTH)) u_out (
+        .clk, .rst_n, .push(ob_push[k]), .push_data(ob_data[k]), .pop(out_pop[k]), .head(out_pkt[k]),
+        .empty(ob_empty[k]), .full(ob_full[k]), .count(ob_count_unused));
+    assign out_valid[k] = !ob_empty[k];
+    assign in_valid[k] = rt_valid[k];
+    assign in_pkt[k] = rt_pkt[k];
+    assign rt_pop[k] = in_pop[k];
+  end
+
+  // ---------------- NoC slave ----------------
+  // Serves MEM_RD / MEM_WR straight from the head of the inbound request queue: it asks for the SRAM port
+  // while the packet waits there and pops it when the port is granted. A read's data goes out as RD_RSP
+  // in the PE clock it arrives (or, if the response FIFO is full, as soon as there is room).
+  typedef enum logic [1:0] {SL_IDLE, SL_WAIT, SL_SEND} sl_state_e;
+  sl_state_e sl_state;
+  noc_pkt_t  sl_pkt;      // the read being served, then its response
+  noc_pkt_t  rq;
+  assign rq = in_pkt[CLS_REQ];
+
+  logic head_is_mem;
+  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR);
+  assign s_valid = (sl_state == SL_IDLE) && head_is_mem;
+  assign s_we = (rq.kind == PKT_MEM_WR);
+  assign s_addr = rq.addr;
+  assign s_wdata = rq.data;
+
+  noc_pkt_t rsp_pkt;
+  always_comb begin
+    rsp_pkt = sl_pkt;
+    rsp_pkt.dst = sl_pkt.src;
+    rsp_pkt.src = {1'b0, PE_ID};
+    rsp_pkt.kind = PKT_RD_RSP;
+    rsp_pkt.data = sram_rdata;
+  end
+  logic rsp_now;
+  assign rsp_now = (sl_state == SL_WAIT) && s_rsp;
+  assign ob_push[CLS_RSP] = ce && !ob_full[CLS_RSP] && (rsp_now || sl_state == SL_SEND);
+  assign ob_data[CLS_RSP] = rsp_now ? rsp_pkt : sl_pkt;
+
+  // the MLA's operand-A read requests
+  always_comb begin
+    ob_data[CLS_REQ].dst = na_req_dst;
+    ob_data[CLS_REQ].src = {1'b0, PE_ID};
+    ob_data[CLS_REQ].kind = PKT_MEM_RD;
+    ob_data[CLS_REQ].addr = na_req_addr;
+    ob_data[CLS_REQ].data = '0;
+  end
+  assign ob_push[CLS_REQ] = ce && !ob_full[CLS_REQ] && na_req_valid;
+  assign na_req_ready = !ob_full[CLS_REQ];
+
+  // ---------------- inbound dispatch ----------------
+  assign reg_wr = in_valid[CLS_REQ] && rq.kind == PKT_REG_WR;
+  assign reg_idx = rq.addr[4:0];
+  assign reg_data = rq.data[31:0];
+  assign in_pop[CLS_REQ] = ce && (reg_wr || (s_valid && s_grant));
+  assign na_rsp_valid = in_valid[CLS_RSP];  // operand-A space is reserved when the read is requested
+  assign na_rsp_data = in_pkt[CLS_RSP].data;
+  assign in_pop[CLS_RSP] = ce && in_valid[CLS_RSP];
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      sl_state <= SL_IDLE;
+      sl_pkt <= '0;
+    end else if (ce) begin
+      case (sl_state)
+        SL_IDLE: if (s_valid && s_grant && !s_we) begin
+          sl_pkt <= rq;
+          sl_state <= SL_WAIT;
+        end
+        SL_WAIT: if (s_rsp) begin
+          if (ob_full[CLS_RSP]) begin
+            sl_pkt <= rsp_pkt;
+            sl_state <= SL_SEND;
+          end else sl_state <= SL_IDLE;
+        end
+        SL_SEND: if (!ob_full[CLS_RSP]) sl_state <= SL_IDLE;
+        default: sl_state <= SL_IDLE;
+      endcase
+    end
+  end
+endmodule

@@ -1,0 +1,101 @@
+`include "s2_pkg.svh"
+// QPE NoC router (data NoC). Runs on the NoC clock (twice the PE clock). It takes at most one packet per
+// clock from its input channels (port x message class), chosen round-robin among those whose destination
+// channel has room, and delivers it into the destination's output FIFO LATENCY clocks later. Room is
+// reserved at acceptance, so a packet in the pipeline never stalls; packets of one input channel to one
+// output channel stay in order. Requests and responses travel in separate channels (s2_pkg).
+module noc_router
+  import s2_pkg::*;
+#(
+    parameter int LATENCY = 4,
+    parameter int OUT_DEPTH = 4
+) (
+    input  logic     clk,
+    input  logic     rst_n,
+    // input channels: the senders' FIFO heads; the router pops them
+    input  logic     in_valid[NUM_CH],
+    input  noc_pkt_t in_pkt  [NUM_CH],
+    output logic     in_pop  [NUM_CH],
+    // output channels: router-owned FIFOs; receivers pop them
+    output logic     out_valid[NUM_CH],
+    output noc_pkt_t out_pkt  [NUM_CH],
+    input  logic     out_pop  [NUM_CH]
+);
+  localparam int CW = $clog2(OUT_DEPTH + 1);
+  localparam int IW = $clog2(NUM_CH);
+
+  logic     pipe_v[LATENCY];
+  noc_pkt_t pipe_p[LATENCY];
+  logic [IW-1:0] rr;  // input channel with the highest priority this clock
+
+  logic [CW-1:0] out_count[NUM_CH];
+  logic          out_empty[NUM_CH];
+  logic [3:0]    reserved[NUM_CH];  // packets in the pipeline per output channel
+
+  function automatic logic [IW-1:0] ch_of(input logic [2:0] dst, input pkt_kind_e kind);
+    return IW'(32'(dst) * NUM_CLASSES + (pkt_class(kind) ? CLS_RSP : CLS_REQ));
+  endfunction
+
+  always_comb begin
+    for (int c = 0; c < NUM_CH; c++) begin
+      reserved[c] = '0;
+      for (int s = 0; s < LATENCY; s++) begin
+        if (pipe_v[s] && ch_of(pipe_p[s].dst, pipe_p[s].kind) == IW'(c)) reserved[c] = reserved[c] + 1'b1;
+      end
+    end
+  end
+
+  logic       room[NUM_CH];  // room in output channel c
+  always_comb begin
+    for (int c = 0; c < NUM_CH; c++) room[c] = (32'(out_count[c]) + 32'(reserved[c])) < OUT_DEPTH;
+  end
+
+  logic          acc_v;
+  logic [IW-1:0] acc_ch;
+  always_comb begin
+    acc_v = 1'b0;
+    acc_ch = '0;
+    for (int k = NUM_CH - 1; k >= 0; k--) begin
+      logic [IW-1:0] c;
+      c = IW'((32'(rr) + k) % NUM_CH);
+      if (in_valid[c] && room[ch_of(in_pkt[c].dst, in_pkt[c].kind)]) begin
+        acc_v = 1'b1;
+        acc_ch = c;
+      end
+    end
+    for (int c = 0; c < NUM_CH; c++) in_pop[c] = acc_v && (acc_ch == IW'(c));
+  end
+
+  noc_pkt_t acc_pkt;
+  assign acc_pkt = in_pkt[acc_ch];
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      for (int s = 0; s < LATENCY; s++) pipe_v[s] <= 1'b0;
+      rr <= '0;
+    end else begin
+      pipe_v[0] <= acc_v;
+      pipe_p[0] <= acc_pkt;
+      for (int s = 1; s < LATENCY; s++) begin
+        pipe_v[s] <= pipe_v[s-1];
+        pipe_p[s] <= pipe_p[s-1];
+      end
+      if (acc_v) rr <= (acc_ch == IW'(NUM_CH - 1)) ? '0 : acc_ch + 1'b1;
+    end
+  end
+
+  for (genvar c = 0; c < NUM_CH; c++) begin : g_out
+    logic full_unused;
+    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(OUT_DEPTH)) u_out (
+        .clk, .rst_n,
+        .push(pipe_v[LATENCY-1] && ch_of(pipe_p[LATENCY-1].dst, pipe_p[LATENCY-1].kind) == IW'(c)),
+        .push_data(pipe_p[LATENCY-1]),
+        .pop(out_pop[c]),
+        .head(out_pkt[c]),
+        .empty(out_empty[c]),
+        .full(full_unused),
+        .count(out_count[c])
+    );
+    assign out_valid[c] = !out_empty[c];
+  end
+endmodule

@@ -1,0 +1,111 @@
+`include "s2_pkg.svh"
+// Processing element: SRAM, MLA, NoC interface and the task controller that stands in for the ARM core.
+module pe
+  import s2_pkg::*;
+#(
+    parameter int ROWS = 4,
+    parameter int COLS = 16,
+    parameter logic [1:0] PE_ID = 2'd0
+) (
+    input  logic         clk,
+    input  logic         rst_n,
+    input  logic         ce,
+    input  logic [31:0]  cycle,
+    input  logic         flaw_sram2clk,
+    // router side
+    output logic         out_valid[NUM_CLASSES],
+    output noc_pkt_t     out_pkt  [NUM_CLASSES],
+    input  logic         out_pop  [NUM_CLASSES],
+    input  logic         in_valid [NUM_CLASSES],
+    input  noc_pkt_t     in_pkt   [NUM_CLASSES],
+    output logic         in_pop   [NUM_CLASSES],
+    // status
+    output logic         busy,
+    output logic         irq_done,
+    input  logic [2:0]   stat_sel,
+    output logic [31:0]  stat_value,
+    // backdoor
+    input  logic         bd_we,
+    input  logic [12:0]  bd_line,
+    input  logic [127:0] bd_wdata,
+    output logic [127:0] bd_rdata
+);
+  // SRAM masters: 0 NoC slave, 1 MLA operand A, 2 MLA operand B, 3 MLA output
+  logic [3:0]   rq_valid, rq_we, rq_grant;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [3:0]   rs_valid;  // [3]: writes have no response
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [16:0]  rq_addr [4];
+  logic [127:0] rq_wdata[4];
+  logic [127:0] sram_rdata;
+  logic         sram_busy_unused;
+
+  sram u_sram (
+      .clk, .rst_n, .ce, .flaw_sram2clk,
+      .req_valid(rq_valid), .req_we(rq_we), .req_addr(rq_addr), .req_wdata(rq_wdata),
+      .req_grant(rq_grant), .rsp_valid(rs_valid), .rsp_data(sram_rdata), .busy_o(sram_busy_unused),
+      .bd_we, .bd_line, .bd_wdata, .bd_rdata);
+
+  logic         reg_wr;
+  logic [4:0]   reg_idx;
+  logic [31:0]  reg_data;
+  logic         na_req_valid, na_req_ready, na_rsp_valid;
+  logic [2:0]   na_req_dst;
+  logic [16:0]  na_req_addr;
+  logic [127:0] na_rsp_data;
+
+  noc_if #(.PE_ID(PE_ID)) u_noc_if (
+      .clk, .rst_n, .ce,
+      .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
+      .reg_wr, .reg_idx, .reg_data,
+      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_ready, .na_rsp_valid, .na_rsp_data,
+      .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]),
+      .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
+
+  logic        mla_start, op_mm, a_via_noc, mla_done;
+  logic [15:0] dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c;
+  logic [16:0] a_base, b_base, o_base;
+  logic [1:0]  a_src_pe;
+  logic [31:0] start_cycle, end_cycle;
+
+  task_ctrl u_task_ctrl (
+      .clk, .rst_n, .ce, .cycle, .reg_wr, .reg_idx, .reg_data,
+      .mla_start, .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c,
+      .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
+      .mla_done, .irq_done, .start_cycle, .end_cycle);
+
+  logic [31:0] st_compute, st_output, st_a_wait, st_b_wait, st_tiles, st_steps;
+
+  mla #(.ROWS(ROWS), .COLS(COLS)) u_mla (
+      .clk, .rst_n, .ce, .flaw_sram2clk,
+      .start(mla_start), .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c,
+      .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
+      .busy, .done_pulse(mla_done),
+      .sa_valid(rq_valid[1]), .sa_addr(rq_addr[1]), .sa_grant(rq_grant[1]), .sa_rsp(rs_valid[1]),
+      .sb_valid(rq_valid[2]), .sb_addr(rq_addr[2]), .sb_grant(rq_grant[2]), .sb_rsp(rs_valid[2]),
+      .so_valid(rq_valid[3]), .so_addr(rq_addr[3]), .so_wdata(rq_wdata[3]), .so_grant(rq_grant[3]),
+      .sram_rdata,
+      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_ready, .na_rsp_valid, .na_rsp_data,
+      .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
+      .st_tiles, .st_steps);
+
+  assign rq_we[1] = 1'b0;
+  assign rq_we[2] = 1'b0;
+  assign rq_we[3] = 1'b1;
+  assign rq_wdata[1] = '0;
+  assign rq_wdata[2] = '0;
+
+  always_comb begin
+    case (stat_sel)
+      STAT_START_CYCLE:    stat_value = start_cycle;
+      STAT_END_CYCLE:      stat_value = end_cycle;
+      STAT_COMPUTE_CYCLES: stat_value = st_compute;
+      STAT_OUTPUT_CYCLES:  stat_value = st_output;
+      STAT_A_WAIT_CYCLES:  stat_value = st_a_wait;
+      STAT_B_WAIT_CYCLES:  stat_value = st_b_wait;
+      STAT_TILES:          stat_value = st_tiles;
+      STAT_STEPS:          stat_value = st_steps;
+      default:             stat_value = '0;
+    endcase
+  end
+endmodule

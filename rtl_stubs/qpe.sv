@@ -1,0 +1,113 @@
+`include "s2_pkg.svh"
+// QPE top: 4 PEs around one NoC router, a host port into the router, status/statistics and a backdoor
+// for test data. `clk` is the NoC clock; the PEs run on every second edge (the PE clock is half the NoC
+// clock). The host-port protocol is documented in rtl_stubs/README.md; it is the interface a user's
+// own QPE RTL adapter must drive (harness/rtl_qpe_adapter.h is the only code that knows these names).
+module qpe
+  import s2_pkg::*;
+#(
+    parameter int ROWS = 4,
+    parameter int COLS = 16
+) (
+    input  logic         clk,
+    input  logic         rst_n,
+    // flaw switches (run time; 0 = correct hardware)
+    input  logic         flaw_sram2clk,
+    // host port, NoC clock: a packet is taken on a clock edge where host_valid && host_ready
+    input  logic         host_valid,
+    output logic         host_ready,
+    input  logic [2:0]   host_dst,
+    input  logic [1:0]   host_kind,
+    input  logic [16:0]  host_addr,
+    input  logic [127:0] host_data,
+    // host responses (read data), popped with host_rsp_pop
+    output logic         host_rsp_valid,
+    output logic [2:0]   host_rsp_src,
+    output logic [16:0]  host_rsp_addr,
+    output logic [127:0] host_rsp_data,
+    input  logic         host_rsp_pop,
+    // status
+    output logic [31:0]  cycle,          // PE clocks since reset
+    output logic [3:0]   pe_busy,
+    output logic [3:0]   pe_irq_done,
+    input  logic [1:0]   stat_pe,
+    input  logic [2:0]   stat_sel,
+    output logic [31:0]  stat_value,
+    // backdoor into one PE's SRAM (untimed)
+    input  logic [1:0]   bd_pe,
+    input  logic         bd_we,
+    input  logic [12:0]  bd_line,
+    input  logic [127:0] bd_wdata,
+    output logic [127:0] bd_rdata
+);
+  // PE clock enable: every second NoC clock edge
+  logic ce;
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      ce <= 1'b0;
+      cycle <= '0;
+    end else begin
+      ce <= ~ce;
+      if (ce) cycle <= cycle + 1;
+    end
+  end
+
+  // router channels: port * NUM_CLASSES + class
+  logic     r_in_valid [NUM_CH];
+  noc_pkt_t r_in_pkt   [NUM_CH];
+  logic     r_in_pop   [NUM_CH];
+  logic     r_out_valid[NUM_CH];
+  noc_pkt_t r_out_pkt  [NUM_CH];
+  logic     r_out_pop  [NUM_CH];
+  localparam int HOST_REQ = HOST_PORT * NUM_CLASSES + CLS_REQ;
+  localparam int HOST_RSP = HOST_PORT * NUM_CLASSES + CLS_RSP;
+
+  noc_router u_router (
+      .clk, .rst_n,
+      .in_valid(r_in_valid), .in_pkt(r_in_pkt), .in_pop(r_in_pop),
+      .out_valid(r_out_valid), .out_pkt(r_out_pkt), .out_pop(r_out_pop));
+
+  // host port: a small FIFO on the NoC clock
+  noc_pkt_t host_pkt;
+  logic host_full, host_empty;
+  logic [2:0] host_count_unused;
+  assign host_pkt.dst = host_dst;
+  assign host_pkt.src = 3'(HOST_PORT);
+  assign host_pkt.kind = pkt_kind_e'(host_kind);
+  assign host_pkt.addr = host_addr;
+  assign host_pkt.data = host_data;
+  fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(4)) u_host_in (
+      .clk, .rst_n, .push(host_valid && !host_full), .push_data(host_pkt),
+      .pop(r_in_pop[HOST_REQ]), .head(r_in_pkt[HOST_REQ]), .empty(host_empty), .full(host_full),
+      .count(host_count_unused));
+  assign host_ready = !host_full;
+  assign r_in_valid[HOST_REQ] = !host_empty;
+  // the host sends no responses and receives no requests
+  assign r_in_valid[HOST_RSP] = 1'b0;
+  assign r_in_pkt[HOST_RSP] = '0;
+  assign r_out_pop[HOST_REQ] = r_out_valid[HOST_REQ];  // dropped: nothing addresses requests to the host
+
+  assign host_rsp_valid = r_out_valid[HOST_RSP];
+  assign host_rsp_src = r_out_pkt[HOST_RSP].src;
+  assign host_rsp_addr = r_out_pkt[HOST_RSP].addr;
+  assign host_rsp_data = r_out_pkt[HOST_RSP].data;
+  assign r_out_pop[HOST_RSP] = host_rsp_pop && r_out_valid[HOST_RSP];
+
+  logic [31:0]  pe_stat [NUM_PE];
+  logic [127:0] pe_bd_rdata[NUM_PE];
+
+  for (genvar p = 0; p < NUM_PE; p++) begin : g_pe
+    pe #(.ROWS(ROWS), .COLS(COLS), .PE_ID(2'(p))) u_pe (
+        .clk, .rst_n, .ce, .cycle, .flaw_sram2clk,
+        .out_valid(r_in_valid[p*NUM_CLASSES +: NUM_CLASSES]), .out_pkt(r_in_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
+        .out_pop(r_in_pop[p*NUM_CLASSES +: NUM_CLASSES]),
+        .in_valid(r_out_valid[p*NUM_CLASSES +: NUM_CLASSES]), .in_pkt(r_out_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
+        .in_pop(r_out_pop[p*NUM_CLASSES +: NUM_CLASSES]),
+        .busy(pe_busy[p]), .irq_done(pe_irq_done[p]),
+        .stat_sel, .stat_value(pe_stat[p]),
+        .bd_we(bd_we && bd_pe == 2'(p)), .bd_line, .bd_wdata, .bd_rdata(pe_bd_rdata[p]));
+  end
+
+  assign stat_value = pe_stat[stat_pe];
+  assign bd_rdata = pe_bd_rdata[bd_pe];
+endmodule

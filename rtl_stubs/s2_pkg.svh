@@ -1,0 +1,63 @@
+// Shared types of the QPE stand-in: NoC packet, packet kinds, register map.
+// Included by every file that imports it (guarded), so any file order compiles.
+`ifndef S2_PKG_SVH
+`define S2_PKG_SVH
+package s2_pkg;
+
+  // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface.
+  localparam int NUM_PE = 4;
+  localparam int NUM_PORTS = 5;
+  localparam int HOST_PORT = 4;
+  // Two message classes keep requests from blocking responses (no protocol deadlock): every port has a
+  // request channel and a response channel through the router; channel = port * 2 + class.
+  localparam int NUM_CLASSES = 2;
+  localparam int CLS_REQ = 0;
+  localparam int CLS_RSP = 1;
+  localparam int NUM_CH = NUM_PORTS * NUM_CLASSES;
+
+  typedef enum logic [1:0] {
+    PKT_REG_WR = 2'd0,  // host -> PE task-controller register write (addr = register index)
+    PKT_MEM_WR = 2'd1,  // any -> PE SRAM 128-bit write (addr = byte address)
+    PKT_MEM_RD = 2'd2,  // any -> PE SRAM 128-bit read request (addr = byte address)
+    PKT_RD_RSP = 2'd3   // PE -> requester: read data (addr echoes the request)
+  } pkt_kind_e;
+
+  // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
+  typedef struct packed {
+    logic [2:0]   dst;
+    logic [2:0]   src;
+    pkt_kind_e    kind;
+    logic [16:0]  addr;
+    logic [127:0] data;
+  } noc_pkt_t;
+
+  function automatic logic pkt_class(input pkt_kind_e k);
+    return (k == PKT_RD_RSP);
+  endfunction
+
+  // Task-controller registers (PKT_REG_WR addr). Writing REG_START starts the task.
+  localparam logic [4:0] REG_OP      = 5'd0;   // 0 = conv, 1 = mm
+  localparam logic [4:0] REG_WI      = 5'd1;   // conv: input width   | mm: W_A (= H_B)
+  localparam logic [4:0] REG_HI      = 5'd2;   // conv: input height  | mm: H_A
+  localparam logic [4:0] REG_D       = 5'd3;   // conv: input depth   | mm: W_B
+  localparam logic [4:0] REG_WF      = 5'd4;   // conv: filter width
+  localparam logic [4:0] REG_HF      = 5'd5;   // conv: filter height
+  localparam logic [4:0] REG_C       = 5'd6;   // conv: number of filters
+  localparam logic [4:0] REG_A_BASE  = 5'd7;   // operand A (weights | matrix A) byte address
+  localparam logic [4:0] REG_B_BASE  = 5'd8;   // operand B (ifmap | matrix B) byte address
+  localparam logic [4:0] REG_O_BASE  = 5'd9;   // results byte address
+  localparam logic [4:0] REG_A_SRC   = 5'd10;  // [2]=via NoC, [1:0]=PE that holds operand A
+  localparam logic [4:0] REG_START   = 5'd11;  // any write starts the task
+
+  // Statistics readable through the debug port (stat_sel).
+  localparam logic [2:0] STAT_START_CYCLE   = 3'd0;  // QPE cycle at which the task started
+  localparam logic [2:0] STAT_END_CYCLE     = 3'd1;  // QPE cycle at which the last result write completed
+  localparam logic [2:0] STAT_COMPUTE_CYCLES = 3'd2; // cycles in the CONV/MM stage
+  localparam logic [2:0] STAT_OUTPUT_CYCLES = 3'd3;  // cycles in the OUTPUT stage
+  localparam logic [2:0] STAT_A_WAIT_CYCLES = 3'd4;  // compute cycles stalled on operand A
+  localparam logic [2:0] STAT_B_WAIT_CYCLES = 3'd5;  // compute cycles stalled on operand B
+  localparam logic [2:0] STAT_TILES         = 3'd6;  // tiles completed
+  localparam logic [2:0] STAT_STEPS         = 3'd7;  // MAC-array steps completed
+
+endpackage
+`endif  // S2_PKG_SVH
