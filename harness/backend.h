@@ -5,14 +5,41 @@
 #include <memory>
 #include <string>
 
+#include <array>
+#include <vector>
+
+#include "model/golden.h"
 #include "model/hw_config.h"
+#include "model/sram_layout.h"
 #include "model/task.h"
 #include "model/trace.h"
 
 namespace s2 {
 
+// A result word that was never written: both backends fill result areas with it before a task. It is
+// not a 29-bit sign extension, so no correct result can equal it.
+inline constexpr std::uint32_t kUnwrittenResult = 0x7fffffffu;
+
+// What every backend loads before a task: each PE's operands at the layout's places (make_operands),
+// and its result area filled with kUnwrittenResult.
+inline std::array<std::vector<std::uint8_t>, kPesPerQpe> initial_sram_images(const Task& t, const HwConfig& cfg,
+                                                                              const SramLayout& l) {
+  std::array<std::vector<std::uint8_t>, kPesPerQpe> images;
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    images[p] = pack_sram_image(t, cfg, l, make_operands(t, p));
+    for (std::uint32_t b = l.o_base; b + 4 <= l.o_base + l.o_bytes; b += 4)
+      for (int k = 0; k < 4; ++k) images[p][b + k] = static_cast<std::uint8_t>(kUnwrittenResult >> (8 * k));
+  }
+  return images;
+}
+
+using SramImages = std::array<std::vector<std::uint8_t>, kPesPerQpe>;
+
 struct RunOptions {
   std::uint64_t watchdog_cycles = 0;  // stop after this many PE clocks from the start (0 = no limit)
+  // The task's initial SRAM images (initial_sram_images), prepared once by the caller for every backend,
+  // so that drawing test data is not counted as backend time. If null the backend prepares them itself.
+  const SramImages* sram_images = nullptr;
 };
 
 class Backend {

@@ -73,15 +73,10 @@ class RtlQpe final : public Backend {
     top_->flaw_sram2clk = cfg_.flaws.sram2clk;
 
     const SramLayout l = sram_layout(t, cfg_);
-    std::vector<PeOperands> ops;
-    for (int p = 0; p < kPesPerQpe; ++p) ops.push_back(make_operands(t, p));
-    for (int p = 0; p < kPesPerQpe; ++p) {
-      std::vector<std::uint8_t> img = pack_sram_image(t, cfg_, l, ops[p]);
-      // results area: "never written" marker, so a missing result is seen as such
-      for (std::uint32_t b = l.o_base; b + 4 <= l.o_base + l.o_bytes; b += 4)
-        for (int k = 0; k < 4; ++k) img[b + k] = static_cast<std::uint8_t>(kUnwrittenResult >> (8 * k));
-      backdoor_write(p, img);
-    }
+    SramImages own;
+    if (!opt.sram_images) own = initial_sram_images(t, cfg_, l);
+    const SramImages& images = opt.sram_images ? *opt.sram_images : own;
+    for (int p = 0; p < kPesPerQpe; ++p) backdoor_write(p, images[p]);
 
     const std::vector<int> pes = t.pes();
     for (int p : pes) send_descriptor(t, l, p);

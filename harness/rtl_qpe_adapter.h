@@ -3,12 +3,4 @@
 // RTL replaces rtl_qpe_adapter.cpp (and the Verilator build of rtl_stubs/) and nothing else.
 #pragma once
 
-#include <cstdint>
-
-namespace s2 {
-
-// A result word that was never written: the backends fill result areas with it before a task. It is not a
-// 29-bit sign extension, so no correct result can equal it.
-inline constexpr std::uint32_t kUnwrittenResult = 0x7fffffffu;
-
-}  // namespace s2
+#include "harness/backend.h"  // make_rtl_backend, kUnwrittenResult

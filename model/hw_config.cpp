@@ -22,6 +22,7 @@ nlohmann::json to_json(const HwConfig& c) {
       {"noc_payload_bytes", c.noc_payload_bytes},
       {"operand_a_buffer_words", c.operand_a_buffer_words},
       {"tile_setup_cycles", c.tile_setup_cycles},
+      {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
        {{"sram2clk", c.flaws.sram2clk},
         {"neighbor_conv", c.flaws.neighbor_conv},
@@ -62,6 +63,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   take(j, "noc_payload_bytes", c.noc_payload_bytes);
   take(j, "operand_a_buffer_words", c.operand_a_buffer_words);
   take(j, "tile_setup_cycles", c.tile_setup_cycles);
+  take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
   if (j.contains("flaws")) {
     const auto& f = j.at("flaws");
     take(f, "sram2clk", c.flaws.sram2clk);

@@ -32,6 +32,8 @@ struct HwConfig {
   int noc_payload_bytes = 16;          // hardware.md Decision: 128-bit payload
   int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
   int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
+  // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
+  long long model_resolve_window_cycles = 5000;
   FlawSwitches flaws;
 
   int sram_cycles_per_access() const { return flaws.sram2clk ? 2 * sram_access_cycles : sram_access_cycles; }

@@ -1,7 +1,6 @@
 #include "tile_schedule.h"
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 
 namespace s2 {
@@ -24,34 +23,57 @@ struct InFlight {
   Packet pkt;
 };
 
+// A FIFO of at most N entries without heap traffic (the schedule's inner loop touches these every clock).
+template <typename T, int N>
+struct Ring {
+  std::array<T, N> v{};
+  int head = 0, n = 0;
+  bool empty() const { return n == 0; }
+  int size() const { return n; }
+  const T& front() const { return v[head]; }
+  void push_back(const T& x) {
+    if (n == N) throw std::logic_error("tile schedule: queue overflow (model bug)");
+    v[(head + n++) % N] = x;
+  }
+  void pop_front() {
+    head = (head + 1) % N;
+    --n;
+  }
+};
+constexpr int kQueue = 8;  // >= every FIFO depth the configuration may ask for (checked in resolve)
+using PacketQueue = Ring<Packet, kQueue>;
+
 // The router between NoC edges: input channels are the PEs' outbound FIFOs, outputs its own FIFOs.
 struct Router {
   int latency = 4;
   int out_depth = 4;
   int rr = 0;
-  std::deque<InFlight> pipe;
-  std::array<std::deque<Packet>, kChannels> out;
+  Ring<InFlight, 16> pipe;
+  std::array<int, kChannels> reserved{};  // packets in the pipeline per output channel
+  std::array<PacketQueue, kChannels> out;
 
   // One NoC clock edge. `ob` are the PEs' outbound FIFOs (channel = pe*2 + class). Returns the channel
   // popped (-1 if none). Decisions use the state before the edge, like the RTL.
-  int decide(std::uint64_t /*edge*/, const std::array<std::deque<Packet>, kChannels>& ob) const {
-    std::array<int, kChannels> reserved{};
-    for (const InFlight& f : pipe) ++reserved[f.pkt.out_channel()];
+  int decide(const std::array<PacketQueue, kChannels>& ob) const {
     for (int k = 0; k < kChannels; ++k) {
       const int c = (rr + k) % kChannels;
       if (ob[c].empty()) continue;
       const int oc = ob[c].front().out_channel();
-      if (static_cast<int>(out[oc].size()) + reserved[oc] < out_depth) return c;
+      if (out[oc].size() + reserved[oc] < out_depth) return c;
     }
     return -1;
   }
-  void apply(std::uint64_t edge, int accepted, std::array<std::deque<Packet>, kChannels>& ob) {
+  void apply(std::uint64_t edge, int accepted, std::array<PacketQueue, kChannels>& ob) {
     while (!pipe.empty() && pipe.front().deliver_edge == edge) {
-      out[pipe.front().pkt.out_channel()].push_back(pipe.front().pkt);
+      const int oc = pipe.front().pkt.out_channel();
+      out[oc].push_back(pipe.front().pkt);
+      --reserved[oc];
       pipe.pop_front();
     }
     if (accepted >= 0) {
-      pipe.push_back({edge + static_cast<std::uint64_t>(latency), ob[accepted].front()});
+      const Packet p = ob[accepted].front();
+      pipe.push_back({edge + static_cast<std::uint64_t>(latency), p});
+      ++reserved[p.out_channel()];
       ob[accepted].pop_front();
       rr = (accepted + 1) % kChannels;
     }
@@ -134,10 +156,12 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     run_writes += sh.writes;
   }
 
+  if (cfg_.router_out_fifo_packets > kQueue || cfg_.noc_if_out_fifo_packets > kQueue || cfg_.router_latency_noc_cycles > 15)
+    throw std::invalid_argument("tile schedule: FIFO depths above 8 packets or router latencies above 15 are not supported");
   Router router;
   router.latency = cfg_.router_latency_noc_cycles;
   router.out_depth = cfg_.router_out_fifo_packets;
-  std::array<std::deque<Packet>, kChannels> ob;  // PEs' outbound FIFOs
+  std::array<PacketQueue, kChannels> ob;  // PEs' outbound FIFOs
   std::array<PeState, kPesPerQpe> pe;
   int remaining = 0;
   for (int p = 0; p < kPesPerQpe; ++p) {
@@ -157,7 +181,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   while (remaining > 0) {
     if (t > give_up) throw std::logic_error("tile schedule did not converge (model bug)");
     // mid-cycle NoC edge
-    router.apply(2 * t, router.decide(2 * t, ob), ob);
+    router.apply(2 * t, router.decide(ob), ob);
 
     // ---- combinational decisions of PE clock t ----
     struct Decision {
@@ -193,18 +217,18 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
           else if (!via_noc && a_room) x.grant_a = true;
           else if (b_req) x.grant_b = true;
         }
-        x.push_req = via_noc && a_room && ob[q.id * 2 + kReq].size() < ob_depth;
+        x.push_req = via_noc && a_room && static_cast<std::size_t>(ob[q.id * 2 + kReq].size()) < ob_depth;
       } else if (t >= q.port_free && q.slave == Slave::Idle && !req_in.empty()) {
         x.grant_slave = true;
       } else if (q.stage == Stage::Output && t >= q.port_free) {
         x.grant_out = true;
       }
       x.slave_rsp_now = q.slave == Slave::Wait && q.slave_rsp == t;
-      x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && ob[q.id * 2 + kRsp].size() < ob_depth;
+      x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && static_cast<std::size_t>(ob[q.id * 2 + kRsp].size()) < ob_depth;
     }
 
     // ---- PE clock edge (NoC edge 2t+1): router and PEs update together ----
-    const int accepted = router.decide(2 * t + 1, ob);
+    const int accepted = router.decide(ob);
     for (PeState& q : pe) {
       const Decision& x = d[q.id];
       auto& rsp_in = router.out[q.id * 2 + kRsp];

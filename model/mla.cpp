@@ -1,0 +1,190 @@
+#include "mla.h"
+
+#include <stdexcept>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#include "golden.h"
+#include "sram_layout.h"
+
+namespace s2 {
+
+Task task_from_registers(const TaskRegisters& r, int pe) {
+  Task t;
+  t.id = "pe" + std::to_string(pe);
+  t.op = (r[qpe_addr::kOp] & 1) ? Op::Mm : Op::Conv;
+  const int wi = static_cast<int>(r[qpe_addr::kWi]), hi = static_cast<int>(r[qpe_addr::kHi]);
+  const int d = static_cast<int>(r[qpe_addr::kD]);
+  if (t.op == Op::Conv) {
+    t.conv = {wi, hi, d, static_cast<int>(r[qpe_addr::kWf]), static_cast<int>(r[qpe_addr::kHf]),
+              static_cast<int>(r[qpe_addr::kC]), 1};
+  } else {
+    t.mm = {wi, hi, d, wi};
+  }
+  const bool via_noc = (r[qpe_addr::kASrc] >> 2) & 1;
+  const int src = static_cast<int>(r[qpe_addr::kASrc] & 3);
+  // a convolution's operand A always goes through the NoC; "local" and neighbour shift 0 are the same
+  t.a_src_shift = via_noc ? (src - pe + kPesPerQpe) % kPesPerQpe : -1;
+  if (t.op == Op::Conv && t.a_src_shift == 0) t.a_src_shift = -1;
+  return t;
+}
+
+Mla::Mla(sc_core::sc_module_name name, int pe, Sram& own, MlaScheduler& scheduler)
+    : sc_module(name), noc("noc"), pe_(pe), sram_(own), scheduler_(scheduler) {
+  SC_HAS_PROCESS(Mla);
+  SC_THREAD(run);
+}
+
+void Mla::clear() {
+  started_ = done_ = false;
+  start_cycle_ = end_cycle_ = tiles_ = steps_ = 0;
+  phases_ = {};
+}
+
+void Mla::start(const TaskRegisters& regs, std::uint64_t start_cycle) {
+  regs_ = regs;
+  clear();
+  started_ = true;
+  start_cycle_ = start_cycle;
+  scheduler_.started(pe_, start_cycle, task_from_registers(regs, pe_));
+  start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+const std::uint8_t* Mla::sram_of(int pe) {
+  if (pe == pe_) return sram_.data();
+  tlm::tlm_generic_payload p;
+  tlm::tlm_dmi dmi;
+  p.set_address(qpe_addr::sram(pe, 0));
+  p.set_command(tlm::TLM_READ_COMMAND);
+  if (!noc->get_direct_mem_ptr(p, dmi) || !dmi.is_read_allowed())
+    throw std::runtime_error("model: no DMI to the SRAM of PE " + std::to_string(pe));
+  return dmi.get_dmi_ptr();
+}
+
+namespace {
+
+// The functional datapath works on pairs of MAC steps at once: operand-B values of two steps are
+// interleaved as int16 pairs (v[2x], v[2x+1]) and each MAC row's two weights form one int16 pair, so
+// one multiply-add gives w0*v0 + w1*v1 per output (exact: |sum| <= 2*128*128). Accumulation is unsigned
+// 32-bit, wrapping modulo 2^32 like the adders; the 29-bit wrap is applied when storing.
+void mac_pairs(std::uint32_t* acc, std::size_t stride, int rows, const std::int16_t* w01,
+               const std::int16_t* v, int n) {
+  for (int r = 0; r < rows; ++r) {
+    std::uint32_t* a = acc + std::size_t(r) * stride;
+    const std::int32_t w0 = w01[2 * r], w1 = w01[2 * r + 1];
+    int x = 0;
+#if defined(__AVX2__)
+    const __m256i wp = _mm256_set1_epi32(static_cast<int>((static_cast<std::uint32_t>(static_cast<std::uint16_t>(w1)) << 16) |
+                                                          static_cast<std::uint16_t>(w0)));
+    for (; x + 8 <= n; x += 8) {
+      const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + 2 * x));
+      const __m256i s = _mm256_madd_epi16(vv, wp);
+      __m256i* ap = reinterpret_cast<__m256i*>(a + x);
+      _mm256_storeu_si256(ap, _mm256_add_epi32(_mm256_loadu_si256(ap), s));
+    }
+#endif
+    for (; x < n; ++x)
+      a[x] += static_cast<std::uint32_t>(w0 * std::int32_t(v[2 * x]) + w1 * std::int32_t(v[2 * x + 1]));
+  }
+}
+
+// interleaves two int8 rows (the second may be absent: zeros) into int16 pairs
+void interleave(const std::uint8_t* r0, const std::uint8_t* r1, std::int16_t* out, int n) {
+  for (int i = 0; i < n; ++i) {
+    out[2 * i] = static_cast<std::int8_t>(r0[i]);
+    out[2 * i + 1] = r1 ? static_cast<std::int8_t>(r1[i]) : 0;
+  }
+}
+
+}  // namespace
+
+void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, const std::uint8_t* b) {
+  const HwConfig& cfg = scheduler_.config();
+  const int rows = cfg.mac_rows;
+  const SramLayout l = sram_layout(t, cfg);
+  std::uint8_t* out = sram_.data();
+  auto store = [&](std::uint64_t byte, std::uint32_t sum) {
+    const std::uint32_t v = static_cast<std::uint32_t>(wrap_accumulator(sum, cfg.accumulator_bits));
+    for (int k = 0; k < 4; ++k) out[byte + k] = static_cast<std::uint8_t>(v >> (8 * k));
+  };
+  std::vector<std::int16_t> w01(2 * static_cast<std::size_t>(rows));
+  if (t.op == Op::Conv) {
+    const ConvShape& s = t.conv;
+    const int Wo = s.Wo(), Ho = s.Ho();
+    const std::uint64_t g = r / Ho, y = r % Ho;
+    acc_.assign(std::size_t(rows) * Wo, 0u);
+    pairs_.resize(2 * static_cast<std::size_t>(s.Wi));
+    const std::uint8_t* wg = a + l.a_base + g * l.a_group_stride;
+    auto in_row = [&](int d, int ky) { return b + l.b_base + (std::uint64_t(d) * s.Hi + y + ky) * l.b_row_stride; };
+    for (int d = 0; d < s.D; d += 2) {
+      const bool two = d + 1 < s.D;
+      for (int ky = 0; ky < s.Hf; ++ky) {
+        interleave(in_row(d, ky), two ? in_row(d + 1, ky) : nullptr, pairs_.data(), s.Wi);
+        for (int kx = 0; kx < s.Wf; ++kx) {
+          for (int rr = 0; rr < rows; ++rr) {
+            w01[2 * rr] = static_cast<std::int8_t>(wg[((std::uint64_t(d) * s.Hf + ky) * s.Wf + kx) * rows + rr]);
+            w01[2 * rr + 1] =
+                two ? static_cast<std::int8_t>(wg[((std::uint64_t(d + 1) * s.Hf + ky) * s.Wf + kx) * rows + rr]) : 0;
+          }
+          mac_pairs(acc_.data(), static_cast<std::size_t>(Wo), rows, w01.data(), pairs_.data() + 2 * kx, Wo);
+        }
+      }
+    }
+    for (int rr = 0; rr < rows; ++rr) {
+      const std::uint64_t c = g * rows + rr;
+      for (int x = 0; x < Wo; ++x)
+        store(l.o_base + ((c * Ho + y) * l.o_row_stride + x) * 4, acc_[std::size_t(rr) * Wo + x]);
+    }
+  } else {
+    const MmShape& s = t.mm;
+    acc_.assign(std::size_t(rows) * s.W_B, 0u);
+    pairs_.resize(2 * static_cast<std::size_t>(s.W_B));
+    const std::uint8_t* ag = a + l.a_base + r * l.a_group_stride;
+    for (int k = 0; k < s.W_A; k += 2) {
+      const bool two = k + 1 < s.W_A;
+      interleave(b + l.b_base + std::uint64_t(k) * l.b_row_stride,
+                 two ? b + l.b_base + std::uint64_t(k + 1) * l.b_row_stride : nullptr, pairs_.data(), s.W_B);
+      for (int rr = 0; rr < rows; ++rr) {
+        w01[2 * rr] = static_cast<std::int8_t>(ag[std::uint64_t(k) * rows + rr]);
+        w01[2 * rr + 1] = two ? static_cast<std::int8_t>(ag[std::uint64_t(k + 1) * rows + rr]) : 0;
+      }
+      mac_pairs(acc_.data(), static_cast<std::size_t>(s.W_B), rows, w01.data(), pairs_.data(), s.W_B);
+    }
+    for (int rr = 0; rr < rows; ++rr) {
+      const std::uint64_t i = r * rows + rr;
+      for (int j = 0; j < s.W_B; ++j) store(l.o_base + (i * l.o_row_stride + j) * 4, acc_[std::size_t(rr) * s.W_B + j]);
+    }
+  }
+}
+
+void Mla::run() {
+  while (true) {
+    sc_core::wait(start_event_);
+    const sc_core::sc_time clk = scheduler_.pe_clock();
+    const Task t = task_from_registers(regs_, pe_);
+    // the START packets of the other PEs are still in flight: let them arrive before the QPE-wide
+    // schedule is worked out (this wait does not enter the reported clocks)
+    sc_core::wait(clk * 16.0);
+    const PeTaskTiming& timing = scheduler_.timing_for(pe_);
+    const std::uint8_t* a = sram_of(t.a_source_pe(pe_));
+    const std::uint8_t* b = sram_.data();
+    const TaskTiles tiles = task_tiles(t, scheduler_.config());
+    const sc_core::sc_time t0 = clk * static_cast<double>(start_cycle_);
+    for (std::uint64_t r = 0; r < timing.row_end.size(); ++r) {
+      compute_row(t, r, a, b);
+      const sc_core::sc_time due = t0 + clk * static_cast<double>(timing.row_end[r]);
+      if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
+      tiles_ += tiles.column_tiles;
+    }
+    steps_ = tiles.rows_total() * tiles.column_tiles * std::uint64_t(tiles.row.front().rows) *
+             tiles.row.front().steps_per_row;
+    phases_ = timing.phases;
+    end_cycle_ = start_cycle_ + timing.cycles();
+    done_ = true;
+    done_event.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+}  // namespace s2

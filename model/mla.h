@@ -1,0 +1,72 @@
+// MLA of one PE in the model. On start it takes the task from its PE's descriptor registers, asks the
+// QPE for the task's timing (MlaScheduler: the clock-level tile schedule, shared by the PEs because they
+// contend for the router and each other's SRAM), computes its results from SRAM (operand A through the
+// NoC by DMI, as the hardware's datapath would see it), and writes each output row of tiles into its
+// SRAM at the simulated time that row's last result write completes. Then it raises done.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "hw_config.h"
+#include "qpe_address_map.h"
+#include "sram.h"
+#include "systemc.h"
+#include "task.h"
+#include "task_timing.h"
+#include "trace.h"
+
+namespace s2 {
+
+using TaskRegisters = std::array<std::uint32_t, qpe_addr::kRegisterCount>;
+
+// The task a PE's descriptor registers describe (pe = -1; the QPE knows which PEs run it).
+Task task_from_registers(const TaskRegisters& regs, int pe);
+
+class MlaScheduler {
+ public:
+  virtual ~MlaScheduler() = default;
+  virtual void started(int pe, std::uint64_t start_cycle, const Task& task) = 0;
+  virtual const PeTaskTiming& timing_for(int pe) = 0;
+  virtual const HwConfig& config() const = 0;
+  virtual sc_core::sc_time pe_clock() const = 0;
+};
+
+class Mla : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Mla> noc;  // operand A of other PEs (DMI through the router)
+  sc_core::sc_event done_event;
+
+  Mla(sc_core::sc_module_name name, int pe, Sram& own_sram, MlaScheduler& scheduler);
+  void start(const TaskRegisters& regs, std::uint64_t start_cycle);
+  void clear();
+
+  // what the harness reads back after a task
+  bool started() const { return started_; }
+  bool done() const { return done_; }
+  std::uint64_t start_cycle() const { return start_cycle_; }
+  std::uint64_t end_cycle() const { return end_cycle_; }
+  const PhaseCycles& phases() const { return phases_; }
+  std::uint64_t tiles() const { return tiles_; }
+  std::uint64_t steps() const { return steps_; }
+
+ private:
+  void run();
+  const std::uint8_t* sram_of(int pe);
+  // results of output row `r` (conv: filter group r / Ho, output row r % Ho; mm: row group r)
+  void compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, const std::uint8_t* b);
+
+  int pe_;
+  Sram& sram_;
+  MlaScheduler& scheduler_;
+  sc_core::sc_event start_event_;
+  TaskRegisters regs_{};
+  bool started_ = false, done_ = false;
+  std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
+  PhaseCycles phases_;
+  std::vector<std::uint32_t> acc_;  // ROWS x width accumulators of one output row
+  std::vector<std::int16_t> pairs_;  // two operand-B rows interleaved as int16 pairs
+};
+
+}  // namespace s2

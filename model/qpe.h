@@ -1,0 +1,57 @@
+// The QPE in the model: four PEs and the NoC router, with the host interface. It is also the MLAs'
+// scheduler: the PEs of a QPE contend for the router and for each other's SRAM ports, so their tile
+// timing is worked out for all of them together (task_timing.h), once per task.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "host.h"
+#include "noc_router.h"
+#include "pe.h"
+#include "sram_layout.h"
+#include "systemc.h"
+#include "tile_schedule.h"
+#include "trace.h"
+
+namespace s2 {
+
+class Qpe : public sc_core::sc_module, public MlaScheduler {
+ public:
+  Host host;
+  NocRouter router;
+
+  explicit Qpe(sc_core::sc_module_name name);
+  void configure(const HwConfig& cfg);
+  Pe& pe(int i) { return *pes_[i]; }
+
+  // Loads `images` (one SRAM image per PE, from address 0), runs `t` on its PEs, returns the trace
+  // (results not read back: see read_sram). Drives sc_start(); call from outside the simulation.
+  TaskTrace run_task(const Task& t, const SramLayout& l, const std::array<std::vector<std::uint8_t>, kPesPerQpe>& images,
+                     std::uint64_t watchdog_cycles);
+  std::vector<std::uint8_t> read_sram(int pe, std::size_t bytes) { return host.read(qpe_addr::sram(pe, 0), bytes); }
+  std::uint64_t rows_resolved() const { return timing_.rows_resolved; }
+  std::uint64_t rows_extrapolated() const { return timing_.rows_extrapolated; }
+
+  // MlaScheduler
+  void started(int pe, std::uint64_t start_cycle, const Task& task) override;
+  const PeTaskTiming& timing_for(int pe) override;
+  const HwConfig& config() const override { return cfg_; }
+  sc_core::sc_time pe_clock() const override { return pe_clock_; }
+
+ private:
+  HwConfig cfg_;
+  sc_core::sc_time pe_clock_, noc_clock_;
+  std::array<std::unique_ptr<Pe>, kPesPerQpe> pes_;
+  std::map<std::string, std::unique_ptr<TileSchedule>> schedules_;  // by configuration hash
+  TileSchedule* schedule_ = nullptr;
+  Task task_;
+  std::array<bool, kPesPerQpe> active_{};
+  std::array<std::uint64_t, kPesPerQpe> start_{};
+  TaskTiming timing_;
+  bool timing_valid_ = false;
+};
+
+}  // namespace s2
