@@ -70,7 +70,29 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(f, "neighbor_conv", c.flaws.neighbor_conv);
     take(f, "mm_wide_a", c.flaws.mm_wide_a);
   }
+  validate(c);
   return c;
+}
+
+void validate(const HwConfig& c) {
+  auto need = [](bool ok, const char* field, const char* expected) {
+    if (!ok) throw std::invalid_argument(std::string("hardware configuration field '") + field + "': expected " + expected);
+  };
+  need(c.mac_rows == 1 || c.mac_rows == 2 || c.mac_rows == 4, "mac_rows", "1, 2 or 4 (a divisor of the 4 bytes of operand A)");
+  need(c.mac_cols == 8 || c.mac_cols == 16, "mac_cols", "8 or 16 (operand B is 64 or 128 bits)");
+  need(c.accumulator_bits >= 2 && c.accumulator_bits <= 32, "accumulator_bits", "2 to 32");
+  need(c.pe_clock_mhz > 0, "pe_clock_mhz", "a positive frequency");
+  need(c.noc_clock_mhz > 0, "noc_clock_mhz", "a positive frequency");
+  need(c.sram_bytes > 0 && c.sram_bytes <= 128 * 1024, "sram_bytes", "1 to 131072 (the model's SRAM)");
+  need(c.sram_mla_budget_bytes > 0 && c.sram_mla_budget_bytes <= c.sram_bytes, "sram_mla_budget_bytes", "1 to sram_bytes");
+  need(c.sram_access_cycles >= 1, "sram_access_cycles", "at least 1");
+  need(c.router_latency_noc_cycles >= 1 && c.router_latency_noc_cycles <= 15, "router_latency_noc_cycles", "1 to 15");
+  need(c.router_out_fifo_packets >= 1 && c.router_out_fifo_packets <= 8, "router_out_fifo_packets", "1 to 8");
+  need(c.noc_if_out_fifo_packets >= 1 && c.noc_if_out_fifo_packets <= 8, "noc_if_out_fifo_packets", "1 to 8");
+  need(c.noc_payload_bytes == 16, "noc_payload_bytes", "16 (128-bit payload)");
+  need(c.operand_a_buffer_words >= 1 && c.operand_a_buffer_words <= 7, "operand_a_buffer_words", "1 to 7");
+  need(c.tile_setup_cycles == 1, "tile_setup_cycles", "1 (the MLA's SETUP clock)");
+  need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
 }
 
 HwConfig load_hw_config(const std::string& path) {

@@ -43,6 +43,8 @@ struct HwConfig {
 nlohmann::json to_json(const HwConfig& cfg);
 // Fields missing from `j` keep their defaults; unknown fields are an error (typos must not pass silently).
 HwConfig hw_config_from_json(const nlohmann::json& j);
+// Throws std::invalid_argument naming the first field whose value the hardware cannot have.
+void validate(const HwConfig& cfg);
 // Reads a JSON file of HwConfig fields (see hw_config_from_json); throws std::runtime_error naming the file.
 HwConfig load_hw_config(const std::string& path);
 // A short stable hash of the configuration (FNV-1a over its canonical JSON), stamped into reports.

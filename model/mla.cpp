@@ -69,25 +69,42 @@ namespace {
 // interleaved as int16 pairs (v[2x], v[2x+1]) and each MAC row's two weights form one int16 pair, so
 // one multiply-add gives w0*v0 + w1*v1 per output (exact: |sum| <= 2*128*128). Accumulation is unsigned
 // 32-bit, wrapping modulo 2^32 like the adders; the 29-bit wrap is applied when storing.
-void mac_pairs(std::uint32_t* acc, std::size_t stride, int rows, const std::int16_t* w01,
-               const std::int16_t* v, int n) {
-  for (int r = 0; r < rows; ++r) {
-    std::uint32_t* a = acc + std::size_t(r) * stride;
-    const std::int32_t w0 = w01[2 * r], w1 = w01[2 * r + 1];
-    int x = 0;
+// w01[r] = the int16 pair (w0 | w1 << 16) of MAC row r.
+template <int R>
+void mac_pairs_rows(std::uint32_t* acc, std::size_t stride, const std::uint32_t* w01, const std::int16_t* v, int n) {
+  int x = 0;
 #if defined(__AVX2__)
-    const __m256i wp = _mm256_set1_epi32(static_cast<int>((static_cast<std::uint32_t>(static_cast<std::uint16_t>(w1)) << 16) |
-                                                          static_cast<std::uint16_t>(w0)));
-    for (; x + 8 <= n; x += 8) {
-      const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + 2 * x));
-      const __m256i s = _mm256_madd_epi16(vv, wp);
-      __m256i* ap = reinterpret_cast<__m256i*>(a + x);
-      _mm256_storeu_si256(ap, _mm256_add_epi32(_mm256_loadu_si256(ap), s));
+  __m256i wp[R];
+  for (int r = 0; r < R; ++r) wp[r] = _mm256_set1_epi32(static_cast<int>(w01[r]));
+  for (; x + 8 <= n; x += 8) {
+    const __m256i vv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + 2 * x));
+    for (int r = 0; r < R; ++r) {
+      __m256i* ap = reinterpret_cast<__m256i*>(acc + r * stride + x);
+      _mm256_storeu_si256(ap, _mm256_add_epi32(_mm256_loadu_si256(ap), _mm256_madd_epi16(vv, wp[r])));
     }
-#endif
-    for (; x < n; ++x)
-      a[x] += static_cast<std::uint32_t>(w0 * std::int32_t(v[2 * x]) + w1 * std::int32_t(v[2 * x + 1]));
   }
+#endif
+  for (int r = 0; r < R; ++r) {
+    const std::int32_t w0 = static_cast<std::int16_t>(w01[r] & 0xffff);
+    const std::int32_t w1 = static_cast<std::int16_t>(w01[r] >> 16);
+    std::uint32_t* a = acc + r * stride;
+    for (int i = x; i < n; ++i)
+      a[i] += static_cast<std::uint32_t>(w0 * std::int32_t(v[2 * i]) + w1 * std::int32_t(v[2 * i + 1]));
+  }
+}
+
+void mac_pairs(std::uint32_t* acc, std::size_t stride, int rows, const std::uint32_t* w01, const std::int16_t* v, int n) {
+  if (rows == 4) {
+    mac_pairs_rows<4>(acc, stride, w01, v, n);
+  } else if (rows == 2) {
+    mac_pairs_rows<2>(acc, stride, w01, v, n);
+  } else {
+    for (int r = 0; r < rows; ++r) mac_pairs_rows<1>(acc + r * stride, stride, w01 + r, v, n);
+  }
+}
+
+std::uint32_t pair(std::int8_t w0, std::int8_t w1) {
+  return static_cast<std::uint16_t>(std::int16_t(w0)) | (std::uint32_t(static_cast<std::uint16_t>(std::int16_t(w1))) << 16);
 }
 
 // interleaves two int8 rows (the second may be absent: zeros) into int16 pairs
@@ -109,26 +126,34 @@ void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, con
     const std::uint32_t v = static_cast<std::uint32_t>(wrap_accumulator(sum, cfg.accumulator_bits));
     for (int k = 0; k < 4; ++k) out[byte + k] = static_cast<std::uint8_t>(v >> (8 * k));
   };
-  std::vector<std::int16_t> w01(2 * static_cast<std::size_t>(rows));
   if (t.op == Op::Conv) {
     const ConvShape& s = t.conv;
     const int Wo = s.Wo(), Ho = s.Ho();
     const std::uint64_t g = r / Ho, y = r % Ho;
     acc_.assign(std::size_t(rows) * Wo, 0u);
     pairs_.resize(2 * static_cast<std::size_t>(s.Wi));
-    const std::uint8_t* wg = a + l.a_base + g * l.a_group_stride;
+    // weight pairs of this filter group, [d/2][ky][kx][row], built once per group
+    const std::size_t taps = std::size_t(s.Hf) * s.Wf;
+    if (weights_group_ != g || weights_.empty()) {
+      const std::uint8_t* wg = a + l.a_base + g * l.a_group_stride;
+      auto w = [&](int d, std::size_t tap, int rr) {
+        return d < s.D ? static_cast<std::int8_t>(wg[(std::uint64_t(d) * taps + tap) * rows + rr]) : std::int8_t(0);
+      };
+      weights_.resize(std::size_t((s.D + 1) / 2) * taps * rows);
+      for (int d = 0; d < s.D; d += 2)
+        for (std::size_t tap = 0; tap < taps; ++tap)
+          for (int rr = 0; rr < rows; ++rr)
+            weights_[((std::size_t(d / 2) * taps) + tap) * rows + rr] = pair(w(d, tap, rr), w(d + 1, tap, rr));
+      weights_group_ = g;
+    }
     auto in_row = [&](int d, int ky) { return b + l.b_base + (std::uint64_t(d) * s.Hi + y + ky) * l.b_row_stride; };
     for (int d = 0; d < s.D; d += 2) {
       const bool two = d + 1 < s.D;
       for (int ky = 0; ky < s.Hf; ++ky) {
         interleave(in_row(d, ky), two ? in_row(d + 1, ky) : nullptr, pairs_.data(), s.Wi);
         for (int kx = 0; kx < s.Wf; ++kx) {
-          for (int rr = 0; rr < rows; ++rr) {
-            w01[2 * rr] = static_cast<std::int8_t>(wg[((std::uint64_t(d) * s.Hf + ky) * s.Wf + kx) * rows + rr]);
-            w01[2 * rr + 1] =
-                two ? static_cast<std::int8_t>(wg[((std::uint64_t(d + 1) * s.Hf + ky) * s.Wf + kx) * rows + rr]) : 0;
-          }
-          mac_pairs(acc_.data(), static_cast<std::size_t>(Wo), rows, w01.data(), pairs_.data() + 2 * kx, Wo);
+          const std::uint32_t* w01 = &weights_[((std::size_t(d / 2) * taps) + std::size_t(ky) * s.Wf + kx) * rows];
+          mac_pairs(acc_.data(), static_cast<std::size_t>(Wo), rows, w01, pairs_.data() + 2 * kx, Wo);
         }
       }
     }
@@ -142,15 +167,15 @@ void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, con
     acc_.assign(std::size_t(rows) * s.W_B, 0u);
     pairs_.resize(2 * static_cast<std::size_t>(s.W_B));
     const std::uint8_t* ag = a + l.a_base + r * l.a_group_stride;
+    std::uint32_t w01[4];
     for (int k = 0; k < s.W_A; k += 2) {
       const bool two = k + 1 < s.W_A;
       interleave(b + l.b_base + std::uint64_t(k) * l.b_row_stride,
                  two ? b + l.b_base + std::uint64_t(k + 1) * l.b_row_stride : nullptr, pairs_.data(), s.W_B);
-      for (int rr = 0; rr < rows; ++rr) {
-        w01[2 * rr] = static_cast<std::int8_t>(ag[std::uint64_t(k) * rows + rr]);
-        w01[2 * rr + 1] = two ? static_cast<std::int8_t>(ag[std::uint64_t(k + 1) * rows + rr]) : 0;
-      }
-      mac_pairs(acc_.data(), static_cast<std::size_t>(s.W_B), rows, w01.data(), pairs_.data(), s.W_B);
+      for (int rr = 0; rr < rows && rr < 4; ++rr)
+        w01[rr] = pair(static_cast<std::int8_t>(ag[std::uint64_t(k) * rows + rr]),
+                       two ? static_cast<std::int8_t>(ag[std::uint64_t(k + 1) * rows + rr]) : std::int8_t(0));
+      mac_pairs(acc_.data(), static_cast<std::size_t>(s.W_B), rows, w01, pairs_.data(), s.W_B);
     }
     for (int rr = 0; rr < rows; ++rr) {
       const std::uint64_t i = r * rows + rr;
@@ -164,6 +189,7 @@ void Mla::run() {
     sc_core::wait(start_event_);
     const sc_core::sc_time clk = scheduler_.pe_clock();
     const Task t = task_from_registers(regs_, pe_);
+    weights_group_ = ~0ull;
     // the START packets of the other PEs are still in flight: let them arrive before the QPE-wide
     // schedule is worked out (this wait does not enter the reported clocks)
     sc_core::wait(clk * 16.0);

@@ -66,7 +66,9 @@ class Mla : public sc_core::sc_module {
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
   PhaseCycles phases_;
   std::vector<std::uint32_t> acc_;  // ROWS x width accumulators of one output row
-  std::vector<std::int16_t> pairs_;  // two operand-B rows interleaved as int16 pairs
+  std::vector<std::int16_t> pairs_;     // two operand-B rows interleaved as int16 pairs
+  std::vector<std::uint32_t> weights_;  // weight pairs of one filter group
+  std::uint64_t weights_group_ = ~0ull;
 };
 
 }  // namespace s2

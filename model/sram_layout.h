@@ -21,9 +21,7 @@
 
 namespace s2 {
 
-inline constexpr std::uint32_t align_up(std::uint64_t v, std::uint64_t a) {
-  return static_cast<std::uint32_t>((v + a - 1) / a * a);
-}
+inline constexpr std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
 // Sizes in bytes after alignment, as equations 2.5 / 2.6 define them (int8 operands, int32 results).
 struct AlignedSizes {

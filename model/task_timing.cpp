@@ -47,7 +47,7 @@ TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedul
   std::uint64_t row_steps = 0;
   for (const TileShape& sh : tiles.row) row_steps += std::uint64_t(sh.rows) * sh.steps_per_row;
   const std::uint64_t est_row = std::max<std::uint64_t>(1, row_steps * cfg.sram_cycles_per_access());
-  const std::uint64_t k = std::min<std::uint64_t>(total_rows, std::max<std::uint64_t>(1, (window + est_row - 1) / est_row));
+  const std::uint64_t k = std::min<std::uint64_t>(total_rows, std::max<std::uint64_t>(2, (window + est_row - 1) / est_row));
   out.rows_resolved = k;
   out.rows_extrapolated = total_rows - k;
 

@@ -1,6 +1,9 @@
 #include "tile_schedule.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <vector>
 #include <stdexcept>
 
 namespace s2 {
@@ -176,8 +179,156 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   }
 
   std::uint64_t t = 0;
+  std::uint64_t skipped_ = 0;
   // a run that has not ended long after any plausible schedule is a modelling error, not a slow run
   const std::uint64_t give_up = 64 * (run_steps + run_writes + 64 * s.tiles.size()) * L + 4096;
+  // The clock after `t` from which something can happen, if nothing happens in clock t (else t).
+  std::array<bool, kPesPerQpe> acts{};
+  auto quiet_until = [&](std::uint64_t now, int accepted) -> std::uint64_t {
+    if (accepted >= 0) return now;
+    for (int c = 0; c < kChannels; ++c)
+      if (!ob[c].empty() || !router.out[c].empty()) return now;
+    std::uint64_t until = ~0ull;
+    if (!router.pipe.empty()) {
+      const std::uint64_t e = router.pipe.front().deliver_edge;  // the earliest: the pipe is in order
+      if (e <= 2 * now + 1) return now;
+      until = e / 2;
+    }
+    for (const PeState& q : pe) {
+      if (acts[q.id]) return now;
+      switch (q.stage) {
+        case Stage::Setup:
+        case Stage::OutWait:
+          return now;
+        case Stage::Waiting:
+          until = std::min(until, q.start);
+          break;
+        case Stage::Compute:
+          if (q.b_inflight && q.b_arrive > now) until = std::min(until, q.b_arrive);
+          if (q.local_a_arrive != ~0ull && q.local_a_arrive > now) until = std::min(until, q.local_a_arrive);
+          if (q.port_free > now) until = std::min(until, q.port_free);
+          break;
+        case Stage::Output:
+          until = std::min(until, q.port_free);
+          break;
+        case Stage::Done:
+          break;
+      }
+      if (q.slave == Slave::Send) return now;
+      if (q.slave == Slave::Wait) until = std::min(until, q.slave_rsp);
+    }
+    return until == ~0ull ? now : until;
+  };
+  // Periodic steady state: a tile's CONV/MM stage repeats the same pattern row after row. Each time the
+  // first active PE starts an operand-B row, the whole state relative to the clock and to that PE's row
+  // (every PE, the router, all queues) is recorded; when a state recurs, the schedule between the two is
+  // exactly periodic, so whole periods are skipped up to shortly before the first PE's stage ends.
+  struct Mark {
+    std::uint64_t t;
+    std::array<std::array<std::uint64_t, 7>, kPesPerQpe> c;  // step, row, fb_row, a_issued, compute, a_wait, b_wait
+  };
+  // recorded states by hash; a run that shows no period within kMaxMarks rows stops looking until the
+  // stage changes (looking costs more than it saves there)
+  constexpr std::size_t kMaxMarks = 256;
+  std::unordered_map<std::uint64_t, std::pair<std::vector<std::int64_t>, Mark>> marks;
+  bool gave_up = false;
+  std::vector<std::int64_t> key;
+  int lead = -1;
+  for (const PeState& q : pe)
+    if (q.active && lead < 0) lead = q.id;
+  std::uint64_t lead_row = ~0ull;
+  auto counters = [&](const PeState& q) {
+    return std::array<std::uint64_t, 7>{q.step, q.row, q.fb_row, q.a_issued, q.timing.compute, q.timing.a_wait,
+                                        q.timing.b_wait};
+  };
+  auto rel = [&](std::uint64_t v, std::uint64_t now) { return v > now ? std::int64_t(v - now) : 0; };
+  auto fast_forward = [&](std::uint64_t now) {
+    for (const PeState& q : pe) {
+      if (q.active && (q.stage != Stage::Compute || q.finished || q.tile != pe[lead].tile)) {
+        marks.clear();
+        gave_up = false;
+        return now;
+      }
+    }
+    if (gave_up) return now;
+    key.clear();
+    key.push_back(router.rr);
+    for (int i = 0; i < router.pipe.size(); ++i) {
+      const InFlight& f = router.pipe.v[(router.pipe.head + i) % 16];
+      key.insert(key.end(), {std::int64_t(f.deliver_edge) - std::int64_t(2 * now), f.pkt.src, f.pkt.dst, f.pkt.rsp});
+    }
+    key.push_back(-1);
+    for (const auto* qs : {&router.out, &ob}) {
+      for (const PacketQueue& pq : *qs) {
+        key.push_back(pq.size());
+        for (int i = 0; i < pq.size(); ++i) {
+          const Packet& k = pq.v[(pq.head + i) % kQueue];
+          key.insert(key.end(), {k.src, k.dst, k.rsp});
+        }
+      }
+    }
+    const PeState& ld = pe[lead];
+    for (const PeState& q : pe) {
+      key.insert(key.end(),
+                 {std::int64_t(q.stage), std::int64_t(q.tile), q.finished, std::int64_t(q.kx),
+                  std::int64_t(q.row) - std::int64_t(ld.row), std::int64_t(q.fb_row) - std::int64_t(q.row),
+                  std::int64_t(q.fb_j), q.fb_done, q.b_inflight, q.b_stage, q.b_inflight ? rel(q.b_arrive, now) : 0,
+                  std::int64_t(q.a_issued * 16) - std::int64_t(q.step * static_cast<std::uint64_t>(cfg_.mac_rows)),
+                  std::int64_t(q.a_outstanding), std::int64_t(q.a_count),
+                  q.local_a_arrive != ~0ull && q.local_a_arrive >= now ? rel(q.local_a_arrive, now) + 1 : 0,
+                  rel(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? rel(q.slave_rsp, now) : 0,
+                  q.slave == Slave::Idle ? 0 : q.slave_pkt.src, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst,
+                  std::int64_t(q.step % steps_per_word)});
+    }
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    auto it = marks.find(h);
+    if (it == marks.end() || it->second.first != key) {
+      if (marks.size() >= kMaxMarks) {
+        marks.clear();
+        gave_up = true;
+        return now;
+      }
+      Mark m{now, {}};
+      for (const PeState& q : pe) m.c[q.id] = counters(q);
+      marks[h] = {key, m};
+      return now;
+    }
+    const Mark& m = it->second.second;
+    const std::uint64_t dt = now - m.t;
+    const std::uint64_t drow = ld.row - m.c[lead][1];
+    if (dt == 0 || drow == 0) return now;
+    std::uint64_t n = ~0ull;
+    for (const PeState& q : pe) {
+      if (!q.active) continue;
+      const std::uint64_t left = q.rows > q.row ? q.rows - q.row : 0;
+      const std::uint64_t keep = 2 * drow + 2;  // leave the stage's end to the clock-level schedule
+      n = std::min(n, left > keep ? (left - keep) / drow : 0);
+    }
+    if (n == 0 || n == ~0ull) return now;
+    for (PeState& q : pe) {
+      if (q.active) {
+        const auto c = counters(q);
+        q.step += n * (c[0] - m.c[q.id][0]);
+        q.row += n * (c[1] - m.c[q.id][1]);
+        q.fb_row += n * (c[2] - m.c[q.id][2]);
+        q.a_issued += n * (c[3] - m.c[q.id][3]);
+        q.timing.compute += n * (c[4] - m.c[q.id][4]);
+        q.timing.a_wait += n * (c[5] - m.c[q.id][5]);
+        q.timing.b_wait += n * (c[6] - m.c[q.id][6]);
+      }
+      const std::uint64_t shift = n * dt;
+      q.b_arrive += shift;
+      if (q.local_a_arrive != ~0ull) q.local_a_arrive += shift;
+      q.port_free += shift;
+      q.slave_rsp += shift;
+    }
+    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * n * dt;
+    marks.clear();
+    skipped_ += n * dt;
+    return now + n * dt;
+  };
+
   while (remaining > 0) {
     if (t > give_up) throw std::logic_error("tile schedule did not converge (model bug)");
     // mid-cycle NoC edge
@@ -225,10 +376,33 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       }
       x.slave_rsp_now = q.slave == Slave::Wait && q.slave_rsp == t;
       x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && static_cast<std::size_t>(ob[q.id * 2 + kRsp].size()) < ob_depth;
+      acts[q.id] = x.fire || x.a_arrive || x.b_rsp || x.grant_slave || x.grant_a || x.grant_b || x.grant_out ||
+                   x.slave_rsp_now || x.push_rsp || x.push_req || x.pop_rsp;
     }
 
     // ---- PE clock edge (NoC edge 2t+1): router and PEs update together ----
     const int accepted = router.decide(ob);
+
+    // A clock in which nothing moves repeats until the next timed event (an access completing, a packet
+    // landing, a PE starting): jump there and only count the waiting.
+    if (const std::uint64_t until = quiet_until(t, accepted); until > t + 1) {
+      for (PeState& q : pe) {
+        if (q.finished) continue;
+        const std::uint64_t n = until - t;
+        if (q.stage == Stage::Compute) {
+          q.timing.compute += n;
+          (d[q.id].a_ok ? q.timing.b_wait : q.timing.a_wait) += n;
+        } else if (q.stage == Stage::Output) {
+          q.timing.output += n;
+        }
+      }
+      skipped_ += until - t;
+      t = until;
+      for (PeState& q : pe) {
+        if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
+      }
+      continue;
+    }
     for (PeState& q : pe) {
       const Decision& x = d[q.id];
       auto& rsp_in = router.out[q.id * 2 + kRsp];
@@ -341,8 +515,14 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     for (PeState& q : pe) {
       if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
     }
+    if (lead >= 0 && pe[lead].stage == Stage::Compute && pe[lead].kx == 0 && pe[lead].row != lead_row) {
+      lead_row = pe[lead].row;
+      t = fast_forward(t);
+      lead_row = pe[lead].row;
+    }
   }
   clocks_resolved_ += t;
+  clocks_skipped_ += skipped_;
 
   TileTiming out{};
   for (const PeState& q : pe) {

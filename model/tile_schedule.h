@@ -66,12 +66,14 @@ class TileSchedule {
   const TileTiming& tile(const TileSituation& s);
   std::size_t distinct_tiles() const { return cache_.size(); }
   std::uint64_t clocks_resolved() const { return clocks_resolved_; }
+  std::uint64_t clocks_skipped() const { return clocks_skipped_; }  // of those, quiet clocks jumped over
 
  private:
   TileTiming resolve(const TileSituation& s);
   HwConfig cfg_;
   std::map<TileSituation, TileTiming> cache_;
   std::uint64_t clocks_resolved_ = 0;
+  std::uint64_t clocks_skipped_ = 0;
 };
 
 }  // namespace s2

@@ -1,0 +1,80 @@
+// s2cosim: the command line. Argument parsing only; the work is done by the s2_harness library.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "harness/report.h"
+#include "harness/runner.h"
+
+namespace {
+
+void add_config_options(CLI::App* cmd, std::string& config_file, std::string& mac, std::vector<std::string>& flaws) {
+  cmd->add_option("--config", config_file, "hardware configuration JSON (fields of s2cosim config)");
+  cmd->add_option("--mac", mac, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  cmd->add_option("--flaw", flaws, "switch a prototype flaw on: sram2clk, neighbor_conv, mm_wide_a (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)  // one name per --flaw: a following positional stays a positional
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("s2cosim ") + s2::tool_version());
+
+  s2::RegressRequest req;
+  std::string backend = "both";
+  CLI::App* regress = app.add_subcommand("regress", "run task vectors on the model and/or the RTL and compare them");
+  regress->add_option("vectors", req.vectors, "task-vector CSV (contract 1)")->required();
+  add_config_options(regress, req.config_file, req.mac_shape, req.flaws);
+  regress->add_option("--json", req.json_out, "write the JSON report (contract 2) to FILE");
+  regress->add_option("--csv", req.csv_out, "write one CSV row per task to FILE");
+  regress->add_option("--backend", backend, "both (default), model or rtl")
+      ->check(CLI::IsMember({"both", "model", "rtl"}));
+  regress
+      ->add_option("--deviation-threshold", req.deviation_threshold,
+                   "|delta| above this is a deviation (fraction; default 0.02)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double x = -1;
+            return CLI::detail::lexical_cast(v, x) && x >= 0
+                       ? std::string()
+                       : "expected a non-negative fraction (e.g. 0.02), got '" + v + "'";
+          },
+          "FRACTION"));
+  regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
+
+  std::string config_file, mac;
+  std::vector<std::string> flaws;
+  CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
+  add_config_options(config, config_file, mac, flaws);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  if (regress->parsed()) {
+    req.backends = s2::parse_backend_selection(backend);
+    return s2::regress(req, std::cout, std::cerr);
+  }
+  try {
+    const s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);
+    std::cout << s2::to_json(cfg).dump(2) << "\nconfig hash: " << s2::config_hash(cfg) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

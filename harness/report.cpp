@@ -1,0 +1,345 @@
+#include "harness/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include "harness/task_vectors.h"
+
+#ifndef S2COSIM_VERSION
+#define S2COSIM_VERSION "0.0"
+#endif
+
+namespace s2 {
+
+const char* tool_version() { return S2COSIM_VERSION; }
+
+namespace {
+
+template <typename T>
+nlohmann::ordered_json opt_json(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+std::string cycles_cell(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+std::string delta_cell(const std::optional<double>& d) { return d ? fmt::format("{:+.2f}%", *d * 100.0) : "-"; }
+
+std::string pe_cell(const Task& t) { return t.all_pes() ? "all" : std::to_string(t.pe); }
+
+std::string flaws_string(const HwConfig& cfg) {
+  std::string s;
+  auto add = [&](bool on, const char* name) {
+    if (!on) return;
+    if (!s.empty()) s += ',';
+    s += name;
+  };
+  add(cfg.flaws.sram2clk, "sram2clk");
+  add(cfg.flaws.neighbor_conv, "neighbor_conv");
+  add(cfg.flaws.mm_wide_a, "mm_wide_a");
+  return s.empty() ? "none" : s;
+}
+
+nlohmann::ordered_json phases_json(const std::optional<PhaseCycles>& p) {
+  if (!p) return nullptr;
+  return {{"compute", p->compute},
+          {"output", p->output},
+          {"a_wait", p->a_wait},
+          {"b_wait", p->b_wait},
+          {"setup", p->setup}};
+}
+
+nlohmann::ordered_json mismatch_json(const std::optional<Mismatch>& m) {
+  if (!m) return nullptr;
+  nlohmann::ordered_json j = {
+      {"backend", m->backend}, {"pe", m->pe}, {"missing", m->missing}, {"differing", m->differing}};
+  if (!m->missing) {
+    j["index"] = m->index;
+    j["tile"] = m->tile;
+    j["row"] = m->row;
+    j["column"] = m->column;
+    j["expected"] = m->expected;
+    j["got"] = m->got;
+    j["unwritten"] = m->unwritten;
+  }
+  return j;
+}
+
+nlohmann::ordered_json data_json(const DataCheck& d) {
+  if (!d.checked) return nullptr;
+  nlohmann::ordered_json per_pe = nlohmann::ordered_json::array();
+  for (const Mismatch& m : d.first_per_pe) per_pe.push_back(mismatch_json(m));
+  return {{"match", d.match},     {"differing", d.differing},        {"unwritten", d.unwritten},
+          {"bad_pes", d.bad_pes}, {"first", mismatch_json(d.first)}, {"first_per_pe", per_pe}};
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string opt_bool_cell(const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : ""; }
+
+}  // namespace
+
+RunSummary summarize(const RunResult& r) {
+  RunSummary s;
+  s.tasks = r.tasks.size();
+  for (Status st : kAllStatuses) s.counts[st] = 0;
+  std::vector<double> abs;
+  for (const TaskComparison& c : r.tasks) {
+    ++s.counts[c.status];
+    if (c.delta) abs.push_back(std::fabs(*c.delta));
+  }
+  if (!abs.empty()) {
+    std::sort(abs.begin(), abs.end());
+    s.max_abs_delta = abs.back();
+    const std::size_t n = abs.size();
+    s.median_abs_delta = n % 2 ? abs[n / 2] : (abs[n / 2 - 1] + abs[n / 2]) / 2.0;
+  }
+  s.rtl_wall_s = r.rtl_wall_s;
+  s.model_wall_s = r.model_wall_s;
+  if (r.rtl_wall_s > 0.0 && r.model_wall_s > 0.0) s.speed_ratio = r.rtl_wall_s / r.model_wall_s;
+  return s;
+}
+
+std::string hw_config_line(const HwConfig& cfg) {
+  return fmt::format(
+      "MAC {} (columns x rows), {}-bit accumulators, SRAM {} KB ({} KB for MLA data), PE {} MHz, NoC {} MHz, "
+      "flaws: {}",
+      cfg.mac_shape(), cfg.accumulator_bits, cfg.sram_bytes / 1024, cfg.sram_mla_budget_bytes / 1024, cfg.pe_clock_mhz,
+      cfg.noc_clock_mhz, flaws_string(cfg));
+}
+
+namespace {
+// The first mismatch in short, for a table cell.
+std::string brief(const Mismatch& m) {
+  if (m.missing) return fmt::format("{} PE {}: no results", m.backend, m.pe);
+  const std::string got = m.unwritten ? std::string("unwritten") : std::to_string(m.got);
+  return fmt::format("{} PE {} tile {} ({},{}): got {}, want {}; {} differ", m.backend, m.pe, m.tile, m.row, m.column,
+                     got, m.expected, m.differing);
+}
+}  // namespace
+
+std::string data_cell(const TaskComparison& c) {
+  std::string s;
+  if (c.rtl_data.checked && !c.rtl_data.match && c.rtl_data.first) s = brief(*c.rtl_data.first);
+  if (c.model_data.checked && !c.model_data.match && c.model_data.first) {
+    if (!s.empty()) s += " | ";
+    s += brief(*c.model_data.first);
+  }
+  if (!s.empty()) return s;
+  if (c.rtl_data.checked || c.model_data.checked) return "ok";
+  return "-";
+}
+
+std::string format_table(const RunResult& r) {
+  const std::vector<std::string> head = {"task",    "op",        "shape", "pe",   "a_src",
+                                         "RTL clk", "model clk", "delta", "data", "status"};
+  std::vector<std::vector<std::string>> rows;
+  for (const TaskComparison& c : r.tasks) {
+    const Task& t = c.task;
+    rows.push_back({t.id, to_string(t.op), shape_string(t), pe_cell(t), a_src_string(t), cycles_cell(c.rtl_cycles),
+                    cycles_cell(c.model_cycles), delta_cell(c.delta), data_cell(c), to_string(c.status)});
+  }
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) w[i] = head[i].size();
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  // numbers right-aligned, text left-aligned
+  const std::vector<bool> right = {false, false, false, false, false, true, true, true, false, false};
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) s += "  ";
+      const bool last = i + 1 == cells.size();
+      if (right[i])
+        s += fmt::format("{:>{}}", cells[i], w[i]);
+      else
+        s += last ? cells[i] : fmt::format("{:<{}}", cells[i], w[i]);
+    }
+    return s + "\n";
+  };
+  std::string out = line(head);
+  std::size_t total = 0;
+  for (std::size_t x : w) total += x;
+  out += std::string(total + 2 * (w.size() - 1), '-') + "\n";
+  for (const auto& row : rows) out += line(row);
+
+  // details of every task that did not pass
+  std::string details;
+  for (const TaskComparison& c : r.tasks) {
+    if (c.status == Status::Pass && c.flags.empty()) continue;
+    const Task& t = c.task;
+    details +=
+        fmt::format("{} ({}): {}\n", t.id,
+                    t.source_file.empty() ? std::string("-") : fmt::format("{}:{}", t.source_file, t.source_line),
+                    to_string(c.status));
+    if (!c.error.empty()) details += "  error: " + c.error + "\n";
+    for (const std::string& f : c.flags) details += "  " + f + "\n";
+    for (const Mismatch& m : c.rtl_data.first_per_pe) details += "  rtl data: " + describe(m) + "\n";
+    for (const Mismatch& m : c.model_data.first_per_pe) details += "  model data: " + describe(m) + "\n";
+    if (c.status == Status::Deviation && c.delta)
+      details +=
+          fmt::format("  delta {} (RTL {} clk, model {} clk)\n", delta_cell(c.delta), *c.rtl_cycles, *c.model_cycles);
+  }
+  if (!details.empty()) out += "\n" + details;
+  return out;
+}
+
+std::string format_summary(const RunResult& r) {
+  const RunSummary s = summarize(r);
+  std::string counts;
+  for (Status st : kAllStatuses)
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", s.counts.at(st), to_string(st));
+  std::string out = fmt::format("tasks: {} ({})\n", s.tasks, counts);
+  out += fmt::format("|delta|: max {}, median {}\n",
+                     s.max_abs_delta ? fmt::format("{:.2f}%", *s.max_abs_delta * 100.0) : "-",
+                     s.median_abs_delta ? fmt::format("{:.2f}%", *s.median_abs_delta * 100.0) : "-");
+  out += fmt::format("wall: rtl {:.3f} s, model {:.3f} s, speed ratio (rtl/model) {}\n", s.rtl_wall_s, s.model_wall_s,
+                     s.speed_ratio ? fmt::format("{:.1f}x", *s.speed_ratio) : "-");
+  out += fmt::format("backends: {}\n", to_string(r.backends));
+  out += "hardware: " + hw_config_line(r.cfg) + "\n";
+  out += "config hash: " + config_hash(r.cfg) + "\n";
+  return out;
+}
+
+nlohmann::ordered_json task_json(const TaskComparison& c) {
+  const Task& t = c.task;
+  nlohmann::ordered_json pes = nlohmann::ordered_json::array();
+  for (const PeComparison& p : c.pes) {
+    nlohmann::ordered_json phase_delta = nullptr;
+    if (!p.phase_deltas.empty()) {
+      phase_delta = nlohmann::ordered_json::object();
+      for (const PhaseDelta& d : p.phase_deltas) phase_delta[d.phase] = opt_json(d.delta);
+    }
+    pes.push_back({
+        {"pe", p.pe},
+        {"rtl_cycles", opt_json(p.rtl_cycles)},
+        {"model_cycles", opt_json(p.model_cycles)},
+        {"delta", opt_json(p.delta)},
+        {"state",
+         c.rtl_ran && c.rtl_error.empty() ? nlohmann::ordered_json(p.rtl_state) : nlohmann::ordered_json(nullptr)},
+        {"model_state", c.model_ran && c.model_error.empty() ? nlohmann::ordered_json(p.model_state)
+                                                             : nlohmann::ordered_json(nullptr)},
+        {"rtl_done", c.rtl_cycles ? nlohmann::ordered_json(p.rtl_done) : nlohmann::ordered_json(nullptr)},
+        {"model_done", c.model_cycles ? nlohmann::ordered_json(p.model_done) : nlohmann::ordered_json(nullptr)},
+        {"rtl_phases", phases_json(p.rtl_phases)},
+        {"model_phases", phases_json(p.model_phases)},
+        {"phase_delta", phase_delta},
+        {"rtl_data_ok", opt_json(p.rtl_data_ok)},
+        {"model_data_ok", opt_json(p.model_data_ok)},
+        {"rtl_differing", p.rtl_differing},
+        {"rtl_unwritten", p.rtl_unwritten},
+        {"model_differing", p.model_differing},
+        {"long_run", p.long_run},
+    });
+  }
+  std::optional<Mismatch> first = c.rtl_data.first ? c.rtl_data.first : c.model_data.first;
+  return {
+      {"id", t.id},
+      {"status", to_string(c.status)},
+      {"op", to_string(t.op)},
+      {"shape", shape_string(t)},
+      {"pe", t.all_pes() ? nlohmann::ordered_json("all") : nlohmann::ordered_json(t.pe)},
+      {"a_src", a_src_string(t)},
+      {"seed", t.seed},
+      {"data", to_string(t.data)},
+      {"source", t.source_file.empty() ? nlohmann::ordered_json(nullptr)
+                                       : nlohmann::ordered_json(fmt::format("{}:{}", t.source_file, t.source_line))},
+      {"rtl_cycles", opt_json(c.rtl_cycles)},
+      {"model_cycles", opt_json(c.model_cycles)},
+      {"delta", opt_json(c.delta)},
+      {"data_match", opt_json(c.data_match())},
+      {"model_data_match", opt_json(c.model_data_match())},
+      {"rtl_completed", opt_json(c.rtl_completed)},
+      {"model_completed", opt_json(c.model_completed)},
+      {"rtl_budget_cycles",
+       c.rtl_cycles ? nlohmann::ordered_json(c.rtl_budget_cycles) : nlohmann::ordered_json(nullptr)},
+      {"rtl_elapsed_cycles",
+       c.rtl_cycles ? nlohmann::ordered_json(c.rtl_elapsed_cycles) : nlohmann::ordered_json(nullptr)},
+      {"pes", pes},
+      {"first_mismatch", mismatch_json(first)},
+      {"rtl_data", data_json(c.rtl_data)},
+      {"model_data", data_json(c.model_data)},
+      {"hung_pes", c.hung_pes},
+      {"early_stop_pes", c.early_stop_pes},
+      {"long_run_pes", c.long_run_pes},
+      {"flags", c.flags},
+      {"error", c.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.error)},
+      {"rtl_error", c.rtl_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.rtl_error)},
+      {"model_error", c.model_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.model_error)},
+  };
+}
+
+nlohmann::ordered_json report_json(const RunResult& r) {
+  const RunSummary s = summarize(r);
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const TaskComparison& c : r.tasks) tasks.push_back(task_json(c));
+  nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+  for (Status st : kAllStatuses) counts[to_string(st)] = s.counts.at(st);
+  return {
+      {"tool", "s2cosim"},
+      {"version", tool_version()},
+      {"command", "regress"},
+      {"config", nlohmann::ordered_json(to_json(r.cfg))},
+      {"config_hash", config_hash(r.cfg)},
+      {"vectors", r.vectors_path},
+      {"backends", to_string(r.backends)},
+      {"tasks", tasks},
+      {"summary",
+       {
+           {"tasks", s.tasks},
+           {"counts", counts},
+           {"all_passed", s.all_passed()},
+           {"max_abs_delta", opt_json(s.max_abs_delta)},
+           {"median_abs_delta", opt_json(s.median_abs_delta)},
+           {"rtl_wall_s", s.rtl_wall_s},
+           {"model_wall_s", s.model_wall_s},
+       }},
+  };
+}
+
+std::string report_csv(const RunResult& r) {
+  std::string out =
+      "id,op,pe,shape,a_src,seed,data,status,rtl_cycles,model_cycles,delta,data_match,model_data_match,"
+      "first_mismatch,flags,error\n";
+  for (const TaskComparison& c : r.tasks) {
+    const Task& t = c.task;
+    std::string first;
+    if (c.rtl_data.first)
+      first = "rtl: " + describe(*c.rtl_data.first);
+    else if (c.model_data.first)
+      first = "model: " + describe(*c.model_data.first);
+    std::string flags;
+    for (const std::string& f : c.flags) {
+      if (!flags.empty()) flags += "; ";
+      flags += f;
+    }
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.id), to_string(t.op),
+                       pe_cell(t), csv_field(shape_string(t)), a_src_string(t), t.seed, to_string(t.data),
+                       to_string(c.status), c.rtl_cycles ? std::to_string(*c.rtl_cycles) : "",
+                       c.model_cycles ? std::to_string(*c.model_cycles) : "",
+                       c.delta ? fmt::format("{:.6f}", *c.delta) : "", opt_bool_cell(c.data_match()),
+                       opt_bool_cell(c.model_data_match()), csv_field(first), csv_field(flags), csv_field(c.error));
+  }
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot write '" + path + "'");
+  f << text;
+  f.close();
+  if (!f) throw std::runtime_error("error writing '" + path + "'");
+}
+
+}  // namespace s2

@@ -1,0 +1,208 @@
+#include "harness/runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+#include "harness/report.h"
+#include "harness/task_vectors.h"
+
+namespace s2 {
+
+const char* to_string(BackendSelection b) {
+  switch (b) {
+    case BackendSelection::Both:
+      return "both";
+    case BackendSelection::Model:
+      return "model";
+    case BackendSelection::Rtl:
+      return "rtl";
+  }
+  return "?";
+}
+
+BackendSelection parse_backend_selection(const std::string& s) {
+  if (s == "both") return BackendSelection::Both;
+  if (s == "model") return BackendSelection::Model;
+  if (s == "rtl") return BackendSelection::Rtl;
+  throw std::invalid_argument("backend '" + s + "': expected both, model or rtl");
+}
+
+std::uint64_t mla_work_cycles(const Task& t, const HwConfig& cfg) {
+  const std::uint64_t rows = static_cast<std::uint64_t>(std::max(cfg.mac_rows, 1));
+  const std::uint64_t cols = static_cast<std::uint64_t>(std::max(cfg.mac_cols, 1));
+  auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
+  auto u = [](int v) { return static_cast<std::uint64_t>(std::max(v, 0)); };
+  std::uint64_t steps = 0, writes = 0;
+  if (t.op == Op::Conv) {
+    const ConvShape& s = t.conv;
+    const std::uint64_t wo = u(s.Wo()), ho = u(s.Ho()), groups = ceil_div(u(s.C), rows);
+    steps = ceil_div(wo, cols) * ho * groups * u(s.D) * u(s.Hf) * u(s.Wf);
+    writes = groups * rows * ho * ceil_div(wo, 4);
+  } else {
+    const MmShape& s = t.mm;
+    const std::uint64_t tiles = ceil_div(u(s.W_B), cols) * ceil_div(u(s.H_A), rows);
+    steps = tiles * u(s.W_A);
+    writes = tiles * rows * ceil_div(cols, 4);
+  }
+  return std::max(steps + writes, t.macs_per_pe() / (rows * cols));
+}
+
+std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
+                                const BudgetOptions& opt) {
+  if (model_cycles && *model_cycles > 0)
+    return std::max(opt.min_cycles, static_cast<std::uint64_t>(opt.model_factor * static_cast<double>(*model_cycles)));
+  return static_cast<std::uint64_t>(opt.rtl_only_factor * static_cast<double>(mla_work_cycles(t, cfg))) +
+         opt.rtl_only_base;
+}
+
+namespace {
+
+BackendResult run_one(Backend& b, const Task& t, std::uint64_t watchdog) {
+  BackendResult r;
+  r.ran = true;
+  try {
+    RunOptions o;
+    o.watchdog_cycles = watchdog;
+    r.trace = b.run(t, o);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  } catch (...) {
+    r.error = "unknown exception";
+  }
+  return r;
+}
+
+// Stands in for a backend that could not be made: every run fails with the reason.
+class UnavailableBackend final : public Backend {
+ public:
+  UnavailableBackend(std::string name, std::string why, const HwConfig& cfg)
+      : name_(std::move(name)), why_(std::move(why)), cfg_(cfg) {}
+  std::string name() const override { return name_; }
+  TaskTrace run(const Task&, const RunOptions&) override { throw std::runtime_error(why_); }
+  const HwConfig& config() const override { return cfg_; }
+
+ private:
+  std::string name_, why_;
+  HwConfig cfg_;
+};
+
+template <typename Make>
+std::unique_ptr<Backend> make_or_placeholder(const char* name, Make make, const HwConfig& cfg) {
+  try {
+    return make(cfg);
+  } catch (const std::exception& e) {
+    return std::make_unique<UnavailableBackend>(name, std::string("cannot create the backend: ") + e.what(), cfg);
+  }
+}
+
+}  // namespace
+
+RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend* rtl, Backend* model,
+                    const RunnerOptions& opt) {
+  RunResult r;
+  r.cfg = cfg;
+  r.backends = rtl && model ? BackendSelection::Both : (rtl ? BackendSelection::Rtl : BackendSelection::Model);
+  r.tasks.reserve(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& t = tasks[i];
+    BackendResult mres, rres;
+    if (model) mres = run_one(*model, t, rtl_budget_cycles(t, cfg, std::nullopt, opt.budget));
+    if (rtl) {
+      std::optional<std::uint64_t> estimate;
+      if (mres.ok() && mres.trace->completed) estimate = mres.trace->cycles;
+      rres = run_one(*rtl, t, rtl_budget_cycles(t, cfg, estimate, opt.budget));
+    }
+    TaskComparison c;
+    try {
+      c = compare_task(t, cfg, rres, mres, opt.compare);
+    } catch (const std::exception& e) {
+      c = TaskComparison{};
+      c.task = t;
+      c.status = Status::Error;
+      c.error = std::string("comparison failed: ") + e.what();
+    }
+    if (rres.ok()) r.rtl_wall_s += rres.trace->wall_s;
+    if (mres.ok()) r.model_wall_s += mres.trace->wall_s;
+    r.tasks.push_back(std::move(c));
+    if (opt.progress) opt.progress(i, tasks.size(), r.tasks.back());
+  }
+  return r;
+}
+
+RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, const RunnerOptions& opt) {
+  std::unique_ptr<Backend> rtl, model;
+  if (opt.backends != BackendSelection::Model) rtl = make_or_placeholder("rtl", make_rtl_backend, cfg);
+  if (opt.backends != BackendSelection::Rtl) model = make_or_placeholder("model", make_model_backend, cfg);
+  RunResult r = run_tasks(tasks, cfg, rtl.get(), model.get(), opt);
+  r.backends = opt.backends;
+  return r;
+}
+
+HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
+                         const std::vector<std::string>& flaws) {
+  HwConfig cfg;
+  if (!config_file.empty()) cfg = load_hw_config(config_file);
+  if (!mac_shape.empty()) set_mac_shape(cfg, mac_shape);
+  for (const std::string& f : flaws) enable_flaw(cfg, f);
+  return cfg;
+}
+
+namespace {
+// Fails early (exit 2) rather than after a long run.
+bool check_writable(const std::string& path, std::ostream& err) {
+  if (path.empty()) return true;
+  std::ofstream f(path, std::ios::app);
+  if (f) return true;
+  err << "s2cosim: cannot write '" << path << "'\n";
+  return false;
+}
+}  // namespace
+
+int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
+  HwConfig cfg;
+  try {
+    cfg = build_hw_config(req.config_file, req.mac_shape, req.flaws);
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  std::vector<Task> tasks;
+  try {
+    tasks = read_task_vectors(req.vectors, cfg);
+  } catch (const VectorError& e) {
+    err << e.what() << "\n"
+        << fmt::format("s2cosim: {} problem{} in {}; nothing was run\n", e.problems().size(),
+                       e.problems().size() == 1 ? "" : "s", req.vectors);
+    return 2;
+  }
+  if (!check_writable(req.json_out, err) || !check_writable(req.csv_out, err)) return 2;
+
+  RunnerOptions opt;
+  opt.backends = req.backends;
+  opt.compare.deviation_threshold = req.deviation_threshold;
+  if (!req.quiet) {
+    opt.progress = [&err](std::size_t i, std::size_t n, const TaskComparison& c) {
+      err << fmt::format("[{}/{}] {} {}\n", i + 1, n, c.task.id, to_string(c.status)) << std::flush;
+    };
+  }
+  RunResult r = run_tasks(tasks, cfg, opt);
+  r.vectors_path = req.vectors;
+
+  if (!req.quiet) out << format_table(r) << "\n";
+  out << format_summary(r);
+  out.flush();
+  try {
+    if (!req.json_out.empty()) write_text_file(req.json_out, report_json(r).dump(2) + "\n");
+    if (!req.csv_out.empty()) write_text_file(req.csv_out, report_csv(r));
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  return summarize(r).all_passed() ? 0 : 1;
+}
+
+}  // namespace s2

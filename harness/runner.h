@@ -1,0 +1,85 @@
+// Runs a task list on the selected backends (model first, so that its estimate sets the RTL's watchdog
+// budget), compares each task as soon as both ran, and keeps going when a backend throws.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.h"
+#include "harness/comparators.h"
+#include "model/hw_config.h"
+#include "model/task.h"
+
+namespace s2 {
+
+enum class BackendSelection { Both, Model, Rtl };
+const char* to_string(BackendSelection b);  // "both" | "model" | "rtl"
+// Parses "both", "model" or "rtl"; throws std::invalid_argument otherwise.
+BackendSelection parse_backend_selection(const std::string& s);
+
+struct BudgetOptions {
+  // with a model estimate: max(min_cycles, model_factor x model cycles)
+  std::uint64_t min_cycles = 10000;
+  double model_factor = 4.0;
+  // RTL alone (or the model failed): rtl_only_factor x MLA work + rtl_only_base (see mla_work_cycles)
+  double rtl_only_factor = 8.0;
+  std::uint64_t rtl_only_base = 100000;
+};
+
+// A lower bound on the PE clocks a task takes on one PE: MLA compute steps (per tile: D*Hf*Wf for conv,
+// W_A for mm, at least one step per tile however narrow) plus result writes. Never smaller than
+// macs_per_pe() / (MAC units).
+std::uint64_t mla_work_cycles(const Task& t, const HwConfig& cfg);
+// The RTL's watchdog budget for `t`: from the model's cycles when there are any, else from mla_work_cycles.
+std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
+                                const BudgetOptions& opt = {});
+
+struct RunnerOptions {
+  BackendSelection backends = BackendSelection::Both;
+  BudgetOptions budget;
+  CompareOptions compare;
+  // called after each task with its index (0-based), the number of tasks and its comparison
+  std::function<void(std::size_t index, std::size_t total, const TaskComparison&)> progress;
+};
+
+struct RunResult {
+  HwConfig cfg;
+  BackendSelection backends = BackendSelection::Both;
+  std::string vectors_path;  // where the tasks came from (for reports); may be empty
+  std::vector<TaskComparison> tasks;
+  double rtl_wall_s = 0.0;  // sum of TaskTrace::wall_s
+  double model_wall_s = 0.0;
+};
+
+// Runs with backends the caller made; a null backend is not run. Never throws for what a backend does.
+RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend* rtl, Backend* model,
+                    const RunnerOptions& opt = {});
+// Makes the selected backends (make_rtl_backend / make_model_backend). A backend that cannot be made
+// marks every task `error` with its message; the other backend still runs.
+RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, const RunnerOptions& opt = {});
+
+// The hardware configuration the CLI builds: defaults, then the JSON file (if any), then the MAC shape
+// (if any), then the flaws. Throws std::invalid_argument / std::runtime_error with a message for the user.
+HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
+                         const std::vector<std::string>& flaws);
+
+// `s2cosim regress`: everything but the argument parsing. Returns the exit code:
+// 0 every task passed, 1 some task did not, 2 bad input (configuration, vectors, output files).
+struct RegressRequest {
+  std::string vectors;
+  std::string config_file;
+  std::string mac_shape;
+  std::vector<std::string> flaws;
+  std::string json_out;  // empty: none
+  std::string csv_out;   // empty: none
+  BackendSelection backends = BackendSelection::Both;
+  double deviation_threshold = 0.02;
+  bool quiet = false;  // no progress lines and no table: the summary only
+};
+int regress(const RegressRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2
