@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 
@@ -52,6 +53,18 @@ int main(int argc, char** argv) {
   CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
   add_config_options(config, config_file, mac, flaws);
 
+  std::uint64_t seed = 2026;
+  int count = 240;
+  std::string out_file, vmac;
+  CLI::App* vectors = app.add_subcommand("vectors", "generate task vectors");
+  vectors->require_subcommand(1);
+  CLI::App* random = vectors->add_subcommand("random", "a seeded random suite covering the corners (contract-1 CSV)");
+  random->add_option("--seed", seed, "seed (default 2026, the committed vectors/random_suite.csv)");
+  random->add_option("--count", count, "number of tasks (default 240; corners are all covered from 40)")
+      ->check(CLI::Range(1, 100000));
+  random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
+  random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -68,6 +81,18 @@ int main(int argc, char** argv) {
   if (regress->parsed()) {
     req.backends = s2::parse_backend_selection(backend);
     return s2::regress(req, std::cout, std::cerr);
+  }
+  if (random->parsed()) {
+    try {
+      const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});
+      const std::string csv = s2::random_suite_csv(seed, count, cfg);
+      if (out_file.empty()) std::cout << csv;
+      else s2::write_text_file(out_file, csv);
+    } catch (const std::exception& e) {
+      std::cerr << "s2cosim: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
   }
   try {
     const s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);

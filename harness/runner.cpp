@@ -61,12 +61,13 @@ std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optiona
 
 namespace {
 
-BackendResult run_one(Backend& b, const Task& t, std::uint64_t watchdog) {
+BackendResult run_one(Backend& b, const Task& t, std::uint64_t watchdog, const SramImages* images) {
   BackendResult r;
   r.ran = true;
   try {
     RunOptions o;
     o.watchdog_cycles = watchdog;
+    o.sram_images = images;
     r.trace = b.run(t, o);
   } catch (const std::exception& e) {
     r.error = e.what();
@@ -110,11 +111,19 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
     BackendResult mres, rres;
-    if (model) mres = run_one(*model, t, rtl_budget_cycles(t, cfg, std::nullopt, opt.budget));
+    // the test data is drawn once and loaded into both backends; drawing it is not backend time
+    std::optional<SramImages> images;
+    try {
+      images = initial_sram_images(t, cfg, sram_layout(t, cfg));
+    } catch (const std::exception&) {
+      // each backend then prepares (and reports the failure) itself
+    }
+    const SramImages* im = images ? &*images : nullptr;
+    if (model) mres = run_one(*model, t, rtl_budget_cycles(t, cfg, std::nullopt, opt.budget), im);
     if (rtl) {
       std::optional<std::uint64_t> estimate;
       if (mres.ok() && mres.trace->completed) estimate = mres.trace->cycles;
-      rres = run_one(*rtl, t, rtl_budget_cycles(t, cfg, estimate, opt.budget));
+      rres = run_one(*rtl, t, rtl_budget_cycles(t, cfg, estimate, opt.budget), im);
     }
     TaskComparison c;
     try {

@@ -233,6 +233,8 @@ module mla
       b_stage_v <= 1'b0;
       a_count <= '0;
       a_outstanding <= '0;
+      a_rd <= '0;
+      a_wr <= '0;
       st_compute_cycles <= '0; st_output_cycles <= '0; st_a_wait <= '0; st_b_wait <= '0;
       st_tiles <= '0; st_steps <= '0;
     end else if (ce) begin
@@ -365,6 +367,4 @@ module mla
       endcase
     end
   end
-  // A FIFO pointers reset
-  initial begin a_rd = '0; a_wr = '0; end
 endmodule
