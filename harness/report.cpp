@@ -212,6 +212,45 @@ std::string format_summary(const RunResult& r) {
   return out;
 }
 
+namespace {
+std::optional<double> vs(std::optional<std::uint64_t> ours, std::uint64_t reference) {
+  if (!ours || reference == 0) return std::nullopt;
+  return (static_cast<double>(*ours) - static_cast<double>(reference)) / static_cast<double>(reference);
+}
+}  // namespace
+
+std::string format_thesis_comparison(const RunResult& r) {
+  std::vector<const TaskComparison*> rows;
+  for (const TaskComparison& c : r.tasks)
+    if (c.task.thesis_hdl_clocks) rows.push_back(&c);
+  if (rows.empty()) return {};
+  std::string out =
+      "Against the thesis's measurements (Tables 5.1-5.4; the HDL prototype had the 2-clock SRAM flaw, so compare "
+      "with --flaw sram2clk):\n";
+  if (!r.cfg.flaws.sram2clk) out += "NOTE: sram2clk is off in this run; these deviations are not like for like.\n";
+  out += fmt::format("{:<36} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}\n", "task", "HDL clk", "RTL clk", "RTL/HDL",
+                     "model clk", "model/HDL", "thesis sim", "sim/HDL");
+  double worst = 0.0;
+  int within = 0, n = 0;
+  for (const TaskComparison* c : rows) {
+    const std::uint64_t hdl = c->task.thesis_hdl_clocks;
+    const std::uint64_t sim = c->task.thesis_sim_clocks;  // 0 = not given
+    const auto d = vs(c->rtl_cycles, hdl);
+    if (d) {
+      ++n;
+      worst = std::max(worst, std::fabs(*d));
+      if (std::fabs(*d) <= 0.10) ++within;
+    }
+    out += fmt::format("{:<36} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}\n", c->task.id, hdl, cycles_cell(c->rtl_cycles),
+                       delta_cell(d), cycles_cell(c->model_cycles), delta_cell(vs(c->model_cycles, hdl)),
+                       sim ? std::to_string(sim) : std::string("-"),
+                       sim ? delta_cell((static_cast<double>(sim) - static_cast<double>(hdl)) / static_cast<double>(hdl))
+                           : std::string("-"));
+  }
+  out += fmt::format("RTL against HDL: {} of {} rows within 10%, max |deviation| {:.2f}%\n", within, n, worst * 100.0);
+  return out;
+}
+
 nlohmann::ordered_json task_json(const TaskComparison& c) {
   const Task& t = c.task;
   nlohmann::ordered_json pes = nlohmann::ordered_json::array();
@@ -259,6 +298,9 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
       {"model_cycles", opt_json(c.model_cycles)},
       {"delta", opt_json(c.delta)},
       {"data_match", opt_json(c.data_match())},
+      {"thesis_hdl_clocks", t.thesis_hdl_clocks ? nlohmann::ordered_json(t.thesis_hdl_clocks) : nlohmann::ordered_json(nullptr)},
+      {"rtl_vs_thesis_hdl", opt_json(vs(c.rtl_cycles, t.thesis_hdl_clocks))},
+      {"thesis_sim_clocks", t.thesis_sim_clocks ? nlohmann::ordered_json(t.thesis_sim_clocks) : nlohmann::ordered_json(nullptr)},
       {"model_data_match", opt_json(c.model_data_match())},
       {"rtl_completed", opt_json(c.rtl_completed)},
       {"model_completed", opt_json(c.model_completed)},

@@ -39,6 +39,10 @@ std::string format_table(const RunResult& r);
 // Counts per status, |delta| statistics, wall times, speed ratio, hardware line and config hash.
 std::string format_summary(const RunResult& r);
 
+// For tasks that carry the thesis's measured clocks (hdl_clocks column): RTL and model against the HDL
+// prototype, and the thesis's own simulator against it; empty if no task has them.
+std::string format_thesis_comparison(const RunResult& r);
+
 // Contract 2 (keys in a readable order: id and status first; converts to nlohmann::json).
 nlohmann::ordered_json task_json(const TaskComparison& c);
 nlohmann::ordered_json report_json(const RunResult& r);

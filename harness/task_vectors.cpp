@@ -34,10 +34,14 @@ struct HashOrBlankLineComment {
   }
 };
 
-// The columns of contract 1, plus our `data` column. The order here is the order of read_row's arguments.
-enum Col { kId, kOp, kPe, kWi, kHi, kD, kWf, kHf, kC, kStride, kWA, kHA, kWB, kHB, kASrc, kSeed, kData, kNumCols };
+// The columns of contract 1, plus our optional `data` (test-data pattern) and the thesis's measured clocks
+// `hdl_clocks` / `thesis_sim_clocks` (reference figures for the RTL). The order here is read_row's order.
+enum Col {
+  kId, kOp, kPe, kWi, kHi, kD, kWf, kHf, kC, kStride, kWA, kHA, kWB, kHB, kASrc, kSeed, kData, kHdl, kSim, kNumCols
+};
 constexpr std::array<const char*, kNumCols> kColNames = {
-    "id", "op", "pe", "Wi", "Hi", "D", "Wf", "Hf", "C", "stride", "W_A", "H_A", "W_B", "H_B", "a_src", "seed", "data"};
+    "id",  "op",  "pe",  "Wi",    "Hi",   "D",    "Wf",   "Hf",         "C",  "stride",
+    "W_A", "H_A", "W_B", "H_B",   "a_src", "seed", "data", "hdl_clocks", "thesis_sim_clocks"};
 constexpr std::array<Col, 6> kConvCols = {kWi, kHi, kD, kWf, kHf, kC};
 constexpr std::array<Col, 4> kMmCols = {kWA, kHA, kWB, kHB};
 
@@ -251,7 +255,7 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, kColNames[kId], kColNames[kOp], kColNames[kPe],
                    kColNames[kWi], kColNames[kHi], kColNames[kD], kColNames[kWf], kColNames[kHf], kColNames[kC],
                    kColNames[kStride], kColNames[kWA], kColNames[kHA], kColNames[kWB], kColNames[kHB], kColNames[kASrc],
-                   kColNames[kSeed], kColNames[kData]);
+                   kColNames[kSeed], kColNames[kData], kColNames[kHdl], kColNames[kSim]);
     header_line = static_cast<int>(in.get_file_line());
   } catch (const io::error::header_missing&) {
     throw VectorError({problem(name, 0, "", "no header line (expected a line naming the columns, e.g. id,op,pe,...)")});
@@ -291,7 +295,7 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
     try {
       if (!in.read_row(cells[kId], cells[kOp], cells[kPe], cells[kWi], cells[kHi], cells[kD], cells[kWf], cells[kHf],
                        cells[kC], cells[kStride], cells[kWA], cells[kHA], cells[kWB], cells[kHB], cells[kASrc],
-                       cells[kSeed], cells[kData]))
+                       cells[kSeed], cells[kData], cells[kHdl], cells[kSim]))
         break;
       line = static_cast<int>(in.get_file_line());
     } catch (const io::error::too_few_columns&) {
@@ -397,6 +401,14 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
         t.data = DataPattern::MinMax;
       else {
         row.fail(kData, "random, min, max or minmax");
+        ok = false;
+      }
+    }
+    // reference clocks measured in the thesis (optional)
+    for (auto [col, dst] : {std::pair{kHdl, &t.thesis_hdl_clocks}, std::pair{kSim, &t.thesis_sim_clocks}}) {
+      if (row.empty(col)) continue;
+      if (!parse_u64(cells[col], *dst) || *dst == 0) {
+        row.fail(col, "a positive number of PE clocks");
         ok = false;
       }
     }

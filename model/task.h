@@ -41,6 +41,10 @@ struct Task {
   int a_src_shift = -1;  // -1: operand A from the PE's own SRAM; S >= 0: PE i reads PE (i+S) mod 4
   std::uint64_t seed = 1;
   DataPattern data = DataPattern::Random;
+  // clocks the thesis measured for this task (Tables 5.1-5.4), 0 = not given: the HDL prototype (with the
+  // 2-clock SRAM flaw) and the thesis's simulator SpiNNaker2Py
+  std::uint64_t thesis_hdl_clocks = 0;
+  std::uint64_t thesis_sim_clocks = 0;
   // where the task came from, for error messages
   std::string source_file;
   int source_line = 0;
