@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/bench.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
@@ -65,6 +66,17 @@ int main(int argc, char** argv) {
   random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
   random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
 
+  s2::BenchRequest breq;
+  breq.suites = {"vectors/thesis_qpe_validation.csv", "vectors/random_suite.csv"};
+  CLI::App* benchcmd = app.add_subcommand(
+      "bench", "measure the promised figures: every suite on both backends, flaws off and sram2clk, in one run");
+  benchcmd->add_option("suites", breq.suites, "task-vector files (default: the thesis validation and random suites)");
+  benchcmd->add_option("--mac", breq.mac_shapes, "MAC array shapes to run (repeatable; default 16x4)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,6 +94,7 @@ int main(int argc, char** argv) {
     req.backends = s2::parse_backend_selection(backend);
     return s2::regress(req, std::cout, std::cerr);
   }
+  if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});

@@ -1,0 +1,20 @@
+// The figures the project promises (README, "Measured figures"), measured in one run: every suite on both
+// backends, with the flaws off and with sram2clk; RTL against the thesis's HDL clocks; model against RTL;
+// bit-exactness; and the speed ratio (RTL wall seconds / model wall seconds, summed over everything run).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace s2 {
+
+struct BenchRequest {
+  std::vector<std::string> suites;  // task-vector files
+  std::vector<std::string> mac_shapes = {"16x4"};
+  std::string json_out;             // empty: none
+};
+// Returns 0 when every target holds, 1 when one is missed (the printout says which), 2 on bad input.
+int bench(const BenchRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2
