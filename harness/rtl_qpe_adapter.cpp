@@ -47,6 +47,10 @@ void check_rtl_matches(const HwConfig& c) {
   need(c.operand_a_buffer_words == rtl.operand_a_buffer_words, "2 operand-A words");
   need(c.tile_setup_cycles == rtl.tile_setup_cycles, "1 setup clock per tile");
   need(c.noc_clock_mhz == 2 * c.pe_clock_mhz, "a NoC clock of twice the PE clock");
+  // only sram2clk is built into rtl_stubs/ so far: a flaw that is asked for but absent must not pass as
+  // "fault-free hardware"
+  need(!c.flaws.neighbor_conv, "no neighbor_conv flaw yet (rtl_stubs/README.md, 'The known flaws')");
+  need(!c.flaws.mm_wide_a, "no mm_wide_a flaw yet (rtl_stubs/README.md, 'The known flaws')");
 }
 
 template <typename V>

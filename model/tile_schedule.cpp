@@ -59,7 +59,7 @@ struct Router {
   // popped (-1 if none). Decisions use the state before the edge, like the RTL.
   int decide(const std::array<PacketQueue, kChannels>& ob) const {
     for (int k = 0; k < kChannels; ++k) {
-      const int c = (rr + k) % kChannels;
+      const int c = rr + k < kChannels ? rr + k : rr + k - kChannels;
       if (ob[c].empty()) continue;
       const int oc = ob[c].front().out_channel();
       if (out[oc].size() + reserved[oc] < out_depth) return c;
@@ -186,6 +186,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   std::array<bool, kPesPerQpe> acts{};
   auto quiet_until = [&](std::uint64_t now, int accepted) -> std::uint64_t {
     if (accepted >= 0) return now;
+    for (const PeState& q : pe)
+      if (acts[q.id]) return now;
     for (int c = 0; c < kChannels; ++c)
       if (!ob[c].empty() || !router.out[c].empty()) return now;
     std::uint64_t until = ~0ull;
@@ -229,7 +231,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   };
   // recorded states by hash; a run that shows no period within kMaxMarks rows stops looking until the
   // stage changes (looking costs more than it saves there)
-  constexpr std::size_t kMaxMarks = 256;
+  constexpr std::size_t kMaxMarks = 64;
+  constexpr std::uint64_t kMarkRows = 8;
   std::unordered_map<std::uint64_t, std::pair<std::vector<std::int64_t>, Mark>> marks;
   bool gave_up = false;
   std::vector<std::int64_t> key;
@@ -515,7 +518,10 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     for (PeState& q : pe) {
       if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
     }
-    if (lead >= 0 && pe[lead].stage == Stage::Compute && pe[lead].kx == 0 && pe[lead].row != lead_row) {
+    // looked at every kMarkRows rows of the first PE (a period of P rows shows after at most lcm(P, 8));
+    // stages too short to gain from it are not looked at
+    if (lead >= 0 && pe[lead].stage == Stage::Compute && pe[lead].kx == 0 && pe[lead].row != lead_row &&
+        pe[lead].row % kMarkRows == 0 && pe[lead].rows >= 8 * kMarkRows) {
       lead_row = pe[lead].row;
       t = fast_forward(t);
       lead_row = pe[lead].row;
