@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
@@ -164,8 +165,14 @@ namespace {
 // Fails early (exit 2) rather than after a long run.
 bool check_writable(const std::string& path, std::ostream& err) {
   if (path.empty()) return true;
-  std::ofstream f(path, std::ios::app);
-  if (f) return true;
+  const bool existed = std::filesystem::exists(path);
+  bool ok;
+  {
+    std::ofstream f(path, std::ios::app);
+    ok = static_cast<bool>(f);
+  }
+  if (ok && !existed) std::filesystem::remove(path);  // leave nothing behind if the run does not finish
+  if (ok) return true;
   err << "s2cosim: cannot write '" << path << "'\n";
   return false;
 }

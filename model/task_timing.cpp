@@ -81,16 +81,23 @@ TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedul
       const std::uint64_t k0 = k / 2;
       const std::uint64_t base = k0 ? o.row_end[k0 - 1] : 0;
       const double per_row = double(o.row_end[k - 1] - base) / double(k - k0);
-      const double scale = double(total_rows - k) / double(k);  // phases: scaled by the resolved rows' mix
       const std::uint64_t resolved_end = o.row_end[k - 1];
       for (std::uint64_t r = k; r < total_rows; ++r)
         o.row_end.push_back(resolved_end + static_cast<std::uint64_t>(per_row * double(r + 1 - k) + 0.5));
-      auto grow = [&](std::uint64_t& v) { v += static_cast<std::uint64_t>(double(v) * scale + 0.5); };
-      grow(o.phases.setup);
-      grow(o.phases.compute);
-      grow(o.phases.output);
-      grow(o.phases.a_wait);
-      grow(o.phases.b_wait);
+      // the extrapolated clocks go to the phases in the proportions of the resolved rows, so that setup +
+      // compute + output stays the PE's clock count
+      const std::uint64_t extra = o.row_end.back() - resolved_end;
+      const double resolved = double(o.phases.setup + o.phases.compute + o.phases.output);
+      const double f = resolved > 0 ? double(extra) / resolved : 0.0;
+      const std::uint64_t setup = static_cast<std::uint64_t>(double(o.phases.setup) * f + 0.5);
+      const std::uint64_t output = static_cast<std::uint64_t>(double(o.phases.output) * f + 0.5);
+      const std::uint64_t compute = extra - std::min(extra, setup + output);
+      const double fc = o.phases.compute ? double(compute) / double(o.phases.compute) : 0.0;
+      o.phases.a_wait += static_cast<std::uint64_t>(double(o.phases.a_wait) * fc + 0.5);
+      o.phases.b_wait += static_cast<std::uint64_t>(double(o.phases.b_wait) * fc + 0.5);
+      o.phases.setup += setup;
+      o.phases.output += output;
+      o.phases.compute += compute;
     }
   }
   return out;

@@ -1,0 +1,134 @@
+// Determinism: the same vectors run twice give the same JSON report once the wall-clock fields
+// (summary.rtl_wall_s, summary.model_wall_s: report.h says they are the only ones that differ) are
+// removed, and the random-suite generator gives the same text for the same seed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "harness/random_vectors.h"
+#include "harness/report.h"
+#include "harness/runner.h"
+#include "harness/task_vectors.h"
+
+#ifndef S2_SOURCE_DIR
+#error "S2_SOURCE_DIR must name the source tree (tests/CMakeLists.txt defines it)"
+#endif
+
+namespace s2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test case, removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() / ("s2_determinism_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+constexpr std::uint64_t kSeed = 99;
+constexpr int kCount = 12;
+
+// The JSON report of `s2cosim regress VECTORS [--flaw ...] --json F`, wall-clock fields removed.
+nlohmann::json regress_report(const TempDir& dir, const std::string& vectors, const std::string& name,
+                              const std::vector<std::string>& flaws = {}) {
+  RegressRequest req;
+  req.vectors = vectors;
+  req.flaws = flaws;
+  req.json_out = dir.path(name);
+  req.quiet = true;
+  std::ostringstream out, err;
+  const int rc = regress(req, out, err);
+  EXPECT_NE(rc, 2) << err.str();
+  std::ifstream in(req.json_out);
+  EXPECT_TRUE(in) << "no report at " << req.json_out;
+  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json& s = j.at("summary");
+  EXPECT_TRUE(s.contains("rtl_wall_s"));
+  EXPECT_TRUE(s.contains("model_wall_s"));
+  s.erase("rtl_wall_s");
+  s.erase("model_wall_s");
+  return j;
+}
+
+// A readable account of where two reports differ (json::diff gives JSON-pointer paths).
+std::string differences(const nlohmann::json& a, const nlohmann::json& b) {
+  return nlohmann::json::diff(a, b).dump(1);
+}
+
+TEST(Determinism, RandomSuiteSameSeedSameText) {
+  const HwConfig cfg;
+  const std::string a = random_suite_csv(kSeed, kCount, cfg);
+  EXPECT_EQ(a, random_suite_csv(kSeed, kCount, cfg));
+  EXPECT_NE(a, random_suite_csv(kSeed + 1, kCount, cfg)) << "the seed must matter";
+  // and the same on the other MAC-array builds
+  for (const char* shape : {"16x2", "8x4"}) {
+    HwConfig c;
+    set_mac_shape(c, shape);
+    EXPECT_EQ(random_suite_csv(kSeed, kCount, c), random_suite_csv(kSeed, kCount, c)) << shape;
+  }
+}
+
+TEST(Determinism, RandomSuiteRunTwiceGivesTheSameReport) {
+  TempDir dir;
+  const std::string vectors = dir.path("random.csv");
+  write_text_file(vectors, random_suite_csv(kSeed, kCount, HwConfig{}));
+  ASSERT_EQ(read_task_vectors(vectors, HwConfig{}).size(), static_cast<std::size_t>(kCount));
+
+  const nlohmann::json first = regress_report(dir, vectors, "first.json");
+  // another configuration in between: the model's per-configuration caches and the RTL's state must not leak
+  const nlohmann::json other = regress_report(dir, vectors, "other.json", {"sram2clk"});
+  const nlohmann::json second = regress_report(dir, vectors, "second.json");
+
+  ASSERT_EQ(first.at("tasks").size(), static_cast<std::size_t>(kCount));
+  EXPECT_TRUE(first == second) << differences(first, second);
+  // the comparison is not vacuous: the reports hold cycle counts of both backends, and another
+  // configuration gives another report
+  for (const nlohmann::json& t : first.at("tasks")) {
+    EXPECT_TRUE(t.at("rtl_cycles").is_number_unsigned()) << t.at("id");
+    EXPECT_TRUE(t.at("model_cycles").is_number_unsigned()) << t.at("id");
+  }
+  EXPECT_NE(first.at("config_hash"), other.at("config_hash"));
+  EXPECT_NE(first.at("tasks"), other.at("tasks"));
+}
+
+TEST(Determinism, SmokeTasksRunTwiceGiveTheSameReport) {
+  // through run_tasks and report_json directly, with new backends each time
+  const HwConfig cfg;
+  const std::vector<Task> tasks = read_task_vectors(std::string(S2_SOURCE_DIR) + "/vectors/smoke.csv", cfg);
+  auto run = [&] {
+    nlohmann::ordered_json j = report_json(run_tasks(tasks, cfg));
+    j["summary"].erase("rtl_wall_s");
+    j["summary"].erase("model_wall_s");
+    return j;
+  };
+  const nlohmann::ordered_json a = run();
+  const nlohmann::ordered_json b = run();
+  EXPECT_EQ(a.at("tasks").size(), tasks.size());
+  EXPECT_TRUE(a == b) << nlohmann::ordered_json::diff(a, b).dump(1);
+  EXPECT_EQ(a.dump(), b.dump()) << "same keys in the same order";
+}
+
+}  // namespace
+}  // namespace s2

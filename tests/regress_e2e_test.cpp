@@ -1,0 +1,349 @@
+// End-to-end regression on both backends: vectors/smoke.csv through s2::regress (what `s2cosim regress`
+// runs) and through run_tasks, on every MAC-array build the RTL is verilated for, with the flaws off and
+// with sram2clk. Every task must pass: RTL and model results bit-exact against the golden results and
+// |delta| <= 0.02. Also the JSON report's contract-2 fields, and a hang (watchdog budget too small) that
+// does not stop the regression.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "harness/backend.h"
+#include "harness/report.h"
+#include "harness/runner.h"
+#include "harness/task_vectors.h"
+
+#ifndef S2_SOURCE_DIR
+#error "S2_SOURCE_DIR must name the source tree (tests/CMakeLists.txt defines it)"
+#endif
+
+namespace s2 {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string source_path(const std::string& rel) { return std::string(S2_SOURCE_DIR) + "/" + rel; }
+std::string smoke_csv() { return source_path("vectors/smoke.csv"); }
+
+// A fresh directory per test case, removed at the end.
+class TempDir {
+ public:
+  TempDir() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    for (char& c : name)
+      if (c == '/') c = '_';
+    path_ = fs::temp_directory_path() / ("s2_regress_e2e_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  return nlohmann::json::parse(in);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+HwConfig config(const std::string& shape, bool sram2clk) {
+  HwConfig cfg;
+  set_mac_shape(cfg, shape);
+  cfg.flaws.sram2clk = sram2clk;
+  return cfg;
+}
+
+// Every task of a run_tasks result passed, with both backends bit-exact and |delta| <= 0.02.
+void expect_all_pass(const RunResult& r, std::size_t tasks) {
+  ASSERT_EQ(r.tasks.size(), tasks);
+  for (const TaskComparison& c : r.tasks) {
+    SCOPED_TRACE(c.task.id + " on " + r.cfg.mac_shape() + (r.cfg.flaws.sram2clk ? " sram2clk" : ""));
+    EXPECT_EQ(c.status, Status::Pass) << to_string(c.status) << ": " << c.error << " " << data_cell(c);
+    EXPECT_TRUE(c.rtl_ran);
+    EXPECT_TRUE(c.model_ran);
+    EXPECT_EQ(c.rtl_completed, std::optional<bool>(true));
+    EXPECT_EQ(c.model_completed, std::optional<bool>(true));
+    EXPECT_EQ(c.data_match(), std::optional<bool>(true)) << data_cell(c);
+    EXPECT_EQ(c.model_data_match(), std::optional<bool>(true)) << data_cell(c);
+    EXPECT_EQ(c.rtl_data.differing, 0u);
+    EXPECT_EQ(c.model_data.differing, 0u);
+    ASSERT_TRUE(c.rtl_cycles && c.model_cycles);
+    EXPECT_GT(*c.rtl_cycles, 0u);
+    EXPECT_GT(*c.model_cycles, 0u);
+    ASSERT_TRUE(c.delta.has_value());
+    EXPECT_LE(std::fabs(*c.delta), 0.02) << "RTL " << *c.rtl_cycles << " clk, model " << *c.model_cycles << " clk";
+    EXPECT_TRUE(c.hung_pes.empty());
+    EXPECT_TRUE(c.early_stop_pes.empty());
+    EXPECT_EQ(c.pes.size(), c.task.pes().size());
+  }
+}
+
+// The same for the JSON report (contract 2) of a regression.
+void expect_all_pass(const nlohmann::json& j, const std::vector<Task>& tasks) {
+  ASSERT_TRUE(j.contains("tasks") && j["tasks"].is_array());
+  ASSERT_EQ(j["tasks"].size(), tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const nlohmann::json& t = j["tasks"][i];
+    SCOPED_TRACE(tasks[i].id);
+    EXPECT_EQ(t.at("id"), tasks[i].id);
+    EXPECT_EQ(t.at("status"), "pass") << t.dump(1);
+    EXPECT_EQ(t.at("data_match"), true);
+    EXPECT_EQ(t.at("model_data_match"), true);
+    ASSERT_TRUE(t.at("delta").is_number());
+    EXPECT_LE(std::fabs(t.at("delta").get<double>()), 0.02);
+    ASSERT_TRUE(t.at("rtl_cycles").is_number_unsigned());
+    ASSERT_TRUE(t.at("model_cycles").is_number_unsigned());
+    // equation 5.1, model against RTL
+    const double rtl = t.at("rtl_cycles").get<double>(), model = t.at("model_cycles").get<double>();
+    EXPECT_NEAR(t.at("delta").get<double>(), (model - rtl) / rtl, 1e-12);
+  }
+  const nlohmann::json& counts = j.at("summary").at("counts");
+  EXPECT_EQ(counts.at("pass"), tasks.size());
+  for (const char* s : {"mismatch", "hang", "early_stop", "deviation", "error"}) EXPECT_EQ(counts.at(s), 0) << s;
+  EXPECT_EQ(j.at("summary").at("all_passed"), true);
+}
+
+// s2cosim regress vectors/smoke.csv [--mac SHAPE] [--flaw sram2clk] --json F --csv F, checked through its report.
+void regress_smoke(const std::string& shape, bool sram2clk) {
+  TempDir dir;
+  RegressRequest req;
+  req.vectors = smoke_csv();
+  req.mac_shape = shape;
+  if (sram2clk) req.flaws = {"sram2clk"};
+  req.json_out = dir.path("report.json");
+  req.csv_out = dir.path("report.csv");
+  std::ostringstream out, err;
+  EXPECT_EQ(regress(req, out, err), 0) << out.str() << err.str();
+
+  const HwConfig cfg = config(shape, sram2clk);
+  const std::vector<Task> tasks = read_task_vectors(smoke_csv(), cfg);
+  ASSERT_GE(tasks.size(), 6u);
+  const nlohmann::json j = read_json(req.json_out);
+  expect_all_pass(j, tasks);
+  EXPECT_EQ(j.at("config"), to_json(cfg));
+  EXPECT_EQ(j.at("config_hash"), config_hash(cfg));
+  EXPECT_EQ(j.at("backends"), "both");
+  // the human-readable output: one table row per task, and the summary
+  for (const Task& t : tasks) EXPECT_NE(out.str().find(t.id), std::string::npos) << t.id;
+  EXPECT_NE(out.str().find("tasks: " + std::to_string(tasks.size()) + " (" + std::to_string(tasks.size()) + " pass"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("config hash: " + config_hash(cfg)), std::string::npos);
+  // progress lines on err, one per task
+  EXPECT_NE(err.str().find("[" + std::to_string(tasks.size()) + "/" + std::to_string(tasks.size()) + "] "),
+            std::string::npos)
+      << err.str();
+  // the CSV: a header and one row per task, all pass
+  const std::string csv = read_text(req.csv_out);
+  std::size_t lines = 0, passes = 0;
+  std::istringstream in(csv);
+  for (std::string line; std::getline(in, line);) {
+    ++lines;
+    passes += line.find(",pass,") != std::string::npos;
+  }
+  EXPECT_EQ(lines, tasks.size() + 1) << csv;
+  EXPECT_EQ(passes, tasks.size()) << csv;
+}
+
+// ---------------------------------------------------------------- the smoke vectors, every build
+
+TEST(RegressE2e, SmokePassesOn16x4) { regress_smoke("16x4", false); }
+TEST(RegressE2e, SmokePassesOn16x4WithSram2clk) { regress_smoke("16x4", true); }
+TEST(RegressE2e, SmokePassesOn16x2) { regress_smoke("16x2", false); }
+TEST(RegressE2e, SmokePassesOn8x4) { regress_smoke("8x4", false); }
+
+TEST(RegressE2e, SmokePassesThroughRunTasksOnEveryBuildWithSram2clk) {
+  // the library path, with the comparison's details; sram2clk on the other builds
+  for (const char* shape : {"16x2", "8x4"}) {
+    const HwConfig cfg = config(shape, true);
+    const std::vector<Task> tasks = read_task_vectors(smoke_csv(), cfg);
+    const RunResult r = run_tasks(tasks, cfg);
+    EXPECT_EQ(r.backends, BackendSelection::Both);
+    expect_all_pass(r, tasks.size());
+    const RunSummary s = summarize(r);
+    EXPECT_TRUE(s.all_passed());
+    ASSERT_TRUE(s.max_abs_delta.has_value());
+    EXPECT_LE(*s.max_abs_delta, 0.02);
+  }
+}
+
+// ---------------------------------------------------------------- the JSON report (contract 2)
+
+TEST(RegressE2e, JsonReportHasTheContract2Fields) {
+  const HwConfig cfg = config("16x4", false);
+  std::vector<Task> tasks = read_task_vectors(smoke_csv(), cfg);
+  tasks.resize(3);  // the fields, not the run, are under test here
+  RunResult r = run_tasks(tasks, cfg);
+  r.vectors_path = smoke_csv();
+  // the report survives a round trip through its text
+  const nlohmann::json j = nlohmann::json::parse(report_json(r).dump(2));
+
+  ASSERT_TRUE(j.at("tasks").is_array());
+  ASSERT_EQ(j["tasks"].size(), 3u);
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const nlohmann::json& t = j["tasks"][i];
+    SCOPED_TRACE(tasks[i].id);
+    ASSERT_TRUE(t.is_object());
+    EXPECT_EQ(t.at("id"), tasks[i].id);
+    ASSERT_TRUE(t.at("status").is_string());
+    EXPECT_EQ(t.at("status"), "pass");
+    EXPECT_TRUE(t.at("rtl_cycles").is_number_unsigned());
+    EXPECT_TRUE(t.at("model_cycles").is_number_unsigned());
+    EXPECT_EQ(t.at("rtl_cycles"), *r.tasks[i].rtl_cycles);
+    EXPECT_EQ(t.at("model_cycles"), *r.tasks[i].model_cycles);
+    EXPECT_TRUE(t.at("delta").is_number());
+    EXPECT_TRUE(t.at("data_match").is_boolean());
+  }
+  // id and status come first in every task object (report.h: readable order)
+  const nlohmann::ordered_json ordered = report_json(r);
+  for (const nlohmann::ordered_json& t : ordered.at("tasks")) {
+    auto it = t.begin();
+    ASSERT_NE(it, t.end());
+    EXPECT_EQ(it.key(), "id");
+    ASSERT_NE(++it, t.end());
+    EXPECT_EQ(it.key(), "status");
+  }
+  const nlohmann::json& s = j.at("summary");
+  const nlohmann::json& counts = s.at("counts");
+  std::set<std::string> keys;
+  for (auto it = counts.begin(); it != counts.end(); ++it) keys.insert(it.key());
+  EXPECT_EQ(keys, (std::set<std::string>{"pass", "mismatch", "hang", "early_stop", "deviation", "error"}));
+  std::uint64_t total = 0;
+  for (auto it = counts.begin(); it != counts.end(); ++it) {
+    ASSERT_TRUE(it.value().is_number_unsigned()) << it.key();
+    total += it.value().get<std::uint64_t>();
+  }
+  EXPECT_EQ(total, 3u);
+  EXPECT_EQ(counts.at("pass"), 3);
+  EXPECT_EQ(s.at("tasks"), 3);
+  ASSERT_TRUE(s.at("rtl_wall_s").is_number());
+  ASSERT_TRUE(s.at("model_wall_s").is_number());
+  EXPECT_GT(s.at("rtl_wall_s").get<double>(), 0.0) << "both backends ran: their wall time is recorded";
+  EXPECT_GT(s.at("model_wall_s").get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(s.at("rtl_wall_s").get<double>(), r.rtl_wall_s);
+  EXPECT_DOUBLE_EQ(s.at("model_wall_s").get<double>(), r.model_wall_s);
+
+  ASSERT_TRUE(j.at("config").is_object());
+  EXPECT_EQ(j.at("config"), to_json(cfg));
+  EXPECT_EQ(hw_config_from_json(j.at("config")).mac_shape(), "16x4");
+  ASSERT_TRUE(j.at("config_hash").is_string());
+  EXPECT_EQ(j.at("config_hash"), config_hash(cfg));
+  EXPECT_FALSE(j.at("config_hash").get<std::string>().empty());
+  EXPECT_EQ(j.at("vectors"), smoke_csv());
+}
+
+TEST(RegressE2e, ConfigHashTellsConfigurationsApart) {
+  std::set<std::string> hashes;
+  for (const char* shape : {"16x4", "16x2", "8x4"})
+    for (bool f : {false, true}) hashes.insert(config_hash(config(shape, f)));
+  EXPECT_EQ(hashes.size(), 6u);
+}
+
+// ---------------------------------------------------------------- a hang does not stop the regression
+
+// The RTL backend with a tiny watchdog budget for one task (by id); every other call passes through.
+class TightWatchdog final : public Backend {
+ public:
+  TightWatchdog(std::unique_ptr<Backend> inner, std::string task_id, std::uint64_t budget)
+      : inner_(std::move(inner)), id_(std::move(task_id)), budget_(budget) {}
+  std::string name() const override { return inner_->name(); }
+  const HwConfig& config() const override { return inner_->config(); }
+  TaskTrace run(const Task& t, const RunOptions& opt) override {
+    RunOptions o = opt;
+    if (t.id == id_) o.watchdog_cycles = budget_;
+    return inner_->run(t, o);
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  std::string id_;
+  std::uint64_t budget_;
+};
+
+void expect_hang_then_pass(const RunResult& r, std::uint64_t budget) {
+  ASSERT_EQ(r.tasks.size(), 2u);
+  const TaskComparison& h = r.tasks[0];
+  EXPECT_EQ(h.status, Status::Hang) << to_string(h.status) << " " << h.error;
+  EXPECT_EQ(h.rtl_completed, std::optional<bool>(false));
+  EXPECT_EQ(h.model_completed, std::optional<bool>(true));
+  EXPECT_FALSE(h.delta.has_value()) << "no delta for a task the RTL did not finish";
+  EXPECT_EQ(h.hung_pes, h.task.pes());
+  ASSERT_TRUE(h.rtl_cycles.has_value());
+  EXPECT_LE(*h.rtl_cycles, budget);
+  bool flagged = false;
+  for (const std::string& f : h.flags) flagged |= f.rfind("hang: RTL PE", 0) == 0;
+  EXPECT_TRUE(flagged);
+
+  const TaskComparison& p = r.tasks[1];
+  EXPECT_EQ(p.status, Status::Pass) << to_string(p.status) << " " << p.error << " " << data_cell(p);
+  EXPECT_EQ(p.data_match(), std::optional<bool>(true));
+
+  const nlohmann::json j = report_json(r);
+  EXPECT_EQ(j["tasks"][0]["status"], "hang");
+  EXPECT_TRUE(j["tasks"][0]["delta"].is_null());
+  EXPECT_EQ(j["tasks"][1]["status"], "pass");
+  EXPECT_EQ(j["summary"]["counts"]["hang"], 1);
+  EXPECT_EQ(j["summary"]["counts"]["pass"], 1);
+  EXPECT_EQ(j["summary"]["all_passed"], false);
+  EXPECT_NE(format_table(r).find(h.task.id + " ("), std::string::npos) << "the hang is detailed under the table";
+}
+
+TEST(RegressE2e, HangWithATinyWatchdogThenTheNextTaskPasses) {
+  const HwConfig cfg = config("16x4", false);
+  const std::vector<Task> smoke = read_task_vectors(smoke_csv(), cfg);
+  ASSERT_GE(smoke.size(), 2u);
+  const std::vector<Task> tasks = {smoke[0], smoke[1]};
+  TightWatchdog rtl(make_rtl_backend(cfg), tasks[0].id, 30);
+  const std::unique_ptr<Backend> model = make_model_backend(cfg);
+  const RunResult r = run_tasks(tasks, cfg, &rtl, model.get());
+  expect_hang_then_pass(r, 30);
+}
+
+TEST(RegressE2e, HangFromTheRunnersBudgetThenTheNextTaskPasses) {
+  // RunnerOptions: a budget of 200 clocks whatever the model says; the first task needs thousands, the
+  // second (one MLA tile on PE 0, 24 clocks) fits
+  const HwConfig cfg = config("16x4", false);
+  const std::vector<Task> smoke = read_task_vectors(smoke_csv(), cfg);
+  Task tile;
+  tile.id = "mm_tile";
+  tile.op = Op::Mm;
+  tile.mm = MmShape{4, 4, 16, 4};
+  tile.pe = 0;
+  tile.seed = 21;
+  RunnerOptions opt;
+  opt.budget.min_cycles = 200;
+  opt.budget.model_factor = 0.0;
+  const RunResult r = run_tasks({smoke[0], tile}, cfg, opt);
+  expect_hang_then_pass(r, 200);
+  EXPECT_EQ(r.tasks[0].rtl_budget_cycles, 200u);
+  EXPECT_EQ(r.tasks[1].rtl_budget_cycles, 200u);
+  EXPECT_EQ(r.tasks[1].rtl_cycles, std::optional<std::uint64_t>(24));
+}
+
+}  // namespace
+}  // namespace s2
