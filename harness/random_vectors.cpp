@@ -5,20 +5,16 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/splitmix64.h"
 #include "model/sram_layout.h"
 
 namespace s2 {
 namespace {
 
-// splitmix64: the same sequence on every platform and compiler (std distributions are not portable).
+// The suite's draws: splitmix64 (the same on every machine) with the ranges the generator needs.
 struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
+  SplitMix64 gen;
+  std::uint64_t next() { return gen.next(); }
   // uniform enough in [lo, hi] (the modulo bias is irrelevant here, and it is the same everywhere)
   int range(int lo, int hi) { return lo + static_cast<int>(next() % static_cast<std::uint64_t>(hi - lo + 1)); }
   bool percent(int p) { return range(0, 99) < p; }
@@ -242,7 +238,7 @@ std::vector<Task> random_suite_tasks(std::uint64_t seed, int count, const HwConf
   if (count < 0) throw std::invalid_argument("random_suite: count must not be negative");
   if (cfg.sram_mla_budget_bytes < 16 * 1024)
     throw std::invalid_argument("random_suite: the SRAM budget for MLA data must be at least 16 KB");
-  Rng rng{seed ^ 0x5332636f73696dull};  // "S2cosim": a seed of 0 is fine too
+  Rng rng{SplitMix64{seed ^ 0x5332636f73696dull}};  // "S2cosim": a seed of 0 is fine too
   const std::vector<Kind> pattern = slot_pattern();
   std::vector<Kind> kinds;
   for (int i = 0; i < count; ++i) kinds.push_back(pattern[static_cast<std::size_t>(i) % pattern.size()]);

@@ -2,19 +2,11 @@
 
 #include <stdexcept>
 
+#include "splitmix64.h"
+
 namespace s2 {
 
 namespace {
-// splitmix64: small, fast and identical on every platform (std distributions are not).
-struct SplitMix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
 
 std::vector<std::int8_t> draw(std::size_t n, std::uint64_t seed, int pe, int operand, DataPattern p) {
   std::vector<std::int8_t> v(n);
