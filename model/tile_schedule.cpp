@@ -149,7 +149,8 @@ const TileTiming& TileSchedule::tile(const TileSituation& s) {
 TileTiming TileSchedule::resolve(const TileSituation& s) {
   const std::uint64_t L = static_cast<std::uint64_t>(cfg_.sram_cycles_per_access());
   const std::uint64_t depth = static_cast<std::uint64_t>(cfg_.operand_a_buffer_words);
-  const std::uint64_t steps_per_word = 16 / static_cast<std::uint64_t>(cfg_.mac_rows);
+  const std::uint64_t steps_per_word = 16 / static_cast<std::uint64_t>(cfg_.mac_rows);  // 4, 8 or 16
+  const std::uint64_t word_mask = steps_per_word - 1;
   const std::size_t ob_depth = static_cast<std::size_t>(cfg_.noc_if_out_fifo_packets);
   if (s.tiles.empty()) return TileTiming{};
   const bool via_noc = s.tiles.front().a_via_noc;
@@ -359,7 +360,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         x.last_kx = q.kx == q.wf - 1;
         x.last_step = q.step == q.steps - 1;
         const std::uint64_t row_after = q.row + ((x.fire && x.last_kx) ? 1 : 0);
-        x.a_pop = x.fire && ((q.step % steps_per_word) == steps_per_word - 1 || x.last_step);
+        x.a_pop = x.fire && ((q.step & word_mask) == word_mask || x.last_step);
         x.consume_b = x.fire && need_b;
         const bool slot_free =
             (!q.b_inflight || x.b_rsp) && (q.b_stage ? x.consume_b : (!x.b_rsp || x.consume_b));
