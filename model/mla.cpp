@@ -1,6 +1,12 @@
 #include "mla.h"
 
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -29,6 +35,61 @@ Task task_from_registers(const TaskRegisters& r, int pe) {
   t.a_src_shift = via_noc ? (src - pe + kPesPerQpe) % kPesPerQpe : -1;
   if (t.op == Op::Conv && t.a_src_shift == 0) t.a_src_shift = -1;
   return t;
+}
+
+namespace {
+
+// One worker thread for the MLAs' datapath, so that computing results overlaps working out the schedule
+// (the simulation kernel itself stays single-threaded: the worker touches no SystemC object).
+class ComputeWorker {
+ public:
+  ComputeWorker() : thread_([this] { loop(); }) {}
+  ~ComputeWorker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  std::future<void> submit(std::function<void()> job) {
+    std::packaged_task<void()> task(std::move(job));
+    std::future<void> f = task.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      jobs_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+    return f;
+  }
+
+ private:
+  void loop() {
+    while (true) {
+      std::packaged_task<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::packaged_task<void()>> jobs_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+ComputeWorker& compute_worker();
+ComputeWorker& compute_worker() {
+  static ComputeWorker worker;
+  return worker;
 }
 
 Mla::Mla(sc_core::sc_module_name name, int pe, Sram& own, MlaScheduler& scheduler)
@@ -117,14 +178,15 @@ void interleave(const std::uint8_t* r0, const std::uint8_t* r1, std::int16_t* ou
 
 }  // namespace
 
-void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, const std::uint8_t* b) {
+void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, const std::uint8_t* b,
+                      std::vector<ResultWrite>& writes) {
   const HwConfig& cfg = scheduler_.config();
   const int rows = cfg.mac_rows;
   const SramLayout l = sram_layout(t, cfg);
-  std::uint8_t* out = sram_.data();
+  writes.clear();
   auto store = [&](std::uint64_t byte, std::uint32_t sum) {
-    const std::uint32_t v = static_cast<std::uint32_t>(wrap_accumulator(sum, cfg.accumulator_bits));
-    for (int k = 0; k < 4; ++k) out[byte + k] = static_cast<std::uint8_t>(v >> (8 * k));
+    writes.push_back({static_cast<std::uint32_t>(byte),
+                      static_cast<std::uint32_t>(wrap_accumulator(sum, cfg.accumulator_bits))});
   };
   if (t.op == Op::Conv) {
     const ConvShape& s = t.conv;
@@ -193,15 +255,25 @@ void Mla::run() {
     // the START packets of the other PEs are still in flight: let them arrive before the QPE-wide
     // schedule is worked out (this wait does not enter the reported clocks)
     sc_core::wait(clk * 16.0);
-    const PeTaskTiming& timing = scheduler_.timing_for(pe_);
     const std::uint8_t* a = sram_of(t.a_source_pe(pe_));
     const std::uint8_t* b = sram_.data();
     const TaskTiles tiles = task_tiles(t, scheduler_.config());
+    // The datapath's results do not depend on the timing: they are computed on the compute worker while
+    // this thread works out (or looks up) the QPE's schedule, then written row by row at their times.
+    row_writes_.resize(tiles.rows_total());
+    std::future<void> results = compute_worker().submit([this, &t, a, b] {
+      for (std::uint64_t r = 0; r < row_writes_.size(); ++r) compute_row(t, r, a, b, row_writes_[r]);
+    });
+    sc_core::wait(sc_core::SC_ZERO_TIME);  // every PE hands its datapath work over before the schedule is made
+    const PeTaskTiming& timing = scheduler_.timing_for(pe_);
+    results.get();
     const sc_core::sc_time t0 = clk * static_cast<double>(start_cycle_);
+    std::uint8_t* out = sram_.data();
     for (std::uint64_t r = 0; r < timing.row_end.size(); ++r) {
-      compute_row(t, r, a, b);
       const sc_core::sc_time due = t0 + clk * static_cast<double>(timing.row_end[r]);
       if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
+      for (const ResultWrite& w : row_writes_[r])
+        for (int k = 0; k < 4; ++k) out[w.byte + k] = static_cast<std::uint8_t>(w.value >> (8 * k));
       tiles_ += tiles.column_tiles;
     }
     steps_ = tiles.rows_total() * tiles.column_tiles * std::uint64_t(tiles.row.front().rows) *

@@ -44,9 +44,13 @@ TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedul
   if (total_rows == 0) return out;
 
   // rows to resolve: as many as fit the window by a rough estimate of a row's clocks, at least two
-  std::uint64_t row_steps = 0;
-  for (const TileShape& sh : tiles.row) row_steps += std::uint64_t(sh.rows) * sh.steps_per_row;
-  const std::uint64_t est_row = std::max<std::uint64_t>(1, row_steps * cfg.sram_cycles_per_access());
+  // a row's clocks, roughly: per operand-B row its steps plus the row-start (and first refill) wait, per
+  // tile the result writes and two clocks
+  const std::uint64_t L = static_cast<std::uint64_t>(cfg.sram_cycles_per_access());
+  std::uint64_t est_row = 0;
+  for (const TileShape& sh : tiles.row)
+    est_row += std::uint64_t(sh.rows) * (sh.steps_per_row + L * (sh.steps_per_row > 1 ? 2 : 1)) + sh.writes * L + 2;
+  est_row = std::max<std::uint64_t>(1, est_row);
   const std::uint64_t k = std::min<std::uint64_t>(total_rows, std::max<std::uint64_t>(2, (window + est_row - 1) / est_row));
   out.rows_resolved = k;
   out.rows_extrapolated = total_rows - k;
