@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "model/golden.h"
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
+
+using namespace s2::test;
 
 Task conv_task(int Wi, int Hi, int D, int Wf, int Hf, int C) {
   Task t;
@@ -118,18 +121,8 @@ std::vector<Task> layout_tasks() {
           mm_task(1, 1, 1),                 mm_task(5, 6, 17),               mm_task(2000, 8, 32)};
 }
 
-std::vector<HwConfig> shapes() {
-  std::vector<HwConfig> v;
-  for (const char* s : {"16x4", "16x2", "8x4"}) {
-    HwConfig c;
-    set_mac_shape(c, s);
-    v.push_back(c);
-  }
-  return v;
-}
-
 TEST(SramLayout, BThenAThenResultsAlignedWithoutOverlap) {
-  for (const HwConfig& cfg : shapes()) {
+  for (const HwConfig& cfg : mac_shape_configs()) {
     for (const Task& t : layout_tasks()) {
       SCOPED_TRACE(cfg.mac_shape() + " " + to_string(t.op) + " task " +
                    (t.op == Op::Conv ? std::to_string(t.conv.Wi) + "x" + std::to_string(t.conv.D)
@@ -227,7 +220,7 @@ PeOperands read_operands(const Task& t, const HwConfig& cfg, const SramLayout& l
 }
 
 TEST(SramImage, PackPlacesOperandsWhereTheLayoutSays) {
-  for (const HwConfig& cfg : shapes()) {
+  for (const HwConfig& cfg : mac_shape_configs()) {
     for (const Task& base : {conv_task(27, 5, 5, 3, 3, 6), conv_task(17, 3, 2, 5, 3, 3), mm_task(24, 3, 21),
                              mm_task(5, 6, 17)}) {
       Task t = base;
@@ -251,7 +244,7 @@ TEST(SramImage, PackPlacesOperandsWhereTheLayoutSays) {
 }
 
 TEST(SramImage, UnpackReadsResultsBackInLogicalOrder) {
-  for (const HwConfig& cfg : shapes()) {
+  for (const HwConfig& cfg : mac_shape_configs()) {
     for (const Task& t : {conv_task(27, 5, 5, 3, 3, 6), mm_task(24, 3, 21), conv_task(9, 9, 1, 9, 9, 1)}) {
       const SramLayout l = sram_layout(t, cfg);
       std::vector<std::uint8_t> img(l.total_bytes(), 0xee);

@@ -3,49 +3,22 @@
 // removed, and the random-suite generator gives the same text for the same seed.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
-
-#ifndef S2_SOURCE_DIR
-#error "S2_SOURCE_DIR must name the source tree (tests/CMakeLists.txt defines it)"
-#endif
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A fresh directory per test case, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / ("s2_determinism_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using namespace s2::test;
 
 constexpr std::uint64_t kSeed = 99;
 constexpr int kCount = 12;
@@ -116,7 +89,7 @@ TEST(Determinism, RandomSuiteRunTwiceGivesTheSameReport) {
 TEST(Determinism, SmokeTasksRunTwiceGiveTheSameReport) {
   // through run_tasks and report_json directly, with new backends each time
   const HwConfig cfg;
-  const std::vector<Task> tasks = read_task_vectors(std::string(S2_SOURCE_DIR) + "/vectors/smoke.csv", cfg);
+  const std::vector<Task> tasks = read_task_vectors(smoke_csv(), cfg);
   auto run = [&] {
     nlohmann::ordered_json j = report_json(run_tasks(tasks, cfg));
     j["summary"].erase("rtl_wall_s");

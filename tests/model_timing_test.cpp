@@ -12,143 +12,62 @@
 #include "model/golden.h"
 #include "model/task_timing.h"
 #include "model/tile_schedule.h"
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
-// The tasks of tests/rtl_mla_tile_test.cpp.
-Task mm_tile() {
-  Task t;
-  t.id = "mm_tile";
-  t.op = Op::Mm;
-  t.mm = MmShape{4, 4, 16, 4};
-  t.pe = 0;
-  t.seed = 21;
-  return t;
-}
-Task conv_tile() {
-  Task t;
-  t.id = "conv_tile";
-  t.op = Op::Conv;
-  t.conv = ConvShape{16, 1, 4, 1, 1, 4, 1};
-  t.pe = 0;
-  t.seed = 22;
-  return t;
-}
-// A long single-PE convolution: 1 filter group x 50 output rows x 2 column tiles of 3x3x16 steps, several
-// times the model's resolve window (5000 clocks), and within the 96 KB budget.
-Task long_conv(int pe = 1) {
-  Task t;
-  t.id = "long_conv";
-  t.op = Op::Conv;
-  t.conv = ConvShape{34, 52, 16, 3, 3, 4, 1};
-  t.pe = pe;
-  t.seed = 31;
-  return t;
-}
-// Several tiles, refills (Wf = 5), fewer rows than one resolve window.
-Task multi_tile_conv() {
-  Task t;
-  t.id = "multi_tile_conv";
-  t.op = Op::Conv;
-  t.conv = ConvShape{27, 6, 3, 5, 3, 6, 1};
-  t.pe = 3;
-  t.seed = 5;
-  return t;
-}
-Task multi_tile_mm() {
-  Task t;
-  t.id = "multi_tile_mm";
-  t.op = Op::Mm;
-  t.mm = MmShape{21, 7, 37, 21};
-  t.pe = 2;
-  t.seed = 6;
-  return t;
-}
+using namespace s2::test;
 
-HwConfig config(const std::string& shape, bool sram2clk) {
-  HwConfig cfg;
-  set_mac_shape(cfg, shape);
-  cfg.flaws.sram2clk = sram2clk;
-  return cfg;
-}
+// The tasks of tests/rtl_mla_tile_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm: test_support.h),
+// and a long single-PE convolution: 1 filter group x 50 output rows x 2 column tiles of 3x3x16 steps, several
+// times the model's resolve window (5000 clocks), and within the 96 KB budget.
+Task long_conv(int pe = 1) { return make_conv_task("long_conv", ConvShape{34, 52, 16, 3, 3, 4, 1}, pe, 31); }
 
 TaskTrace run_model(const Task& t, const HwConfig& cfg) {
-  RunOptions opt;
-  opt.watchdog_cycles = 10000000;
-  return make_model_backend(cfg)->run(t, opt);
+  return run_with_watchdog(*make_model_backend(cfg), t, 10000000);
 }
 
-void expect_golden(const Task& t, const HwConfig& cfg, const TaskTrace& tr) {
-  ASSERT_TRUE(tr.completed) << t.id << " on " << cfg.mac_shape();
-  std::vector<PeOperands> ops;
-  for (int p = 0; p < kPesPerQpe; ++p) ops.push_back(make_operands(t, p));
-  ASSERT_EQ(tr.pes.size(), t.pes().size());
-  for (const PeTrace& pt : tr.pes) {
-    EXPECT_TRUE(pt.done) << "PE " << pt.pe;
-    EXPECT_EQ(pt.results, golden_results(t, pt.pe, ops, cfg)) << t.id << " PE " << pt.pe << " on " << cfg.mac_shape();
-  }
-}
-
-struct Expected {
-  std::uint64_t cycles, compute, output, a_wait, b_wait, tiles, steps;
-};
-
-void expect_timing(const TaskTrace& tr, const Expected& e) {
-  ASSERT_EQ(tr.pes.size(), 1u);
+// The model also knows its phases, and spends one SETUP clock per tile.
+void expect_timing(const TaskTrace& tr, const ExpectedTiming& e) {
+  expect_lone_pe_timing(tr, e);
+  if (tr.pes.size() != 1) return;  // already a failure
   const PeTrace& p = tr.pes[0];
-  EXPECT_EQ(tr.cycles, e.cycles);
-  EXPECT_EQ(p.cycles(), e.cycles);
   EXPECT_TRUE(p.phases_known);
-  EXPECT_EQ(p.phases.compute, e.compute);
-  EXPECT_EQ(p.phases.output, e.output);
-  EXPECT_EQ(p.phases.a_wait, e.a_wait);
-  EXPECT_EQ(p.phases.b_wait, e.b_wait);
   EXPECT_EQ(p.phases.setup, e.tiles);  // one SETUP clock per tile
-  EXPECT_EQ(p.tiles, e.tiles);
-  EXPECT_EQ(p.steps, e.steps);
+}
+
+// A task through the model: golden results and the hand-derived clocks.
+void expect_tile(const Task& t, const HwConfig& cfg, const ExpectedTiming& e) {
+  const TaskTrace tr = run_model(t, cfg);
+  expect_golden(t, cfg, tr);
+  expect_timing(tr, e);
 }
 
 // ---------------------------------------------------------------- (a) the hand-derived clock counts
 
 TEST(ModelTiming, MmOneTileIs24Clocks) {
-  const HwConfig cfg = config("16x4", false);
-  const TaskTrace tr = run_model(mm_tile(), cfg);
-  expect_golden(mm_tile(), cfg, tr);
-  expect_timing(tr, {24, 6, 17, 1, 1, 1, 4});
+  expect_tile(mm_tile(), config("16x4", false), {24, 6, 17, 1, 1, 1, 4});
 }
 
 TEST(ModelTiming, MmOneTileWithSram2clkIs45Clocks) {
-  const HwConfig cfg = config("16x4", true);
-  const TaskTrace tr = run_model(mm_tile(), cfg);
-  expect_golden(mm_tile(), cfg, tr);
-  expect_timing(tr, {45, 11, 33, 2, 5, 1, 4});
+  expect_tile(mm_tile(), config("16x4", true), {45, 11, 33, 2, 5, 1, 4});
 }
 
 TEST(ModelTiming, ConvOneTileIs29Clocks) {
-  const HwConfig cfg = config("16x4", false);
-  const TaskTrace tr = run_model(conv_tile(), cfg);
-  expect_golden(conv_tile(), cfg, tr);
-  expect_timing(tr, {29, 11, 17, 7, 0, 1, 4});
+  expect_tile(conv_tile(), config("16x4", false), {29, 11, 17, 7, 0, 1, 4});
 }
 
 TEST(ModelTiming, ConvOneTileWithSram2clkIs49Clocks) {
-  const HwConfig cfg = config("16x4", true);
-  const TaskTrace tr = run_model(conv_tile(), cfg);
-  expect_golden(conv_tile(), cfg, tr);
-  expect_timing(tr, {49, 15, 33, 8, 3, 1, 4});
+  expect_tile(conv_tile(), config("16x4", true), {49, 15, 33, 8, 3, 1, 4});
 }
 
 TEST(ModelTiming, OtherMacShapesTakeTwoTiles) {
   for (const char* shape : {"16x2", "8x4"}) {
     SCOPED_TRACE(shape);
     const HwConfig cfg = config(shape, false);
-    const TaskTrace mm = run_model(mm_tile(), cfg);
-    expect_golden(mm_tile(), cfg, mm);
-    expect_timing(mm, {32, 12, 18, 2, 2, 2, 8});
-    const TaskTrace conv = run_model(conv_tile(), cfg);
-    expect_golden(conv_tile(), cfg, conv);
-    expect_timing(conv, {42, 22, 18, 14, 0, 2, 8});
+    expect_tile(mm_tile(), cfg, {32, 12, 18, 2, 2, 2, 8});
+    expect_tile(conv_tile(), cfg, {42, 22, 18, 14, 0, 2, 8});
   }
 }
 
@@ -373,8 +292,8 @@ TEST(ModelTiming, PhasesAddUpToTheCyclesOfASinglePeTask) {
       const HwConfig cfg = config(shape, sram2clk);
       expect_phases_add_up(mm_tile(), cfg);
       expect_phases_add_up(conv_tile(), cfg);
-      expect_phases_add_up(multi_tile_conv(), cfg);
-      expect_phases_add_up(multi_tile_mm(), cfg);
+      expect_phases_add_up(multi_tile_conv(3), cfg);
+      expect_phases_add_up(multi_tile_mm(2), cfg);
     }
   }
 }

@@ -3,43 +3,20 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
 #include <stdexcept>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "harness/task_vectors.h"
 #include "model/golden.h"
 #include "model/sram_layout.h"
-
-#ifndef S2_SOURCE_DIR
-#error "S2_SOURCE_DIR must name the source tree (tests/CMakeLists.txt defines it)"
-#endif
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot open " << path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string source_path(const std::string& rel) { return std::string(S2_SOURCE_DIR) + "/" + rel; }
-
-std::vector<HwConfig> shapes() {
-  std::vector<HwConfig> v;
-  for (const char* s : {"16x4", "16x2", "8x4"}) {
-    HwConfig c;
-    set_mac_shape(c, s);
-    v.push_back(c);
-  }
-  return v;
-}
+using namespace s2::test;
 
 // ---------------------------------------------------------------- the generator
 
@@ -76,7 +53,7 @@ TEST(RandomSuite, CountIsHonouredAndIdsAreUnique) {
 }
 
 TEST(RandomSuite, EveryTaskFitsTheBudgetOnEveryShape) {
-  for (HwConfig cfg : shapes()) {
+  for (HwConfig cfg : mac_shape_configs()) {
     for (std::uint64_t seed : {1ull, 2026ull, 0xdeadbeefull}) {
       for (const Task& t : random_suite_tasks(seed, 240, cfg)) {
         const std::uint64_t bytes = static_cast<std::uint64_t>(sram_layout(t, cfg).total_bytes());

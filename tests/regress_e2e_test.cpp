@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -15,68 +13,16 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "harness/backend.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
-
-#ifndef S2_SOURCE_DIR
-#error "S2_SOURCE_DIR must name the source tree (tests/CMakeLists.txt defines it)"
-#endif
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string source_path(const std::string& rel) { return std::string(S2_SOURCE_DIR) + "/" + rel; }
-std::string smoke_csv() { return source_path("vectors/smoke.csv"); }
-
-// A fresh directory per test case, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-    for (char& c : name)
-      if (c == '/') c = '_';
-    path_ = fs::temp_directory_path() / ("s2_regress_e2e_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << "cannot open " << path;
-  return nlohmann::json::parse(in);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-HwConfig config(const std::string& shape, bool sram2clk) {
-  HwConfig cfg;
-  set_mac_shape(cfg, shape);
-  cfg.flaws.sram2clk = sram2clk;
-  return cfg;
-}
+using namespace s2::test;
 
 // Every task of a run_tasks result passed, with both backends bit-exact and |delta| <= 0.02.
 void expect_all_pass(const RunResult& r, std::size_t tasks) {
@@ -155,9 +101,8 @@ void regress_smoke(const std::string& shape, bool sram2clk) {
       << out.str();
   EXPECT_NE(out.str().find("config hash: " + config_hash(cfg)), std::string::npos);
   // progress lines on err, one per task
-  EXPECT_NE(err.str().find("[" + std::to_string(tasks.size()) + "/" + std::to_string(tasks.size()) + "] "),
-            std::string::npos)
-      << err.str();
+  const std::string n = std::to_string(tasks.size());
+  EXPECT_NE(err.str().find("[" + n + "/" + n + "] "), std::string::npos) << err.str();
   // the CSV: a header and one row per task, all pass
   const std::string csv = read_text(req.csv_out);
   std::size_t lines = 0, passes = 0;
@@ -329,12 +274,7 @@ TEST(RegressE2e, HangFromTheRunnersBudgetThenTheNextTaskPasses) {
   // second (one MLA tile on PE 0, 24 clocks) fits
   const HwConfig cfg = config("16x4", false);
   const std::vector<Task> smoke = read_task_vectors(smoke_csv(), cfg);
-  Task tile;
-  tile.id = "mm_tile";
-  tile.op = Op::Mm;
-  tile.mm = MmShape{4, 4, 16, 4};
-  tile.pe = 0;
-  tile.seed = 21;
+  const Task tile = mm_tile();
   RunnerOptions opt;
   opt.budget.min_cycles = 200;
   opt.budget.model_factor = 0.0;

@@ -40,101 +40,51 @@
 
 #include "harness/backend.h"
 #include "model/golden.h"
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
-Task mm_tile() {
-  Task t;
-  t.id = "mm_tile";
-  t.op = Op::Mm;
-  t.mm = MmShape{4, 4, 16, 4};
-  t.pe = 0;
-  t.seed = 21;
-  return t;
-}
-Task conv_tile() {
-  Task t;
-  t.id = "conv_tile";
-  t.op = Op::Conv;
-  t.conv = ConvShape{16, 1, 4, 1, 1, 4, 1};
-  t.pe = 0;
-  t.seed = 22;
-  return t;
-}
+using namespace s2::test;
 
-HwConfig config(const std::string& shape, bool sram2clk) {
-  HwConfig cfg;
-  set_mac_shape(cfg, shape);
-  cfg.flaws.sram2clk = sram2clk;
-  return cfg;
-}
+// The tasks (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm) and expect_golden: tests/test_support.h.
 
 TaskTrace run_rtl(const Task& t, const HwConfig& cfg) {
-  RunOptions opt;
-  opt.watchdog_cycles = 100000;
-  return make_rtl_backend(cfg)->run(t, opt);
+  return run_with_watchdog(*make_rtl_backend(cfg), t, 100000);
 }
 
-// Every PE of the trace completed and left exactly the golden results.
-void expect_golden(const Task& t, const HwConfig& cfg, const TaskTrace& tr) {
-  ASSERT_TRUE(tr.completed) << t.id << " on " << cfg.mac_shape();
-  std::vector<PeOperands> ops;
-  for (int p = 0; p < kPesPerQpe; ++p) ops.push_back(make_operands(t, p));
-  ASSERT_EQ(tr.pes.size(), t.pes().size());
-  for (const PeTrace& pt : tr.pes) {
-    EXPECT_TRUE(pt.done) << "PE " << pt.pe;
-    EXPECT_EQ(pt.results, golden_results(t, pt.pe, ops, cfg)) << t.id << " PE " << pt.pe << " on " << cfg.mac_shape();
-  }
-}
-
-struct Expected {
-  std::uint64_t cycles, compute, output, a_wait, b_wait, tiles, steps;
-};
-
-void expect_timing(const TaskTrace& tr, const Expected& e) {
-  ASSERT_EQ(tr.pes.size(), 1u);
+// The RTL's phase counters add up to the task's clocks.
+void expect_timing(const TaskTrace& tr, const ExpectedTiming& e) {
+  expect_lone_pe_timing(tr, e);
+  if (tr.pes.size() != 1) return;  // already a failure
   const PeTrace& p = tr.pes[0];
-  EXPECT_EQ(tr.cycles, e.cycles);
-  EXPECT_EQ(p.cycles(), e.cycles);
-  EXPECT_EQ(p.phases.compute, e.compute);
-  EXPECT_EQ(p.phases.output, e.output);
-  EXPECT_EQ(p.phases.a_wait, e.a_wait);
-  EXPECT_EQ(p.phases.b_wait, e.b_wait);
-  EXPECT_EQ(p.tiles, e.tiles);
-  EXPECT_EQ(p.steps, e.steps);
   // the phases account for every clock of a lone PE
   EXPECT_EQ(p.tiles + p.phases.compute + p.phases.output, tr.cycles);
+}
+
+// A task through the RTL: golden results and the hand-derived clocks.
+void expect_tile(const Task& t, const HwConfig& cfg, const ExpectedTiming& e) {
+  const TaskTrace tr = run_rtl(t, cfg);
+  expect_golden(t, cfg, tr);
+  expect_timing(tr, e);
 }
 
 // ---------------------------------------------------------------- one tile on the 16x4 build
 
 TEST(RtlMlaTile, MmOneTileGoldenAndCycles) {
-  const HwConfig cfg = config("16x4", false);
-  const TaskTrace tr = run_rtl(mm_tile(), cfg);
-  expect_golden(mm_tile(), cfg, tr);
-  expect_timing(tr, {24, 6, 17, 1, 1, 1, 4});
+  expect_tile(mm_tile(), config("16x4", false), {24, 6, 17, 1, 1, 1, 4});
 }
 
 TEST(RtlMlaTile, MmOneTileWithSram2clk) {
-  const HwConfig cfg = config("16x4", true);
-  const TaskTrace tr = run_rtl(mm_tile(), cfg);
-  expect_golden(mm_tile(), cfg, tr);
-  expect_timing(tr, {45, 11, 33, 2, 5, 1, 4});
+  expect_tile(mm_tile(), config("16x4", true), {45, 11, 33, 2, 5, 1, 4});
 }
 
 TEST(RtlMlaTile, ConvOneTileGoldenAndCycles) {
-  const HwConfig cfg = config("16x4", false);
-  const TaskTrace tr = run_rtl(conv_tile(), cfg);
-  expect_golden(conv_tile(), cfg, tr);
-  expect_timing(tr, {29, 11, 17, 7, 0, 1, 4});
+  expect_tile(conv_tile(), config("16x4", false), {29, 11, 17, 7, 0, 1, 4});
 }
 
 TEST(RtlMlaTile, ConvOneTileWithSram2clk) {
-  const HwConfig cfg = config("16x4", true);
-  const TaskTrace tr = run_rtl(conv_tile(), cfg);
-  expect_golden(conv_tile(), cfg, tr);
-  expect_timing(tr, {49, 15, 33, 8, 3, 1, 4});
+  expect_tile(conv_tile(), config("16x4", true), {49, 15, 33, 8, 3, 1, 4});
 }
 
 TEST(RtlMlaTile, ExtremeDataWrapsInTheRtlAsInTheGolden) {
@@ -170,16 +120,8 @@ TEST(RtlMlaTile, OtherMacShapesAreBitExact) {
 
 TEST(RtlMlaTile, MultiTileTasksBitExactOnEveryShapeAndSource) {
   // several tiles, odd sizes, refills (Wf = 5), padded filter groups / rows of A, all 4 PEs, every source
-  Task conv;
-  conv.id = "conv_multi";
-  conv.op = Op::Conv;
-  conv.conv = ConvShape{27, 6, 3, 5, 3, 6, 1};
-  conv.seed = 5;
-  Task mm;
-  mm.id = "mm_multi";
-  mm.op = Op::Mm;
-  mm.mm = MmShape{21, 7, 37, 21};
-  mm.seed = 6;
+  Task conv = multi_tile_conv(-1);
+  Task mm = multi_tile_mm(-1);
   for (const char* shape : {"16x4", "16x2", "8x4"}) {
     for (int shift : {-1, 0, 1, 2, 3}) {
       SCOPED_TRACE(std::string(shape) + " a_src " + std::to_string(shift));
@@ -197,19 +139,10 @@ TEST(RtlMlaTile, ResetAfterAnAbortedTaskLeavesNoStaleOperandA) {
   // (a hang, or a flaw-limit search) must not disturb the next one.
   const HwConfig cfg = config("16x4", false);
   auto rtl = make_rtl_backend(cfg);
-  Task big;
-  big.id = "aborted";
-  big.op = Op::Mm;
-  big.mm = MmShape{64, 4, 64, 64};
-  big.pe = 0;
-  big.seed = 3;
+  const Task big = make_mm_task("aborted", MmShape{64, 4, 64, 64}, 0, 3);
   for (std::uint64_t stop : {3u, 5u, 7u, 14u, 25u}) {
-    RunOptions abort_early;
-    abort_early.watchdog_cycles = stop;
-    ASSERT_FALSE(rtl->run(big, abort_early).completed);
-    RunOptions opt;
-    opt.watchdog_cycles = 100000;
-    expect_golden(mm_tile(), cfg, rtl->run(mm_tile(), opt));
+    ASSERT_FALSE(run_with_watchdog(*rtl, big, stop).completed);
+    expect_golden(mm_tile(), cfg, run_with_watchdog(*rtl, mm_tile(), 100000));
   }
 }
 

@@ -4,51 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
+#include "tests/test_support.h"
 
 namespace s2 {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test case, removed with everything in it at the end.
-class TempDir {
- public:
-  TempDir() {
-    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("s2_vector_errors_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  // Writes `text` to a file of that name in the directory; returns its path.
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream f(p, std::ios::binary);
-    f << text;
-    EXPECT_TRUE(f.good()) << "cannot write " << p;
-    return p.string();
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using namespace s2::test;
 
 // Reads `path` expecting a VectorError; returns it (a default one with a failure if none was thrown).
 VectorError read_error(const std::string& path, const HwConfig& cfg = HwConfig{}) {
