@@ -88,12 +88,13 @@ TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedul
       const std::uint64_t resolved_end = o.row_end[k - 1];
       for (std::uint64_t r = k; r < total_rows; ++r)
         o.row_end.push_back(resolved_end + static_cast<std::uint64_t>(per_row * double(r + 1 - k) + 0.5));
-      // the extrapolated clocks go to the phases in the proportions of the resolved rows, so that setup +
-      // compute + output stays the PE's clock count
+      // the extrapolated clocks go to the phases: one SETUP clock per tile, output in the proportion of the
+      // resolved rows, the rest CONV/MM, so that setup + compute + output stays the PE's clock count
       const std::uint64_t extra = o.row_end.back() - resolved_end;
       const double resolved = double(o.phases.setup + o.phases.compute + o.phases.output);
       const double f = resolved > 0 ? double(extra) / resolved : 0.0;
-      const std::uint64_t setup = static_cast<std::uint64_t>(double(o.phases.setup) * f + 0.5);
+      const std::uint64_t setup = std::min<std::uint64_t>(
+          extra, (total_rows - k) * tiles.column_tiles * static_cast<std::uint64_t>(cfg.tile_setup_cycles));
       const std::uint64_t output = static_cast<std::uint64_t>(double(o.phases.output) * f + 0.5);
       const std::uint64_t compute = extra - std::min(extra, setup + output);
       const double fc = o.phases.compute ? double(compute) / double(o.phases.compute) : 0.0;

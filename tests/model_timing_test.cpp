@@ -298,6 +298,26 @@ TEST(ModelTiming, PhasesAddUpToTheCyclesOfASinglePeTask) {
   }
 }
 
+TEST(ModelTiming, PhasesAddUpOnEveryPeOfAnExtrapolatedFourPeTask) {
+  // four PEs contend, and most rows are extrapolated: every PE's phases must still account for its clocks
+  for (bool sram2clk : {false, true}) {
+    for (int shift : {-1, 1}) {
+      Task t = long_conv(-1);
+      t.a_src_shift = shift;
+      const HwConfig cfg = config("16x4", sram2clk);
+      SCOPED_TRACE(std::string(sram2clk ? "sram2clk" : "no flaw") + " a_src " + a_src_string(t));
+      const TaskTrace tr = run_model(t, cfg);
+      expect_golden(t, cfg, tr);
+      ASSERT_EQ(tr.pes.size(), 4u);
+      for (const PeTrace& p : tr.pes) {
+        EXPECT_EQ(p.phases.setup + p.phases.compute + p.phases.output, p.cycles()) << "PE " << p.pe;
+        EXPECT_EQ(p.phases.setup, p.tiles * static_cast<std::uint64_t>(cfg.tile_setup_cycles)) << "PE " << p.pe;
+        EXPECT_LE(p.phases.a_wait + p.phases.b_wait, p.phases.compute) << "PE " << p.pe;
+      }
+    }
+  }
+}
+
 TEST(ModelTiming, PhasesAddUpOnALongExtrapolatedTask) {
   // the rows after the resolve window are extrapolated; the phases must still account for every clock
   expect_phases_add_up(long_conv(), config("16x4", false));
