@@ -33,7 +33,7 @@ struct HwConfig {
   int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
   int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
-  long long model_resolve_window_cycles = 5000;
+  long long model_resolve_window_cycles = 20000;
   FlawSwitches flaws;
 
   int sram_cycles_per_access() const { return flaws.sram2clk ? 2 * sram_access_cycles : sram_access_cycles; }

@@ -333,6 +333,109 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     return now + n * dt;
   };
 
+  // The same across tiles: each time the first active PE starts a tile, the whole state relative to the
+  // clock and to that PE's tile is recorded; when it recurs (after a whole number of periods of the run's
+  // tile pattern), the tiles in between repeat exactly and whole periods are skipped, their tile ends
+  // written out from the recorded period.
+  std::size_t pattern = s.tiles.size();  // the run's tiles repeat with this period
+  for (std::size_t p = 1; p < s.tiles.size(); ++p) {
+    bool same = true;
+    for (std::size_t i = p; i < s.tiles.size() && same; ++i) same = !(s.tiles[i] < s.tiles[i - p]) && !(s.tiles[i - p] < s.tiles[i]);
+    if (same) {
+      pattern = p;
+      break;
+    }
+  }
+  struct TileMark {
+    std::uint64_t t;
+    std::array<std::size_t, kPesPerQpe> tile{}, ends{};
+    std::array<PeTileTiming, kPesPerQpe> timing{};
+  };
+  std::unordered_map<std::uint64_t, std::pair<std::vector<std::int64_t>, TileMark>> tile_marks;
+  std::size_t lead_tile = ~std::size_t(0);
+  auto tile_fast_forward = [&](std::uint64_t now) {
+    for (const PeState& q : pe)
+      if (q.active && (q.finished || q.stage == Stage::Waiting)) return now;
+    key.clear();
+    key.push_back(router.rr);
+    for (int i = 0; i < router.pipe.size(); ++i) {
+      const InFlight& f = router.pipe.v[(router.pipe.head + i) % 16];
+      key.insert(key.end(), {std::int64_t(f.deliver_edge) - std::int64_t(2 * now), f.pkt.src, f.pkt.dst, f.pkt.rsp});
+    }
+    key.push_back(-1);
+    for (const auto* qs : {&router.out, &ob}) {
+      for (const PacketQueue& pq : *qs) {
+        key.push_back(pq.size());
+        for (int i = 0; i < pq.size(); ++i) {
+          const Packet& k = pq.v[(pq.head + i) % kQueue];
+          key.insert(key.end(), {k.src, k.dst, k.rsp});
+        }
+      }
+    }
+    const PeState& ld = pe[lead];
+    for (const PeState& q : pe) {
+      key.insert(key.end(),
+                 {std::int64_t(q.stage), std::int64_t(q.tile) - std::int64_t(ld.tile), std::int64_t(q.tile % pattern),
+                  std::int64_t(q.kx), std::int64_t(q.row), std::int64_t(q.step), std::int64_t(q.fb_row),
+                  std::int64_t(q.fb_j), q.fb_done, q.b_inflight, q.b_stage, q.b_inflight ? rel(q.b_arrive, now) : 0,
+                  std::int64_t(q.a_issued), std::int64_t(q.a_outstanding), std::int64_t(q.a_count),
+                  q.local_a_arrive != ~0ull && q.local_a_arrive >= now ? rel(q.local_a_arrive, now) + 1 : 0,
+                  rel(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? rel(q.slave_rsp, now) : 0,
+                  q.slave == Slave::Idle ? 0 : q.slave_pkt.src, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst,
+                  std::int64_t(q.out_k), q.out_wait});
+    }
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    auto it = tile_marks.find(h);
+    if (it == tile_marks.end() || it->second.first != key) {
+      if (tile_marks.size() >= 1024) tile_marks.clear();
+      TileMark m{now, {}, {}, {}};
+      for (const PeState& q : pe) {
+        m.tile[q.id] = q.tile;
+        m.ends[q.id] = q.timing.tile_end.size();
+        m.timing[q.id] = q.timing;
+      }
+      tile_marks[h] = {key, m};
+      return now;
+    }
+    const TileMark& m = it->second.second;
+    const std::uint64_t dt = now - m.t;
+    const std::size_t dtiles = ld.tile - m.tile[lead];
+    if (dt == 0 || dtiles == 0 || ld.tile < m.tile[lead]) return now;
+    std::size_t n = ~std::size_t(0);
+    for (const PeState& q : pe) {
+      if (!q.active) continue;
+      const std::size_t left = s.tiles.size() - 1 - q.tile;  // tiles after the current one
+      const std::size_t keep = dtiles + 1;                     // the end stays with the clock-level schedule
+      n = std::min(n, left > keep ? (left - keep) / dtiles : 0);
+    }
+    if (n == 0 || n == ~std::size_t(0)) return now;
+    for (PeState& q : pe) {
+      if (q.active) {
+        const std::size_t from = m.ends[q.id], to = q.timing.tile_end.size();
+        for (std::size_t j = 1; j <= n; ++j)
+          for (std::size_t e = from; e < to; ++e) q.timing.tile_end.push_back(q.timing.tile_end[e] + j * dt);
+        const PeTileTiming& a = m.timing[q.id];
+        q.timing.setup += n * (q.timing.setup - a.setup);
+        q.timing.compute += n * (q.timing.compute - a.compute);
+        q.timing.output += n * (q.timing.output - a.output);
+        q.timing.a_wait += n * (q.timing.a_wait - a.a_wait);
+        q.timing.b_wait += n * (q.timing.b_wait - a.b_wait);
+        q.tile += n * dtiles;
+      }
+      const std::uint64_t shift = n * dt;
+      q.b_arrive += shift;
+      if (q.local_a_arrive != ~0ull) q.local_a_arrive += shift;
+      q.port_free += shift;
+      q.slave_rsp += shift;
+    }
+    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * n * dt;
+    tile_marks.clear();
+    marks.clear();
+    skipped_ += n * dt;
+    return now + n * dt;
+  };
+
   while (remaining > 0) {
     if (t > give_up) throw std::logic_error("tile schedule did not converge (model bug)");
     // mid-cycle NoC edge
@@ -518,6 +621,11 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     // a PE whose tile starts at clock t+... enters SETUP in the clock it starts
     for (PeState& q : pe) {
       if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
+    }
+    if (lead >= 0 && pe[lead].stage == Stage::Setup && pe[lead].tile != lead_tile) {
+      lead_tile = pe[lead].tile;
+      t = tile_fast_forward(t);
+      lead_tile = pe[lead].tile;
     }
     // looked at every kMarkRows rows of the first PE (a period of P rows shows after at most lcm(P, 8));
     // stages too short to gain from it are not looked at
