@@ -246,15 +246,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
                                         q.timing.b_wait};
   };
   auto rel = [&](std::uint64_t v, std::uint64_t now) { return v > now ? std::int64_t(v - now) : 0; };
-  auto fast_forward = [&](std::uint64_t now) {
-    for (const PeState& q : pe) {
-      if (q.active && (q.stage != Stage::Compute || q.finished || q.tile != pe[lead].tile)) {
-        marks.clear();
-        gave_up = false;
-        return now;
-      }
-    }
-    if (gave_up) return now;
+  // The state of the router and of every packet queue, relative to clock `now`, into `key` (cleared).
+  auto network_key = [&](std::uint64_t now) {
     key.clear();
     key.push_back(router.rr);
     for (int i = 0; i < router.pipe.size(); ++i) {
@@ -271,6 +264,32 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         }
       }
     }
+  };
+  auto key_hash = [&] {
+    std::uint64_t h = 1469598103934665603ull;
+    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    return h;
+  };
+  // Moves every pending event `shift` clocks later (after skipping whole periods).
+  auto shift_times = [&](std::uint64_t shift) {
+    for (PeState& q : pe) {
+      q.b_arrive += shift;
+      if (q.local_a_arrive != ~0ull) q.local_a_arrive += shift;
+      q.port_free += shift;
+      q.slave_rsp += shift;
+    }
+    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * shift;
+  };
+  auto fast_forward = [&](std::uint64_t now) {
+    for (const PeState& q : pe) {
+      if (q.active && (q.stage != Stage::Compute || q.finished || q.tile != pe[lead].tile)) {
+        marks.clear();
+        gave_up = false;
+        return now;
+      }
+    }
+    if (gave_up) return now;
+    network_key(now);
     const PeState& ld = pe[lead];
     for (const PeState& q : pe) {
       key.insert(key.end(),
@@ -284,8 +303,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
                   q.slave == Slave::Idle ? 0 : q.slave_pkt.src, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst,
                   std::int64_t(q.step % steps_per_word)});
     }
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    const std::uint64_t h = key_hash();
     auto it = marks.find(h);
     if (it == marks.end() || it->second.first != key) {
       if (marks.size() >= kMaxMarks) {
@@ -321,13 +339,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         q.timing.a_wait += n * (c[5] - m.c[q.id][5]);
         q.timing.b_wait += n * (c[6] - m.c[q.id][6]);
       }
-      const std::uint64_t shift = n * dt;
-      q.b_arrive += shift;
-      if (q.local_a_arrive != ~0ull) q.local_a_arrive += shift;
-      q.port_free += shift;
-      q.slave_rsp += shift;
     }
-    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * n * dt;
+    shift_times(n * dt);
     marks.clear();
     skipped_ += n * dt;
     return now + n * dt;
@@ -356,22 +369,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   auto tile_fast_forward = [&](std::uint64_t now) {
     for (const PeState& q : pe)
       if (q.active && (q.finished || q.stage == Stage::Waiting)) return now;
-    key.clear();
-    key.push_back(router.rr);
-    for (int i = 0; i < router.pipe.size(); ++i) {
-      const InFlight& f = router.pipe.v[(router.pipe.head + i) % 16];
-      key.insert(key.end(), {std::int64_t(f.deliver_edge) - std::int64_t(2 * now), f.pkt.src, f.pkt.dst, f.pkt.rsp});
-    }
-    key.push_back(-1);
-    for (const auto* qs : {&router.out, &ob}) {
-      for (const PacketQueue& pq : *qs) {
-        key.push_back(pq.size());
-        for (int i = 0; i < pq.size(); ++i) {
-          const Packet& k = pq.v[(pq.head + i) % kQueue];
-          key.insert(key.end(), {k.src, k.dst, k.rsp});
-        }
-      }
-    }
+    network_key(now);
     const PeState& ld = pe[lead];
     for (const PeState& q : pe) {
       key.insert(key.end(),
@@ -384,8 +382,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
                   q.slave == Slave::Idle ? 0 : q.slave_pkt.src, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst,
                   std::int64_t(q.out_k), q.out_wait});
     }
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+    const std::uint64_t h = key_hash();
     auto it = tile_marks.find(h);
     if (it == tile_marks.end() || it->second.first != key) {
       if (tile_marks.size() >= 1024) tile_marks.clear();
@@ -423,13 +420,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         q.timing.b_wait += n * (q.timing.b_wait - a.b_wait);
         q.tile += n * dtiles;
       }
-      const std::uint64_t shift = n * dt;
-      q.b_arrive += shift;
-      if (q.local_a_arrive != ~0ull) q.local_a_arrive += shift;
-      q.port_free += shift;
-      q.slave_rsp += shift;
     }
-    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * n * dt;
+    shift_times(n * dt);
     tile_marks.clear();
     marks.clear();
     skipped_ += n * dt;
