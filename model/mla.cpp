@@ -84,13 +84,12 @@ class ComputeWorker {
   std::thread thread_;
 };
 
-}  // namespace
-
-ComputeWorker& compute_worker();
 ComputeWorker& compute_worker() {
   static ComputeWorker worker;
   return worker;
 }
+
+}  // namespace
 
 Mla::Mla(sc_core::sc_module_name name, int pe, Sram& own, MlaScheduler& scheduler)
     : sc_module(name), noc("noc"), pe_(pe), sram_(own), scheduler_(scheduler) {
@@ -182,7 +181,7 @@ void Mla::compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, con
                       std::vector<ResultWrite>& writes) {
   const HwConfig& cfg = scheduler_.config();
   const int rows = cfg.mac_rows;
-  const SramLayout l = sram_layout(t, cfg);
+  const SramLayout& l = layout_;
   writes.clear();
   auto store = [&](std::uint64_t byte, std::uint32_t sum) {
     writes.push_back({static_cast<std::uint32_t>(byte),
@@ -261,6 +260,7 @@ void Mla::run() {
     // The datapath's results do not depend on the timing: they are computed on the compute worker while
     // this thread works out (or looks up) the QPE's schedule, then written row by row at their times.
     row_writes_.resize(tiles.rows_total());
+    layout_ = sram_layout(t, scheduler_.config());
     std::future<void> results = compute_worker().submit([this, &t, a, b] {
       for (std::uint64_t r = 0; r < row_writes_.size(); ++r) compute_row(t, r, a, b, row_writes_[r]);
     });

@@ -12,6 +12,7 @@
 #include "hw_config.h"
 #include "qpe_address_map.h"
 #include "sram.h"
+#include "sram_layout.h"
 #include "systemc.h"
 #include "task.h"
 #include "task_timing.h"
@@ -70,6 +71,7 @@ class Mla : public sc_core::sc_module {
   bool started_ = false, done_ = false;
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
   PhaseCycles phases_;
+  SramLayout layout_;  // of the task being run
   std::vector<std::vector<ResultWrite>> row_writes_;  // per output row, computed ahead of its time
   std::vector<std::uint32_t> acc_;  // ROWS x width accumulators of one output row
   std::vector<std::int16_t> pairs_;     // two operand-B rows interleaved as int16 pairs
