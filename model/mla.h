@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hw_config.h"
+#include "mla_datapath.h"
 #include "qpe_address_map.h"
 #include "sram.h"
 #include "sram_layout.h"
@@ -55,14 +56,6 @@ class Mla : public sc_core::sc_module {
  private:
   void run();
   const std::uint8_t* sram_of(int pe);
-  struct ResultWrite {
-    std::uint32_t byte;   // SRAM byte address
-    std::uint32_t value;  // 29-bit result, sign-extended
-  };
-  // results of output row `r` (conv: filter group r / Ho, output row r % Ho; mm: row group r)
-  void compute_row(const Task& t, std::uint64_t r, const std::uint8_t* a, const std::uint8_t* b,
-                   std::vector<ResultWrite>& writes);
-
   int pe_;
   Sram& sram_;
   MlaScheduler& scheduler_;
@@ -71,12 +64,8 @@ class Mla : public sc_core::sc_module {
   bool started_ = false, done_ = false;
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
   PhaseCycles phases_;
-  SramLayout layout_;  // of the task being run
+  MlaDatapath datapath_;                              // of the task being run
   std::vector<std::vector<ResultWrite>> row_writes_;  // per output row, computed ahead of its time
-  std::vector<std::uint32_t> acc_;  // ROWS x width accumulators of one output row
-  std::vector<std::int16_t> pairs_;     // two operand-B rows interleaved as int16 pairs
-  std::vector<std::uint32_t> weights_;  // weight pairs of one filter group
-  std::uint64_t weights_group_ = ~0ull;
 };
 
 }  // namespace s2
