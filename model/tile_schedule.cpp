@@ -292,6 +292,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     network_key(now);
     const PeState& ld = pe[lead];
     for (const PeState& q : pe) {
+      if (!q.active) continue;  // idle PEs' state is constant, but relative to the lead's it would drift
       key.insert(key.end(),
                  {std::int64_t(q.stage), std::int64_t(q.tile), q.finished, std::int64_t(q.kx),
                   std::int64_t(q.row) - std::int64_t(ld.row), std::int64_t(q.fb_row) - std::int64_t(q.row),
@@ -372,6 +373,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     network_key(now);
     const PeState& ld = pe[lead];
     for (const PeState& q : pe) {
+      if (!q.active) continue;
       key.insert(key.end(),
                  {std::int64_t(q.stage), std::int64_t(q.tile) - std::int64_t(ld.tile), std::int64_t(q.tile % pattern),
                   std::int64_t(q.kx), std::int64_t(q.row), std::int64_t(q.step), std::int64_t(q.fb_row),
