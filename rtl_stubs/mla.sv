@@ -13,6 +13,7 @@ module mla
     input  logic         rst_n,
     input  logic         ce,
     input  logic         flaw_sram2clk,
+    input  logic         flaw_mm_wide_a,
     // task (from the task controller)
     input  logic         start,
     input  logic         op_mm,
@@ -47,6 +48,7 @@ module mla
     output logic         na_req_valid,
     output logic [2:0]   na_req_dst,
     output logic [16:0]  na_req_addr,
+    output logic [RTAG_INDEX_BITS+1:0] na_req_widx,  // low bits of the word's index in the tile
     input  logic         na_req_ready,
     input  logic         na_rsp_valid,
     input  logic [127:0] na_rsp_data,
@@ -61,6 +63,7 @@ module mla
   localparam int A_BYTES_PER_WORD = 16;
   localparam int STEPS_PER_A_WORD = A_BYTES_PER_WORD / ROWS;
   localparam int OUT_WORDS_MAX = COLS / 4;
+  localparam int MM_A_COUNT_BITS = 5;  // the prototype's MM-mode count of operand-A words received
 
   typedef enum logic [2:0] {S_IDLE, S_SETUP, S_COMPUTE, S_OUTPUT, S_OUT_WAIT} state_e;
   state_e state;
@@ -108,6 +111,7 @@ module mla
   logic [2:0]  a_outstanding;
   logic [127:0] a_fifo[A_DEPTH];
   logic [2:0]  a_count;
+  logic [MM_A_COUNT_BITS-1:0] a_rcvd_mm;  // operand-A words received over the NoC in this MM tile
   logic [$clog2(A_DEPTH)-1:0] a_rd, a_wr;
   // window and accumulators
   logic [7:0]  win[COLS];
@@ -145,7 +149,17 @@ module mla
   assign a_ok = (a_count != 0) || a_arrive;  // an arriving word is usable in the clock it arrives
   assign last_kx = (kx == wf - 16'd1);
   assign last_step = (step == steps_per_tile - 1);
-  assign fire = (state == S_COMPUTE) && a_ok && (!need_b || b_avail);
+  // In MM mode with operand A over the NoC, the last step waits until the tile's operand-A words have all
+  // arrived, so that no response of this tile can land in the next one. The correct hardware knows that
+  // they have (the last step needs the last word); with flaw_mm_wide_a the check is the prototype's, a
+  // compare of the MM_A_COUNT_BITS-bit received count with the tile's word count, which can never become
+  // true from 2^MM_A_COUNT_BITS words per tile on.
+  logic [MM_A_COUNT_BITS-1:0] a_rcvd_mm_now;
+  assign a_rcvd_mm_now = a_rcvd_mm + MM_A_COUNT_BITS'(a_arrive);
+  logic end_hold;
+  assign end_hold = flaw_mm_wide_a && mm && a_via_noc && last_step &&
+                    (32'(a_rcvd_mm_now) != a_words_per_tile);
+  assign fire = (state == S_COMPUTE) && a_ok && (!need_b || b_avail) && !end_hold;
 
   logic [31:0] row_after;               // row the engine is in after this clock
   assign row_after = (fire && last_kx) ? row + 1 : row;
@@ -197,6 +211,7 @@ module mla
   assign na_req_valid = (state == S_COMPUTE) && a_via_noc && a_room;
   assign na_req_addr = a_addr_next;
   assign na_req_dst = {1'b0, a_src_pe};
+  assign na_req_widx = a_issued[RTAG_INDEX_BITS+1:0];
   logic a_issue;
   assign a_issue = a_via_noc ? (na_req_valid && na_req_ready) : (sa_valid && sa_grant);
   assign a_arrive = a_via_noc ? na_rsp_valid : sa_rsp;
@@ -279,12 +294,13 @@ module mla
           step <= '0; row <= '0; kx <= '0;
           fb_row <= '0; fb_j <= '0; fb_d <= '0; fb_ky <= '0; fb_done <= 1'b0;
           a_issued <= '0;
+          a_rcvd_mm <= '0;
           state <= S_COMPUTE;
         end
         S_COMPUTE: begin
           st_compute_cycles <= st_compute_cycles + 1;
           if (!fire) begin
-            if (!a_ok) st_a_wait <= st_a_wait + 1;
+            if (!a_ok || end_hold) st_a_wait <= st_a_wait + 1;
             else st_b_wait <= st_b_wait + 1;
           end
           // operand-B fetch unit
@@ -308,6 +324,7 @@ module mla
           if (a_issue) a_issued <= a_issued + 1;
           a_outstanding <= a_outstanding + (a_issue ? 3'd1 : 3'd0) - (a_arrive ? 3'd1 : 3'd0);
           if (a_arrive) begin
+            a_rcvd_mm <= a_rcvd_mm_now;
             a_fifo[a_wr] <= a_arrive_data;
             a_wr <= (32'(a_wr) == A_DEPTH - 1) ? '0 : a_wr + 1'b1;
           end

@@ -13,6 +13,7 @@ module noc_if
     input  logic         clk,
     input  logic         rst_n,
     input  logic         ce,
+    input  logic         flaw_neighbor_conv,
     // towards the router, [CLS_REQ] and [CLS_RSP]
     output logic         out_valid[NUM_CLASSES],
     output noc_pkt_t     out_pkt  [NUM_CLASSES],
@@ -29,6 +30,7 @@ module noc_if
     input  logic         na_req_valid,
     input  logic [2:0]   na_req_dst,
     input  logic [16:0]  na_req_addr,
+    input  logic [RTAG_INDEX_BITS+1:0] na_req_widx,  // the word's index in the MLA's tile (low bits)
     output logic         na_req_ready,
     output logic         na_rsp_valid,
     output logic [127:0] na_rsp_data,
@@ -78,10 +80,14 @@ module noc_if
   assign s_addr = rq.addr;
   assign s_wdata = rq.data;
 
+  // A read from this PE's own MLA is answered to this PE; a remote MLA's operand-A read is answered to
+  // the PE its return tag names (which is the requester, unless the tag was formed wrongly: neighbor_conv).
+  logic remote_a_read;
+  assign remote_a_read = sl_pkt.a_read && sl_pkt.src != {1'b0, PE_ID};
   noc_pkt_t rsp_pkt;
   always_comb begin
     rsp_pkt = sl_pkt;
-    rsp_pkt.dst = sl_pkt.src;
+    rsp_pkt.dst = remote_a_read ? {1'b0, sl_pkt.rtag[RTAG_INDEX_BITS +: 2]} : sl_pkt.src;
     rsp_pkt.src = {1'b0, PE_ID};
     rsp_pkt.kind = PKT_RD_RSP;
     rsp_pkt.data = sram_rdata;
@@ -91,11 +97,20 @@ module noc_if
   assign ob_push[CLS_RSP] = ce && !ob_full[CLS_RSP] && (rsp_now || sl_state == SL_SEND);
   assign ob_data[CLS_RSP] = rsp_now ? rsp_pkt : sl_pkt;
 
-  // the MLA's operand-A read requests
+  // the MLA's operand-A read requests. The return tag is {PE, word index} formed by one adder. The correct
+  // hardware gives it only the index bits the field holds; with flaw_neighbor_conv it is given the whole
+  // index, as in the prototype, so from word 2^RTAG_INDEX_BITS of a tile on the index carries into the PE bits.
+  localparam int RTAG_BITS = RTAG_INDEX_BITS + 2;
+  logic [RTAG_BITS-1:0] rtag_index;
+  assign rtag_index = flaw_neighbor_conv ? na_req_widx : {2'b00, na_req_widx[RTAG_INDEX_BITS-1:0]};
+  logic [RTAG_BITS-1:0] rtag_sum;  // the adder is as wide as the tag: a carry out of the index goes into the PE
+  assign rtag_sum = {PE_ID, {RTAG_INDEX_BITS{1'b0}}} + rtag_index;
   always_comb begin
     ob_data[CLS_REQ].dst = na_req_dst;
     ob_data[CLS_REQ].src = {1'b0, PE_ID};
     ob_data[CLS_REQ].kind = PKT_MEM_RD;
+    ob_data[CLS_REQ].a_read = 1'b1;
+    ob_data[CLS_REQ].rtag = rtag_sum;
     ob_data[CLS_REQ].addr = na_req_addr;
     ob_data[CLS_REQ].data = '0;
   end

@@ -12,6 +12,8 @@ module pe
     input  logic         ce,
     input  logic [31:0]  cycle,
     input  logic         flaw_sram2clk,
+    input  logic         flaw_neighbor_conv,
+    input  logic         flaw_mm_wide_a,
     // router side
     output logic         out_valid[NUM_CLASSES],
     output noc_pkt_t     out_pkt  [NUM_CLASSES],
@@ -52,13 +54,14 @@ module pe
   logic         na_req_valid, na_req_ready, na_rsp_valid;
   logic [2:0]   na_req_dst;
   logic [16:0]  na_req_addr;
+  logic [RTAG_INDEX_BITS+1:0] na_req_widx;
   logic [127:0] na_rsp_data;
 
   noc_if #(.PE_ID(PE_ID)) u_noc_if (
-      .clk, .rst_n, .ce,
+      .clk, .rst_n, .ce, .flaw_neighbor_conv,
       .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
       .reg_wr, .reg_idx, .reg_data,
-      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_ready, .na_rsp_valid, .na_rsp_data,
+      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]),
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
@@ -77,7 +80,7 @@ module pe
   logic [31:0] st_compute, st_output, st_a_wait, st_b_wait, st_tiles, st_steps;
 
   mla #(.ROWS(ROWS), .COLS(COLS)) u_mla (
-      .clk, .rst_n, .ce, .flaw_sram2clk,
+      .clk, .rst_n, .ce, .flaw_sram2clk, .flaw_mm_wide_a,
       .start(mla_start), .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c,
       .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
       .busy, .done_pulse(mla_done),
@@ -85,7 +88,7 @@ module pe
       .sb_valid(rq_valid[2]), .sb_addr(rq_addr[2]), .sb_grant(rq_grant[2]), .sb_rsp(rs_valid[2]),
       .so_valid(rq_valid[3]), .so_addr(rq_addr[3]), .so_wdata(rq_wdata[3]), .so_grant(rq_grant[3]),
       .sram_rdata,
-      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_ready, .na_rsp_valid, .na_rsp_data,
+      .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
       .st_tiles, .st_steps);
 

@@ -13,6 +13,8 @@ module qpe
     input  logic         rst_n,
     // flaw switches (run time; 0 = correct hardware)
     input  logic         flaw_sram2clk,
+    input  logic         flaw_neighbor_conv,
+    input  logic         flaw_mm_wide_a,
     // host port, NoC clock: a packet is taken on a clock edge where host_valid && host_ready
     input  logic         host_valid,
     output logic         host_ready,
@@ -74,6 +76,8 @@ module qpe
   assign host_pkt.dst = host_dst;
   assign host_pkt.src = 3'(HOST_PORT);
   assign host_pkt.kind = pkt_kind_e'(host_kind);
+  assign host_pkt.a_read = 1'b0;
+  assign host_pkt.rtag = '0;
   assign host_pkt.addr = host_addr;
   assign host_pkt.data = host_data;
   fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(4)) u_host_in (
@@ -98,7 +102,7 @@ module qpe
 
   for (genvar p = 0; p < NUM_PE; p++) begin : g_pe
     pe #(.ROWS(ROWS), .COLS(COLS), .PE_ID(2'(p))) u_pe (
-        .clk, .rst_n, .ce, .cycle, .flaw_sram2clk,
+        .clk, .rst_n, .ce, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
         .out_valid(r_in_valid[p*NUM_CLASSES +: NUM_CLASSES]), .out_pkt(r_in_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
         .out_pop(r_in_pop[p*NUM_CLASSES +: NUM_CLASSES]),
         .in_valid(r_out_valid[p*NUM_CLASSES +: NUM_CLASSES]), .in_pkt(r_out_pkt[p*NUM_CLASSES +: NUM_CLASSES]),

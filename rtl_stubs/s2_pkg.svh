@@ -23,10 +23,15 @@ package s2_pkg;
   } pkt_kind_e;
 
   // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
+  // An MLA operand-A read also carries a return tag, {requester PE, word index in the tile}: a remote
+  // PE's NoC slave answers such a read to the PE the tag names (rtl_stubs/README.md, neighbor_conv).
+  localparam int RTAG_INDEX_BITS = 5;
   typedef struct packed {
     logic [2:0]   dst;
     logic [2:0]   src;
     pkt_kind_e    kind;
+    logic         a_read;                      // an MLA operand-A read (or its response)
+    logic [RTAG_INDEX_BITS+1:0] rtag;          // return tag of an operand-A read
     logic [16:0]  addr;
     logic [127:0] data;
   } noc_pkt_t;

@@ -39,21 +39,29 @@ enum Kind : unsigned { kRegWr = 0, kMemWr = 1, kMemRd = 2, kRdRsp = 3 };
 struct Pkt {
   unsigned dst = 0, src = 0, kind = kMemRd, addr = 0;
   std::uint64_t tag = 0;  // goes into data[63:0]; data[127:64] = ~tag
+  unsigned rtag = 0;      // operand-A return tag: carried through untouched like everything else
+  bool a_read = false;
   bool operator==(const Pkt& o) const {
-    return dst == o.dst && src == o.src && kind == o.kind && addr == o.addr && tag == o.tag;
+    return dst == o.dst && src == o.src && kind == o.kind && addr == o.addr && tag == o.tag && rtag == o.rtag &&
+           a_read == o.a_read;
   }
 };
 
 int channel_of(unsigned dst, unsigned kind) { return static_cast<int>(dst) * 2 + (kind == kRdRsp ? 1 : 0); }
 
-// noc_pkt_t is packed {dst[2:0], src[2:0], kind[1:0], addr[16:0], data[127:0]}: 153 bits, data in words 0..3.
+// noc_pkt_t is packed {dst[2:0], src[2:0], kind[1:0], a_read, rtag[6:0], addr[16:0], data[127:0]}: 161 bits,
+// data in words 0..3, the header from bit 128 (word 4) on.
 template <typename W>
 void pack(W& w, const Pkt& p) {
   w[0] = static_cast<std::uint32_t>(p.tag);
   w[1] = static_cast<std::uint32_t>(p.tag >> 32);
   w[2] = ~static_cast<std::uint32_t>(p.tag);
   w[3] = ~static_cast<std::uint32_t>(p.tag >> 32);
-  w[4] = (p.addr & 0x1ffffu) | ((p.kind & 3u) << 17) | ((p.src & 7u) << 19) | ((p.dst & 7u) << 22);
+  const std::uint64_t h = (p.addr & 0x1ffffull) | (std::uint64_t(p.rtag & 0x7fu) << 17) |
+                          (std::uint64_t(p.a_read) << 24) | (std::uint64_t(p.kind & 3u) << 25) |
+                          (std::uint64_t(p.src & 7u) << 27) | (std::uint64_t(p.dst & 7u) << 30);
+  w[4] = static_cast<std::uint32_t>(h);
+  w[5] = static_cast<std::uint32_t>(h >> 32);
 }
 template <typename W>
 Pkt unpack(const W& w) {
@@ -61,10 +69,13 @@ Pkt unpack(const W& w) {
   p.tag = std::uint64_t(w[0]) | (std::uint64_t(w[1]) << 32);
   EXPECT_EQ(w[2], ~w[0]) << "payload corrupted";
   EXPECT_EQ(w[3], ~w[1]) << "payload corrupted";
-  p.addr = w[4] & 0x1ffffu;
-  p.kind = (w[4] >> 17) & 3u;
-  p.src = (w[4] >> 19) & 7u;
-  p.dst = (w[4] >> 22) & 7u;
+  const std::uint64_t h = std::uint64_t(w[4]) | (std::uint64_t(w[5] & 1u) << 32);
+  p.addr = h & 0x1ffffu;
+  p.rtag = (h >> 17) & 0x7fu;
+  p.a_read = (h >> 24) & 1u;
+  p.kind = (h >> 25) & 3u;
+  p.src = (h >> 27) & 7u;
+  p.dst = (h >> 30) & 7u;
   return p;
 }
 
@@ -196,7 +207,8 @@ TEST(RtlNocRouter, AtMostOnePacketPerClockAllInputsBusy) {
     for (int k = 0; k < 6; ++k) {
       const unsigned dst = static_cast<unsigned>((c + k) % kPorts);
       const unsigned kind = (c % 2) ? kRdRsp : kMemRd;
-      r.in[c].push_back(Pkt{dst, static_cast<unsigned>(c / 2), kind, 0, std::uint64_t(c) * 1000 + k});
+      r.in[c].push_back(Pkt{dst, static_cast<unsigned>(c / 2), kind, 0, std::uint64_t(c) * 1000 + k,
+                              static_cast<unsigned>(c * 7 + k) & 0x7fu, (k & 1) != 0});
     }
   }
   r.run(200);  // Router::step checks <= 1 pop per clock and no pop of an empty input
