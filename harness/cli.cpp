@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/bench.h"
+#include "harness/flaw_limit.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
@@ -77,6 +78,13 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
 
+  s2::FlawLimitRequest freq;
+  CLI::App* flawcmd = app.add_subcommand(
+      "flaw-limit", "find the smallest task that shows an RTL flaw, by bisection, from the comparators' status only");
+  flawcmd->add_option("flaw", freq.flaw, "neighbor_conv (searched over weight bytes) or mm_wide_a (over W_A)")->required();
+  add_config_options(flawcmd, freq.config_file, freq.mac_shape, freq.other_flaws);
+  flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -95,6 +103,7 @@ int main(int argc, char** argv) {
     return s2::regress(req, std::cout, std::cerr);
   }
   if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
+  if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});

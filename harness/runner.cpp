@@ -161,7 +161,6 @@ HwConfig build_hw_config(const std::string& config_file, const std::string& mac_
   return cfg;
 }
 
-namespace {
 // Fails early (exit 2) rather than after a long run.
 bool check_writable(const std::string& path, std::ostream& err) {
   if (path.empty()) return true;
@@ -176,7 +175,6 @@ bool check_writable(const std::string& path, std::ostream& err) {
   err << "s2cosim: cannot write '" << path << "'\n";
   return false;
 }
-}  // namespace
 
 int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig cfg;

@@ -67,6 +67,9 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, const R
 HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
                          const std::vector<std::string>& flaws);
 
+// True if `path` is empty or can be written; else says so on `err` (commands check before long runs).
+bool check_writable(const std::string& path, std::ostream& err);
+
 // `s2cosim regress`: everything but the argument parsing. Returns the exit code:
 // 0 every task passed, 1 some task did not, 2 bad input (configuration, vectors, output files).
 struct RegressRequest {

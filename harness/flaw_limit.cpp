@@ -1,0 +1,238 @@
+#include "harness/flaw_limit.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "harness/backend.h"
+#include "harness/report.h"
+#include "harness/runner.h"
+#include "harness/task_vectors.h"
+
+namespace s2 {
+namespace {
+
+// One family of tasks along the searched dimension, and the samples of the dimensions it must not depend on.
+struct Family {
+  std::string dimension;
+  std::function<Task(int)> make;                   // member for search variable v (D or W_A)
+  std::function<std::uint64_t(int)> dimension_of;  // the reported dimension of member v
+  struct Sample {
+    std::string dimension, value;
+    std::function<Task(int)> make;
+  };
+  std::vector<Sample> samples;
+};
+
+Task conv_task(int wi, int hi, int d) {
+  Task t;
+  t.op = Op::Conv;
+  t.conv = {wi, hi, d, 3, 3, 4, 1};
+  t.a_src_shift = 1;
+  t.seed = 1;
+  t.id = fmt::format("neighbor_conv_{}x{}x{}_f3x3x{}x4", wi, hi, d, d);
+  return t;
+}
+
+Task mm_task(int w_a, int h_a, int w_b) {
+  Task t;
+  t.op = Op::Mm;
+  t.mm = {w_a, h_a, w_b, w_a};
+  t.a_src_shift = 1;
+  t.seed = 1;
+  t.id = fmt::format("mm_wide_a_a{}x{}_b{}x{}", w_a, h_a, w_b, w_a);
+  return t;
+}
+
+Family family_of(const std::string& flaw) {
+  Family f;
+  if (flaw == "neighbor_conv") {
+    f.dimension = "weight_bytes";
+    f.make = [](int d) { return conv_task(40, 5, d); };
+    f.dimension_of = [](int d) { return std::uint64_t(3) * 3 * std::uint64_t(d) * 4; };
+    for (auto [wi, hi] : {std::pair{18, 3}, std::pair{100, 4}, std::pair{226, 8}})
+      f.samples.push_back({"ifmap Wi x Hi", fmt::format("{}x{}", wi, hi), [wi, hi](int d) { return conv_task(wi, hi, d); }});
+    return f;
+  }
+  if (flaw == "mm_wide_a") {
+    f.dimension = "W_A";
+    f.make = [](int w_a) { return mm_task(w_a, 4, 32); };
+    f.dimension_of = [](int w_a) { return std::uint64_t(w_a); };
+    for (auto [h_a, w_b] : {std::pair{1, 32}, std::pair{13, 5}, std::pair{8, 200}})
+      f.samples.push_back({"H_A, W_B", fmt::format("{}, {}", h_a, w_b), [h_a, w_b](int w_a) { return mm_task(w_a, h_a, w_b); }});
+    return f;
+  }
+  throw std::invalid_argument("flaw-limit: no search for flaw '" + flaw +
+                              "': expected neighbor_conv or mm_wide_a (sram2clk changes timing, which the model "
+                              "predicts, so it has no limit to find)");
+}
+
+class Prober {
+ public:
+  Prober(const HwConfig& cfg) : cfg_(cfg), rtl_(make_rtl_backend(cfg)), model_(make_model_backend(cfg)) {}
+  std::string status(const Task& t) {
+    RunResult r = run_tasks({t}, cfg_, rtl_.get(), model_.get());
+    return to_string(r.tasks.front().status);
+  }
+
+ private:
+  HwConfig cfg_;
+  std::unique_ptr<Backend> rtl_, model_;
+};
+
+bool shows(const std::string& status) { return status != "pass"; }
+
+}  // namespace
+
+FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress) {
+  const Family fam = family_of(flaw);
+  FlawLimitResult r;
+  r.flaw = flaw;
+  r.dimension = fam.dimension;
+  HwConfig with = base;
+  enable_flaw(with, flaw);
+  Prober on(with);
+
+  auto fits = [&](const Task& t) { return validate_task(t, with).empty(); };
+  auto probe = [&](int v) {
+    FlawProbe p;
+    p.task = fam.make(v);
+    p.dimension = fam.dimension_of(v);
+    p.what = fmt::format("{} {} ({})", fam.dimension, p.dimension, shape_string(p.task));
+    p.status = on.status(p.task);
+    ++r.simulations;
+    if (progress) *progress << fmt::format("probe {}: {} -> {}\n", r.simulations, p.what, p.status) << std::flush;
+    r.search.push_back(p);
+    return shows(p.status);
+  };
+
+  // the largest member that fits the SRAM budget: the search's upper end
+  int hi = 1;
+  while (fits(fam.make(hi * 2))) hi *= 2;
+  for (int step = hi / 2; step > 0; step /= 2)
+    if (fits(fam.make(hi + step))) hi += step;
+  int lo = 1;
+  if (probe(lo)) {
+    r.why_not = fmt::format("the smallest task of the family already shows it ({} {})", fam.dimension, fam.dimension_of(lo));
+    return r;
+  }
+  if (!probe(hi)) {
+    r.why_not = fmt::format("no task of the family up to the SRAM budget shows it ({} {} passes)", fam.dimension,
+                            fam.dimension_of(hi));
+    return r;
+  }
+  // invariant: lo passes, hi shows the flaw (bisection assumes one change along the dimension)
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (probe(mid)) hi = mid;
+    else lo = mid;
+  }
+  r.found = true;
+  r.limit = fam.dimension_of(hi);
+  r.last_pass = fam.dimension_of(lo);
+  r.reproducer = fam.make(hi);
+  for (const FlawProbe& p : r.search)
+    if (p.dimension == r.limit) r.reproducer_status = p.status;
+
+  // the reproducer with the flaw off must pass, or the symptom is not the flaw's
+  {
+    Prober off(base);
+    r.control_status = off.status(r.reproducer);
+    ++r.independence_simulations;
+  }
+  r.independence_holds = true;
+  for (const Family::Sample& s : fam.samples) {
+    IndependenceCheck c;
+    c.dimension = s.dimension;
+    c.value = s.value;
+    const Task below = s.make(lo), at = s.make(hi);
+    if (!fits(below) || !fits(at)) continue;
+    c.below = on.status(below);
+    c.at = on.status(at);
+    r.independence_simulations += 2;
+    c.holds = !shows(c.below) && shows(c.at);
+    r.independence_holds = r.independence_holds && c.holds;
+    if (progress)
+      *progress << fmt::format("independence: {} = {}: below the limit {}, at the limit {}\n", c.dimension, c.value,
+                               c.below, c.at)
+                << std::flush;
+    r.independence.push_back(c);
+  }
+  return r;
+}
+
+std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg) {
+  std::string s = fmt::format("flaw-limit {} over {} (status of each probe from the comparators only)\n", r.flaw, r.dimension);
+  for (const FlawProbe& p : r.search) s += fmt::format("  {:<60} {}\n", p.what, p.status);
+  if (!r.found) return s + fmt::format("limit not found: {}\n", r.why_not);
+  s += fmt::format("limit: {} = {} shows the flaw ({}); {} = {} passes; {} simulations\n", r.dimension, r.limit,
+                   r.reproducer_status, r.dimension, r.last_pass, r.simulations);
+  s += fmt::format("control: the reproducer with {} off: {}\n", r.flaw, r.control_status);
+  s += "reproducer (contract-1 task vector):\n  " + task_vector_header() + "\n  " + task_vector_row(r.reproducer) + "\n";
+  s += "independence (just below the limit / at the limit):\n";
+  for (const IndependenceCheck& c : r.independence)
+    s += fmt::format("  {} = {:<10} {:<10} {:<10} {}\n", c.dimension, c.value, c.below, c.at, c.holds ? "holds" : "DOES NOT HOLD");
+  s += fmt::format("independence {} ({} more simulations)\n", r.independence_holds ? "holds" : "does not hold",
+                   r.independence_simulations);
+  s += "hardware: " + hw_config_line(cfg) + "\nconfig hash: " + config_hash(cfg) + "\n";
+  return s;
+}
+
+std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
+  nlohmann::json j;
+  j["flaw"] = r.flaw;
+  j["dimension"] = r.dimension;
+  j["found"] = r.found;
+  j["limit"] = r.found ? nlohmann::json(r.limit) : nlohmann::json(nullptr);
+  j["last_pass"] = r.found ? nlohmann::json(r.last_pass) : nlohmann::json(nullptr);
+  j["simulations"] = r.simulations;
+  j["reproducer"] = r.found ? nlohmann::json(task_vector_row(r.reproducer)) : nlohmann::json(nullptr);
+  j["reproducer_header"] = task_vector_header();
+  j["reproducer_status"] = r.reproducer_status;
+  j["control_status"] = r.control_status;
+  if (!r.found) j["why_not"] = r.why_not;
+  nlohmann::json probes = nlohmann::json::array();
+  for (const FlawProbe& p : r.search) probes.push_back({{"dimension", p.dimension}, {"task", shape_string(p.task)}, {"status", p.status}});
+  j["probes"] = probes;
+  nlohmann::json ind = nlohmann::json::array();
+  for (const IndependenceCheck& c : r.independence)
+    ind.push_back({{"dimension", c.dimension}, {"value", c.value}, {"below", c.below}, {"at", c.at}, {"holds", c.holds}});
+  j["independence"] = ind;
+  j["independence_holds"] = r.independence_holds;
+  j["independence_simulations"] = r.independence_simulations;
+  j["config"] = to_json(cfg);
+  j["config_hash"] = config_hash(cfg);
+  return j.dump(2) + "\n";
+}
+
+int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err) {
+  HwConfig base;
+  try {
+    base = build_hw_config(req.config_file, req.mac_shape, req.other_flaws);
+    if (req.flaw == "neighbor_conv" || req.flaw == "mm_wide_a") {
+      if ((req.flaw == "neighbor_conv" && base.flaws.neighbor_conv) || (req.flaw == "mm_wide_a" && base.flaws.mm_wide_a))
+        throw std::invalid_argument("--flaw " + req.flaw + ": the flaw under search is switched on and off by the search itself");
+    }
+    family_of(req.flaw);  // rejects flaws without a search
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  if (!check_writable(req.json_out, err)) return 2;
+  const FlawLimitResult r = find_flaw_limit(req.flaw, base, &err);
+  HwConfig with = base;
+  enable_flaw(with, req.flaw);
+  out << format_flaw_limit(r, with);
+  try {
+    if (!req.json_out.empty()) write_text_file(req.json_out, flaw_limit_json(r, with));
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  return r.found ? 0 : 1;
+}
+
+}  // namespace s2
