@@ -1,5 +1,7 @@
 #include "harness/report.h"
 
+#include <array>
+#include <map>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -218,6 +220,46 @@ std::optional<double> vs(std::optional<std::uint64_t> ours, std::uint64_t refere
   return (static_cast<double>(*ours) - static_cast<double>(reference)) / static_cast<double>(reference);
 }
 }  // namespace
+
+std::string format_neighbour_tables(const RunResult& r) {
+  // tasks that differ only in the neighbour shift of operand A (thesis Tables 5.3 and 5.4)
+  std::map<std::string, std::array<const TaskComparison*, kPesPerQpe>> groups;
+  std::vector<std::string> order;
+  for (const TaskComparison& c : r.tasks) {
+    if (c.task.a_src_shift < 0 || c.task.a_src_shift >= kPesPerQpe) continue;
+    const std::string key = fmt::format("{} {} pe={} seed={} data={}", to_string(c.task.op), shape_string(c.task),
+                                        c.task.all_pes() ? std::string("all") : std::to_string(c.task.pe), c.task.seed,
+                                        to_string(c.task.data));
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    if (!it->second[static_cast<std::size_t>(c.task.a_src_shift)]) it->second[static_cast<std::size_t>(c.task.a_src_shift)] = &c;
+  }
+  std::string out;
+  for (const std::string& key : order) {
+    const auto& g = groups[key];
+    int n = 0;
+    for (const TaskComparison* c : g) n += c != nullptr;
+    if (n < 2 || !g[0]) continue;
+    out += fmt::format("Neighbour-PE table (thesis Tables 5.3/5.4 layout): {}, flaws: {}\n", key, flaws_string(r.cfg));
+    out += fmt::format("{:<22} {:>22} {:>22} {:>12} {}\n", "neighbour PE shift", "RTL clk (err to 0)",
+                       "model clk (err to 0)", "deviation", "status");
+    auto err = [](const std::optional<std::uint64_t>& v, const std::optional<std::uint64_t>& v0) -> std::string {
+      if (!v) return "-";
+      if (!v0 || *v0 == 0) return fmt::format("{}", *v);
+      return fmt::format("{} ({:+.2f}%)", *v, 100.0 * (double(*v) - double(*v0)) / double(*v0));
+    };
+    for (int s = 0; s < kPesPerQpe; ++s) {
+      const TaskComparison* c = g[static_cast<std::size_t>(s)];
+      if (!c) continue;
+      const bool rtl_ok = c->rtl_completed.value_or(false), rtl0_ok = g[0]->rtl_completed.value_or(false);
+      out += fmt::format("{:<22} {:>22} {:>22} {:>12} {}\n", fmt::format("shift: {}", s),
+                         rtl_ok ? err(c->rtl_cycles, rtl0_ok ? g[0]->rtl_cycles : std::nullopt) : "did not finish",
+                         err(c->model_cycles, g[0]->model_cycles),
+                         c->delta ? fmt::format("{:+.2f}%", 100.0 * *c->delta) : "-", to_string(c->status));
+    }
+  }
+  return out;
+}
 
 std::string format_thesis_comparison(const RunResult& r) {
   std::vector<const TaskComparison*> rows;

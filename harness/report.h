@@ -42,6 +42,9 @@ std::string format_summary(const RunResult& r);
 // For tasks that carry the thesis's measured clocks (hdl_clocks column): RTL and model against the HDL
 // prototype, and the thesis's own simulator against it; empty if no task has them.
 std::string format_thesis_comparison(const RunResult& r);
+// Tasks that differ only in operand A's neighbour shift, as thesis Tables 5.3/5.4: clocks per shift on RTL
+// and model, each shift's error against shift 0, the model's deviation from the RTL. Empty if no such group.
+std::string format_neighbour_tables(const RunResult& r);
 
 // Contract 2 (keys in a readable order: id and status first; converts to nlohmann::json).
 nlohmann::ordered_json task_json(const TaskComparison& c);

@@ -209,6 +209,7 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   if (!req.quiet) out << format_table(r) << "\n";
   out << format_summary(r);
   if (const std::string thesis = format_thesis_comparison(r); !thesis.empty()) out << "\n" << thesis;
+  if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
   try {
     if (!req.json_out.empty()) write_text_file(req.json_out, report_json(r).dump(2) + "\n");
