@@ -211,12 +211,12 @@ std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
 int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig base;
   try {
-    base = build_hw_config(req.config_file, req.mac_shape, req.other_flaws);
-    if (req.flaw == "neighbor_conv" || req.flaw == "mm_wide_a") {
-      if ((req.flaw == "neighbor_conv" && base.flaws.neighbor_conv) || (req.flaw == "mm_wide_a" && base.flaws.mm_wide_a))
-        throw std::invalid_argument("--flaw " + req.flaw + ": the flaw under search is switched on and off by the search itself");
-    }
     family_of(req.flaw);  // rejects flaws without a search
+    base = build_hw_config(req.config_file, req.mac_shape, req.other_flaws);
+    HwConfig with = base;
+    enable_flaw(with, req.flaw);
+    if (config_hash(with) == config_hash(base))  // already on (--flaw or --config): nothing to switch
+      throw std::invalid_argument(req.flaw + " is on in the base configuration: the search switches it on and off itself");
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;

@@ -24,7 +24,7 @@
 namespace s2 {
 
 struct FlawProbe {
-  std::string what;            // e.g. "D=15", "H_A=13 W_B=200 at W_A=125"
+  std::string what;            // e.g. "weight_bytes 540 ([40,5,15]x[3,3,15,4])"
   Task task;
   std::string status;          // comparator status
   std::uint64_t dimension = 0;  // value of the searched dimension
@@ -52,7 +52,7 @@ struct FlawLimitResult {
   std::string control_status;  // the reproducer with the flaw off
   std::vector<IndependenceCheck> independence;
   bool independence_holds = false;
-  int independence_simulations = 0;
+  int independence_simulations = 0;  // the control run and the independence samples
 };
 
 // Runs the search. `base` is the configuration without the flaw under test (other flaws, e.g. sram2clk, as

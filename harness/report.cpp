@@ -1,12 +1,12 @@
 #include "harness/report.h"
 
-#include <array>
-#include <map>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "harness/task_vectors.h"

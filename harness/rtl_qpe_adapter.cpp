@@ -1,5 +1,6 @@
 #include "harness/rtl_qpe_adapter.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <memory>
@@ -92,7 +93,7 @@ class RtlQpe final : public Backend {
     bool started = false;
     const std::uint64_t issued_at = top_->cycle;
     // what each PE was doing over the last clocks before the watchdog fired, for the hang report
-    constexpr std::uint64_t kStallWindow = 32;
+    const std::uint64_t stall_window = std::min<std::uint64_t>(32, opt.watchdog_cycles);
     std::array<std::array<std::uint64_t, 3>, kPesPerQpe> before{};  // steps, a_wait, b_wait
     while (true) {
       bool all_done = true;
@@ -106,7 +107,7 @@ class RtlQpe final : public Backend {
           }
         }
       }
-      if (started && opt.watchdog_cycles && top_->cycle - first_start + kStallWindow == opt.watchdog_cycles)
+      if (started && opt.watchdog_cycles && top_->cycle - first_start + stall_window == opt.watchdog_cycles)
         for (int p : pes) before[p] = {stat(p, kStatSteps), stat(p, kStatAWait), stat(p, kStatBWait)};
       if (started && opt.watchdog_cycles && top_->cycle - first_start >= opt.watchdog_cycles) break;
       if (!started && top_->cycle - issued_at > 10000) throw std::runtime_error("RTL: task " + t.id + " never started");
@@ -139,7 +140,7 @@ class RtlQpe final : public Backend {
                             : pt.phases.b_wait != before[p][2] ? "stalled on operand B"
                                                                : "writing results or idle";
         pt.state = fmt::format("running: {} of {} tiles done, {} MAC steps; {} over its last {} clocks", pt.tiles,
-                               total, pt.steps, doing, kStallWindow);
+                               total, pt.steps, doing, stall_window);
       }
       std::vector<std::uint8_t> img = backdoor_read(p, l.total_bytes());
       pt.results = unpack_results(t, cfg_, l, img.data(), img.size());

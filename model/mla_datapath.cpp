@@ -107,7 +107,8 @@ void MlaDatapath::load(const Task& t, const SramLayout& l, const HwConfig& cfg, 
   accumulator_bits_ = cfg.accumulator_bits;
   a_ = a;
   weights_group_ = ~0ull;
-  std::vector<std::uint32_t> offsets;
+  std::vector<std::uint32_t>& offsets = step_offsets_;  // reused from task to task
+  offsets.clear();
   if (t.op == Op::Conv) {
     const ConvShape& s = t.conv;
     const int d_pairs = (s.D + 1) / 2;
@@ -136,7 +137,6 @@ void MlaDatapath::load(const Task& t, const SramLayout& l, const HwConfig& cfg, 
     }
     acc_.assign(std::size_t(mac_rows_) * round_up_to_lanes(s.W_B), 0u);
   }
-  step_offsets_ = std::move(offsets);
 }
 
 // weight pairs of filter group `g`, [d/2][ky][kx][MAC row], in the order of the steps
