@@ -1,6 +1,7 @@
 #include "tile_schedule.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -15,8 +16,8 @@ constexpr int kReq = 0;
 constexpr int kRsp = 1;
 
 struct Packet {
-  int src = 0;
-  int dst = 0;
+  std::uint8_t src = 0;
+  std::uint8_t dst = 0;
   bool rsp = false;
   int out_channel() const { return dst * 2 + (rsp ? kRsp : kReq); }
 };
@@ -27,24 +28,44 @@ struct InFlight {
 };
 
 // A FIFO of at most N entries without heap traffic (the schedule's inner loop touches these every clock).
-template <typename T, int N>
+template <typename T, unsigned N>
 struct Ring {
+  static_assert((N & (N - 1)) == 0, "a power of two, so that wrapping is a mask");
+  unsigned head = 0, n = 0;
   std::array<T, N> v{};
-  int head = 0, n = 0;
   bool empty() const { return n == 0; }
-  int size() const { return n; }
+  int size() const { return static_cast<int>(n); }
   const T& front() const { return v[head]; }
+  const T& at(int i) const { return v[(head + static_cast<unsigned>(i)) & (N - 1)]; }
+  T& at(int i) { return v[(head + static_cast<unsigned>(i)) & (N - 1)]; }
   void push_back(const T& x) {
     if (n == N) throw std::logic_error("tile schedule: queue overflow (model bug)");
-    v[(head + n++) % N] = x;
+    v[(head + n++) & (N - 1)] = x;
   }
   void pop_front() {
-    head = (head + 1) % N;
+    head = (head + 1) & (N - 1);
     --n;
   }
 };
 constexpr int kQueue = 8;  // >= every FIFO depth the configuration may ask for (checked in resolve)
 using PacketQueue = Ring<Packet, kQueue>;
+
+// One packet queue per channel, with a bit per channel that holds a packet (read every clock).
+struct ChannelQueues {
+  std::array<PacketQueue, kChannels> q;
+  unsigned busy = 0;  // bit c: q[c] not empty
+  const PacketQueue& operator[](int c) const { return q[c]; }
+  void push(int c, const Packet& p) {
+    q[c].push_back(p);
+    busy |= 1u << c;
+  }
+  void pop(int c) {
+    q[c].pop_front();
+    if (q[c].empty()) busy &= ~(1u << c);
+  }
+  auto begin() const { return q.begin(); }
+  auto end() const { return q.end(); }
+};
 
 // The router between NoC edges: input channels are the PEs' outbound FIFOs, outputs its own FIFOs.
 struct Router {
@@ -53,23 +74,27 @@ struct Router {
   int rr = 0;
   Ring<InFlight, 16> pipe;
   std::array<int, kChannels> reserved{};  // packets in the pipeline per output channel
-  std::array<PacketQueue, kChannels> out;
+  ChannelQueues out;
 
   // One NoC clock edge. `ob` are the PEs' outbound FIFOs (channel = pe*2 + class). Returns the channel
   // popped (-1 if none). Decisions use the state before the edge, like the RTL.
-  int decide(const std::array<PacketQueue, kChannels>& ob) const {
-    for (int k = 0; k < kChannels; ++k) {
-      const int c = rr + k < kChannels ? rr + k : rr + k - kChannels;
-      if (ob[c].empty()) continue;
+  int decide(const ChannelQueues& ob) const {
+    const unsigned waiting = ob.busy;
+    if (waiting == 0) return -1;
+    // round robin from rr: rotate so that bit 0 is channel rr, then take the set bits in order
+    unsigned order = ((waiting >> rr) | (waiting << (kChannels - rr))) & ((1u << kChannels) - 1);
+    for (; order != 0; order &= order - 1) {
+      int c = rr + std::countr_zero(order);
+      if (c >= kChannels) c -= kChannels;
       const int oc = ob[c].front().out_channel();
       if (out[oc].size() + reserved[oc] < out_depth) return c;
     }
     return -1;
   }
-  void apply(std::uint64_t edge, int accepted, std::array<PacketQueue, kChannels>& ob) {
+  void apply(std::uint64_t edge, int accepted, ChannelQueues& ob) {
     while (!pipe.empty() && pipe.front().deliver_edge == edge) {
       const int oc = pipe.front().pkt.out_channel();
-      out[oc].push_back(pipe.front().pkt);
+      out.push(oc, pipe.front().pkt);
       --reserved[oc];
       pipe.pop_front();
     }
@@ -77,8 +102,8 @@ struct Router {
       const Packet p = ob[accepted].front();
       pipe.push_back({edge + static_cast<std::uint64_t>(latency), p});
       ++reserved[p.out_channel()];
-      ob[accepted].pop_front();
-      rr = (accepted + 1) % kChannels;
+      ob.pop(accepted);
+      rr = accepted + 1 == kChannels ? 0 : accepted + 1;
     }
   }
 };
@@ -165,7 +190,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   Router router;
   router.latency = cfg_.router_latency_noc_cycles;
   router.out_depth = cfg_.router_out_fifo_packets;
-  std::array<PacketQueue, kChannels> ob;  // PEs' outbound FIFOs
+  ChannelQueues ob;  // PEs' outbound FIFOs
   std::array<PeState, kPesPerQpe> pe;
   int remaining = 0;
   for (int p = 0; p < kPesPerQpe; ++p) {
@@ -178,6 +203,18 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     pe[p].stage = !pe[p].active ? Stage::Done : (pe[p].start == 0 ? Stage::Setup : Stage::Waiting);
     if (pe[p].active) ++remaining;
   }
+  // PEs still waiting for their start: each enters SETUP in the clock it starts
+  int waiting_pes = 0;
+  for (const PeState& q : pe) waiting_pes += q.stage == Stage::Waiting;
+  auto start_waiting = [&](std::uint64_t now) {
+    if (waiting_pes == 0) return;
+    for (PeState& q : pe) {
+      if (q.stage == Stage::Waiting && q.start == now) {
+        q.stage = Stage::Setup;
+        --waiting_pes;
+      }
+    }
+  };
 
   std::uint64_t t = 0;
   std::uint64_t skipped_ = 0;
@@ -189,8 +226,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     if (accepted >= 0) return now;
     for (const PeState& q : pe)
       if (acts[q.id]) return now;
-    for (int c = 0; c < kChannels; ++c)
-      if (!ob[c].empty() || !router.out[c].empty()) return now;
+    if (ob.busy | router.out.busy) return now;
     std::uint64_t until = ~0ull;
     if (!router.pipe.empty()) {
       const std::uint64_t e = router.pipe.front().deliver_edge;  // the earliest: the pipe is in order
@@ -251,7 +287,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     key.clear();
     key.push_back(router.rr);
     for (int i = 0; i < router.pipe.size(); ++i) {
-      const InFlight& f = router.pipe.v[(router.pipe.head + i) % 16];
+      const InFlight& f = router.pipe.at(i);
       key.insert(key.end(), {std::int64_t(f.deliver_edge) - std::int64_t(2 * now), f.pkt.src, f.pkt.dst, f.pkt.rsp});
     }
     key.push_back(-1);
@@ -259,7 +295,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       for (const PacketQueue& pq : *qs) {
         key.push_back(pq.size());
         for (int i = 0; i < pq.size(); ++i) {
-          const Packet& k = pq.v[(pq.head + i) % kQueue];
+          const Packet& k = pq.at(i);
           key.insert(key.end(), {k.src, k.dst, k.rsp});
         }
       }
@@ -278,7 +314,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       q.port_free += shift;
       q.slave_rsp += shift;
     }
-    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.v[(router.pipe.head + i) % 16].deliver_edge += 2 * shift;
+    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.at(i).deliver_edge += 2 * shift;
   };
   auto fast_forward = [&](std::uint64_t now) {
     for (const PeState& q : pe) {
@@ -444,7 +480,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     };
     std::array<Decision, kPesPerQpe> d{};
     for (PeState& q : pe) {
-      Decision& x = d[q.id];
+      Decision x;  // a local, not a reference into d: stores to it cannot alias the PE state the compiler reads
       const auto& rsp_in = router.out[q.id * 2 + kRsp];
       const auto& req_in = router.out[q.id * 2 + kReq];
       x.pop_rsp = !rsp_in.empty();
@@ -479,6 +515,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && static_cast<std::size_t>(ob[q.id * 2 + kRsp].size()) < ob_depth;
       acts[q.id] = x.fire || x.a_arrive || x.b_rsp || x.grant_slave || x.grant_a || x.grant_b || x.grant_out ||
                    x.slave_rsp_now || x.push_rsp || x.push_req || x.pop_rsp;
+      d[q.id] = x;
     }
 
     // ---- PE clock edge (NoC edge 2t+1): router and PEs update together ----
@@ -499,27 +536,24 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       }
       skipped_ += until - t;
       t = until;
-      for (PeState& q : pe) {
-        if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
-      }
+      start_waiting(t);
       continue;
     }
     for (PeState& q : pe) {
-      const Decision& x = d[q.id];
-      auto& rsp_in = router.out[q.id * 2 + kRsp];
-      auto& req_in = router.out[q.id * 2 + kReq];
+      const Decision x = d[q.id];  // a copy, for the same reason
+      const int rsp_in = q.id * 2 + kRsp, req_in = q.id * 2 + kReq;
       // NoC slave
       if (x.grant_slave) {
         q.port_free = t + L;
         q.slave = Slave::Wait;
         q.slave_rsp = t + L;
-        q.slave_pkt = {q.id, req_in.front().src, true};
-        req_in.pop_front();
+        q.slave_pkt = {static_cast<std::uint8_t>(q.id), router.out[req_in].front().src, true};
+        router.out.pop(req_in);
       }
       if (x.slave_rsp_now) q.slave = x.push_rsp ? Slave::Idle : Slave::Send;
       else if (q.slave == Slave::Send && x.push_rsp) q.slave = Slave::Idle;
-      if (x.push_rsp) ob[q.id * 2 + kRsp].push_back(q.slave_pkt);
-      if (x.pop_rsp) rsp_in.pop_front();
+      if (x.push_rsp) ob.push(q.id * 2 + kRsp, q.slave_pkt);
+      if (x.pop_rsp) router.out.pop(rsp_in);
 
       switch (q.stage) {
         case Stage::Waiting:
@@ -537,7 +571,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
             ++q.a_outstanding;
           }
           if (x.push_req) {
-            ob[q.id * 2 + kReq].push_back({q.id, q.a_src, false});
+            ob.push(q.id * 2 + kReq, {static_cast<std::uint8_t>(q.id), static_cast<std::uint8_t>(q.a_src), false});
             ++q.a_issued;
             ++q.a_outstanding;
           }
@@ -612,10 +646,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     }
     router.apply(2 * t + 1, accepted, ob);
     ++t;
-    // a PE whose tile starts at clock t+... enters SETUP in the clock it starts
-    for (PeState& q : pe) {
-      if (q.active && q.stage == Stage::Waiting && q.start == t) q.stage = Stage::Setup;
-    }
+    start_waiting(t);
     if (lead >= 0 && pe[lead].stage == Stage::Setup && pe[lead].tile != lead_tile) {
       lead_tile = pe[lead].tile;
       t = tile_fast_forward(t);
