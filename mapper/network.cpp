@@ -1,0 +1,223 @@
+#include "network.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace s2::mapper {
+
+std::string to_string(const Shape3& s) {
+  std::string t = "[";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "[" + std::string
+  t += std::to_string(s.W);
+  t += ",";
+  t += std::to_string(s.H);
+  t += ",";
+  t += std::to_string(s.D);
+  t += "]";
+  return t;
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& source, int line, const std::string& what) {
+  throw NetworkError(source + ":" + std::to_string(line) + ": " + what);
+}
+
+int to_int(const std::string& source, int line, const std::string& field, const std::string& text, int min) {
+  int v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size())
+    fail(source, line, "field " + field + ": expected an integer, got '" + text + "'");
+  if (v < min) fail(source, line, "field " + field + ": expected at least " + std::to_string(min) + ", got " + text);
+  return v;
+}
+
+}  // namespace
+
+Network parse_layer_list(const std::string& text, const std::string& source) {
+  Network net;
+  net.source = source;
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0;
+  bool have_input = false;
+  while (std::getline(in, raw)) {
+    ++line;
+    if (const auto hash = raw.find('#'); hash != std::string::npos) raw.erase(hash);
+    std::istringstream words(raw);
+    std::vector<std::string> pos;  // positional words
+    std::vector<std::pair<std::string, std::string>> opts;
+    for (std::string w; words >> w;) {
+      if (const auto eq = w.find('='); eq != std::string::npos) opts.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+      else if (!opts.empty()) fail(source, line, "'" + w + "': positional fields come before key=value options");
+      else pos.push_back(w);
+    }
+    if (pos.empty()) {
+      if (!opts.empty()) fail(source, line, "a line needs a keyword before its options");
+      continue;
+    }
+    const std::string kw = pos[0];
+    auto need = [&](std::size_t n, const char* form) {
+      if (pos.size() != n) fail(source, line, "'" + kw + "' expects: " + form);
+    };
+    auto field = [&](std::size_t i, const char* name, int min) { return to_int(source, line, name, pos[i], min); };
+    LayerSpec l;
+    l.line = line;
+    // options each keyword accepts; the rest are errors (a typo must not pass silently)
+    std::vector<std::string> allowed;
+    if (kw == "network") {
+      need(2, "network NAME");
+      net.name = pos[1];
+    } else if (kw == "input") {
+      need(4, "input W H D");
+      net.input = {field(1, "W", 1), field(2, "H", 1), field(3, "D", 1)};
+      have_input = true;
+    } else if (kw == "conv") {
+      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none]");
+      l.kind = LayerKind::Conv;
+      l.Wf = field(1, "Wf", 1);
+      l.Hf = field(2, "Hf", 1);
+      l.D = field(3, "D", 1);
+      l.C = field(4, "C", 1);
+      allowed = {"stride", "pad", "act"};
+    } else if (kw == "pool") {
+      need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N]");
+      l.kind = LayerKind::Pool;
+      if (pos[1] == "max") l.pool = PoolType::Max;
+      else if (pos[1] == "avg") l.pool = PoolType::Avg;
+      else fail(source, line, "field type: expected max or avg, got '" + pos[1] + "'");
+      l.Wf = field(2, "Wf", 1);
+      l.Hf = field(3, "Hf", 1);
+      l.stride = l.Wf;
+      allowed = {"stride", "pad"};
+    } else if (kw == "fc") {
+      need(3, "fc IN OUT [act=relu|none]");
+      l.kind = LayerKind::Fc;
+      l.D = field(1, "IN", 1);
+      l.C = field(2, "OUT", 1);
+      allowed = {"act"};
+    } else if (kw == "residual") {
+      if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
+        fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none]");
+      l.kind = pos[1] == "begin" ? LayerKind::ResidualBegin : LayerKind::ResidualEnd;
+      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act"};
+    } else {
+      fail(source, line, "unknown keyword '" + kw + "' (expected network, input, conv, pool, fc or residual)");
+    }
+    if (kw == "network" || kw == "input") {
+      if (!opts.empty()) fail(source, line, "'" + kw + "' takes no options");
+      continue;
+    }
+    bool shortcut_given = false;
+    for (const auto& [k, v] : opts) {
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+        fail(source, line, "unknown option '" + k + "' for " + kw);
+      if (k == "stride") {
+        l.stride = to_int(source, line, "stride", v, 1);
+      } else if (k == "pad") {
+        if (v == "valid") l.pad = 0;
+        else if (v == "same") {
+          // the same size at stride 1 (ceil(W/S) at stride S): (F-1)/2 on every side, for odd filters
+          if (l.Wf != l.Hf || l.Wf % 2 == 0)
+            fail(source, line, "field pad: 'same' needs a square filter of odd size; give the padding as a number");
+          l.pad = (l.Wf - 1) / 2;
+        } else l.pad = to_int(source, line, "pad", v, 0);
+      } else if (k == "act") {
+        if (v == "relu") l.relu = true;
+        else if (v == "none") l.relu = false;
+        else fail(source, line, "field act: expected relu or none, got '" + v + "'");
+      } else if (k == "shortcut") {
+        shortcut_given = true;
+        if (v == "identity") l.shortcut = Shortcut::Identity;
+        else if (v == "projection") l.shortcut = Shortcut::Projection;
+        else fail(source, line, "field shortcut: expected identity or projection, got '" + v + "'");
+      }
+    }
+    if (l.kind == LayerKind::ResidualEnd && !shortcut_given)
+      fail(source, line, "field shortcut: 'residual end' needs shortcut=identity or shortcut=projection");
+    if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.stride != 1)
+      fail(source, line, "field stride: an identity shortcut has no stride");
+    if (!have_input) fail(source, line, "the 'input W H D' line must come before the first layer");
+    net.layers.push_back(l);
+  }
+  if (!have_input) fail(source, line, "no 'input W H D' line");
+  if (net.name.empty()) net.name = source;
+  return net;
+}
+
+Network read_layer_list(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw NetworkError(path + ": cannot open the layer list");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_layer_list(ss.str(), path);
+}
+
+const std::string& vgg16_layer_list() {
+  // thesis 2.2 and Tables G.1/I.1: 13 convolutions 3x3 (SAME), 5 max pools 2x2/2, 3 fully connected
+  // layers; the last one has 1024 outputs in the thesis's tables (not ImageNet's 1000)
+  static const std::string text = R"(# VGG-16 as the thesis maps it (thesis 2.2, Appendices G and I)
+network vgg16
+input 224 224 3
+conv 3 3 3 64 pad=same          # CONV_1
+conv 3 3 64 64 pad=same         # CONV_2
+pool max 2 2 stride=2           # POOL_3
+conv 3 3 64 128 pad=same        # CONV_4
+conv 3 3 128 128 pad=same       # CONV_5
+pool max 2 2 stride=2           # POOL_6
+conv 3 3 128 256 pad=same       # CONV_7
+conv 3 3 256 256 pad=same       # CONV_8
+conv 3 3 256 256 pad=same       # CONV_9
+pool max 2 2 stride=2           # POOL_10
+conv 3 3 256 512 pad=same       # CONV_11
+conv 3 3 512 512 pad=same       # CONV_12
+conv 3 3 512 512 pad=same       # CONV_13
+pool max 2 2 stride=2           # POOL_14
+conv 3 3 512 512 pad=same       # CONV_15
+conv 3 3 512 512 pad=same       # CONV_16
+conv 3 3 512 512 pad=same       # CONV_17
+pool max 2 2 stride=2           # POOL_18
+fc 25088 4096                   # FC_19
+fc 4096 4096                    # FC_20
+fc 4096 1024                    # FC_21 (1024 outputs, as in thesis Table G.1)
+)";
+  return text;
+}
+
+const std::string& resnet50_layer_list() {
+  static const std::string text = [] {
+    // He et al.'s ResNet-50 (v1: the stride of a stage sits on its first 1x1 convolution, which is what
+    // makes the thesis's CONV_42 and CONV_SC_14 stride-2 layers, thesis 5.2.2)
+    std::string t = "# ResNet-50 (thesis 2.2; stride 2 on the first 1x1 convolution of stages 3-5)\n"
+                    "network resnet50\ninput 224 224 3\n"
+                    "conv 7 7 3 64 stride=2 pad=3       # CONV_1\n"
+                    "pool max 3 3 stride=2 pad=1        # POOL_2 (a pooling block: stride != window)\n";
+    int in = 64;
+    const int mid[4] = {64, 128, 256, 512}, blocks[4] = {3, 4, 6, 3};
+    for (int s = 0; s < 4; ++s) {
+      for (int b = 0; b < blocks[s]; ++b) {
+        const int m = mid[s], out = 4 * m, stride = (b == 0 && s > 0) ? 2 : 1;
+        t += "residual begin\n";
+        t += "conv 1 1 " + std::to_string(in) + " " + std::to_string(m) + " stride=" + std::to_string(stride) + "\n";
+        t += "conv 3 3 " + std::to_string(m) + " " + std::to_string(m) + " pad=same\n";
+        t += "conv 1 1 " + std::to_string(m) + " " + std::to_string(out) + " act=none\n";
+        t += b == 0 ? "residual end shortcut=projection stride=" + std::to_string(stride) + "\n"
+                    : "residual end shortcut=identity\n";
+        in = out;
+      }
+    }
+    t += "pool avg 7 7 stride=1             # POOL_51, global average pool\n";
+    t += "fc 2048 1000 act=none             # FC_52\n";
+    return t;
+  }();
+  return text;
+}
+
+Network load_network(const std::string& name_or_path) {
+  if (name_or_path == "vgg16") return parse_layer_list(vgg16_layer_list(), "built-in vgg16");
+  if (name_or_path == "resnet50") return parse_layer_list(resnet50_layer_list(), "built-in resnet50");
+  return read_layer_list(name_or_path);
+}
+
+}  // namespace s2::mapper

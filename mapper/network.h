@@ -1,0 +1,60 @@
+// A CNN as the mapper receives it: an input size and a list of layers (convolution, pooling, fully
+// connected) with residual blocks, written in the layer-list format (mapper/README.md). VGG-16 and
+// ResNet-50 are built in, written in that same format, so they go through the same checks as a user's file.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace s2::mapper {
+
+// A network that cannot be what it says: the message names the file, line, layer and field.
+class NetworkError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class LayerKind { Conv, Pool, Fc, ResidualBegin, ResidualEnd };
+enum class PoolType { Max, Avg };
+enum class Shortcut { Identity, Projection };
+
+struct Shape3 {
+  int W = 0, H = 0, D = 0;  // width, height, channels
+  long long elements() const { return static_cast<long long>(W) * H * D; }
+  bool operator==(const Shape3&) const = default;
+};
+std::string to_string(const Shape3& s);  // "[W,H,D]"
+
+// One line of a layer list.
+struct LayerSpec {
+  LayerKind kind = LayerKind::Conv;
+  // conv: filter [Wf,Hf,D,C]; pool: window [Wf,Hf]; fc: D inputs, C outputs
+  int Wf = 1, Hf = 1, D = 0, C = 0;
+  int stride = 1;
+  int pad = 0;             // zero padding on every side (conv and pool)
+  bool relu = true;        // conv and fc: a ReLU follows
+  PoolType pool = PoolType::Max;
+  Shortcut shortcut = Shortcut::Identity;  // residual end
+  int line = 0;            // where it was written
+};
+
+struct Network {
+  std::string name;
+  std::string source;      // file name, or "built-in"
+  Shape3 input;
+  std::vector<LayerSpec> layers;
+};
+
+// Reads a layer list; syntax errors are NetworkError naming the file, line and field. Shapes are checked
+// later, by the parser (parse_network in parser.h).
+Network parse_layer_list(const std::string& text, const std::string& source);
+Network read_layer_list(const std::string& path);
+
+// The thesis's networks (thesis 2.2, Appendices G/I), as layer lists.
+const std::string& vgg16_layer_list();
+const std::string& resnet50_layer_list();
+// "vgg16", "resnet50", or a layer-list file.
+Network load_network(const std::string& name_or_path);
+
+}  // namespace s2::mapper

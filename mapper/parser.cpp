@@ -1,0 +1,235 @@
+#include "parser.h"
+
+#include <optional>
+
+namespace s2::mapper {
+
+const char* to_string(PrimitiveKind k) {
+  switch (k) {
+    case PrimitiveKind::Padding: return "padding";
+    case PrimitiveKind::Convolution: return "convolution";
+    case PrimitiveKind::MatMul: return "matrix multiplication";
+    case PrimitiveKind::ReLU: return "relu";
+    case PrimitiveKind::Quantization: return "quantization";
+    case PrimitiveKind::Pooling: return "pooling";
+    case PrimitiveKind::ElementwiseAdd: return "element-wise addition";
+  }
+  return "?";
+}
+
+const char* to_string(BlockKind k) {
+  switch (k) {
+    case BlockKind::Convolution: return "convolution block";
+    case BlockKind::Pooling: return "pooling block";
+    case BlockKind::MatMul: return "matrix multiplication block";
+  }
+  return "?";
+}
+
+const Operation* OperationBlock::fused_pool() const {
+  if (kind != BlockKind::Convolution) return nullptr;
+  for (const Operation& o : ops)
+    if (o.kind == PrimitiveKind::Pooling) return &o;
+  return nullptr;
+}
+
+const OperationBlock* ParsedNetwork::find(const std::string& core_name) const {
+  for (const OperationBlock& b : blocks)
+    if (b.name() == core_name) return &b;
+  return nullptr;
+}
+
+namespace {
+
+struct Chain {
+  explicit Chain(const Network& n) : net(n), cur(n.input) {}
+  const Network& net;
+  ParsedNetwork out;
+  Shape3 cur;                     // the tensor the next layer reads
+  std::string producer = "input"; // the block that wrote it
+  int counter = 0;                // thesis numbering: convolution, pooling and fc layers
+  LayerKind last = LayerKind::ResidualBegin;  // the previous layer line's kind (none yet)
+  struct Open {
+    Shape3 in;
+    std::string producer;
+    int line = 0;
+    std::size_t layers_before = 0;
+  };
+  std::optional<Open> residual;
+  std::size_t layers_seen = 0;
+
+  [[noreturn]] void fail(const LayerSpec& l, const std::string& layer, const std::string& field,
+                         const std::string& what) const {
+    throw NetworkError(net.source + ":" + std::to_string(l.line) + ": layer " + layer + ", field " + field + ": " + what);
+  }
+  std::string source_of_cur() const {
+    return producer == "input" ? "the network input " + to_string(cur) : "the output of " + producer + " " + to_string(cur);
+  }
+  static Operation op(std::string prefix, int n, PrimitiveKind k, Shape3 in, Shape3 o) {
+    Operation x;
+    x.name = std::move(prefix) + "_" + std::to_string(n);
+    x.kind = k;
+    x.layer = n;
+    x.in = in;
+    x.out = o;
+    return x;
+  }
+  // the padded input and the output of a window of Wf x Hf at `stride`, or an error naming the field
+  std::pair<Shape3, Shape3> window(const LayerSpec& l, const std::string& name, int out_d) const {
+    const Shape3 padded{cur.W + 2 * l.pad, cur.H + 2 * l.pad, cur.D};
+    if (l.Wf > padded.W)
+      fail(l, name, "Wf", "expected at most " + std::to_string(padded.W) + " (the padded input width; " + source_of_cur() +
+                              ", pad " + std::to_string(l.pad) + "), got " + std::to_string(l.Wf));
+    if (l.Hf > padded.H)
+      fail(l, name, "Hf", "expected at most " + std::to_string(padded.H) + " (the padded input height; " +
+                              source_of_cur() + ", pad " + std::to_string(l.pad) + "), got " + std::to_string(l.Hf));
+    return {padded, Shape3{(padded.W - l.Wf) / l.stride + 1, (padded.H - l.Hf) / l.stride + 1, out_d}};
+  }
+
+  void conv(const LayerSpec& l) {
+    const int n = ++counter;
+    const std::string name = "CONV_" + std::to_string(n);
+    if (l.D != cur.D)
+      fail(l, name, "D", "expected " + std::to_string(cur.D) + " (the channels of " + source_of_cur() + "), got " +
+                             std::to_string(l.D));
+    const auto [padded, o] = window(l, name, l.C);
+    OperationBlock b;
+    b.kind = BlockKind::Convolution;
+    b.inputs = {producer};
+    if (l.pad > 0) {
+      Operation p = op("PADD", n, PrimitiveKind::Padding, cur, padded);
+      p.pad = l.pad;
+      b.ops.push_back(p);
+    }
+    Operation c = op("CONV", n, PrimitiveKind::Convolution, padded, o);
+    c.Wf = l.Wf;
+    c.Hf = l.Hf;
+    c.stride = l.stride;
+    b.core = b.ops.size();
+    b.ops.push_back(c);
+    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
+    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
+    out.blocks.push_back(std::move(b));
+    producer = name;
+    cur = o;
+  }
+
+  void pool(const LayerSpec& l) {
+    const int n = ++counter;
+    const std::string name = "POOL_" + std::to_string(n);
+    const auto [padded, o] = window(l, name, cur.D);
+    Operation p = op("POOL", n, PrimitiveKind::Pooling, padded, o);
+    p.Wf = l.Wf;
+    p.Hf = l.Hf;
+    p.stride = l.stride;
+    p.pool = l.pool;
+    // thesis 4.1: a pooling whose stride equals its window joins the convolution block before it
+    const bool fusable = l.Wf == l.Hf && l.stride == l.Wf && l.pad == 0 && last == LayerKind::Conv &&
+                         !out.blocks.empty() && out.blocks.back().kind == BlockKind::Convolution &&
+                         out.blocks.back().fused_pool() == nullptr;
+    if (fusable) {
+      out.blocks.back().ops.push_back(p);
+    } else {
+      OperationBlock b;
+      b.kind = BlockKind::Pooling;
+      b.inputs = {producer};
+      if (l.pad > 0) {
+        Operation pad = op("PADD", n, PrimitiveKind::Padding, cur, padded);
+        pad.pad = l.pad;
+        b.ops.push_back(pad);
+      }
+      b.core = b.ops.size();
+      b.ops.push_back(p);
+      out.blocks.push_back(std::move(b));
+      producer = name;
+    }
+    cur = o;
+  }
+
+  void fc(const LayerSpec& l) {
+    const int n = ++counter;
+    const std::string name = "FC_" + std::to_string(n);
+    if (l.D != cur.elements())
+      fail(l, name, "IN", "expected " + std::to_string(cur.elements()) + " (" + source_of_cur() + ", flattened), got " +
+                              std::to_string(l.D));
+    const Shape3 in{l.D, 1, 1}, o{l.C, 1, 1};  // a vector: W values
+    OperationBlock b;
+    b.kind = BlockKind::MatMul;
+    b.inputs = {producer};
+    b.ops.push_back(op("FC", n, PrimitiveKind::MatMul, in, o));
+    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
+    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
+    out.blocks.push_back(std::move(b));
+    producer = name;
+    cur = o;
+  }
+
+  void residual_begin(const LayerSpec& l) {
+    if (residual)
+      throw NetworkError(net.source + ":" + std::to_string(l.line) + ": residual blocks cannot nest (one began at line " +
+                         std::to_string(residual->line) + ")");
+    residual = Open{cur, producer, l.line, layers_seen};
+  }
+
+  void residual_end(const LayerSpec& l) {
+    const std::string where = net.source + ":" + std::to_string(l.line) + ": ";
+    if (!residual) throw NetworkError(where + "'residual end' without 'residual begin'");
+    if (last != LayerKind::Conv || layers_seen == residual->layers_before)
+      throw NetworkError(where + "a residual block must end with a convolution");
+    OperationBlock& last_conv = out.blocks.back();
+    const int n = last_conv.core_op().layer;
+    std::string shortcut = residual->producer;
+    if (l.shortcut == Shortcut::Projection) {
+      const Shape3 in = residual->in;
+      const Shape3 o{(in.W - 1) / l.stride + 1, (in.H - 1) / l.stride + 1, cur.D};
+      const std::string name = "CONV_SC_" + std::to_string(n);
+      if (o.W != cur.W || o.H != cur.H)
+        fail(l, name, "stride", "a 1x1 projection of the block's input " + to_string(in) + " at stride " +
+                                    std::to_string(l.stride) + " gives " + to_string(o) + ", but the block's output is " +
+                                    to_string(cur));
+      OperationBlock sc;
+      sc.kind = BlockKind::Convolution;
+      sc.inputs = {residual->producer};
+      Operation c = op("CONV_SC", n, PrimitiveKind::Convolution, in, o);
+      c.stride = l.stride;
+      sc.ops.push_back(c);
+      sc.ops.push_back(op("QUAN_SC", n, PrimitiveKind::Quantization, o, o));
+      shortcut = name;
+      // it runs before the block's last convolution, whose block adds it
+      out.blocks.insert(out.blocks.end() - 1, std::move(sc));
+    } else if (!(residual->in == cur)) {
+      fail(l, "MAT_ELE_" + std::to_string(n), "shortcut",
+           "identity needs the block's input " + to_string(residual->in) + " to equal its output " + to_string(cur) +
+               " (use shortcut=projection)");
+    }
+    OperationBlock& b = out.blocks.back();
+    b.inputs.push_back(shortcut);
+    b.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, cur, cur));
+    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, cur, cur));
+    residual.reset();
+  }
+};
+
+}  // namespace
+
+ParsedNetwork parse_network(const Network& net) {
+  Chain c(net);
+  c.out.name = net.name;
+  c.out.input = net.input;
+  for (const LayerSpec& l : net.layers) {
+    switch (l.kind) {
+      case LayerKind::Conv: c.conv(l); ++c.layers_seen; break;
+      case LayerKind::Pool: c.pool(l); ++c.layers_seen; break;
+      case LayerKind::Fc: c.fc(l); ++c.layers_seen; break;
+      case LayerKind::ResidualBegin: c.residual_begin(l); break;
+      case LayerKind::ResidualEnd: c.residual_end(l); break;
+    }
+    c.last = l.kind;
+  }
+  if (c.residual)
+    throw NetworkError(net.source + ":" + std::to_string(c.residual->line) + ": residual block never ended");
+  if (c.out.blocks.empty()) throw NetworkError(net.source + ": the network has no layers");
+  return c.out;
+}
+
+}  // namespace s2::mapper

@@ -1,0 +1,64 @@
+// The parser (thesis 4.1): chains a network's layers (each layer's input is the previous one's output),
+// fills in every size, checks that the layers fit together, decomposes each layer into the primitive
+// operations the hardware runs (padding, convolution, matrix multiplication, ReLU, quantization, pooling,
+// element-wise addition) and fuses them into operation blocks around one core operation (convolution,
+// pooling or matrix multiplication) that the splitter splits and the distributor places.
+//
+// Names follow the thesis: one counter over the network's convolution, pooling and fully connected
+// layers, and every operation of a layer carries its layer's number (CONV_1, PADD_1, ACTI_1, QUAN_1,
+// POOL_3, FC_19 ...). A residual block's projection shortcut and its addition carry the number of the
+// block's last convolution (CONV_SC_14, MAT_ELE_14), as thesis 5.2.2 names them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "network.h"
+
+namespace s2::mapper {
+
+enum class PrimitiveKind { Padding, Convolution, MatMul, ReLU, Quantization, Pooling, ElementwiseAdd };
+const char* to_string(PrimitiveKind k);
+
+struct Operation {
+  std::string name;        // PADD_1, CONV_1, CONV_SC_14, ACTI_1, QUAN_1, POOL_3, FC_19, MAT_ELE_5 ...
+  PrimitiveKind kind = PrimitiveKind::Convolution;
+  int layer = 0;           // the layer number in the name
+  Shape3 in;               // input (for a convolution or pooling: after padding)
+  Shape3 out;
+  // convolution: filter [Wf,Hf,in.D,out.D]; pooling: window [Wf,Hf]; padding: pad on every side
+  int Wf = 1, Hf = 1, stride = 1, pad = 0;
+  PoolType pool = PoolType::Max;
+  bool on_mla() const { return kind == PrimitiveKind::Convolution || kind == PrimitiveKind::MatMul; }
+};
+
+enum class BlockKind { Convolution, Pooling, MatMul };
+const char* to_string(BlockKind k);
+
+// Operations whose intermediate results stay in the PE (thesis 4.1, operator fusion); only the core
+// operation is split, the others follow its split.
+struct OperationBlock {
+  BlockKind kind = BlockKind::Convolution;
+  std::vector<Operation> ops;
+  std::size_t core = 0;              // index of the core operation in ops
+  std::vector<std::string> inputs;   // the blocks whose outputs it reads ("input" = the network input)
+  const Operation& core_op() const { return ops[core]; }
+  const std::string& name() const { return ops[core].name; }
+  // the fused pooling of a convolution block (nullptr if none)
+  const Operation* fused_pool() const;
+  Shape3 out() const { return ops.back().out; }
+};
+
+struct ParsedNetwork {
+  std::string name;
+  Shape3 input;
+  std::vector<OperationBlock> blocks;   // in execution order
+  const OperationBlock* find(const std::string& core_name) const;
+};
+
+// Throws NetworkError naming the source, line, layer (by its thesis name) and field for a network whose
+// layers do not fit together (a channel mismatch, a filter larger than its input, a shortcut that cannot
+// be added, ...).
+ParsedNetwork parse_network(const Network& net);
+
+}  // namespace s2::mapper
