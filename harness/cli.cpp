@@ -6,6 +6,7 @@
 
 #include "harness/bench.h"
 #include "harness/flaw_limit.h"
+#include "harness/map_report.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
@@ -85,6 +86,16 @@ int main(int argc, char** argv) {
   add_config_options(flawcmd, freq.config_file, freq.mac_shape, freq.other_flaws);
   flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
 
+  s2::MapRequest mreq;
+  CLI::App* mapcmd = app.add_subcommand(
+      "map", "split a CNN for QPE-DRAM or SpiNNaker2 (thesis 4.1-4.2): pieces, sizes, MAC and SRAM utilisation");
+  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
+  mapcmd->add_option("--target", mreq.target, "qpe (default, QPE-DRAM) or s2 (SpiNNaker2)")
+      ->check(CLI::IsMember({"qpe", "s2"}));
+  mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
+  mapcmd->add_option("--config", mreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
+  mapcmd->add_option("--mac", mreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -104,6 +115,7 @@ int main(int argc, char** argv) {
   }
   if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
   if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
+  if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});

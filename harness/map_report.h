@@ -1,0 +1,26 @@
+// s2cosim map: a network's split scheme for QPE-DRAM or SpiNNaker2, printed like thesis Appendix G
+// (pieces per dimension, piece sizes before and after alignment, MAC and SRAM utilisation) and written
+// as contract-3 JSON.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "mapper/splitter.h"
+#include "model/hw_config.h"
+
+namespace s2 {
+
+struct MapRequest {
+  std::string net = "vgg16";   // vgg16 | resnet50 | a layer-list file
+  std::string target = "qpe";  // qpe | s2
+  std::string json_out;
+  std::string config_file, mac_shape;
+};
+
+std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s);
+std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg);
+// Exit code: 0, or 2 for bad input (an inconsistent network names its file, line, layer and field).
+int map_network(const MapRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2

@@ -1,0 +1,447 @@
+#include "splitter.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace s2::mapper {
+
+const char* to_string(Target t) { return t == Target::Qpe ? "qpe" : "s2"; }
+
+Target parse_target(const std::string& s) {
+  if (s == "qpe") return Target::Qpe;
+  if (s == "s2" || s == "spinnaker2") return Target::SpiNNaker2;
+  throw std::invalid_argument("target: expected qpe or s2, got '" + s + "'");
+}
+
+SplitRules split_rules(Target t, const HwConfig& cfg) {
+  SplitRules r;
+  r.target = t;
+  r.min_pieces = t == Target::Qpe ? 4 : 128;  // thesis 4.2.1: at least 4 parts for QPE, 128 for SpiNNaker2
+  r.budget_bytes = static_cast<std::uint64_t>(cfg.sram_mla_budget_bytes);
+  r.second_filter_buffer = t == Target::SpiNNaker2;
+  r.mac_rows = cfg.mac_rows;
+  r.mac_cols = cfg.mac_cols;
+  return r;
+}
+
+std::uint64_t piece_footprint_bytes(const AlignedSizes& a, BlockKind kind, const SplitRules& r) {
+  if (!r.second_filter_buffer) return a.total();
+  return a.total() + (kind == BlockKind::MatMul ? a.operand_b_bytes : a.operand_a_bytes);
+}
+
+int Parts::begin(int i) const {
+  int b = 0;
+  for (int k = 0; k < i; ++k) b += sizes[k];
+  return b;
+}
+
+std::string Parts::to_string() const {
+  std::string s;
+  for (std::size_t i = 0; i < sizes.size();) {
+    std::size_t j = i;
+    while (j < sizes.size() && sizes[j] == sizes[i]) ++j;
+    if (!s.empty()) s += ",";
+    s += fmt::format("{}x{}", sizes[i], j - i);
+    i = j;
+  }
+  return s;
+}
+
+Parts balanced_parts(int n, int k, int step) {
+  Parts p;
+  const int units = n / step, rem = n % step;
+  if (k < 1 || units < k || (units == 0 && k != 1)) {
+    if (units == 0 && k == 1 && n > 0) p.sizes = {n};
+    return p;
+  }
+  for (int i = 0; i < k; ++i) p.sizes.push_back((units / k + (i < units % k ? 1 : 0)) * step);
+  p.sizes.back() += rem;  // a remainder smaller than the step goes to the last (smallest) part
+  return p;
+}
+
+namespace {
+
+Parts whole(int n) { return Parts{{n}}; }
+
+// Parts of fixed size `piece` (the last one holds the rest).
+Parts fixed_parts(int n, int piece) {
+  Parts p;
+  for (int b = 0; b < n; b += piece) p.sizes.push_back(std::min(piece, n - b));
+  return p;
+}
+
+std::string conv_shape_string(const ConvShape& t) {
+  return fmt::format("[{},{},{}]x[{},{},{},{}]", t.Wi, t.Hi, t.D, t.Wf, t.Hf, t.D, t.C);
+}
+
+// What one candidate scheme costs, for choosing between schemes.
+struct Score {
+  bool fits = false;
+  double mac = 0;               // weighted MAC utilisation
+  std::uint64_t bytes = 0;      // aligned bytes moved
+  std::uint64_t pieces = 0;
+  bool better_than(const Score& o) const {
+    if (fits != o.fits) return fits;
+    if (std::abs(mac - o.mac) > 1e-9) return mac > o.mac;
+    if (bytes != o.bytes) return bytes < o.bytes;
+    return pieces < o.pieces;
+  }
+};
+
+
+// ---- convolution blocks ----
+
+struct ConvSplitter {
+  const OperationBlock& b;
+  const Operation& conv;
+  const SplitRules& r;
+  int step = 1;  // output parts in multiples of the fused pooling's stride
+
+  ConvShape piece_task(int w, int h, int c, int d) const {
+    ConvShape t;
+    t.Wi = (w - 1) * conv.stride + conv.Wf;
+    t.Hi = (h - 1) * conv.stride + conv.Hf;
+    t.D = d;
+    t.Wf = conv.Wf;
+    t.Hf = conv.Hf;
+    t.C = c;
+    return t;
+  }
+
+  // Every distinct piece of the scheme with its count, sizes and utilisation; fills the split's totals.
+  void evaluate(BlockSplit& s) const {
+    std::map<std::tuple<int, int, int, int>, std::uint64_t> shapes;
+    for (int w : s.w.sizes)
+      for (int h : s.h.sizes)
+        for (int c : s.c.sizes)
+          for (int d : s.d.sizes) ++shapes[{w, h, c, d}];
+    s.groups.clear();
+    s.pieces = 0;
+    s.aligned_bytes_moved = 0;
+    s.sram_utilization_max = 0;
+    double valid = 0, lanes = 0;
+    for (const auto& [key, n] : shapes) {
+      const auto [w, h, c, d] = key;
+      const ConvShape t = piece_task(w, h, c, d);
+      PieceGroup g;
+      g.count = n;
+      g.shape = conv_shape_string(t);
+      g.aligned = conv_aligned_sizes(t, r.mac_rows);
+      g.raw.operand_b_bytes = std::uint64_t(t.Wi) * t.Hi * t.D;
+      g.raw.operand_a_bytes = std::uint64_t(t.Wf) * t.Hf * t.D * t.C;
+      g.raw.result_bytes = std::uint64_t(t.Wo()) * t.Ho() * t.C * 4;
+      // equation 5.3: results kept per MAC lane of the array, over one output row of the piece
+      const double v = double(w) * c, l = double(align_up(t.Wo(), r.mac_cols)) * double(align_up(c, r.mac_rows));
+      g.mac_utilization = v / l;
+      g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
+      valid += v * h * double(n);
+      lanes += l * h * double(n);
+      s.pieces += n;
+      s.aligned_bytes_moved += g.aligned.total() * n;
+      s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
+      s.groups.push_back(g);
+    }
+    std::sort(s.groups.begin(), s.groups.end(), [](const PieceGroup& x, const PieceGroup& y) { return x.count > y.count; });
+    s.mac_utilization = lanes > 0 ? valid / lanes : 0;
+    const int dparts = s.d.count();
+    s.partial_sum_adds = dparts > 1 ? std::uint64_t(dparts - 1) * conv.out.elements() : 0;
+  }
+
+  bool fits(const BlockSplit& s) const {
+    // the largest piece decides (sizes only grow with each dimension)
+    const ConvShape t = piece_task(s.w.sizes.front(), s.h.sizes.front(), s.c.sizes.front(), s.d.sizes.front());
+    return piece_footprint_bytes(conv_aligned_sizes(t, r.mac_rows), BlockKind::Convolution, r) <= r.budget_bytes;
+  }
+
+  Score score(BlockSplit& s) const {
+    Score sc;
+    sc.fits = fits(s);
+    if (!sc.fits) return sc;
+    evaluate(s);
+    sc.mac = s.mac_utilization;
+    sc.bytes = s.aligned_bytes_moved;
+    sc.pieces = s.pieces;
+    return sc;
+  }
+
+  // Step 2: the output's width and height for given C and D parts; false if nothing fits.
+  bool split_output(BlockSplit& best, const Parts& c, const Parts& d) const {
+    const int wo = conv.out.W, ho = conv.out.H;
+    const int wu = std::max(1, wo / step), hu = std::max(1, ho / step);
+    Score best_score;
+    bool found = false;
+    const std::uint64_t others = std::uint64_t(c.count()) * d.count();
+    for (int wk = 1; wk <= wu; ++wk) {
+      BlockSplit s;
+      s.c = c;
+      s.d = d;
+      s.w = balanced_parts(wo, wk, step);
+      if (s.w.sizes.empty()) continue;
+      // the fewest rows parts that fit (more parts only add overlap and pieces), at least min_pieces
+      int hk = 1;
+      for (; hk <= hu; ++hk) {
+        s.h = balanced_parts(ho, hk, step);
+        if (!s.h.sizes.empty() && fits(s)) break;
+      }
+      if (hk > hu) continue;
+      const std::uint64_t need = (r.min_pieces + others * wk - 1) / (others * wk);
+      if (std::uint64_t(hk) < need) {
+        if (need > std::uint64_t(hu)) continue;
+        hk = static_cast<int>(need);
+        s.h = balanced_parts(ho, hk, step);
+      }
+      const Score sc = score(s);
+      if (!found || sc.better_than(best_score)) {
+        best = s;
+        best_score = sc;
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  BlockSplit run() const {
+    BlockSplit s;
+    s.name = b.name();
+    s.kind = b.kind;
+    const int C = conv.out.D, D = conv.in.D;
+    // step 1: C alone, the whole input in every piece (parts in multiples of the MAC rows)
+    const int c_units = (C + r.mac_rows - 1) / r.mac_rows;
+    for (int k = 1; k <= c_units; ++k) {
+      BlockSplit t;
+      t.w = whole(conv.out.W);
+      t.h = whole(conv.out.H);
+      t.c = balanced_parts(C, k, r.mac_rows);
+      t.d = whole(D);
+      if (t.c.sizes.empty() || !fits(t)) continue;
+      // more C parts while there are too few pieces (slide "Splitter": no(1))
+      while (std::uint64_t(t.c.count()) < r.min_pieces && t.c.count() < c_units)
+        t.c = balanced_parts(C, t.c.count() + 1, r.mac_rows);
+      if (std::uint64_t(t.c.count()) >= r.min_pieces) {
+        t.name = s.name;
+        t.kind = s.kind;
+        evaluate(t);
+        return t;
+      }
+      break;  // C alone cannot give enough pieces: go on with MAC-rows filters
+    }
+    // step 2: MAC-rows filters per piece, the output's width and height
+    const Parts c = balanced_parts(C, c_units, r.mac_rows);
+    if (split_output(s, c, whole(D))) {
+      s.name = b.name();
+      s.kind = b.kind;
+      return s;
+    }
+    // step 3: the input channels into the fewest equal parts
+    for (int k = 2; k <= D; ++k) {
+      if (D % k) continue;
+      if (split_output(s, c, Parts{std::vector<int>(k, D / k)})) {
+        s.name = b.name();
+        s.kind = b.kind;
+        return s;
+      }
+    }
+    throw std::runtime_error(fmt::format("splitter: {} does not fit {} bytes even one output pixel, {} filters and one "
+                                         "input channel at a time", b.name(), r.budget_bytes, r.mac_rows));
+  }
+};
+
+// ---- pooling blocks ----
+
+BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
+  const Operation& p = b.core_op();
+  BlockSplit best;
+  best.name = b.name();
+  best.kind = b.kind;
+  auto piece_bytes = [&](int w, int h, int c) {
+    AlignedSizes a;  // 8-bit in and out; rows of the input aligned to 16 bytes (slides, "Splitter")
+    a.operand_b_bytes = std::uint64_t(align_up((w - 1) * p.stride + p.Wf, 16)) * ((h - 1) * p.stride + p.Hf) * c;
+    a.result_bytes = std::uint64_t(align_up(w, 16)) * h * c;
+    return a;
+  };
+  auto evaluate = [&](BlockSplit& s) {
+    std::map<std::tuple<int, int, int>, std::uint64_t> shapes;
+    for (int w : s.w.sizes)
+      for (int h : s.h.sizes)
+        for (int c : s.c.sizes) ++shapes[{w, h, c}];
+    s.groups.clear();
+    s.pieces = 0;
+    s.aligned_bytes_moved = 0;
+    s.sram_utilization_max = 0;
+    for (const auto& [key, n] : shapes) {
+      const auto [w, h, c] = key;
+      PieceGroup g;
+      g.count = n;
+      const int wi = (w - 1) * p.stride + p.Wf, hi = (h - 1) * p.stride + p.Hf;
+      g.shape = fmt::format("[{},{},{}] {}x{}/{}", wi, hi, c, p.Wf, p.Hf, p.stride);
+      g.aligned = piece_bytes(w, h, c);
+      g.raw.operand_b_bytes = std::uint64_t(wi) * hi * c;
+      g.raw.result_bytes = std::uint64_t(w) * h * c;
+      g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
+      s.pieces += n;
+      s.aligned_bytes_moved += g.aligned.total() * n;
+      s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
+      s.groups.push_back(g);
+    }
+    s.mac_utilization = 0;  // pooling runs on the ARM core
+  };
+  const int W = p.out.W, H = p.out.H, C = p.out.D;
+  // channels first, in N * min_pieces parts (thesis 4.2.2), the whole map in every piece
+  for (std::uint64_t k = r.min_pieces; k <= std::uint64_t(C); k += r.min_pieces) {
+    if (piece_bytes(W, H, balanced_parts(C, int(k), 1).sizes.front()).total() > r.budget_bytes) continue;
+    best.w = whole(W);
+    best.h = whole(H);
+    best.d = whole(1);
+    best.c = balanced_parts(C, int(k), 1);
+    evaluate(best);
+    return best;
+  }
+  // then one channel per part and the map's width and height (Appendix A: about as many parts each way)
+  best.c = balanced_parts(C, C, 1);
+  best.d = whole(1);
+  for (int n = 1; n <= W * H; ++n) {
+    const int wk = std::min(W, std::max(1, int(std::lround(std::sqrt(double(n)) * W / std::max(W, H)))));
+    const int hk = std::min(H, (n + wk - 1) / wk);
+    best.w = balanced_parts(W, wk, 1);
+    best.h = balanced_parts(H, hk, 1);
+    if (piece_bytes(best.w.sizes.front(), best.h.sizes.front(), 1).total() <= r.budget_bytes) {
+      evaluate(best);
+      if (best.pieces >= r.min_pieces) return best;
+    }
+  }
+  throw std::runtime_error("splitter: " + b.name() + " does not fit the SRAM budget");
+}
+
+// ---- matrix multiplication blocks ----
+
+BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
+  const Operation& fc = b.core_op();
+  const int WB = fc.out.W, HB = fc.in.W;  // weight [W_B, H_B]; the input vector is A [W_A = H_B, H_A = 1]
+  auto piece_shape = [](int wb, int hb) { return MmShape{hb, 1, wb, hb}; };
+  struct Cand {
+    int pw, ph;
+    std::uint64_t bytes, pieces;
+    int skew;
+  };
+  std::vector<Cand> cands;
+  auto pow2_at_least = [](int n) {
+    int p = 16;
+    while (p < n) p *= 2;
+    return p;
+  };
+  for (int pw = 16; pw <= pow2_at_least(WB); pw *= 2) {
+    for (int ph = 16; ph <= pow2_at_least(HB); ph *= 2) {
+      const int ew = std::min(pw, WB), eh = std::min(ph, HB);
+      if (piece_footprint_bytes(mm_aligned_sizes(piece_shape(ew, eh), r.mac_rows), BlockKind::MatMul, r) > r.budget_bytes) continue;
+      const std::uint64_t pieces = std::uint64_t((WB + pw - 1) / pw) * ((HB + ph - 1) / ph);
+      cands.push_back({pw, ph, std::uint64_t(ew) * eh, pieces, std::abs(std::countr_zero(unsigned(pw)) - std::countr_zero(unsigned(ph)))});
+    }
+  }
+  if (cands.empty()) throw std::runtime_error("splitter: " + b.name() + " does not fit the SRAM budget");
+  // enough pieces first, then the largest weight piece, the squarest, the tallest (fewer partial sums)
+  std::sort(cands.begin(), cands.end(), [&](const Cand& x, const Cand& y) {
+    const bool ex = x.pieces >= r.min_pieces, ey = y.pieces >= r.min_pieces;
+    if (ex != ey) return ex;
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    if (x.skew != y.skew) return x.skew < y.skew;
+    return x.ph > y.ph;
+  });
+  const Cand& c = cands.front();
+  BlockSplit s;
+  s.name = b.name();
+  s.kind = b.kind;
+  s.w = fixed_parts(WB, c.pw);
+  s.h = fixed_parts(HB, c.ph);
+  s.c = whole(1);
+  s.d = whole(1);
+  std::map<std::pair<int, int>, std::uint64_t> shapes;
+  for (int w : s.w.sizes)
+    for (int h : s.h.sizes) ++shapes[{w, h}];
+  double valid = 0, lanes = 0;
+  for (const auto& [key, n] : shapes) {
+    const auto [w, h] = key;
+    const MmShape m = piece_shape(w, h);
+    PieceGroup g;
+    g.count = n;
+    g.shape = fmt::format("[{},1]x[{},{}]", m.W_A, m.W_B, m.H_B);
+    g.aligned = mm_aligned_sizes(m, r.mac_rows);
+    g.raw.operand_a_bytes = std::uint64_t(m.W_A) * m.H_A;
+    g.raw.operand_b_bytes = std::uint64_t(m.W_B) * m.H_B;
+    g.raw.result_bytes = std::uint64_t(m.W_B) * m.H_A * 4;
+    const double v = double(m.H_A) * w, l = double(align_up(m.H_A, r.mac_rows)) * double(align_up(w, r.mac_cols));
+    g.mac_utilization = v / l;
+    g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
+    valid += v * double(n);
+    lanes += l * double(n);
+    s.pieces += n;
+    s.aligned_bytes_moved += g.aligned.total() * n;
+    s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
+    s.groups.push_back(g);
+  }
+  std::sort(s.groups.begin(), s.groups.end(), [](const PieceGroup& x, const PieceGroup& y) { return x.count > y.count; });
+  s.mac_utilization = valid / lanes;
+  s.partial_sum_adds = std::uint64_t(WB) * (s.h.count() - 1);  // Appendix B: W_B * (Y - 1)
+  return s;
+}
+
+}  // namespace
+
+BlockSplit split_block(const OperationBlock& b, const SplitRules& r) {
+  switch (b.kind) {
+    case BlockKind::Convolution: {
+      ConvSplitter cs{b, b.core_op(), r};
+      if (const Operation* p = b.fused_pool()) cs.step = p->stride;
+      return cs.run();
+    }
+    case BlockKind::Pooling:
+      return split_pool(b, r);
+    case BlockKind::MatMul:
+      return split_mm(b, r);
+  }
+  throw std::logic_error("split_block: unknown block kind");
+}
+
+NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules) {
+  NetworkSplit s;
+  s.network = n.name;
+  s.rules = rules;
+  for (const OperationBlock& b : n.blocks) s.blocks.push_back(split_block(b, rules));
+  return s;
+}
+
+ConvPiece conv_piece(const OperationBlock& b, const BlockSplit& s, int iw, int ih, int ic, int id) {
+  const Operation& conv = b.core_op();
+  ConvPiece p;
+  p.out_x0 = s.w.begin(iw);
+  p.out_y0 = s.h.begin(ih);
+  p.out_w = s.w.sizes.at(iw);
+  p.out_h = s.h.sizes.at(ih);
+  p.x0 = p.out_x0 * conv.stride;
+  p.y0 = p.out_y0 * conv.stride;
+  p.c0 = s.c.begin(ic);
+  p.d0 = s.d.begin(id);
+  p.task.Wi = (p.out_w - 1) * conv.stride + conv.Wf;
+  p.task.Hi = (p.out_h - 1) * conv.stride + conv.Hf;
+  p.task.D = s.d.sizes.at(id);
+  p.task.Wf = conv.Wf;
+  p.task.Hf = conv.Hf;
+  p.task.C = s.c.sizes.at(ic);
+  return p;
+}
+
+MmPiece mm_piece(const OperationBlock&, const BlockSplit& s, int iw, int ih) {
+  MmPiece p;
+  p.col0 = s.w.begin(iw);
+  p.row0 = s.h.begin(ih);
+  const int w = s.w.sizes.at(iw), h = s.h.sizes.at(ih);
+  p.task = MmShape{h, 1, w, h};
+  return p;
+}
+
+}  // namespace s2::mapper

@@ -1,0 +1,108 @@
+// The splitter (thesis 4.2, Appendices A and B): cuts each operation block's core operation into pieces
+// that fit one PE's SRAM budget after alignment (equations 2.5/2.6), keeping the MAC array as busy as it
+// can be first. Only the core operation is split; the rest of the block follows its pieces.
+//
+// Convolution block (thesis 4.2.1, order C -> W_o/H_o -> D):
+//   1. C alone, the whole input in every piece; if nothing fits, pieces of MAC-rows filters.
+//   2. Output width and height into balanced parts (sizes differ by one step; the step is the fused
+//      pooling's stride, so that pooling never straddles two pieces): the scheme with the highest MAC
+//      utilisation, then the fewest aligned bytes moved into and out of the PEs (Appendix A: overlap
+//      and alignment padding), then the fewest pieces.
+//   3. Only if no output split fits: input channels D into the fewest equal parts (their partial sums
+//      are added by the ARM).
+// Pooling block (4.2.2): channels first, then output width and height. MM block (4.2.3, Appendix B):
+// the weight's width W_B and height H_B into power-of-two pieces, the largest that fit, square first, then
+// the taller (fewer partial sums to add).
+// At least `min_pieces` pieces: 4 for QPE-DRAM, 128 for SpiNNaker2 (which also keeps room for a second
+// filter buffer, thesis 5.3.1/5.5).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/hw_config.h"
+#include "model/sram_layout.h"
+#include "model/task.h"
+#include "parser.h"
+
+namespace s2::mapper {
+
+enum class Target { Qpe, SpiNNaker2 };
+const char* to_string(Target t);  // "qpe" | "s2"
+Target parse_target(const std::string& s);
+
+struct SplitRules {
+  Target target = Target::Qpe;
+  std::uint64_t min_pieces = 4;
+  std::uint64_t budget_bytes = 96 * 1024;  // SRAM for MLA data (HwConfig::sram_mla_budget_bytes)
+  bool second_filter_buffer = false;       // SpiNNaker2: room for the next filters while migrating
+  int mac_rows = 4, mac_cols = 16;
+};
+SplitRules split_rules(Target t, const HwConfig& cfg);
+// The SRAM a piece needs: its aligned operands and results, plus a second weight buffer where the rules
+// keep one (the weight is operand A of a convolution, operand B of a matrix multiplication).
+std::uint64_t piece_footprint_bytes(const AlignedSizes& a, BlockKind kind, const SplitRules& r);
+
+// The sizes of one dimension's parts, largest first (e.g. 21,21,21,21,20,... for 224 rows in 11 parts).
+struct Parts {
+  std::vector<int> sizes;
+  int count() const { return static_cast<int>(sizes.size()); }
+  int begin(int i) const;  // offset of part i
+  std::string to_string() const;  // "21x4,20x7"
+};
+// n into k parts whose sizes are multiples of `step` (the last may be the remainder), differing by at most
+// one step; empty if impossible.
+Parts balanced_parts(int n, int k, int step);
+
+// One group of identical pieces, as a row of thesis Table G.2.
+struct PieceGroup {
+  std::uint64_t count = 0;
+  std::string shape;                 // e.g. "[226,23,3]x[3,3,3,4]" or "[256,1]x[256,256]"
+  AlignedSizes aligned;              // equation 2.5 / 2.6 (output 32 bits per value)
+  AlignedSizes raw;                  // before alignment (8-bit operands, 32-bit results)
+  double mac_utilization = 0;        // equation 5.3 (valid results / MAC lanes used)
+  double sram_utilization = 0;       // equation 5.2: raw total / the SRAM budget
+};
+
+struct BlockSplit {
+  std::string name;                  // the block's core operation
+  BlockKind kind = BlockKind::Convolution;
+  // conv: output width, height (before the fused pooling), filters C, input channels D
+  // pool: output width, height, channels; mm: W_B, H_B
+  Parts w, h, c, d;
+  std::uint64_t pieces = 0;
+  std::vector<PieceGroup> groups;
+  double mac_utilization = 0;        // over all pieces, weighted by their MAC lanes
+  double sram_utilization_max = 0;
+  std::uint64_t aligned_bytes_moved = 0;  // every piece's aligned inputs, weights and outputs
+  std::uint64_t partial_sum_adds = 0;     // element-wise additions of partial results (FCE, D splits)
+};
+
+BlockSplit split_block(const OperationBlock& b, const SplitRules& rules);
+
+struct NetworkSplit {
+  std::string network;
+  SplitRules rules;
+  std::vector<BlockSplit> blocks;
+};
+NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules);
+
+// The MLA task of piece (iw, ih, ic, id) of a convolution block: its input window at stride 1 (a strided
+// convolution runs at stride 1, and every stride-th result is kept: thesis 5.2.2), input offset in the
+// block's padded input, and output offset.
+struct ConvPiece {
+  ConvShape task;
+  int x0 = 0, y0 = 0, c0 = 0, d0 = 0;      // offsets in the padded input (x, y), filters, input channels
+  int out_x0 = 0, out_y0 = 0;              // offsets of its results in the convolution's output
+  int out_w = 0, out_h = 0;                // results kept
+};
+ConvPiece conv_piece(const OperationBlock& b, const BlockSplit& s, int iw, int ih, int ic, int id);
+// The MLA task of piece (iw, ih) of an MM block: A = the input vector's H_B-part, B = the weight piece.
+struct MmPiece {
+  MmShape task;
+  int col0 = 0, row0 = 0;  // W_B and H_B offsets of the weight piece
+};
+MmPiece mm_piece(const OperationBlock& b, const BlockSplit& s, int iw, int ih);
+
+}  // namespace s2::mapper
