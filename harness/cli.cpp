@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
   mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
   mapcmd->add_option("--config", mreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   mapcmd->add_option("--mac", mreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  mapcmd->add_flag("--verify", mreq.verify,
+                   "compute every block whole and from its pieces with the golden kernels and compare (slow at full size)");
 
   try {
     app.parse(argc, argv);

@@ -16,11 +16,12 @@ struct MapRequest {
   std::string target = "qpe";  // qpe | s2
   std::string json_out;
   std::string config_file, mac_shape;
+  bool verify = false;  // compute every block whole and in pieces, and compare (thesis 5.1.1)
 };
 
 std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s);
 std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg);
-// Exit code: 0, or 2 for bad input (an inconsistent network names its file, line, layer and field).
+// Exit code: 0, 1 if --verify found a piece-wise result that differs, 2 for bad input (an inconsistent network names its file, line, layer and field).
 int map_network(const MapRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

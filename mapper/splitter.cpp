@@ -41,6 +41,8 @@ int Parts::begin(int i) const {
   return b;
 }
 
+int Parts::largest() const { return sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end()); }
+
 std::string Parts::to_string() const {
   std::string s;
   for (std::size_t i = 0; i < sizes.size();) {
@@ -154,8 +156,9 @@ struct ConvSplitter {
   }
 
   bool fits(const BlockSplit& s) const {
-    // the largest piece decides (sizes only grow with each dimension)
-    const ConvShape t = piece_task(s.w.sizes.front(), s.h.sizes.front(), s.c.sizes.front(), s.d.sizes.front());
+    // the largest piece decides (sizes only grow with each dimension); not always the first part: a
+    // remainder smaller than a step goes to the last one
+    const ConvShape t = piece_task(s.w.largest(), s.h.largest(), s.c.largest(), s.d.largest());
     return piece_footprint_bytes(conv_aligned_sizes(t, r.mac_rows), BlockKind::Convolution, r) <= r.budget_bytes;
   }
 
@@ -212,7 +215,7 @@ struct ConvSplitter {
     s.kind = b.kind;
     const int C = conv.out.D, D = conv.in.D;
     // step 1: C alone, the whole input in every piece (parts in multiples of the MAC rows)
-    const int c_units = (C + r.mac_rows - 1) / r.mac_rows;
+    const int c_units = std::max(1, C / r.mac_rows);
     for (int k = 1; k <= c_units; ++k) {
       BlockSplit t;
       t.w = whole(conv.out.W);
@@ -221,8 +224,11 @@ struct ConvSplitter {
       t.d = whole(D);
       if (t.c.sizes.empty() || !fits(t)) continue;
       // more C parts while there are too few pieces (slide "Splitter": no(1))
-      while (std::uint64_t(t.c.count()) < r.min_pieces && t.c.count() < c_units)
-        t.c = balanced_parts(C, t.c.count() + 1, r.mac_rows);
+      while (std::uint64_t(t.c.count()) < r.min_pieces) {
+        Parts more = balanced_parts(C, t.c.count() + 1, r.mac_rows);
+        if (more.sizes.empty()) break;
+        t.c = more;
+      }
       if (std::uint64_t(t.c.count()) >= r.min_pieces) {
         t.name = s.name;
         t.kind = s.kind;
@@ -231,8 +237,8 @@ struct ConvSplitter {
       }
       break;  // C alone cannot give enough pieces: go on with MAC-rows filters
     }
-    // step 2: MAC-rows filters per piece, the output's width and height
-    const Parts c = balanced_parts(C, c_units, r.mac_rows);
+    // step 2: MAC-rows filters per piece (the last piece takes the rest), the output's width and height
+    const Parts c = fixed_parts(C, r.mac_rows);
     if (split_output(s, c, whole(D))) {
       s.name = b.name();
       s.kind = b.kind;
@@ -294,7 +300,7 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
   const int W = p.out.W, H = p.out.H, C = p.out.D;
   // channels first, in N * min_pieces parts (thesis 4.2.2), the whole map in every piece
   for (std::uint64_t k = r.min_pieces; k <= std::uint64_t(C); k += r.min_pieces) {
-    if (piece_bytes(W, H, balanced_parts(C, int(k), 1).sizes.front()).total() > r.budget_bytes) continue;
+    if (piece_bytes(W, H, balanced_parts(C, int(k), 1).largest()).total() > r.budget_bytes) continue;
     best.w = whole(W);
     best.h = whole(H);
     best.d = whole(1);
@@ -302,19 +308,27 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
     evaluate(best);
     return best;
   }
-  // then one channel per part and the map's width and height (Appendix A: about as many parts each way)
+  // then one channel per part and the map's width and height: the fewest pieces that fit, then the
+  // fewest bytes (Appendix A: overlapping windows cost input bytes)
   best.c = balanced_parts(C, C, 1);
   best.d = whole(1);
-  for (int n = 1; n <= W * H; ++n) {
-    const int wk = std::min(W, std::max(1, int(std::lround(std::sqrt(double(n)) * W / std::max(W, H)))));
-    const int hk = std::min(H, (n + wk - 1) / wk);
-    best.w = balanced_parts(W, wk, 1);
-    best.h = balanced_parts(H, hk, 1);
-    if (piece_bytes(best.w.sizes.front(), best.h.sizes.front(), 1).total() <= r.budget_bytes) {
-      evaluate(best);
-      if (best.pieces >= r.min_pieces) return best;
+  bool found = false;
+  for (int wk = 1; wk <= W; ++wk) {
+    for (int hk = 1; hk <= H; ++hk) {
+      BlockSplit t = best;
+      t.w = balanced_parts(W, wk, 1);
+      t.h = balanced_parts(H, hk, 1);
+      if (std::uint64_t(C) * wk * hk < r.min_pieces) continue;
+      if (piece_bytes(t.w.largest(), t.h.largest(), 1).total() > r.budget_bytes) continue;
+      evaluate(t);
+      if (!found || t.pieces < best.pieces || (t.pieces == best.pieces && t.aligned_bytes_moved < best.aligned_bytes_moved)) {
+        best = t;
+        found = true;
+      }
+      break;  // more height parts only add pieces
     }
   }
+  if (found) return best;
   throw std::runtime_error("splitter: " + b.name() + " does not fit the SRAM budget");
 }
 
@@ -392,11 +406,29 @@ BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
 
 }  // namespace
 
-BlockSplit split_block(const OperationBlock& b, const SplitRules& r) {
+BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
+  // a layer too small for min_pieces is cut into as many pieces as it has (at most)
+  const Operation& op = b.core_op();
+  std::uint64_t most = 0;
+  const int step = b.fused_pool() ? b.fused_pool()->stride : 1;
+  switch (b.kind) {
+    case BlockKind::Convolution:
+      most = std::uint64_t(std::max(1, op.out.W / step)) * std::max(1, op.out.H / step) *
+             ((op.out.D + rules.mac_rows - 1) / rules.mac_rows);
+      break;
+    case BlockKind::Pooling:
+      most = std::uint64_t(op.out.W) * op.out.H * op.out.D;
+      break;
+    case BlockKind::MatMul:
+      most = std::uint64_t((op.out.W + 15) / 16) * ((op.in.W + 15) / 16);
+      break;
+  }
+  SplitRules r = rules;
+  r.min_pieces = std::min(r.min_pieces, most);
   switch (b.kind) {
     case BlockKind::Convolution: {
       ConvSplitter cs{b, b.core_op(), r};
-      if (const Operation* p = b.fused_pool()) cs.step = p->stride;
+      cs.step = step;
       return cs.run();
     }
     case BlockKind::Pooling:

@@ -13,7 +13,7 @@
 // Pooling block (4.2.2): channels first, then output width and height. MM block (4.2.3, Appendix B):
 // the weight's width W_B and height H_B into power-of-two pieces, the largest that fit, square first, then
 // the taller (fewer partial sums to add).
-// At least `min_pieces` pieces: 4 for QPE-DRAM, 128 for SpiNNaker2 (which also keeps room for a second
+// At least `min_pieces` pieces (or as many as a small layer has): 4 for QPE-DRAM, 128 for SpiNNaker2 (which also keeps room for a second
 // filter buffer, thesis 5.3.1/5.5).
 #pragma once
 
@@ -44,11 +44,12 @@ SplitRules split_rules(Target t, const HwConfig& cfg);
 // keep one (the weight is operand A of a convolution, operand B of a matrix multiplication).
 std::uint64_t piece_footprint_bytes(const AlignedSizes& a, BlockKind kind, const SplitRules& r);
 
-// The sizes of one dimension's parts, largest first (e.g. 21,21,21,21,20,... for 224 rows in 11 parts).
+// The sizes of one dimension's parts in order (e.g. 21,21,21,21,20,... for 224 rows in 11 parts).
 struct Parts {
   std::vector<int> sizes;
   int count() const { return static_cast<int>(sizes.size()); }
   int begin(int i) const;  // offset of part i
+  int largest() const;
   std::string to_string() const;  // "21x4,20x7"
 };
 // n into k parts whose sizes are multiples of `step` (the last may be the remainder), differing by at most
