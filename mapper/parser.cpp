@@ -65,6 +65,12 @@ struct Chain {
   std::string source_of_cur() const {
     return producer == "input" ? "the network input " + to_string(cur) : "the output of " + producer + " " + to_string(cur);
   }
+  // PADD_n: `pad` zeros on every side of the current tensor, giving `padded`
+  Operation padding(int n, int pad, Shape3 padded) const {
+    Operation p = op("PADD", n, PrimitiveKind::Padding, cur, padded);
+    p.pad = pad;
+    return p;
+  }
   static Operation op(std::string prefix, int n, PrimitiveKind k, Shape3 in, Shape3 o) {
     Operation x;
     x.name = std::move(prefix) + "_" + std::to_string(n);
@@ -96,11 +102,7 @@ struct Chain {
     OperationBlock b;
     b.kind = BlockKind::Convolution;
     b.inputs = {producer};
-    if (l.pad > 0) {
-      Operation p = op("PADD", n, PrimitiveKind::Padding, cur, padded);
-      p.pad = l.pad;
-      b.ops.push_back(p);
-    }
+    if (l.pad > 0) b.ops.push_back(padding(n, l.pad, padded));
     Operation c = op("CONV", n, PrimitiveKind::Convolution, padded, o);
     c.Wf = l.Wf;
     c.Hf = l.Hf;
@@ -133,11 +135,7 @@ struct Chain {
       OperationBlock b;
       b.kind = BlockKind::Pooling;
       b.inputs = {producer};
-      if (l.pad > 0) {
-        Operation pad = op("PADD", n, PrimitiveKind::Padding, cur, padded);
-        pad.pad = l.pad;
-        b.ops.push_back(pad);
-      }
+      if (l.pad > 0) b.ops.push_back(padding(n, l.pad, padded));
       b.core = b.ops.size();
       b.ops.push_back(p);
       out.blocks.push_back(std::move(b));

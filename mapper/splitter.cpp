@@ -97,6 +97,24 @@ struct Score {
 };
 
 
+// The totals of a split are sums over its piece groups: start afresh, then add each group.
+void clear_groups(BlockSplit& s) {
+  s.groups.clear();
+  s.pieces = 0;
+  s.aligned_bytes_moved = 0;
+  s.sram_utilization_max = 0;
+}
+void add_group(BlockSplit& s, PieceGroup g, const SplitRules& r) {
+  g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);  // equation 5.2
+  s.pieces += g.count;
+  s.aligned_bytes_moved += g.aligned.total() * g.count;
+  s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
+  s.groups.push_back(std::move(g));
+}
+void most_pieces_first(BlockSplit& s) {
+  std::sort(s.groups.begin(), s.groups.end(), [](const PieceGroup& x, const PieceGroup& y) { return x.count > y.count; });
+}
+
 // ---- convolution blocks ----
 
 struct ConvSplitter {
@@ -123,10 +141,7 @@ struct ConvSplitter {
       for (int h : s.h.sizes)
         for (int c : s.c.sizes)
           for (int d : s.d.sizes) ++shapes[{w, h, c, d}];
-    s.groups.clear();
-    s.pieces = 0;
-    s.aligned_bytes_moved = 0;
-    s.sram_utilization_max = 0;
+    clear_groups(s);
     double valid = 0, lanes = 0;
     for (const auto& [key, n] : shapes) {
       const auto [w, h, c, d] = key;
@@ -141,15 +156,11 @@ struct ConvSplitter {
       // equation 5.3: results kept per MAC lane of the array, over one output row of the piece
       const double v = double(w) * c, l = double(align_up(t.Wo(), r.mac_cols)) * double(align_up(c, r.mac_rows));
       g.mac_utilization = v / l;
-      g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
       valid += v * h * double(n);
       lanes += l * h * double(n);
-      s.pieces += n;
-      s.aligned_bytes_moved += g.aligned.total() * n;
-      s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
-      s.groups.push_back(g);
+      add_group(s, std::move(g), r);
     }
-    std::sort(s.groups.begin(), s.groups.end(), [](const PieceGroup& x, const PieceGroup& y) { return x.count > y.count; });
+    most_pieces_first(s);
     s.mac_utilization = lanes > 0 ? valid / lanes : 0;
     const int dparts = s.d.count();
     s.partial_sum_adds = dparts > 1 ? std::uint64_t(dparts - 1) * conv.out.elements() : 0;
@@ -276,10 +287,7 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
     for (int w : s.w.sizes)
       for (int h : s.h.sizes)
         for (int c : s.c.sizes) ++shapes[{w, h, c}];
-    s.groups.clear();
-    s.pieces = 0;
-    s.aligned_bytes_moved = 0;
-    s.sram_utilization_max = 0;
+    clear_groups(s);
     for (const auto& [key, n] : shapes) {
       const auto [w, h, c] = key;
       PieceGroup g;
@@ -289,11 +297,7 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
       g.aligned = piece_bytes(w, h, c);
       g.raw.operand_b_bytes = std::uint64_t(wi) * hi * c;
       g.raw.result_bytes = std::uint64_t(w) * h * c;
-      g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
-      s.pieces += n;
-      s.aligned_bytes_moved += g.aligned.total() * n;
-      s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
-      s.groups.push_back(g);
+      add_group(s, std::move(g), r);
     }
     s.mac_utilization = 0;  // pooling runs on the ARM core
   };
@@ -390,15 +394,11 @@ BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
     g.raw.result_bytes = std::uint64_t(m.W_B) * m.H_A * 4;
     const double v = double(m.H_A) * w, l = double(align_up(m.H_A, r.mac_rows)) * double(align_up(w, r.mac_cols));
     g.mac_utilization = v / l;
-    g.sram_utilization = double(g.raw.total()) / double(r.budget_bytes);
     valid += v * double(n);
     lanes += l * double(n);
-    s.pieces += n;
-    s.aligned_bytes_moved += g.aligned.total() * n;
-    s.sram_utilization_max = std::max(s.sram_utilization_max, g.sram_utilization);
-    s.groups.push_back(g);
+    add_group(s, std::move(g), r);
   }
-  std::sort(s.groups.begin(), s.groups.end(), [](const PieceGroup& x, const PieceGroup& y) { return x.count > y.count; });
+  most_pieces_first(s);
   s.mac_utilization = valid / lanes;
   s.partial_sum_adds = std::uint64_t(WB) * (s.h.count() - 1);  // Appendix B: W_B * (Y - 1)
   return s;
