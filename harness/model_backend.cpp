@@ -5,22 +5,24 @@
 
 #include "harness/backend.h"
 #include "model/golden.h"
-#include "model/qpe.h"
+#include "model/qpe_dram.h"
 #include "model/sram_layout.h"
 
 namespace s2 {
 namespace {
 
-// SystemC elaborates a design once per process; every model backend shares this one QPE.
-Qpe& shared_qpe() {
-  static std::unique_ptr<Qpe> qpe = [] {
+// SystemC elaborates a design once per process; every model backend shares this one QPE-DRAM (a QPE
+// task uses its QPE only).
+QpeDram& shared_qpe_dram() {
+  static std::unique_ptr<QpeDram> system = [] {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    auto q = std::make_unique<Qpe>("qpe");
+    auto q = std::make_unique<QpeDram>("qpe_dram");
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets complete their bindings here
     return q;
   }();
-  return *qpe;
+  return *system;
 }
+Qpe& shared_qpe() { return shared_qpe_dram().qpe; }
 
 class ModelBackend final : public Backend {
  public:

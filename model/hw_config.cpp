@@ -22,6 +22,18 @@ nlohmann::json to_json(const HwConfig& c) {
       {"noc_payload_bytes", c.noc_payload_bytes},
       {"operand_a_buffer_words", c.operand_a_buffer_words},
       {"tile_setup_cycles", c.tile_setup_cycles},
+      {"dram_latency_cycles", c.dram_latency_cycles},
+      {"dram_cycles_per_op", c.dram_cycles_per_op},
+      {"dram_bytes_per_op", c.dram_bytes_per_op},
+      {"host_latency_cycles", c.host_latency_cycles},
+      {"arm_clocks",
+       {{"padding_per_word", c.arm.padding_per_word},
+        {"quantization_per_pixel", c.arm.quantization_per_pixel},
+        {"relu_32bit_per_pixel", c.arm.relu_32bit_per_pixel},
+        {"relu_8bit_per_pixel", c.arm.relu_8bit_per_pixel},
+        {"maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel},
+        {"maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel},
+        {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel}}},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
        {{"sram2clk", c.flaws.sram2clk},
@@ -42,10 +54,10 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   const nlohmann::json defaults = to_json(c);
   for (const auto& [key, value] : j.items()) {
     if (!defaults.contains(key)) throw std::invalid_argument("unknown hardware configuration field '" + key + "'");
-    if (key == "flaws") {
-      for (const auto& [flaw, on] : value.items()) {
-        if (!defaults["flaws"].contains(flaw)) throw std::invalid_argument("unknown flaw '" + flaw + "'");
-        (void)on;
+    if (key == "flaws" || key == "arm_clocks") {
+      for (const auto& [sub, v] : value.items()) {
+        if (!defaults[key].contains(sub)) throw std::invalid_argument("unknown field '" + sub + "' in '" + key + "'");
+        (void)v;
       }
     }
   }
@@ -63,6 +75,20 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   take(j, "noc_payload_bytes", c.noc_payload_bytes);
   take(j, "operand_a_buffer_words", c.operand_a_buffer_words);
   take(j, "tile_setup_cycles", c.tile_setup_cycles);
+  take(j, "dram_latency_cycles", c.dram_latency_cycles);
+  take(j, "dram_cycles_per_op", c.dram_cycles_per_op);
+  take(j, "dram_bytes_per_op", c.dram_bytes_per_op);
+  take(j, "host_latency_cycles", c.host_latency_cycles);
+  if (j.contains("arm_clocks")) {
+    const auto& a = j.at("arm_clocks");
+    take(a, "padding_per_word", c.arm.padding_per_word);
+    take(a, "quantization_per_pixel", c.arm.quantization_per_pixel);
+    take(a, "relu_32bit_per_pixel", c.arm.relu_32bit_per_pixel);
+    take(a, "relu_8bit_per_pixel", c.arm.relu_8bit_per_pixel);
+    take(a, "maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel);
+    take(a, "maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel);
+    take(a, "elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel);
+  }
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
   if (j.contains("flaws")) {
     const auto& f = j.at("flaws");
@@ -92,6 +118,14 @@ void validate(const HwConfig& c) {
   need(c.noc_payload_bytes == 16, "noc_payload_bytes", "16 (128-bit payload)");
   need(c.operand_a_buffer_words >= 1 && c.operand_a_buffer_words <= 7, "operand_a_buffer_words", "1 to 7");
   need(c.tile_setup_cycles == 1, "tile_setup_cycles", "1 (the MLA's SETUP clock)");
+  need(c.dram_latency_cycles >= 0, "dram_latency_cycles", "at least 0");
+  need(c.dram_cycles_per_op >= 1, "dram_cycles_per_op", "at least 1");
+  need(c.dram_bytes_per_op == 16, "dram_bytes_per_op", "16 (a DRAM operation moves one NoC payload)");
+  need(c.host_latency_cycles >= 0, "host_latency_cycles", "at least 0");
+  for (double v : {c.arm.padding_per_word, c.arm.quantization_per_pixel, c.arm.relu_32bit_per_pixel,
+                   c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
+                   c.arm.elementwise_add_per_pixel})
+    need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
 }
 

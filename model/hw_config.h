@@ -17,6 +17,17 @@ struct FlawSwitches {
   bool mm_wide_a = false;      // mm with operand A from a neighbour PE: hang when W_A is too large
 };
 
+// Thesis Table 5.9 ("average experimental value given by the supervisor").
+struct ArmOpClocks {
+  double padding_per_word = 2.0;
+  double quantization_per_pixel = 8.0;
+  double relu_32bit_per_pixel = 8.0;
+  double relu_8bit_per_pixel = 2.5;
+  double maxpool_32bit_per_pixel = 18.75;
+  double maxpool_8bit_per_pixel = 12.0;
+  double elementwise_add_per_pixel = 8.0;
+};
+
 struct HwConfig {
   int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile
   int mac_cols = 16;                   // MAC columns: output pixels (conv) or columns of B (mm) per tile
@@ -32,6 +43,14 @@ struct HwConfig {
   int noc_payload_bytes = 16;          // hardware.md Decision: 128-bit payload
   int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
   int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
+  // QPE-DRAM (thesis 3.3, Figure 5.1, Appendix B)
+  int dram_latency_cycles = 7;         // PE clocks from the DRAM to the NoC
+  int dram_cycles_per_op = 2;          // PE clocks per DRAM operation
+  int dram_bytes_per_op = 16;          // bytes per DRAM operation (16-byte aligned DRAM words)
+  int host_latency_cycles = 10;        // host interface, each way
+  // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
+  // per input pixel for the others
+  ArmOpClocks arm;
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
   long long model_resolve_window_cycles = 20000;
   FlawSwitches flaws;

@@ -33,6 +33,25 @@ Task task_from_registers(const TaskRegisters& r, int pe) {
   return t;
 }
 
+TaskRegisters task_registers(const Task& t, int pe, const SramLayout& l) {
+  const bool mm = t.op == Op::Mm;
+  // a convolution's operand A always goes through the NoC, as does a neighbour's
+  const std::uint32_t via_noc = (!mm || t.a_from_neighbor()) ? 4u : 0u;
+  TaskRegisters r{};
+  r[qpe_addr::kOp] = mm ? 1u : 0u;
+  r[qpe_addr::kWi] = static_cast<std::uint32_t>(mm ? t.mm.W_A : t.conv.Wi);
+  r[qpe_addr::kHi] = static_cast<std::uint32_t>(mm ? t.mm.H_A : t.conv.Hi);
+  r[qpe_addr::kD] = static_cast<std::uint32_t>(mm ? t.mm.W_B : t.conv.D);
+  r[qpe_addr::kWf] = static_cast<std::uint32_t>(mm ? 1 : t.conv.Wf);
+  r[qpe_addr::kHf] = static_cast<std::uint32_t>(mm ? 1 : t.conv.Hf);
+  r[qpe_addr::kC] = static_cast<std::uint32_t>(mm ? 0 : t.conv.C);
+  r[qpe_addr::kABase] = l.a_base;
+  r[qpe_addr::kBBase] = l.b_base;
+  r[qpe_addr::kOBase] = l.o_base;
+  r[qpe_addr::kASrc] = via_noc | static_cast<std::uint32_t>(t.a_source_pe(pe));
+  return r;
+}
+
 namespace {
 
 // One worker thread for the MLAs' datapath, so that computing results overlaps working out the schedule;
@@ -169,6 +188,7 @@ void Mla::run() {
     phases_ = timing.phases;
     end_cycle_ = start_cycle_ + timing.cycles();
     done_ = true;
+    scheduler_.finished(pe_);
     done_event.notify(sc_core::SC_ZERO_TIME);
   }
 }

@@ -25,11 +25,14 @@ using TaskRegisters = std::array<std::uint32_t, qpe_addr::kRegisterCount>;
 
 // The task a PE's descriptor registers describe (pe = -1; the QPE knows which PEs run it).
 Task task_from_registers(const TaskRegisters& regs, int pe);
+// The descriptor registers that make PE `pe` run `t` with its operands at `l` (REG_START excluded).
+TaskRegisters task_registers(const Task& t, int pe, const SramLayout& l);
 
 class MlaScheduler {
  public:
   virtual ~MlaScheduler() = default;
   virtual void started(int pe, std::uint64_t start_cycle, const Task& task) = 0;
+  virtual void finished(int /*pe*/) {}
   virtual const PeTaskTiming& timing_for(int pe) = 0;
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;

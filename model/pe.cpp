@@ -10,6 +10,8 @@ Pe::Pe(sc_core::sc_module_name name, int id, MlaScheduler& scheduler)
       sram_port("sram_port"),
       sram("sram", 128 * 1024),
       mla("mla", id, sram, scheduler),
+      dma("dma", sram.data(), sram.size()),
+      arm("arm", id, sram.data(), sram.size(), dma, mla),
       id_(id),
       scheduler_(scheduler) {
   noc_in.register_b_transport(this, &Pe::b_transport);

@@ -1,9 +1,11 @@
-// Processing element in the model: SRAM, MLA and the task controller (the ARM's control role) that
-// takes descriptor-register writes from the NoC and starts the MLA on REG_START.
+// Processing element in the model: SRAM, MLA, DMA, the ARM core that runs a task stream's commands, and
+// the task controller that takes descriptor-register writes from the NoC and starts the MLA on REG_START.
 #pragma once
 
 #include <memory>
 
+#include "arm_core.h"
+#include "dma.h"
 #include "mla.h"
 #include "sram.h"
 #include "systemc.h"
@@ -16,6 +18,8 @@ class Pe : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Pe> sram_port;   // to the SRAM
   Sram sram;
   Mla mla;
+  Dma dma;
+  ArmCore arm;
 
   Pe(sc_core::sc_module_name name, int id, MlaScheduler& scheduler);
   int id() const { return id_; }

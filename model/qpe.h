@@ -35,8 +35,12 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   std::uint64_t rows_resolved() const { return timing_.rows_resolved; }
   std::uint64_t rows_extrapolated() const { return timing_.rows_extrapolated; }
 
+  // Stream mode (QPE-DRAM task streams): each PE's MLA tasks are timed on their own start (timing_for).
+  void set_stream_mode(bool on);
+
   // MlaScheduler
   void started(int pe, std::uint64_t start_cycle, const Task& task) override;
+  void finished(int pe) override;
   const PeTaskTiming& timing_for(int pe) override;
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
@@ -52,6 +56,9 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   std::array<std::uint64_t, kPesPerQpe> start_{};
   TaskTiming timing_;
   bool timing_valid_ = false;
+  bool stream_mode_ = false;
+  std::array<Task, kPesPerQpe> stream_task_;
+  std::map<std::string, PeTaskTiming> stream_timings_;  // by task, PEs in step and PE (configuration fixed)
 };
 
 }  // namespace s2

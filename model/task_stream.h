@@ -1,0 +1,69 @@
+// The program a QPE-DRAM system runs (thesis 4.3): per PE, a list of commands its ARM core carries out
+// one after the other: DMA transfers between DRAM and the PE's SRAM, MLA tasks, ARM element-wise
+// operations, and QPE-wide synchronisation through the host. The distributor (mapper/distributor.h)
+// writes streams; every backend that models QPE-DRAM executes them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "task.h"
+
+namespace s2 {
+
+// A 3-D strided copy: `planes` x `rows` rows of `row_bytes` bytes. DRAM and SRAM have their own strides.
+struct DmaTransfer {
+  std::uint64_t dram_addr = 0;
+  std::uint64_t dram_row_stride = 0, dram_plane_stride = 0;
+  std::uint32_t sram_addr = 0;
+  std::uint32_t sram_row_stride = 0, sram_plane_stride = 0;
+  std::uint32_t row_bytes = 0, rows = 1, planes = 1;
+  std::uint64_t bytes() const { return std::uint64_t(row_bytes) * rows * planes; }
+};
+
+// ARM element-wise operations (thesis 4.1, costs Table 5.9). Data sits in the PE's SRAM as planes of
+// rows: `planes` x `height` x `width` values, `src_row_stride` bytes between rows of the source.
+enum class ArmOpKind {
+  Pad,          // int8 in place: zero a border of `pad_*` pixels around each width x height plane
+  Relu32,       // int32 in place: max(0, x)
+  Quantize,     // int32 -> int8: x >> shift, saturated to [-128, 127]
+  MaxPool8,     // int8 -> int8: window x window maximum, stride = window
+  AddInt32,     // int32: dst += src (partial sums of a split reduction, FCE_x)
+};
+const char* to_string(ArmOpKind k);
+
+struct ArmCommand {
+  ArmOpKind kind = ArmOpKind::Relu32;
+  std::uint32_t src = 0, dst = 0;              // SRAM byte addresses (in place ops use src)
+  std::uint32_t planes = 1, height = 1, width = 1;
+  std::uint32_t src_row_stride = 0, dst_row_stride = 0;  // bytes
+  std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
+  int shift = 0;                               // Quantize
+  int window = 2;                              // MaxPool8
+};
+
+enum class CommandKind { DmaLoad, DmaStore, Mla, Arm, Sync };
+const char* to_string(CommandKind k);
+
+struct StreamCommand {
+  CommandKind kind = CommandKind::Sync;
+  std::string operation;  // the thesis operation it belongs to (CONV_1, ACTI_1, ...), for the report
+  DmaTransfer dma;        // DmaLoad (DRAM -> SRAM), DmaStore (SRAM -> DRAM)
+  Task mla;               // Mla: shape and operand-A source; operands at sram_layout(mla) addresses
+  ArmCommand arm;         // Arm
+};
+
+struct TaskStream {
+  std::string name;       // e.g. "CONV_1 fuse_reuse"
+  std::array<std::vector<StreamCommand>, kPesPerQpe> pe;
+  std::uint64_t dram_bytes = 0;  // DRAM the stream addresses (bytes from 0)
+  // Every PE has the same number of Sync commands; the k-th Sync of each PE meets the others' k-th.
+};
+
+// Throws std::invalid_argument naming the PE and command index of the first malformed command (SRAM or
+// DRAM ranges out of bounds, unequal Sync counts).
+void check_stream(const TaskStream& s, std::uint32_t sram_bytes);
+
+}  // namespace s2
