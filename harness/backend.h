@@ -12,6 +12,7 @@
 #include "model/hw_config.h"
 #include "model/sram_layout.h"
 #include "model/task.h"
+#include "model/task_stream.h"
 #include "model/trace.h"
 
 namespace s2 {
@@ -52,6 +53,16 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_model_backend(const HwConfig& cfg);
+
+// QPE-DRAM backends run a task stream (model/task_stream.h) on a DRAM image, which they leave holding
+// what the stream wrote.
+class StreamBackend {
+ public:
+  virtual ~StreamBackend() = default;
+  virtual std::string name() const = 0;
+  virtual StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) = 0;
+};
+std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg);
 // Throws std::runtime_error if no RTL build matches cfg (MAC shape, or parameters the RTL fixes).
 std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg);
 

@@ -7,6 +7,7 @@
 #include "harness/bench.h"
 #include "harness/flaw_limit.h"
 #include "harness/map_report.h"
+#include "harness/net_runner.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
@@ -98,6 +99,22 @@ int main(int argc, char** argv) {
   mapcmd->add_flag("--verify", mreq.verify,
                    "compute every block whole and from its pieces with the golden kernels and compare (slow at full size)");
 
+  s2::RunNetRequest nreq;
+  CLI::App* netcmd = app.add_subcommand(
+      "run-net", "run a CNN's operation blocks on QPE-DRAM in the distributor's strategies (thesis 4.3, Tables 5.5/5.6)");
+  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
+  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM)")->check(CLI::IsMember({"qpe", "s2"}));
+  netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
+      ->delimiter(',');
+  netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")
+      ->delimiter(',');
+  netcmd->add_option("--backend", nreq.backend, "model (default); rtl and both need the RTL's QPE-DRAM (not built yet)")
+      ->check(CLI::IsMember({"model", "rtl", "both"}));
+  netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
+  netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
+  netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
+  netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -118,6 +135,7 @@ int main(int argc, char** argv) {
   if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
   if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
   if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
+  if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});

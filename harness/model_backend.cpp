@@ -50,7 +50,27 @@ class ModelBackend final : public Backend {
   HwConfig cfg_;
 };
 
+class ModelStreamBackend final : public StreamBackend {
+ public:
+  explicit ModelStreamBackend(const HwConfig& cfg) : cfg_(cfg) {}
+  std::string name() const override { return "model"; }
+  StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) override {
+    QpeDram& q = shared_qpe_dram();
+    q.configure(cfg_);
+    StreamResult r = q.run_stream(s, dram, opt);
+    dram = q.dram.contents();
+    return r;
+  }
+
+ private:
+  HwConfig cfg_;
+};
+
 }  // namespace
+
+std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg) {
+  return std::make_unique<ModelStreamBackend>(cfg);
+}
 
 std::unique_ptr<Backend> make_model_backend(const HwConfig& cfg) { return std::make_unique<ModelBackend>(cfg); }
 

@@ -146,8 +146,12 @@ void ArmCore::run() {
         case CommandKind::DmaLoad: dma_.transfer(c.dma, true); break;
         case CommandKind::DmaStore: dma_.transfer(c.dma, false); break;
         case CommandKind::Mla: {
-          const SramLayout l = sram_layout(c.mla, cfg);
-          if (l.total_bytes() > sram_bytes_) throw std::out_of_range("model ARM: MLA task " + c.operation + " does not fit the SRAM");
+          SramLayout l = sram_layout(c.mla, cfg);
+          l.a_base = c.a_base;
+          l.b_base = c.b_base;
+          l.o_base = c.o_base;
+          if (std::max({l.a_base + l.a_bytes, l.b_base + l.b_bytes, l.o_base + l.o_bytes}) > sram_bytes_)
+            throw std::out_of_range("model ARM: MLA task of " + c.operation + " reaches beyond the SRAM");
           // the ARM writes the MLA's descriptor registers over its local bus; the MLA starts two clocks
           // after the START write, as the task controller does
           mla_.start(task_registers(c.mla, pe_, l), t0 + 2);

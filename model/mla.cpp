@@ -167,7 +167,12 @@ void Mla::run() {
     // The datapath's results do not depend on the timing: they are computed on the compute worker while
     // this thread works out (or looks up) the QPE's schedule, then written row by row at their times.
     row_writes_.resize(tiles.rows_total());
-    datapath_.load(t, sram_layout(t, scheduler_.config()), scheduler_.config(), a, b);
+    // the operands sit where the descriptor registers say (sizes and strides follow from the shape)
+    SramLayout layout = sram_layout(t, scheduler_.config());
+    layout.a_base = regs_[qpe_addr::kABase];
+    layout.b_base = regs_[qpe_addr::kBBase];
+    layout.o_base = regs_[qpe_addr::kOBase];
+    datapath_.load(t, layout, scheduler_.config(), a, b);
     std::future<void> results = compute_worker().submit([this] {
       for (std::uint64_t r = 0; r < row_writes_.size(); ++r) datapath_.compute_row(r, row_writes_[r]);
     });

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,7 +52,8 @@ struct StreamCommand {
   CommandKind kind = CommandKind::Sync;
   std::string operation;  // the thesis operation it belongs to (CONV_1, ACTI_1, ...), for the report
   DmaTransfer dma;        // DmaLoad (DRAM -> SRAM), DmaStore (SRAM -> DRAM)
-  Task mla;               // Mla: shape and operand-A source; operands at sram_layout(mla) addresses
+  Task mla;               // Mla: shape and operand-A source (strides as sram_layout(mla) gives them)
+  std::uint32_t a_base = 0, b_base = 0, o_base = 0;  // Mla: where operands and results sit
   ArmCommand arm;         // Arm
 };
 
@@ -60,6 +62,20 @@ struct TaskStream {
   std::array<std::vector<StreamCommand>, kPesPerQpe> pe;
   std::uint64_t dram_bytes = 0;  // DRAM the stream addresses (bytes from 0)
   // Every PE has the same number of Sync commands; the k-th Sync of each PE meets the others' k-th.
+};
+
+struct StreamRunOptions {
+  bool arm_ops_timed = true;  // false: element-wise operations complete at once (thesis Tables 5.5-5.8)
+};
+
+struct StreamResult {
+  bool completed = false;
+  std::uint64_t cycles = 0;  // PE clocks from the host's start to the host hearing the last PE finish
+  std::array<std::uint64_t, kPesPerQpe> pe_end_cycle{};  // from the host's start
+  std::map<std::string, std::uint64_t> busy_cycles;      // per operation, summed over the PEs
+  std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
+  std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
+  std::uint64_t mla_tasks = 0;
 };
 
 // Throws std::invalid_argument naming the PE and command index of the first malformed command (SRAM or

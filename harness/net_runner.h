@@ -1,0 +1,32 @@
+// s2cosim run-net: runs a network's operation blocks on QPE-DRAM in the distributor's strategies and
+// prints the clocks per operation and strategy as thesis Tables 5.5/5.6 do, next to the thesis's
+// figures where it published them, and writes contract-3 JSON.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace s2 {
+
+struct RunNetRequest {
+  std::string net = "vgg16";
+  std::string target = "qpe";
+  std::vector<std::string> strategies;  // empty: all three
+  std::vector<std::string> layers;      // core operation names; empty: every block the distributor runs
+  std::string backend = "model";        // model | rtl | both
+  std::string json_out, config_file, mac_shape;
+  std::uint64_t seed = 1;
+};
+
+// The thesis's clocks for an operation and strategy (Table 5.5, VGG-16 on QPE-DRAM; SpiNNaker2Py with
+// the element-wise operations taken as free), if it published them.
+std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const std::string& target,
+                                                   const std::string& operation, const std::string& strategy);
+
+// Exit code: 0 all ran and every result matched the golden block, 1 a mismatch or a failed run, 2 bad input.
+int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2

@@ -1,0 +1,70 @@
+// The distributor for QPE-DRAM (thesis 4.3, Appendix C): turns one split operation block into the task
+// streams (model/task_stream.h) a QPE-DRAM runs, in one of three strategies:
+//   nofuse_noreuse  every primitive operation is its own stream: each piece is loaded from DRAM, worked
+//                   on and written back, and the next operation loads it again;
+//   fuse_noreuse    one stream for the block: a piece's operations run back to back in its PE and only
+//                   the block's result goes back to DRAM; each PE works through its own pieces;
+//   fuse_reuse      as fuse_noreuse, and input-feature-map parts (or filter parts, whichever moves fewer
+//                   bytes by equations 4.2/4.3) stay in the PEs while the other operand's parts pass by:
+//                   each of four PEs computes with the filters of every PE of the QPE by reading them
+//                   as a neighbour (operand-A source shift 0..3). Convolution blocks only (thesis 4.3.3).
+// The DRAM holds the block's input, its weights (packed offline in the MLA's layout, one filter group or
+// weight piece after the other) and its output; the test data is drawn from a seed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/hw_config.h"
+#include "model/task_stream.h"
+#include "parser.h"
+#include "splitter.h"
+
+namespace s2::mapper {
+
+enum class Strategy { NofuseNoreuse, FuseNoreuse, FuseReuse };
+const char* to_string(Strategy s);           // "nofuse_noreuse" | "fuse_noreuse" | "fuse_reuse"
+Strategy parse_strategy(const std::string& s);  // throws std::invalid_argument listing the names
+inline constexpr Strategy kAllStrategies[] = {Strategy::NofuseNoreuse, Strategy::FuseNoreuse, Strategy::FuseReuse};
+
+enum class Reuse { None, Ifmap, Filter };
+const char* to_string(Reuse r);  // "none" | "ifmap" | "filter"
+
+// Where a block's data sits in DRAM (byte addresses).
+struct BlockDramMap {
+  std::uint64_t input = 0, input_bytes = 0;        // conv: [D][H][W] int8 unpadded; mm: A layout, 4 bytes per value
+  std::uint64_t padded = 0, padded_bytes = 0;      // conv, nofuse: [D][H+2p][W+2p] int8 (PADD's result)
+  std::uint64_t weights = 0, weight_bytes = 0;     // packed for the MLA
+  std::uint64_t raw = 0, raw_bytes = 0;            // nofuse: the core operation's int32 results
+  std::uint64_t sums = 0, sums_bytes = 0;          // mm nofuse: FCE's int32 sums
+  std::uint64_t output = 0, output_bytes = 0;      // the block's int8 result
+  std::uint64_t total = 0;
+};
+
+struct BlockStreams {
+  std::string block;
+  Strategy strategy = Strategy::FuseNoreuse;
+  Reuse reuse = Reuse::None;
+  double fmap_reuse_bytes = 0, filter_reuse_bytes = 0;  // equations 4.2 / 4.3 (fuse_reuse)
+  int quant_shift = 0;                  // QUAN's right shift (the thesis gives none; see mapper/README.md)
+  std::vector<TaskStream> streams;      // run in order on the same DRAM; one per primitive op for nofuse
+  BlockDramMap map;
+};
+
+// Throws std::invalid_argument if the strategy does not apply to the block (fuse_reuse of an MM block)
+// or the block needs what the distributor does not do yet (strided convolutions, pooling blocks,
+// input-channel splits), saying which.
+BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg);
+// Whether distribute() can run the strategy on the block; if not, why (for tables).
+bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, std::string* why);
+
+// The block's input and weights drawn from `seed`, placed in a DRAM image of map.total bytes.
+std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
+                                           const HwConfig& cfg, std::uint64_t seed);
+// The block's int8 result computed from the image's input and weights with the golden kernels, as the
+// output region holds it.
+std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
+                                              const HwConfig& cfg, const std::vector<std::uint8_t>& image);
+
+}  // namespace s2::mapper
