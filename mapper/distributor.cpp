@@ -157,41 +157,49 @@ Task conv_task(const ConvPiece& cp, int c, int a_src_shift) {
   return t;
 }
 
-// Operand B of a piece from a [D][H][W] tensor in DRAM whose window starts at (x, y) in padded
-// coordinates: the part inside the tensor (with `pad` border rows/columns outside it).
-void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded) {
-  const int Wi = cp.task.Wi, Hi = cp.task.Hi, stride = static_cast<int>(align_up(Wi, 16));
+// A piece's whole input window in the padded [D][H][W] tensor (PADD's result) and in SRAM (operand B).
+DmaTransfer padded_window(const ConvPlan& p, const ConvPiece& cp) {
+  const int W = p.conv->in.W, H = p.conv->in.H, stride = static_cast<int>(align_up(cp.task.Wi, 16));
   DmaTransfer t;
-  t.planes = static_cast<std::uint32_t>(cp.task.D);
+  t.dram_addr = p.map.padded + std::uint64_t(cp.y0) * W + cp.x0;
+  t.dram_row_stride = W;
+  t.dram_plane_stride = std::uint64_t(W) * H;
+  t.sram_addr = 0;
   t.sram_row_stride = static_cast<std::uint32_t>(stride);
-  t.sram_plane_stride = static_cast<std::uint32_t>(stride * Hi);
+  t.sram_plane_stride = static_cast<std::uint32_t>(stride * cp.task.Hi);
+  t.row_bytes = static_cast<std::uint32_t>(cp.task.Wi);
+  t.rows = static_cast<std::uint32_t>(cp.task.Hi);
+  t.planes = static_cast<std::uint32_t>(cp.task.D);
+  return t;
+}
+
+// Operand B of a piece, its window starting at (x0, y0) in padded coordinates: from the padded tensor,
+// or the part inside the unpadded input, after which the ARM zeroes the border (PADD_n). The load is
+// charged to `load_op`.
+void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded,
+                const std::string& load_op) {
+  DmaTransfer t = padded_window(p, cp);
   if (from_padded) {
-    const int W = p.conv->in.W, H = p.conv->in.H;
-    t.dram_addr = p.map.padded + std::uint64_t(cp.y0) * W + cp.x0;
-    t.dram_row_stride = W;
-    t.dram_plane_stride = std::uint64_t(W) * H;
-    t.sram_addr = 0;
-    t.row_bytes = static_cast<std::uint32_t>(Wi);
-    t.rows = static_cast<std::uint32_t>(Hi);
-    out.push_back(dma(CommandKind::DmaLoad, p.core, t));
+    out.push_back(dma(CommandKind::DmaLoad, load_op, t));
     return;
   }
+  const int Wi = cp.task.Wi, Hi = cp.task.Hi;
   const int x_lo = std::max(cp.x0, p.pad), x_hi = std::min(cp.x0 + Wi, p.pad + p.in.W);
   const int y_lo = std::max(cp.y0, p.pad), y_hi = std::min(cp.y0 + Hi, p.pad + p.in.H);
   t.dram_addr = p.map.input + std::uint64_t(y_lo - p.pad) * p.in.W + (x_lo - p.pad);
   t.dram_row_stride = p.in.W;
   t.dram_plane_stride = std::uint64_t(p.in.W) * p.in.H;
-  t.sram_addr = static_cast<std::uint32_t>((y_lo - cp.y0) * stride + (x_lo - cp.x0));
+  t.sram_addr = static_cast<std::uint32_t>((y_lo - cp.y0)) * t.sram_row_stride + static_cast<std::uint32_t>(x_lo - cp.x0);
   t.row_bytes = static_cast<std::uint32_t>(x_hi - x_lo);
   t.rows = static_cast<std::uint32_t>(y_hi - y_lo);
-  out.push_back(dma(CommandKind::DmaLoad, p.core, t));
+  out.push_back(dma(CommandKind::DmaLoad, load_op, t));
   ArmCommand a;
   a.kind = ArmOpKind::Pad;
   a.src = 0;
   a.planes = t.planes;
   a.height = static_cast<std::uint32_t>(Hi);
   a.width = static_cast<std::uint32_t>(Wi);
-  a.src_row_stride = static_cast<std::uint32_t>(stride);
+  a.src_row_stride = t.sram_row_stride;
   a.pad_left = static_cast<std::uint32_t>(x_lo - cp.x0);
   a.pad_right = static_cast<std::uint32_t>(cp.x0 + Wi - x_hi);
   a.pad_top = static_cast<std::uint32_t>(y_lo - cp.y0);
@@ -219,45 +227,44 @@ StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, st
   return c;
 }
 
-// The MLA, then (fused) ReLU, quantization, pooling and the store of the block's int8 result, or
-// (not fused) the store of the raw int32 results.
-void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, bool fused) {
-  out.push_back(mla(p.core, conv_task(cp, c, shift), p.a_base, 0, p.o_base));
-  const std::uint32_t o_stride = static_cast<std::uint32_t>(align_up(cp.out_w, 4) * 4);
+// A piece's `c` planes of raw int32 results: in the [C][Ho][Wo] int32 tensor in DRAM, and in SRAM at
+// `sram_addr` with `sram_row_stride` bytes per row.
+DmaTransfer raw_results(const ConvPlan& p, const ConvPiece& cp, int c, std::uint32_t sram_addr, std::uint32_t sram_row_stride) {
   const std::uint32_t w = static_cast<std::uint32_t>(cp.out_w), h = static_cast<std::uint32_t>(cp.out_h);
-  if (!fused) {
-    DmaTransfer t;
-    t.sram_addr = p.o_base;
-    t.sram_row_stride = o_stride;
-    t.sram_plane_stride = o_stride * h;
-    t.dram_addr = p.map.raw + (std::uint64_t(cp.c0) * p.Ho + cp.out_y0) * p.Wo * 4 + std::uint64_t(cp.out_x0) * 4;
-    t.dram_row_stride = std::uint64_t(p.Wo) * 4;
-    t.dram_plane_stride = std::uint64_t(p.Wo) * p.Ho * 4;
-    t.row_bytes = w * 4;
-    t.rows = h;
-    t.planes = static_cast<std::uint32_t>(c);
-    out.push_back(dma(CommandKind::DmaStore, p.core, t));
-    return;
-  }
+  DmaTransfer t;
+  t.dram_addr = p.map.raw + (std::uint64_t(cp.c0) * p.Ho + cp.out_y0) * p.Wo * 4 + std::uint64_t(cp.out_x0) * 4;
+  t.dram_row_stride = std::uint64_t(p.Wo) * 4;
+  t.dram_plane_stride = std::uint64_t(p.Wo) * p.Ho * 4;
+  t.sram_addr = sram_addr;
+  t.sram_row_stride = sram_row_stride;
+  t.sram_plane_stride = sram_row_stride * h;
+  t.row_bytes = w * 4;
+  t.rows = h;
+  t.planes = static_cast<std::uint32_t>(c);
+  return t;
+}
+
+// Quantization of a piece's `c` planes of int32 results at `base` (rows `src_row_stride` bytes apart)
+// into packed int8 rows in place (each value lands at or before where it was read), the fused max
+// pooling in place, and the store of the block's int8 result, charged to `store_op`.
+void quantize_pool_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c,
+                         std::uint32_t base, std::uint32_t src_row_stride, const std::string& store_op) {
+  const std::uint32_t w = static_cast<std::uint32_t>(cp.out_w), h = static_cast<std::uint32_t>(cp.out_h);
   ArmCommand a;
-  a.kind = ArmOpKind::Relu32;
-  a.src = p.o_base;
+  a.kind = ArmOpKind::Quantize;
+  a.src = a.dst = base;
   a.planes = static_cast<std::uint32_t>(c);
   a.height = h;
   a.width = w;
-  a.src_row_stride = o_stride;
-  out.push_back(arm(p.acti, a));
-  a.kind = ArmOpKind::Quantize;
-  a.dst = p.o_base;  // in place, packed rows of int8 (each value lands at or before where it was read)
+  a.src_row_stride = src_row_stride;
   a.dst_row_stride = w;
   a.shift = p.shift;
   out.push_back(arm(p.quan, a));
   std::uint32_t ow = w, oh = h, ox = static_cast<std::uint32_t>(cp.out_x0), oy = static_cast<std::uint32_t>(cp.out_y0);
-  std::string store_op = p.quan;
   if (p.pool) {
     ArmCommand q;
     q.kind = ArmOpKind::MaxPool8;
-    q.src = q.dst = p.o_base;
+    q.src = q.dst = base;
     q.planes = static_cast<std::uint32_t>(c);
     q.height = h;
     q.width = w;
@@ -271,7 +278,7 @@ void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const
     out.push_back(arm(p.pooln, q));
   }
   DmaTransfer t;
-  t.sram_addr = p.o_base;
+  t.sram_addr = base;
   t.sram_row_stride = ow;
   t.sram_plane_stride = ow * oh;
   t.dram_addr = p.map.output + (std::uint64_t(cp.c0) * p.Hp + oy) * p.Wp + ox;
@@ -280,7 +287,27 @@ void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const
   t.row_bytes = ow;
   t.rows = oh;
   t.planes = static_cast<std::uint32_t>(c);
-  out.push_back(dma(CommandKind::DmaStore, p.core, t));
+  out.push_back(dma(CommandKind::DmaStore, store_op, t));
+}
+
+// The MLA, then (fused) ReLU, quantization, pooling and the store of the block's int8 result, or
+// (not fused) the store of the raw int32 results.
+void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, bool fused) {
+  out.push_back(mla(p.core, conv_task(cp, c, shift), p.a_base, 0, p.o_base));
+  const std::uint32_t o_stride = static_cast<std::uint32_t>(align_up(cp.out_w, 4) * 4);
+  if (!fused) {
+    out.push_back(dma(CommandKind::DmaStore, p.core, raw_results(p, cp, c, p.o_base, o_stride)));
+    return;
+  }
+  ArmCommand a;
+  a.kind = ArmOpKind::Relu32;
+  a.src = p.o_base;
+  a.planes = static_cast<std::uint32_t>(c);
+  a.height = static_cast<std::uint32_t>(cp.out_h);
+  a.width = static_cast<std::uint32_t>(cp.out_w);
+  a.src_row_stride = o_stride;
+  out.push_back(arm(p.acti, a));
+  quantize_pool_store(out, p, cp, c, p.o_base, o_stride, p.core);
 }
 
 struct PieceIndex {
@@ -302,7 +329,7 @@ TaskStream new_stream(const std::string& name, const BlockDramMap& m) {
 }
 
 // nofuse_noreuse: PADD_n (pad the input into DRAM), then CONV_n (raw int32 results into DRAM), then
-// the ReLU, quantization and pooling as a stream each, every piece loaded and stored again.
+// the ReLU and the quantization (with the pooling) as a stream each, every piece loaded and stored again.
 std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   const BlockSplit& s = *p.s;
   std::vector<TaskStream> out;
@@ -312,19 +339,8 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
     for (std::size_t i = 0; i < fm.size(); ++i) {
       auto& cmds = st.pe[i % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, 0);
-      load_ifmap(cmds, p, cp, false);
-      for (StreamCommand& c : cmds) c.operation = p.padd;
-      DmaTransfer t;  // the padded window back into the padded tensor
-      const int W = p.conv->in.W, H = p.conv->in.H, stride = static_cast<int>(align_up(cp.task.Wi, 16));
-      t.sram_row_stride = static_cast<std::uint32_t>(stride);
-      t.sram_plane_stride = static_cast<std::uint32_t>(stride * cp.task.Hi);
-      t.dram_addr = p.map.padded + std::uint64_t(cp.y0) * W + cp.x0;
-      t.dram_row_stride = W;
-      t.dram_plane_stride = std::uint64_t(W) * H;
-      t.row_bytes = static_cast<std::uint32_t>(cp.task.Wi);
-      t.rows = static_cast<std::uint32_t>(cp.task.Hi);
-      t.planes = static_cast<std::uint32_t>(cp.task.D);
-      cmds.push_back(dma(CommandKind::DmaStore, p.padd, t));
+      load_ifmap(cmds, p, cp, false, p.padd);
+      cmds.push_back(dma(CommandKind::DmaStore, p.padd, padded_window(p, cp)));  // the padded window back
     }
     out.push_back(std::move(st));
   }
@@ -334,77 +350,35 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
     for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
       auto& cmds = st.pe[n % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
-      if (p.pad > 0) load_ifmap(cmds, p, cp, true);
-      else load_ifmap(cmds, p, cp, false);
+      load_ifmap(cmds, p, cp, p.pad > 0, p.core);
       load_filters(cmds, p, cp);
       compute_and_store(cmds, p, cp, cp.task.C, -1, false);
     }
   out.push_back(std::move(st));
   // the element-wise operations, piece by piece over the raw results: ReLU in place in DRAM, then
-  // quantization (and pooling) into the output
+  // quantization and pooling into the output (the pooling reads the quantization's SRAM rather than a
+  // stream of its own storing and loading the quantized map, so POOL_n's clocks are its ARM work only)
   TaskStream relu = new_stream(p.acti + " nofuse_noreuse", p.map);
   TaskStream quant = new_stream(p.quan + " nofuse_noreuse", p.map);
   n = 0;
   for (const PieceIndex& f : fm)
     for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
-      const std::uint32_t w = static_cast<std::uint32_t>(cp.out_w), h = static_cast<std::uint32_t>(cp.out_h);
-      DmaTransfer raw;
-      raw.dram_addr = p.map.raw + (std::uint64_t(cp.c0) * p.Ho + cp.out_y0) * p.Wo * 4 + std::uint64_t(cp.out_x0) * 4;
-      raw.dram_row_stride = std::uint64_t(p.Wo) * 4;
-      raw.dram_plane_stride = std::uint64_t(p.Wo) * p.Ho * 4;
-      raw.sram_addr = 0;
-      raw.sram_row_stride = w * 4;
-      raw.sram_plane_stride = w * 4 * h;
-      raw.row_bytes = w * 4;
-      raw.rows = h;
-      raw.planes = static_cast<std::uint32_t>(cp.task.C);
+      const std::uint32_t row = static_cast<std::uint32_t>(cp.out_w) * 4;
+      const DmaTransfer raw = raw_results(p, cp, cp.task.C, 0, row);
       ArmCommand a;
       a.kind = ArmOpKind::Relu32;
       a.planes = raw.planes;
-      a.height = h;
-      a.width = w;
-      a.src_row_stride = w * 4;
+      a.height = raw.rows;
+      a.width = static_cast<std::uint32_t>(cp.out_w);
+      a.src_row_stride = row;
       auto& rc = relu.pe[n % kPesPerQpe];
       rc.push_back(dma(CommandKind::DmaLoad, p.acti, raw));
       rc.push_back(arm(p.acti, a));
       rc.push_back(dma(CommandKind::DmaStore, p.acti, raw));
       auto& qc = quant.pe[n % kPesPerQpe];
       qc.push_back(dma(CommandKind::DmaLoad, p.quan, raw));
-      a.kind = ArmOpKind::Quantize;
-      a.dst = 0;
-      a.dst_row_stride = w;
-      a.shift = p.shift;
-      qc.push_back(arm(p.quan, a));
-      std::uint32_t ow = w, oh = h, ox = static_cast<std::uint32_t>(cp.out_x0), oy = static_cast<std::uint32_t>(cp.out_y0);
-      if (p.pool) {
-        // a stream of its own would store the quantized map and load it again; the pooling reads it
-        // from the quantization's SRAM here, so that POOL_n's clocks are its own ARM work only
-        ArmCommand q;
-        q.kind = ArmOpKind::MaxPool8;
-        q.planes = raw.planes;
-        q.height = h;
-        q.width = w;
-        q.src_row_stride = w;
-        q.window = p.pool->stride;
-        ow = w / q.window;
-        oh = h / q.window;
-        q.dst_row_stride = ow;
-        ox /= q.window;
-        oy /= q.window;
-        qc.push_back(arm(p.pooln, q));
-      }
-      DmaTransfer o;
-      o.sram_addr = 0;
-      o.sram_row_stride = ow;
-      o.sram_plane_stride = ow * oh;
-      o.dram_addr = p.map.output + (std::uint64_t(cp.c0) * p.Hp + oy) * p.Wp + ox;
-      o.dram_row_stride = static_cast<std::uint64_t>(p.Wp);
-      o.dram_plane_stride = std::uint64_t(p.Wp) * p.Hp;
-      o.row_bytes = ow;
-      o.rows = oh;
-      o.planes = raw.planes;
-      qc.push_back(dma(CommandKind::DmaStore, p.quan, o));
+      quantize_pool_store(qc, p, cp, cp.task.C, 0, row, p.quan);
     }
   out.push_back(std::move(relu));
   out.push_back(std::move(quant));
@@ -420,7 +394,7 @@ TaskStream conv_fuse_noreuse(const ConvPlan& p) {
     for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
       auto& cmds = st.pe[n % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
-      load_ifmap(cmds, p, cp, false);
+      load_ifmap(cmds, p, cp, false, p.core);
       load_filters(cmds, p, cp);
       compute_and_store(cmds, p, cp, cp.task.C, -1, true);
     }
@@ -451,7 +425,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
         auto& cmds = st.pe[pe];
         if (load_fmaps && fmap_of(pe) >= 0) {
           const PieceIndex& f = fm[fmap_of(pe)];
-          load_ifmap(cmds, p, conv_piece(*p.b, s, f.iw, f.ih, 0, 0), false);
+          load_ifmap(cmds, p, conv_piece(*p.b, s, f.iw, f.ih, 0, 0), false, p.core);
         }
         if (load_filters_now && filter_of(pe) >= 0) load_filters(cmds, p, conv_piece(*p.b, s, 0, 0, filter_of(pe), 0));
         cmds.push_back(sync());  // every PE's operands are in place before anyone reads a neighbour's
@@ -474,6 +448,27 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 
 // ---------------------------------------------------------------------------------------------------
 // Matrix multiplication blocks (batch 1: A is the input vector, H_A = 1)
+
+Task mm_task(const MmShape& shape) {
+  Task t;
+  t.op = Op::Mm;
+  t.mm = shape;
+  return t;
+}
+
+// Every weight piece of an MM block in the order they sit packed in DRAM (one after the other, each in
+// the MLA's operand-B layout), with its offset from the start of the weights and its SRAM layout.
+void for_each_mm_piece(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg,
+                       const std::function<void(const MmPiece&, std::uint64_t offset, const SramLayout&)>& f) {
+  std::uint64_t at = 0;
+  for (int iw = 0; iw < s.w.count(); ++iw)
+    for (int ih = 0; ih < s.h.count(); ++ih) {
+      const MmPiece mp = mm_piece(b, s, iw, ih);
+      const SramLayout l = sram_layout(mm_task(mp.task), cfg);
+      f(mp, at, l);
+      at += l.b_bytes;
+    }
+}
 
 struct MmPlan {
   const OperationBlock* b = nullptr;
@@ -507,18 +502,13 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   };
   place(m.input, m.input_bytes, std::uint64_t(p.H_B) * 4);
   std::uint32_t b_bytes = 0, a_bytes = 0, o_bytes = 0;
-  for (int iw = 0; iw < s.w.count(); ++iw)
-    for (int ih = 0; ih < s.h.count(); ++ih) {
-      Task t;
-      t.op = Op::Mm;
-      t.mm = mm_piece(b, s, iw, ih).task;
-      const SramLayout l = sram_layout(t, cfg);
-      p.piece_offset.push_back(wbytes);
-      wbytes += l.b_bytes;
-      b_bytes = std::max(b_bytes, l.b_bytes);
-      a_bytes = std::max(a_bytes, l.a_bytes);
-      o_bytes = std::max(o_bytes, l.o_bytes);
-    }
+  for_each_mm_piece(b, s, cfg, [&](const MmPiece&, std::uint64_t offset, const SramLayout& l) {
+    p.piece_offset.push_back(offset);
+    wbytes = offset + l.b_bytes;
+    b_bytes = std::max(b_bytes, l.b_bytes);
+    a_bytes = std::max(a_bytes, l.a_bytes);
+    o_bytes = std::max(o_bytes, l.o_bytes);
+  });
   place(m.weights, m.weight_bytes, wbytes);
   if (nofuse) {
     place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
@@ -539,10 +529,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
 
 void mm_load(std::vector<StreamCommand>& out, const MmPlan& p, int iw, int ih) {
   const MmPiece mp = mm_piece(*p.b, *p.s, iw, ih);
-  Task t;
-  t.op = Op::Mm;
-  t.mm = mp.task;
-  const SramLayout l = sram_layout(t, p.cfg);
+  const SramLayout l = sram_layout(mm_task(mp.task), p.cfg);
   DmaTransfer a;  // the input vector's part, already in the MLA's operand-A layout (4 bytes per value)
   a.dram_addr = p.map.input + std::uint64_t(mp.row0) * 4;
   a.sram_addr = p.a_base;
@@ -587,11 +574,8 @@ TaskStream mm_fuse(const MmPlan& p) {
     auto& cmds = st.pe[iw % kPesPerQpe];
     for (int ih = 0; ih < s.h.count(); ++ih) {
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
-      Task t;
-      t.op = Op::Mm;
-      t.mm = mp.task;
       mm_load(cmds, p, iw, ih);
-      cmds.push_back(mla(p.core, t, p.a_base, p.b_base, ih == 0 ? p.acc_base : p.o_base));
+      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, ih == 0 ? p.acc_base : p.o_base));
       if (ih > 0) cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, p.o_base, p.acc_base, mp.task.W_B)));
     }
     mm_finish(cmds, p, p.acc_base, s.w.begin(iw), s.w.sizes[static_cast<std::size_t>(iw)]);
@@ -609,11 +593,8 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
     for (int ih = 0; ih < s.h.count(); ++ih, ++n) {
       auto& cmds = fc.pe[n % kPesPerQpe];
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
-      Task t;
-      t.op = Op::Mm;
-      t.mm = mp.task;
       mm_load(cmds, p, iw, ih);
-      cmds.push_back(mla(p.core, t, p.a_base, p.b_base, p.o_base));
+      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, p.o_base));
       DmaTransfer o;
       o.sram_addr = p.o_base;
       o.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + mp.col0) * 4;
@@ -725,26 +706,6 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
   return r;
 }
 
-namespace {
-
-// The weight of an MM block, B[k][j] (H_B rows of W_B), and where each piece sits packed in DRAM.
-void for_each_mm_piece(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg,
-                       const std::function<void(const MmPiece&, std::uint64_t offset, std::uint32_t row_stride)>& f) {
-  std::uint64_t at = 0;
-  for (int iw = 0; iw < s.w.count(); ++iw)
-    for (int ih = 0; ih < s.h.count(); ++ih) {
-      const MmPiece mp = mm_piece(b, s, iw, ih);
-      Task t;
-      t.op = Op::Mm;
-      t.mm = mp.task;
-      const SramLayout l = sram_layout(t, cfg);
-      f(mp, at, l.b_row_stride);
-      at += l.b_bytes;
-    }
-}
-
-}  // namespace
-
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
                                            const HwConfig& cfg, std::uint64_t seed) {
   std::vector<std::uint8_t> img(bs.map.total, 0);
@@ -755,7 +716,8 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
     for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * 4] = draw();
     std::vector<std::uint8_t> w(std::uint64_t(H_B) * W_B);
     for (auto& v : w) v = draw();
-    for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, std::uint32_t stride) {
+    for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, const SramLayout& l) {
+      const std::uint32_t stride = l.b_row_stride;
       for (int k = 0; k < mp.task.H_B; ++k)
         for (int j = 0; j < mp.task.W_B; ++j)
           img[bs.map.weights + off + std::uint64_t(k) * stride + j] = w[std::uint64_t(mp.row0 + k) * W_B + mp.col0 + j];
@@ -783,10 +745,11 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
     return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
   };
   if (b.kind == BlockKind::MatMul) {
-    const int H_B = static_cast<int>(b.core_op().in.elements()), W_B = static_cast<int>(b.core_op().out.elements());
+    const int W_B = static_cast<int>(b.core_op().out.elements());
     std::vector<std::uint32_t> sum(static_cast<std::size_t>(W_B), 0);
     // partial sums per weight piece, each with the accumulator's wrap, added in 32 bits as FCE does
-    for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, std::uint32_t stride) {
+    for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, const SramLayout& l) {
+      const std::uint32_t stride = l.b_row_stride;
       std::vector<std::int8_t> a(static_cast<std::size_t>(mp.task.W_A)), w(std::size_t(mp.task.H_B) * mp.task.W_B);
       for (int k = 0; k < mp.task.W_A; ++k) a[k] = static_cast<std::int8_t>(img[bs.map.input + std::uint64_t(mp.row0 + k) * 4]);
       for (int k = 0; k < mp.task.H_B; ++k)
@@ -795,7 +758,6 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
       const std::vector<std::int32_t> part = golden_mm(mp.task, a, w, cfg.accumulator_bits);
       for (int j = 0; j < mp.task.W_B; ++j) sum[std::size_t(mp.col0 + j)] += static_cast<std::uint32_t>(part[j]);
     });
-    (void)H_B;
     std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
     for (int j = 0; j < W_B; ++j) out[j] = quant(static_cast<std::int32_t>(sum[j]));
     return out;

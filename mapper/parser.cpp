@@ -92,6 +92,16 @@ struct Chain {
     return {padded, Shape3{(padded.W - l.Wf) / l.stride + 1, (padded.H - l.Hf) / l.stride + 1, out_d}};
   }
 
+  // A convolution or FC layer's block ends with its ReLU (if any) and quantization; its output `o`
+  // becomes the current tensor.
+  void close_layer_block(OperationBlock b, int n, bool relu, const std::string& name, const Shape3& o) {
+    if (relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
+    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
+    out.blocks.push_back(std::move(b));
+    producer = name;
+    cur = o;
+  }
+
   void conv(const LayerSpec& l) {
     const int n = ++counter;
     const std::string name = "CONV_" + std::to_string(n);
@@ -109,11 +119,7 @@ struct Chain {
     c.stride = l.stride;
     b.core = b.ops.size();
     b.ops.push_back(c);
-    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
-    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
-    out.blocks.push_back(std::move(b));
-    producer = name;
-    cur = o;
+    close_layer_block(std::move(b), n, l.relu, name, o);
   }
 
   void pool(const LayerSpec& l) {
@@ -155,11 +161,7 @@ struct Chain {
     b.kind = BlockKind::MatMul;
     b.inputs = {producer};
     b.ops.push_back(op("FC", n, PrimitiveKind::MatMul, in, o));
-    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
-    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
-    out.blocks.push_back(std::move(b));
-    producer = name;
-    cur = o;
+    close_layer_block(std::move(b), n, l.relu, name, o);
   }
 
   void residual_begin(const LayerSpec& l) {

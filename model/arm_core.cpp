@@ -34,6 +34,14 @@ std::int32_t load32(const std::uint8_t* p) {
 }
 void store32(std::uint8_t* p, std::int32_t v) { std::memcpy(p, &v, 4); }
 
+// Calls f(plane, row, column) for every pixel of the command's planes x height x width.
+template <typename F>
+void each_pixel(const ArmCommand& c, F f) {
+  for (std::uint32_t d = 0; d < c.planes; ++d)
+    for (std::uint32_t y = 0; y < c.height; ++y)
+      for (std::uint32_t x = 0; x < c.width; ++x) f(std::size_t(d), std::size_t(y), std::size_t(x));
+}
+
 }  // namespace
 
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
@@ -66,24 +74,20 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     case ArmOpKind::Relu32:
       need(c.src + c.planes * sp, size, c);
-      for (std::uint32_t d = 0; d < c.planes; ++d)
-        for (std::uint32_t y = 0; y < c.height; ++y)
-          for (std::uint32_t x = 0; x < c.width; ++x) {
-            std::uint8_t* p = sram + c.src + d * sp + std::size_t(y) * c.src_row_stride + 4 * x;
-            store32(p, std::max<std::int32_t>(0, load32(p)));
-          }
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t* p = sram + c.src + d * sp + y * c.src_row_stride + 4 * x;
+        store32(p, std::max<std::int32_t>(0, load32(p)));
+      });
       return;
     case ArmOpKind::Quantize: {
       const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
       need(c.src + c.planes * sp, size, c);
       need(c.dst + c.planes * dp, size, c);
-      for (std::uint32_t d = 0; d < c.planes; ++d)
-        for (std::uint32_t y = 0; y < c.height; ++y)
-          for (std::uint32_t x = 0; x < c.width; ++x) {
-            const std::int32_t v = load32(sram + c.src + d * sp + std::size_t(y) * c.src_row_stride + 4 * x) >> c.shift;
-            sram[c.dst + d * dp + std::size_t(y) * c.dst_row_stride + x] =
-                static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
-          }
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        const std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x) >> c.shift;
+        sram[c.dst + d * dp + y * c.dst_row_stride + x] =
+            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
+      });
       return;
     }
     case ArmOpKind::MaxPool8: {
@@ -107,13 +111,11 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
       need(c.src + c.planes * sp, size, c);
       need(c.dst + c.planes * dp, size, c);
-      for (std::uint32_t d = 0; d < c.planes; ++d)
-        for (std::uint32_t y = 0; y < c.height; ++y)
-          for (std::uint32_t x = 0; x < c.width; ++x) {
-            std::uint8_t* q = sram + c.dst + d * dp + std::size_t(y) * c.dst_row_stride + 4 * x;
-            const std::int32_t a = load32(sram + c.src + d * sp + std::size_t(y) * c.src_row_stride + 4 * x);
-            store32(q, static_cast<std::int32_t>(static_cast<std::uint32_t>(load32(q)) + static_cast<std::uint32_t>(a)));
-          }
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x;
+        const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x);
+        store32(q, static_cast<std::int32_t>(static_cast<std::uint32_t>(load32(q)) + static_cast<std::uint32_t>(a)));
+      });
       return;
     }
   }
@@ -129,7 +131,6 @@ void ArmCore::start(const std::vector<StreamCommand>* commands) {
   commands_ = commands;
   done_ = false;
   end_cycle_ = arm_cycles_ = 0;
-  busy_.clear();
   start_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -141,7 +142,6 @@ void ArmCore::run() {
     auto cycle_now = [&] { return static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / clk)); };
     std::size_t syncs = 0;
     for (const StreamCommand& c : *commands_) {
-      const std::uint64_t t0 = cycle_now();
       switch (c.kind) {
         case CommandKind::DmaLoad: dma_.transfer(c.dma, true); break;
         case CommandKind::DmaStore: dma_.transfer(c.dma, false); break;
@@ -154,7 +154,7 @@ void ArmCore::run() {
             throw std::out_of_range("model ARM: MLA task of " + c.operation + " reaches beyond the SRAM");
           // the ARM writes the MLA's descriptor registers over its local bus; the MLA starts two clocks
           // after the START write, as the task controller does
-          mla_.start(task_registers(c.mla, pe_, l), t0 + 2);
+          mla_.start(task_registers(c.mla, pe_, l), cycle_now() + 2);
           sc_core::wait(mla_.done_event);
           break;
         }
@@ -165,9 +165,8 @@ void ArmCore::run() {
           arm_apply(c.arm, sram_, sram_bytes_);
           break;
         }
-        case CommandKind::Sync: system_->sync(pe_, syncs++); continue;
+        case CommandKind::Sync: system_->sync(pe_, syncs++); break;
       }
-      busy_[c.operation] += cycle_now() - t0;
     }
     end_cycle_ = cycle_now();
     done_ = true;

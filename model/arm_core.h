@@ -5,9 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
-#include <string>
 #include <vector>
 
 #include "hw_config.h"
@@ -49,8 +46,6 @@ class ArmCore : public sc_core::sc_module {
   void start(const std::vector<StreamCommand>* commands);
   bool done() const { return done_; }
   std::uint64_t end_cycle() const { return end_cycle_; }
-  // PE clocks this PE spent in each operation's commands (DMA, MLA and ARM work, not sync waits)
-  const std::map<std::string, std::uint64_t>& busy_cycles() const { return busy_; }
   std::uint64_t arm_cycles() const { return arm_cycles_; }
 
  private:
@@ -65,7 +60,6 @@ class ArmCore : public sc_core::sc_module {
   sc_core::sc_event start_event_;
   bool done_ = false;
   std::uint64_t end_cycle_ = 0, arm_cycles_ = 0;
-  std::map<std::string, std::uint64_t> busy_;
 };
 
 }  // namespace s2

@@ -34,7 +34,6 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       if (delay > done) done = delay;
     }
   }
-  bytes_ += t.bytes();
   sc_core::wait(done + noc_hop_);
 }
 

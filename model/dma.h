@@ -18,13 +18,11 @@ class Dma : public sc_core::sc_module {
   void set_timing(const sc_core::sc_time& pe_clock, const sc_core::sc_time& noc_hop);
   // From the ARM's thread: runs the transfer and waits until it is complete. load: DRAM -> SRAM.
   void transfer(const DmaTransfer& t, bool load);
-  std::uint64_t bytes_moved() const { return bytes_; }
 
  private:
   std::uint8_t* sram_;
   std::size_t sram_bytes_;
   sc_core::sc_time pe_clock_, noc_hop_;
-  std::uint64_t bytes_ = 0;
 };
 
 }  // namespace s2

@@ -67,7 +67,6 @@ StreamResult QpeDram::run_stream(const TaskStream& s, const std::vector<std::uin
     const ArmCore& a = qpe.pe(p).arm;
     r.completed = r.completed && a.done();
     r.pe_end_cycle[p] = a.end_cycle() - start_cycle;
-    for (const auto& [op, c] : a.busy_cycles()) r.busy_cycles[op] += c;
     r.arm_cycles += a.arm_cycles();
     for (const StreamCommand& c : s.pe[p]) r.mla_tasks += c.kind == CommandKind::Mla;
   }

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <array>
-#include <map>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,7 +71,6 @@ struct StreamResult {
   bool completed = false;
   std::uint64_t cycles = 0;  // PE clocks from the host's start to the host hearing the last PE finish
   std::array<std::uint64_t, kPesPerQpe> pe_end_cycle{};  // from the host's start
-  std::map<std::string, std::uint64_t> busy_cycles;      // per operation, summed over the PEs
   std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
   std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
   std::uint64_t mla_tasks = 0;
