@@ -152,7 +152,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   out << fmt::format("{} on QPE-DRAM, backend model, config hash {}\n", n.name, config_hash(cfg));
   out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
-         "charges Table 5.9's clocks\n\n";
+         "charges Table 5.9's clocks\n"
+         "approximate: an MLA task in a stream is timed as if the PEs busy at its start ran it in step, and DMA traffic "
+         "does not contend at the router (model/README.md, QPE-DRAM)\n\n";
   out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}  {}\n", "block", "strategy", "reuse",
                      "operation", "ARM free", "ARM timed", "ARM clk", "DRAM ops", "MLA", "data");
   bool all_ok = true;
