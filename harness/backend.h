@@ -63,6 +63,8 @@ class StreamBackend {
   virtual StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) = 0;
 };
 std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg);
+// QPE-DRAM on the Verilated RTL (harness/rtl_qpe_adapter.cpp); throws as make_rtl_backend does.
+std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg);
 // Throws std::runtime_error if no RTL build matches cfg (MAC shape, or parameters the RTL fixes).
 std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg);
 

@@ -7,119 +7,10 @@
 
 #include "dma.h"
 #include "mla.h"
+#include "pe_registers.h"
 #include "sram_layout.h"
 
 namespace s2 {
-
-namespace {
-
-std::uint64_t pixels(const ArmCommand& c) { return std::uint64_t(c.planes) * c.height * c.width; }
-
-std::uint64_t border_bytes(const ArmCommand& c) {
-  const std::uint64_t inner_w = c.width - std::min<std::uint64_t>(c.width, c.pad_left + c.pad_right);
-  const std::uint64_t inner_h = c.height - std::min<std::uint64_t>(c.height, c.pad_top + c.pad_bottom);
-  return std::uint64_t(c.planes) * (std::uint64_t(c.width) * c.height - inner_w * inner_h);
-}
-
-void need(std::size_t end, std::size_t size, const ArmCommand& c) {
-  if (end > size)
-    throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": SRAM address " + std::to_string(end) +
-                            " beyond the SRAM");
-}
-
-std::int32_t load32(const std::uint8_t* p) {
-  std::int32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-void store32(std::uint8_t* p, std::int32_t v) { std::memcpy(p, &v, 4); }
-
-// Calls f(plane, row, column) for every pixel of the command's planes x height x width.
-template <typename F>
-void each_pixel(const ArmCommand& c, F f) {
-  for (std::uint32_t d = 0; d < c.planes; ++d)
-    for (std::uint32_t y = 0; y < c.height; ++y)
-      for (std::uint32_t x = 0; x < c.width; ++x) f(std::size_t(d), std::size_t(y), std::size_t(x));
-}
-
-}  // namespace
-
-std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
-  double clocks = 0;
-  switch (c.kind) {
-    case ArmOpKind::Pad: clocks = k.padding_per_word * std::ceil(double(border_bytes(c)) / 4.0); break;
-    case ArmOpKind::Relu32: clocks = k.relu_32bit_per_pixel * double(pixels(c)); break;
-    case ArmOpKind::Quantize: clocks = k.quantization_per_pixel * double(pixels(c)); break;
-    case ArmOpKind::MaxPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
-    case ArmOpKind::AddInt32: clocks = k.elementwise_add_per_pixel * double(pixels(c)); break;
-  }
-  return static_cast<std::uint64_t>(std::ceil(clocks));
-}
-
-void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
-  const std::size_t sp = std::size_t(c.height) * c.src_row_stride;  // source plane stride
-  switch (c.kind) {
-    case ArmOpKind::Pad:
-      need(c.src + c.planes * sp, size, c);
-      for (std::uint32_t d = 0; d < c.planes; ++d)
-        for (std::uint32_t y = 0; y < c.height; ++y) {
-          std::uint8_t* row = sram + c.src + d * sp + std::size_t(y) * c.src_row_stride;
-          if (y < c.pad_top || y >= c.height - c.pad_bottom) {
-            std::memset(row, 0, c.width);
-          } else {
-            std::memset(row, 0, c.pad_left);
-            std::memset(row + c.width - c.pad_right, 0, c.pad_right);
-          }
-        }
-      return;
-    case ArmOpKind::Relu32:
-      need(c.src + c.planes * sp, size, c);
-      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
-        std::uint8_t* p = sram + c.src + d * sp + y * c.src_row_stride + 4 * x;
-        store32(p, std::max<std::int32_t>(0, load32(p)));
-      });
-      return;
-    case ArmOpKind::Quantize: {
-      const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
-      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
-        const std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x) >> c.shift;
-        sram[c.dst + d * dp + y * c.dst_row_stride + x] =
-            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
-      });
-      return;
-    }
-    case ArmOpKind::MaxPool8: {
-      const std::uint32_t w = c.window, ho = c.height / w, wo = c.width / w;
-      const std::size_t dp = std::size_t(ho) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
-      for (std::uint32_t d = 0; d < c.planes; ++d)
-        for (std::uint32_t y = 0; y < ho; ++y)
-          for (std::uint32_t x = 0; x < wo; ++x) {
-            int m = -128;
-            for (std::uint32_t ky = 0; ky < w; ++ky)
-              for (std::uint32_t kx = 0; kx < w; ++kx)
-                m = std::max<int>(m, static_cast<std::int8_t>(
-                                         sram[c.src + d * sp + std::size_t(y * w + ky) * c.src_row_stride + x * w + kx]));
-            sram[c.dst + d * dp + std::size_t(y) * c.dst_row_stride + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(m));
-          }
-      return;
-    }
-    case ArmOpKind::AddInt32: {
-      const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
-      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
-        std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x;
-        const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x);
-        store32(q, static_cast<std::int32_t>(static_cast<std::uint32_t>(load32(q)) + static_cast<std::uint32_t>(a)));
-      });
-      return;
-    }
-  }
-}
 
 ArmCore::ArmCore(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes, Dma& dma, Mla& mla)
     : sc_module(name), pe_(pe), sram_(sram), sram_bytes_(sram_bytes), dma_(dma), mla_(mla) {
@@ -143,18 +34,21 @@ void ArmCore::run() {
     std::size_t syncs = 0;
     for (const StreamCommand& c : *commands_) {
       switch (c.kind) {
-        case CommandKind::DmaLoad: dma_.transfer(c.dma, true); break;
-        case CommandKind::DmaStore: dma_.transfer(c.dma, false); break;
+        case CommandKind::DmaLoad:
+        case CommandKind::DmaStore: {
+          // the ARM writes the DMA's registers, one per clock; the DMA starts in the clock after the last
+          const bool store = c.kind == CommandKind::DmaStore;
+          sc_core::wait(clk * static_cast<double>(dma_register_writes(c.dma, store).size()));
+          dma_.transfer(c.dma, !store);
+          break;
+        }
         case CommandKind::Mla: {
-          SramLayout l = sram_layout(c.mla, cfg);
-          l.a_base = c.a_base;
-          l.b_base = c.b_base;
-          l.o_base = c.o_base;
-          if (std::max({l.a_base + l.a_bytes, l.b_base + l.b_bytes, l.o_base + l.o_bytes}) > sram_bytes_)
-            throw std::out_of_range("model ARM: MLA task of " + c.operation + " reaches beyond the SRAM");
-          // the ARM writes the MLA's descriptor registers over its local bus; the MLA starts two clocks
-          // after the START write, as the task controller does
-          mla_.start(task_registers(c.mla, pe_, l), cycle_now() + 2);
+          const SramLayout l = stream_mla_layout(c, cfg, sram_bytes_);
+          // the ARM writes the MLA's descriptor registers, one per clock; the MLA starts two clocks after
+          // the START write, as the task controller does
+          const TaskRegisters regs = task_registers(c.mla, pe_, l);
+          sc_core::wait(clk * static_cast<double>(mla_register_writes(regs).size() - 1));
+          mla_.start(regs, cycle_now() + 2);
           sc_core::wait(mla_.done_event);
           break;
         }

@@ -7,18 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "arm_ops.h"
 #include "hw_config.h"
 #include "systemc.h"
 #include "task_stream.h"
 
 namespace s2 {
-
-// ARM clocks of one element-wise operation (thesis Table 5.9): padding per 32-bit word written, the
-// others per input pixel; rounded up to whole clocks.
-std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks);
-// Carries the operation out on a PE's SRAM (functional, untimed). Throws std::out_of_range if it
-// reaches past `sram_bytes`.
-void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t sram_bytes);
 
 class Dma;
 class Mla;

@@ -1,5 +1,7 @@
 #include "dma.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace s2 {
@@ -7,34 +9,48 @@ namespace s2 {
 Dma::Dma(sc_core::sc_module_name name, std::uint8_t* sram, std::size_t sram_bytes)
     : sc_module(name), dram("dram"), sram_(sram), sram_bytes_(sram_bytes) {}
 
-void Dma::set_timing(const sc_core::sc_time& pe_clock, const sc_core::sc_time& noc_hop) {
+void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing) {
   pe_clock_ = pe_clock;
-  noc_hop_ = noc_hop;
+  dram_timing_ = dram_timing;
 }
 
 void Dma::transfer(const DmaTransfer& t, bool load) {
-  // the ARM's request reaches the DMA's queue in one clock (thesis 3.1)
-  sc_core::sc_time done = pe_clock_;
+  const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
+  std::uint64_t done = clock_of(sc_core::sc_time_stamp());
+  std::uint64_t last_write = 0;  // load: the clock the NoC slave wrote the latest line
   tlm::tlm_generic_payload p;
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   p.set_streaming_width(t.row_bytes);
-  for (std::uint32_t plane = 0; plane < t.planes; ++plane) {
-    for (std::uint32_t r = 0; r < t.rows; ++r) {
-      const std::uint64_t s = std::uint64_t(t.sram_addr) + std::uint64_t(plane) * t.sram_plane_stride +
-                              std::uint64_t(r) * t.sram_row_stride;
-      if (s + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
-      p.set_address(t.dram_addr + plane * t.dram_plane_stride + r * t.dram_row_stride);
-      p.set_data_ptr(sram_ + s);
-      p.set_data_length(t.row_bytes);
-      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      sc_core::sc_time delay = pe_clock_;
-      dram->b_transport(p, delay);
-      if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
-        throw std::out_of_range("model DMA: DRAM address " + std::to_string(p.get_address()) + " out of range");
-      if (delay > done) done = delay;
+  const std::uint64_t rows = std::uint64_t(t.rows) * t.planes;
+  for (std::uint64_t k = 0; k < rows; ++k) {
+    const std::uint64_t plane = k / t.rows, r = k % t.rows;
+    const std::uint64_t s = t.sram_addr + plane * t.sram_plane_stride + r * t.sram_row_stride;
+    if (s + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
+    const std::uint64_t lines = (s + t.row_bytes - 1) / 16 - s / 16 + 1;
+    const std::uint64_t d = t.dram_addr + plane * t.dram_plane_stride + r * t.dram_row_stride;
+    p.set_address(d);
+    p.set_data_ptr(sram_ + s);
+    p.set_data_length(t.row_bytes);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = pe_clock_ * static_cast<double>(load ? kRequestLeadCycles : lines + 1 + kRequestLeadCycles);
+    dram->b_transport(p, delay);
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
+      throw std::out_of_range("model DMA: DRAM address " + std::to_string(d) + " out of range");
+    const std::uint64_t row_done = clock_of(sc_core::sc_time_stamp() + delay);
+    if (load) {
+      const DramTiming::Service sv = dram_timing_.service_done_at(row_done, dram_timing_.ops_for(d, t.row_bytes));
+      for (std::uint64_t l = 0; l < lines; ++l) {
+        const std::uint64_t line_end = std::min<std::uint64_t>((s / 16 + l + 1) * 16, s + t.row_bytes);
+        const std::uint64_t ready = dram_timing_.byte_ready(sv, d, line_end - 1 - s) + kLineLagCycles;
+        last_write = std::max(ready, last_write + 1);
+      }
+      done = std::max(done, last_write + kIdleLagCycles);
+    } else {
+      done = std::max(done, row_done + kAckLagCycles);
     }
+    if (k + 1 < rows) sc_core::wait(pe_clock_ * static_cast<double>(load ? 1 : lines + 2));
   }
-  sc_core::wait(done + noc_hop_);
+  sc_core::wait(pe_clock_ * static_cast<double>(done) - sc_core::sc_time_stamp());
 }
 
 }  // namespace s2

@@ -1,10 +1,18 @@
-// The DMA of a PE (thesis 3.1): the ARM hands it a transfer; it turns it into one DRAM request per row
-// (all queued at once), moves the data between the PE's SRAM and the DRAM, and returns when the last
-// row has arrived. The NoC hop between the DRAM and the PE adds the router's latency.
+// The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
+// writing its registers, pe_registers.h) and it moves it row by row between the PE's SRAM and the DRAM.
+//   Load: one row request per PE clock; each reaches the DRAM kRequestLeadCycles after it was sent.
+//   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
+//   reaches the DRAM with its last line (the DRAM takes a written row once it holds all of it).
+// A read row's data comes back as one packet per SRAM line it touches, each leaving the DRAM when the DRAM
+// has read the last word it needs; the NoC slave writes it kLineLagCycles later, one line per clock. A load
+// is done kIdleLagCycles after its last line was written; a store kAckLagCycles after the DRAM acknowledged
+// its last row (the NoC path to the PE and the DMA going idle).
+// Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
 #pragma once
 
 #include <cstdint>
 
+#include "dram_timing.h"
 #include "systemc.h"
 #include "task_stream.h"
 
@@ -12,17 +20,23 @@ namespace s2 {
 
 class Dma : public sc_core::sc_module {
  public:
+  static constexpr std::uint64_t kRequestLeadCycles = 3;
+  static constexpr std::uint64_t kLineLagCycles = 3;
+  static constexpr std::uint64_t kIdleLagCycles = 2;
+  static constexpr std::uint64_t kAckLagCycles = 5;
+
   tlm_utils::simple_initiator_socket<Dma> dram;
 
   Dma(sc_core::sc_module_name name, std::uint8_t* sram, std::size_t sram_bytes);
-  void set_timing(const sc_core::sc_time& pe_clock, const sc_core::sc_time& noc_hop);
+  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing);
   // From the ARM's thread: runs the transfer and waits until it is complete. load: DRAM -> SRAM.
   void transfer(const DmaTransfer& t, bool load);
 
  private:
   std::uint8_t* sram_;
   std::size_t sram_bytes_;
-  sc_core::sc_time pe_clock_, noc_hop_;
+  sc_core::sc_time pe_clock_;
+  DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
 };
 
 }  // namespace s2

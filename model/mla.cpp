@@ -13,45 +13,6 @@
 
 namespace s2 {
 
-Task task_from_registers(const TaskRegisters& r, int pe) {
-  Task t;
-  t.id = "pe" + std::to_string(pe);
-  t.op = (r[qpe_addr::kOp] & 1) ? Op::Mm : Op::Conv;
-  const int wi = static_cast<int>(r[qpe_addr::kWi]), hi = static_cast<int>(r[qpe_addr::kHi]);
-  const int d = static_cast<int>(r[qpe_addr::kD]);
-  if (t.op == Op::Conv) {
-    t.conv = {wi, hi, d, static_cast<int>(r[qpe_addr::kWf]), static_cast<int>(r[qpe_addr::kHf]),
-              static_cast<int>(r[qpe_addr::kC]), 1};
-  } else {
-    t.mm = {wi, hi, d, wi};
-  }
-  const bool via_noc = (r[qpe_addr::kASrc] >> 2) & 1;
-  const int src = static_cast<int>(r[qpe_addr::kASrc] & 3);
-  // a convolution's operand A always goes through the NoC; "local" and neighbour shift 0 are the same
-  t.a_src_shift = via_noc ? (src - pe + kPesPerQpe) % kPesPerQpe : -1;
-  if (t.op == Op::Conv && t.a_src_shift == 0) t.a_src_shift = -1;
-  return t;
-}
-
-TaskRegisters task_registers(const Task& t, int pe, const SramLayout& l) {
-  const bool mm = t.op == Op::Mm;
-  // a convolution's operand A always goes through the NoC, as does a neighbour's
-  const std::uint32_t via_noc = (!mm || t.a_from_neighbor()) ? 4u : 0u;
-  TaskRegisters r{};
-  r[qpe_addr::kOp] = mm ? 1u : 0u;
-  r[qpe_addr::kWi] = static_cast<std::uint32_t>(mm ? t.mm.W_A : t.conv.Wi);
-  r[qpe_addr::kHi] = static_cast<std::uint32_t>(mm ? t.mm.H_A : t.conv.Hi);
-  r[qpe_addr::kD] = static_cast<std::uint32_t>(mm ? t.mm.W_B : t.conv.D);
-  r[qpe_addr::kWf] = static_cast<std::uint32_t>(mm ? 1 : t.conv.Wf);
-  r[qpe_addr::kHf] = static_cast<std::uint32_t>(mm ? 1 : t.conv.Hf);
-  r[qpe_addr::kC] = static_cast<std::uint32_t>(mm ? 0 : t.conv.C);
-  r[qpe_addr::kABase] = l.a_base;
-  r[qpe_addr::kBBase] = l.b_base;
-  r[qpe_addr::kOBase] = l.o_base;
-  r[qpe_addr::kASrc] = via_noc | static_cast<std::uint32_t>(t.a_source_pe(pe));
-  return r;
-}
-
 namespace {
 
 // One worker thread for the MLAs' datapath, so that computing results overlaps working out the schedule;

@@ -11,6 +11,7 @@
 
 #include "hw_config.h"
 #include "mla_datapath.h"
+#include "pe_registers.h"
 #include "qpe_address_map.h"
 #include "sram.h"
 #include "sram_layout.h"
@@ -21,12 +22,6 @@
 
 namespace s2 {
 
-using TaskRegisters = std::array<std::uint32_t, qpe_addr::kRegisterCount>;
-
-// The task a PE's descriptor registers describe (pe = -1; the QPE knows which PEs run it).
-Task task_from_registers(const TaskRegisters& regs, int pe);
-// The descriptor registers that make PE `pe` run `t` with its operands at `l` (REG_START excluded).
-TaskRegisters task_registers(const Task& t, int pe, const SramLayout& l);
 
 class MlaScheduler {
  public:

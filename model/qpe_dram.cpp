@@ -16,10 +16,7 @@ QpeDram::QpeDram(sc_core::sc_module_name name) : sc_module(name), qpe("qpe"), dr
 void QpeDram::configure(const HwConfig& cfg) {
   qpe.configure(cfg);
   dram.configure(cfg, qpe.pe_clock());
-  // a DMA's data crosses the router once (its latency in NoC clocks)
-  const sc_core::sc_time noc_hop = sc_core::sc_time(1000.0 / cfg.noc_clock_mhz, sc_core::SC_NS) *
-                                   static_cast<double>(cfg.router_latency_noc_cycles);
-  for (int p = 0; p < kPesPerQpe; ++p) qpe.pe(p).dma.set_timing(qpe.pe_clock(), noc_hop);
+  for (int p = 0; p < kPesPerQpe; ++p) qpe.pe(p).dma.set_timing(qpe.pe_clock(), DramTiming(cfg));
 }
 
 void QpeDram::sync(int, std::size_t index) {

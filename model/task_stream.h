@@ -65,10 +65,12 @@ struct TaskStream {
 
 struct StreamRunOptions {
   bool arm_ops_timed = true;  // false: element-wise operations complete at once (thesis Tables 5.5-5.8)
+  std::uint64_t watchdog_cycles = 0;  // RTL: give up after this many PE clocks (0 = no limit)
 };
 
 struct StreamResult {
   bool completed = false;
+  std::string stalled;       // if not completed: what each PE was waiting for when the watchdog fired
   std::uint64_t cycles = 0;  // PE clocks from the host's start to the host hearing the last PE finish
   std::array<std::uint64_t, kPesPerQpe> pe_end_cycle{};  // from the host's start
   std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs

@@ -22,7 +22,8 @@ module noc_if
     input  logic         rt_valid[NUM_CLASSES],
     input  noc_pkt_t     rt_pkt  [NUM_CLASSES],
     output logic         rt_pop  [NUM_CLASSES],
-    // task-controller register writes
+    // register writes from the NoC; held while the ARM port writes a register (reg_hold)
+    input  logic         reg_hold,
     output logic         reg_wr,
     output logic [4:0]   reg_idx,
     output logic [31:0]  reg_data,
@@ -34,11 +35,18 @@ module noc_if
     output logic         na_req_ready,
     output logic         na_rsp_valid,
     output logic [127:0] na_rsp_data,
+    // the DMA: its packets to the DRAM, the lines the DRAM wrote into SRAM, the DRAM's row acknowledgements
+    input  logic         dma_pkt_valid,
+    input  noc_pkt_t     dma_pkt,
+    output logic         dma_pkt_ready,
+    output logic         dma_line_written,
+    output logic         dma_ack,
     // SRAM master 0 (highest priority)
     output logic         s_valid,
     output logic         s_we,
     output logic [16:0]  s_addr,
     output logic [127:0] s_wdata,
+    output logic [15:0]  s_be,
     input  logic         s_grant,
     input  logic         s_rsp,
     input  logic [127:0] sram_rdata
@@ -74,11 +82,13 @@ module noc_if
   assign rq = in_pkt[CLS_REQ];
 
   logic head_is_mem;
-  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR);
+  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR || rq.kind == PKT_DMA_DATA);
   assign s_valid = (sl_state == SL_IDLE) && head_is_mem;
-  assign s_we = (rq.kind == PKT_MEM_WR);
+  assign s_we = (rq.kind == PKT_MEM_WR || rq.kind == PKT_DMA_DATA);
   assign s_addr = rq.addr;
   assign s_wdata = rq.data;
+  assign s_be = rq.be;
+  assign dma_line_written = ce && s_valid && s_grant && rq.kind == PKT_DMA_DATA;
 
   // A read from this PE's own MLA is answered to this PE; a remote MLA's operand-A read is answered to
   // the PE its return tag names (which is the requester, unless the tag was formed wrongly: neighbor_conv).
@@ -90,6 +100,7 @@ module noc_if
     rsp_pkt.dst = remote_a_read ? {1'b0, sl_pkt.rtag[RTAG_INDEX_BITS +: 2]} : sl_pkt.src;
     rsp_pkt.src = {1'b0, PE_ID};
     rsp_pkt.kind = PKT_RD_RSP;
+    rsp_pkt.be = '0;
     rsp_pkt.data = sram_rdata;
   end
   logic rsp_now;
@@ -106,24 +117,34 @@ module noc_if
   logic [RTAG_BITS-1:0] rtag_sum;  // the adder is as wide as the tag: a carry out of the index goes into the PE
   assign rtag_sum = {PE_ID, {RTAG_INDEX_BITS{1'b0}}} + rtag_index;
   always_comb begin
-    ob_data[CLS_REQ].dst = na_req_dst;
-    ob_data[CLS_REQ].src = {1'b0, PE_ID};
-    ob_data[CLS_REQ].kind = PKT_MEM_RD;
-    ob_data[CLS_REQ].a_read = 1'b1;
-    ob_data[CLS_REQ].rtag = rtag_sum;
-    ob_data[CLS_REQ].addr = na_req_addr;
-    ob_data[CLS_REQ].data = '0;
+    if (na_req_valid) begin
+      ob_data[CLS_REQ].dst = na_req_dst;
+      ob_data[CLS_REQ].src = {1'b0, PE_ID};
+      ob_data[CLS_REQ].kind = PKT_MEM_RD;
+      ob_data[CLS_REQ].a_read = 1'b1;
+      ob_data[CLS_REQ].rtag = rtag_sum;
+      ob_data[CLS_REQ].be = '0;
+      ob_data[CLS_REQ].addr = na_req_addr;
+      ob_data[CLS_REQ].data = '0;
+    end else begin
+      ob_data[CLS_REQ] = dma_pkt;
+    end
   end
-  assign ob_push[CLS_REQ] = ce && !ob_full[CLS_REQ] && na_req_valid;
+  assign ob_push[CLS_REQ] = ce && !ob_full[CLS_REQ] && (na_req_valid || dma_pkt_valid);
   assign na_req_ready = !ob_full[CLS_REQ];
+  assign dma_pkt_ready = !ob_full[CLS_REQ] && !na_req_valid;
 
   // ---------------- inbound dispatch ----------------
-  assign reg_wr = in_valid[CLS_REQ] && rq.kind == PKT_REG_WR;
+  assign reg_wr = in_valid[CLS_REQ] && rq.kind == PKT_REG_WR && !reg_hold;
   assign reg_idx = rq.addr[4:0];
   assign reg_data = rq.data[31:0];
   assign in_pop[CLS_REQ] = ce && (reg_wr || (s_valid && s_grant));
-  assign na_rsp_valid = in_valid[CLS_RSP];  // operand-A space is reserved when the read is requested
+  logic rsp_is_ack;
+  assign rsp_is_ack = in_pkt[CLS_RSP].kind == PKT_DMA_ACK;
+  // operand-A space is reserved when the read is requested, so a response is always taken
+  assign na_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack;
   assign na_rsp_data = in_pkt[CLS_RSP].data;
+  assign dma_ack = ce && in_valid[CLS_RSP] && rsp_is_ack;
   assign in_pop[CLS_RSP] = ce && in_valid[CLS_RSP];
 
   always_ff @(posedge clk or negedge rst_n) begin

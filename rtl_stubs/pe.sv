@@ -1,5 +1,7 @@
 `include "s2_pkg.svh"
-// Processing element: SRAM, MLA, NoC interface and the task controller that stands in for the ARM core.
+// Processing element: SRAM, MLA, DMA, NoC interface and the task controller. The ARM core itself is not in
+// this RTL: whoever drives the ARM port (the harness's C++ ARM, harness/rtl_qpe_adapter.cpp) plays it,
+// writing the PE's registers one per PE clock as the ARM's local bus would.
 module pe
   import s2_pkg::*;
 #(
@@ -21,8 +23,13 @@ module pe
     input  logic         in_valid [NUM_CLASSES],
     input  noc_pkt_t     in_pkt   [NUM_CLASSES],
     output logic         in_pop   [NUM_CLASSES],
+    // ARM port: one register write per PE clock (takes precedence over a REG_WR from the NoC)
+    input  logic         arm_wr,
+    input  logic [4:0]   arm_idx,
+    input  logic [31:0]  arm_data,
     // status
     output logic         busy,
+    output logic         dma_busy,
     output logic         irq_done,
     input  logic [2:0]   stat_sel,
     output logic [31:0]  stat_value,
@@ -32,25 +39,31 @@ module pe
     input  logic [127:0] bd_wdata,
     output logic [127:0] bd_rdata
 );
-  // SRAM masters: 0 NoC slave, 1 MLA operand A, 2 MLA operand B, 3 MLA output
-  logic [3:0]   rq_valid, rq_we, rq_grant;
+  // SRAM masters: 0 NoC slave, 1 MLA operand A, 2 MLA operand B, 3 MLA output, 4 DMA
+  logic [4:0]   rq_valid, rq_we, rq_grant;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [3:0]   rs_valid;  // [3]: writes have no response
+  logic [4:0]   rs_valid;  // [3]: writes have no response
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0]  rq_addr [4];
-  logic [127:0] rq_wdata[4];
+  logic [16:0]  rq_addr [5];
+  logic [127:0] rq_wdata[5];
+  logic [15:0]  rq_be   [5];
   logic [127:0] sram_rdata;
   logic         sram_busy_unused;
 
-  sram u_sram (
+  sram #(.NREQ(5)) u_sram (
       .clk, .rst_n, .ce, .flaw_sram2clk,
-      .req_valid(rq_valid), .req_we(rq_we), .req_addr(rq_addr), .req_wdata(rq_wdata),
+      .req_valid(rq_valid), .req_we(rq_we), .req_addr(rq_addr), .req_wdata(rq_wdata), .req_be(rq_be),
       .req_grant(rq_grant), .rsp_valid(rs_valid), .rsp_data(sram_rdata), .busy_o(sram_busy_unused),
       .bd_we, .bd_line, .bd_wdata, .bd_rdata);
 
-  logic         reg_wr;
-  logic [4:0]   reg_idx;
-  logic [31:0]  reg_data;
+  logic         noc_reg_wr, reg_wr;
+  logic [4:0]   noc_reg_idx, reg_idx;
+  logic [31:0]  noc_reg_data, reg_data;
+  assign reg_wr = arm_wr || noc_reg_wr;
+  assign reg_idx = arm_wr ? arm_idx : noc_reg_idx;
+  assign reg_data = arm_wr ? arm_data : noc_reg_data;
+  logic         dma_pkt_valid, dma_pkt_ready, dma_line_written, dma_ack;
+  noc_pkt_t     dma_pkt;
   logic         na_req_valid, na_req_ready, na_rsp_valid;
   logic [2:0]   na_req_dst;
   logic [16:0]  na_req_addr;
@@ -60,9 +73,10 @@ module pe
   noc_if #(.PE_ID(PE_ID)) u_noc_if (
       .clk, .rst_n, .ce, .flaw_neighbor_conv,
       .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
-      .reg_wr, .reg_idx, .reg_data,
+      .reg_hold(arm_wr), .reg_wr(noc_reg_wr), .reg_idx(noc_reg_idx), .reg_data(noc_reg_data),
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
-      .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]),
+      .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_line_written, .dma_ack,
+      .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]), .s_be(rq_be[0]),
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
   logic        mla_start, op_mm, a_via_noc, mla_done;
@@ -92,11 +106,23 @@ module pe
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
       .st_tiles, .st_steps);
 
+  dma #(.PE_ID(PE_ID)) u_dma (
+      .clk, .rst_n, .ce, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
+      .pkt_valid(dma_pkt_valid), .pkt(dma_pkt), .pkt_ready(dma_pkt_ready),
+      .line_written(dma_line_written), .ack(dma_ack),
+      .s_valid(rq_valid[4]), .s_addr(rq_addr[4]), .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);
+
   assign rq_we[1] = 1'b0;
   assign rq_we[2] = 1'b0;
   assign rq_we[3] = 1'b1;
+  assign rq_we[4] = 1'b0;
   assign rq_wdata[1] = '0;
   assign rq_wdata[2] = '0;
+  assign rq_wdata[4] = '0;
+  assign rq_be[1] = '0;
+  assign rq_be[2] = '0;
+  assign rq_be[3] = '1;
+  assign rq_be[4] = '0;
 
   always_comb begin
     case (stat_sel)

@@ -1,6 +1,6 @@
 `include "s2_pkg.svh"
-// QPE top: 4 PEs around one NoC router, a host port into the router, status/statistics and a backdoor
-// for test data. `clk` is the NoC clock; the PEs run on every second edge (the PE clock is half the NoC
+// QPE top: 4 PEs around one NoC router, a host port and a DRAM port into the router, an ARM port per PE,
+// status/statistics and a backdoor for test data. `clk` is the NoC clock; the PEs run on every second edge (the PE clock is half the NoC
 // clock). The host-port protocol is documented in rtl_stubs/README.md; it is the interface a user's
 // own QPE RTL adapter must drive (harness/rtl_qpe_adapter.h is the only code that knows these names).
 module qpe
@@ -28,10 +28,30 @@ module qpe
     output logic [16:0]  host_rsp_addr,
     output logic [127:0] host_rsp_data,
     input  logic         host_rsp_pop,
+    // DRAM port (QPE-DRAM): the DMAs' requests come out here (popped with dram_req_pop); the DRAM's
+    // packets go in (DMA_DATA and DMA_ACK), one per NoC clock edge with dram_valid && dram_ready
+    output logic         dram_req_valid,
+    output logic [2:0]   dram_req_src,
+    output logic [3:0]   dram_req_kind,
+    output logic [16:0]  dram_req_addr,
+    output logic [127:0] dram_req_data,
+    input  logic         dram_req_pop,
+    input  logic         dram_valid,
+    output logic         dram_ready,
+    input  logic [2:0]   dram_dst,
+    input  logic [3:0]   dram_kind,
+    input  logic [16:0]  dram_addr,
+    input  logic [15:0]  dram_be,
+    input  logic [127:0] dram_data,
+    // ARM port per PE (PE p: arm_wr[p], arm_idx[5p +: 5], arm_data[32p +: 32]), PE clock
+    input  logic [3:0]   arm_wr,
+    input  logic [19:0]  arm_idx,
+    input  logic [127:0] arm_data,
     // status
     output logic [31:0]  cycle,          // PE clocks since reset
     output logic [3:0]   pe_busy,
     output logic [3:0]   pe_irq_done,
+    output logic [3:0]   dma_busy,
     input  logic [1:0]   stat_pe,
     input  logic [2:0]   stat_sel,
     output logic [31:0]  stat_value,
@@ -75,7 +95,8 @@ module qpe
   logic [2:0] host_count_unused;
   assign host_pkt.dst = host_dst;
   assign host_pkt.src = 3'(HOST_PORT);
-  assign host_pkt.kind = pkt_kind_e'(host_kind);
+  assign host_pkt.kind = pkt_kind_e'({2'b00, host_kind});
+  assign host_pkt.be = '1;
   assign host_pkt.a_read = 1'b0;
   assign host_pkt.rtag = '0;
   assign host_pkt.addr = host_addr;
@@ -97,6 +118,40 @@ module qpe
   assign host_rsp_data = r_out_pkt[HOST_RSP].data;
   assign r_out_pop[HOST_RSP] = host_rsp_pop && r_out_valid[HOST_RSP];
 
+  // DRAM port: the DRAM's packets enter through one FIFO per message class (data as requests to the
+  // PEs' NoC slaves, row acknowledgements as responses to their DMAs)
+  localparam int DRAM_REQ = DRAM_PORT * NUM_CLASSES + CLS_REQ;
+  localparam int DRAM_RSP = DRAM_PORT * NUM_CLASSES + CLS_RSP;
+  noc_pkt_t dram_pkt;
+  assign dram_pkt.dst = dram_dst;
+  assign dram_pkt.src = 3'(DRAM_PORT);
+  assign dram_pkt.kind = pkt_kind_e'(dram_kind);
+  assign dram_pkt.a_read = 1'b0;
+  assign dram_pkt.rtag = '0;
+  assign dram_pkt.be = dram_be;
+  assign dram_pkt.addr = dram_addr;
+  assign dram_pkt.data = dram_data;
+  logic dram_in_full[NUM_CLASSES], dram_in_empty[NUM_CLASSES], dram_in_push[NUM_CLASSES];
+  logic dram_rsp_class;
+  assign dram_rsp_class = pkt_class(dram_pkt.kind);
+  for (genvar k = 0; k < NUM_CLASSES; k++) begin : g_dram_in
+    logic [2:0] count_unused;
+    assign dram_in_push[k] = dram_valid && !dram_in_full[k] && (dram_rsp_class == (k == CLS_RSP));
+    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(4)) u_in (
+        .clk, .rst_n, .push(dram_in_push[k]), .push_data(dram_pkt),
+        .pop(r_in_pop[DRAM_PORT * NUM_CLASSES + k]), .head(r_in_pkt[DRAM_PORT * NUM_CLASSES + k]),
+        .empty(dram_in_empty[k]), .full(dram_in_full[k]), .count(count_unused));
+    assign r_in_valid[DRAM_PORT * NUM_CLASSES + k] = !dram_in_empty[k];
+  end
+  assign dram_ready = !dram_in_full[dram_rsp_class ? CLS_RSP : CLS_REQ];
+  assign dram_req_valid = r_out_valid[DRAM_REQ];
+  assign dram_req_src = r_out_pkt[DRAM_REQ].src;
+  assign dram_req_kind = r_out_pkt[DRAM_REQ].kind;
+  assign dram_req_addr = r_out_pkt[DRAM_REQ].addr;
+  assign dram_req_data = r_out_pkt[DRAM_REQ].data;
+  assign r_out_pop[DRAM_REQ] = dram_req_pop && r_out_valid[DRAM_REQ];
+  assign r_out_pop[DRAM_RSP] = r_out_valid[DRAM_RSP];  // dropped: nothing sends responses to the DRAM
+
   logic [31:0]  pe_stat [NUM_PE];
   logic [127:0] pe_bd_rdata[NUM_PE];
 
@@ -107,7 +162,8 @@ module qpe
         .out_pop(r_in_pop[p*NUM_CLASSES +: NUM_CLASSES]),
         .in_valid(r_out_valid[p*NUM_CLASSES +: NUM_CLASSES]), .in_pkt(r_out_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
         .in_pop(r_out_pop[p*NUM_CLASSES +: NUM_CLASSES]),
-        .busy(pe_busy[p]), .irq_done(pe_irq_done[p]),
+        .arm_wr(arm_wr[p]), .arm_idx(arm_idx[5*p +: 5]), .arm_data(arm_data[32*p +: 32]),
+        .busy(pe_busy[p]), .dma_busy(dma_busy[p]), .irq_done(pe_irq_done[p]),
         .stat_sel, .stat_value(pe_stat[p]),
         .bd_we(bd_we && bd_pe == 2'(p)), .bd_line, .bd_wdata, .bd_rdata(pe_bd_rdata[p]));
   end

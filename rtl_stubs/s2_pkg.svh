@@ -4,10 +4,11 @@
 `define S2_PKG_SVH
 package s2_pkg;
 
-  // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface.
+  // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface, 5 the DRAM (QPE-DRAM, thesis 3.3).
   localparam int NUM_PE = 4;
-  localparam int NUM_PORTS = 5;
+  localparam int NUM_PORTS = 6;
   localparam int HOST_PORT = 4;
+  localparam int DRAM_PORT = 5;
   // Two message classes keep requests from blocking responses (no protocol deadlock): every port has a
   // request channel and a response channel through the router; channel = port * 2 + class.
   localparam int NUM_CLASSES = 2;
@@ -15,12 +16,24 @@ package s2_pkg;
   localparam int CLS_RSP = 1;
   localparam int NUM_CH = NUM_PORTS * NUM_CLASSES;
 
-  typedef enum logic [1:0] {
-    PKT_REG_WR = 2'd0,  // host -> PE task-controller register write (addr = register index)
-    PKT_MEM_WR = 2'd1,  // any -> PE SRAM 128-bit write (addr = byte address)
-    PKT_MEM_RD = 2'd2,  // any -> PE SRAM 128-bit read request (addr = byte address)
-    PKT_RD_RSP = 2'd3   // PE -> requester: read data (addr echoes the request)
+  typedef enum logic [3:0] {
+    PKT_REG_WR     = 4'd0,  // host -> PE register write (addr = register index)
+    PKT_MEM_WR     = 4'd1,  // any -> PE SRAM 128-bit write (addr = byte address)
+    PKT_MEM_RD     = 4'd2,  // any -> PE SRAM 128-bit read request (addr = byte address)
+    PKT_RD_RSP     = 4'd3,  // PE -> requester: read data (addr echoes the request)
+    // DMA <-> DRAM (rtl_stubs/README.md, "DRAM port"); data[63:0] of a row request = dma_row_t
+    PKT_DRAM_RD    = 4'd4,  // PE DMA -> DRAM: read a row into SRAM (addr = SRAM byte address)
+    PKT_DRAM_WR    = 4'd5,  // PE DMA -> DRAM: write a row from SRAM; its lines follow as DRAM_WDATA
+    PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of the row being written, in order
+    PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a read row (addr = line's byte address, be)
+    PKT_DMA_ACK    = 4'd8   // DRAM -> PE DMA: a written row is in the DRAM (response class)
   } pkt_kind_e;
+
+  // The row a PKT_DRAM_RD / PKT_DRAM_WR asks for, in data[63:0]: DRAM byte address and length in bytes.
+  typedef struct packed {
+    logic [31:0] bytes;
+    logic [31:0] dram_addr;
+  } dma_row_t;
 
   // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
   // An MLA operand-A read also carries a return tag, {requester PE, word index in the tile}: a remote
@@ -32,15 +45,17 @@ package s2_pkg;
     pkt_kind_e    kind;
     logic         a_read;                      // an MLA operand-A read (or its response)
     logic [RTAG_INDEX_BITS+1:0] rtag;          // return tag of an operand-A read
+    logic [15:0]  be;                          // byte enables of an SRAM write (MEM_WR: all, DMA_DATA: the row's)
     logic [16:0]  addr;
     logic [127:0] data;
   } noc_pkt_t;
 
   function automatic logic pkt_class(input pkt_kind_e k);
-    return (k == PKT_RD_RSP);
+    return (k == PKT_RD_RSP || k == PKT_DMA_ACK);
   endfunction
 
-  // Task-controller registers (PKT_REG_WR addr). Writing REG_START starts the task.
+  // PE registers (PKT_REG_WR addr, or the ARM port): 0..11 the task controller (MLA), 16..25 the DMA.
+  // Writing REG_START starts the MLA task, REG_DMA_START the DMA transfer.
   localparam logic [4:0] REG_OP      = 5'd0;   // 0 = conv, 1 = mm
   localparam logic [4:0] REG_WI      = 5'd1;   // conv: input width   | mm: W_A (= H_B)
   localparam logic [4:0] REG_HI      = 5'd2;   // conv: input height  | mm: H_A
@@ -53,6 +68,16 @@ package s2_pkg;
   localparam logic [4:0] REG_O_BASE  = 5'd9;   // results byte address
   localparam logic [4:0] REG_A_SRC   = 5'd10;  // [2]=via NoC, [1:0]=PE that holds operand A
   localparam logic [4:0] REG_START   = 5'd11;  // any write starts the task
+  localparam logic [4:0] REG_DMA_DRAM_ADDR         = 5'd16;  // DRAM byte address of the first row
+  localparam logic [4:0] REG_DMA_DRAM_ROW_STRIDE   = 5'd17;  // bytes between rows in DRAM
+  localparam logic [4:0] REG_DMA_DRAM_PLANE_STRIDE = 5'd18;  // bytes between planes in DRAM
+  localparam logic [4:0] REG_DMA_SRAM_ADDR         = 5'd19;  // SRAM byte address of the first row
+  localparam logic [4:0] REG_DMA_SRAM_ROW_STRIDE   = 5'd20;
+  localparam logic [4:0] REG_DMA_SRAM_PLANE_STRIDE = 5'd21;
+  localparam logic [4:0] REG_DMA_ROW_BYTES         = 5'd22;
+  localparam logic [4:0] REG_DMA_ROWS              = 5'd23;  // rows per plane
+  localparam logic [4:0] REG_DMA_PLANES            = 5'd24;
+  localparam logic [4:0] REG_DMA_START             = 5'd25;  // [0]: 0 = load (DRAM -> SRAM), 1 = store
 
   // Statistics readable through the debug port (stat_sel).
   localparam logic [2:0] STAT_START_CYCLE   = 3'd0;  // QPE cycle at which the task started

@@ -1,8 +1,8 @@
 // Directed tests of the QPE NoC router (rtl_stubs/noc_router.sv) verilated on its own (s2_rtl_blocks,
 // Vnoc_router). Every test clock is a NoC clock.
 //
-// Channels: channel = port * 2 + class, ports 0..3 = PEs, 4 = host; class 1 (response) for PKT_RD_RSP, class
-// 0 (request) for every other kind. Inputs are the senders' FIFO heads (in_valid / in_pkt); the router pops
+// Channels: channel = port * 2 + class, ports 0..3 = PEs, 4 = host, 5 = DRAM; class 1 (response) for
+// PKT_RD_RSP and PKT_DMA_ACK, class 0 (request) for every other kind. Inputs are the senders' FIFO heads (in_valid / in_pkt); the router pops
 // one with in_pop, combinationally, in the clock it accepts it. Outputs are router-owned FIFOs
 // (out_valid / out_pkt, popped with out_pop).
 //
@@ -30,8 +30,8 @@ double sc_time_stamp() { return 0; }
 
 namespace {
 
-constexpr int kPorts = 5;
-constexpr int kChannels = 10;
+constexpr int kPorts = 6;
+constexpr int kChannels = 12;
 constexpr int kLatency = 4;
 constexpr int kOutDepth = 4;
 enum Kind : unsigned { kRegWr = 0, kMemWr = 1, kMemRd = 2, kRdRsp = 3 };
@@ -41,25 +41,27 @@ struct Pkt {
   std::uint64_t tag = 0;  // goes into data[63:0]; data[127:64] = ~tag
   unsigned rtag = 0;      // operand-A return tag: carried through untouched like everything else
   bool a_read = false;
+  unsigned be = 0xa5c3;   // byte enables: carried through untouched
   bool operator==(const Pkt& o) const {
     return dst == o.dst && src == o.src && kind == o.kind && addr == o.addr && tag == o.tag && rtag == o.rtag &&
-           a_read == o.a_read;
+           a_read == o.a_read && be == o.be;
   }
 };
 
 int channel_of(unsigned dst, unsigned kind) { return static_cast<int>(dst) * 2 + (kind == kRdRsp ? 1 : 0); }
 
-// noc_pkt_t is packed {dst[2:0], src[2:0], kind[1:0], a_read, rtag[6:0], addr[16:0], data[127:0]}: 161 bits,
-// data in words 0..3, the header from bit 128 (word 4) on.
+// noc_pkt_t is packed {dst[2:0], src[2:0], kind[3:0], a_read, rtag[6:0], be[15:0], addr[16:0], data[127:0]}:
+// 179 bits, data in words 0..3, the header from bit 128 (word 4) on. Byte enables are carried like the rest.
 template <typename W>
 void pack(W& w, const Pkt& p) {
   w[0] = static_cast<std::uint32_t>(p.tag);
   w[1] = static_cast<std::uint32_t>(p.tag >> 32);
   w[2] = ~static_cast<std::uint32_t>(p.tag);
   w[3] = ~static_cast<std::uint32_t>(p.tag >> 32);
-  const std::uint64_t h = (p.addr & 0x1ffffull) | (std::uint64_t(p.rtag & 0x7fu) << 17) |
-                          (std::uint64_t(p.a_read) << 24) | (std::uint64_t(p.kind & 3u) << 25) |
-                          (std::uint64_t(p.src & 7u) << 27) | (std::uint64_t(p.dst & 7u) << 30);
+  const std::uint64_t h = (p.addr & 0x1ffffull) | (std::uint64_t(p.be & 0xffffu) << 17) |
+                          (std::uint64_t(p.rtag & 0x7fu) << 33) | (std::uint64_t(p.a_read) << 40) |
+                          (std::uint64_t(p.kind & 15u) << 41) | (std::uint64_t(p.src & 7u) << 45) |
+                          (std::uint64_t(p.dst & 7u) << 48);
   w[4] = static_cast<std::uint32_t>(h);
   w[5] = static_cast<std::uint32_t>(h >> 32);
 }
@@ -69,13 +71,14 @@ Pkt unpack(const W& w) {
   p.tag = std::uint64_t(w[0]) | (std::uint64_t(w[1]) << 32);
   EXPECT_EQ(w[2], ~w[0]) << "payload corrupted";
   EXPECT_EQ(w[3], ~w[1]) << "payload corrupted";
-  const std::uint64_t h = std::uint64_t(w[4]) | (std::uint64_t(w[5] & 1u) << 32);
+  const std::uint64_t h = std::uint64_t(w[4]) | (std::uint64_t(w[5] & 0x7ffffu) << 32);
   p.addr = h & 0x1ffffu;
-  p.rtag = (h >> 17) & 0x7fu;
-  p.a_read = (h >> 24) & 1u;
-  p.kind = (h >> 25) & 3u;
-  p.src = (h >> 27) & 7u;
-  p.dst = (h >> 30) & 7u;
+  p.be = (h >> 17) & 0xffffu;
+  p.rtag = (h >> 33) & 0x7fu;
+  p.a_read = (h >> 40) & 1u;
+  p.kind = (h >> 41) & 15u;
+  p.src = (h >> 45) & 7u;
+  p.dst = (h >> 48) & 7u;
   return p;
 }
 

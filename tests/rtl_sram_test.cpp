@@ -56,6 +56,7 @@ class Sram {
     for (int i = 0; i < 4; ++i) {
       m_->req_addr[i] = 0;
       for (int w = 0; w < 4; ++w) m_->req_wdata[i][w] = 0;
+      m_->req_be[i] = 0xffff;  // whole-line writes (byte enables: the DMA's partial lines)
     }
   }
   void request(int master, bool we, std::uint32_t addr, const Line& data = {}) {

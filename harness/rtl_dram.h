@@ -1,0 +1,55 @@
+// The DRAM behind the RTL QPE's DRAM port (rtl_stubs/README.md, "DRAM port"): a C++ memory that takes the
+// DMAs' packets (row reads, row writes and their lines) and answers with the lines of a read row
+// (PKT_DMA_DATA, byte enables for the row's part of each SRAM line) and a written row's acknowledgement
+// (PKT_DMA_ACK). Its timing is the model's DramTiming, rows served in the order they reached the port.
+// It knows no signal names: the RTL adapter moves packets between it and the port.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "model/dram_timing.h"
+#include "model/hw_config.h"
+
+namespace s2 {
+
+// Packet kinds on the DRAM port (rtl_stubs/s2_pkg.svh).
+enum DramPortKind : unsigned { kPktDramRd = 4, kPktDramWr = 5, kPktDramWdata = 6, kPktDmaData = 7, kPktDmaAck = 8 };
+
+struct DramPortPacket {
+  unsigned pe = 0;           // source (to the DRAM) or destination (from it)
+  unsigned kind = 0;
+  std::uint32_t addr = 0;    // SRAM byte address
+  std::uint16_t be = 0;      // byte enables (PKT_DMA_DATA)
+  std::array<std::uint8_t, 16> data{};
+  std::uint64_t release_cycle = 0;  // from the DRAM: the first PE clock it may leave
+};
+
+class RtlDram {
+ public:
+  RtlDram(const HwConfig& cfg, std::vector<std::uint8_t>& memory);
+  // A packet the port delivered in PE clock `cycle`. Throws std::runtime_error on a malformed request.
+  void receive(const DramPortPacket& p, std::uint64_t cycle);
+  // The packet to offer the port in `cycle` on message class `rsp` (acknowledgements) or not (data), if
+  // one is due; pop() it once the port took it.
+  const DramPortPacket* due(bool rsp, std::uint64_t cycle) const;
+  void pop(bool rsp);
+  bool idle() const;
+  std::uint64_t ops_served() const { return timing_.ops_served(); }
+
+ private:
+  struct Write {
+    std::uint64_t dram_addr = 0;
+    std::uint32_t bytes = 0, sram_addr = 0, lines_expected = 0;
+    std::vector<std::uint8_t> lines;  // the row's SRAM lines as they arrive
+    bool open = false;
+  };
+  std::vector<std::uint8_t>& mem_;
+  DramTiming timing_;
+  std::array<Write, 4> writes_;
+  std::deque<DramPortPacket> data_, acks_;
+};
+
+}  // namespace s2

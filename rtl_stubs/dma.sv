@@ -1,0 +1,198 @@
+`include "s2_pkg.svh"
+// The PE's DMA (thesis 3.1): moves a 3-D strided block (planes x rows x row bytes) between the DRAM and the
+// PE's SRAM, programmed through registers 16..25 (s2_pkg) and started by REG_DMA_START.
+//   Load (DRAM -> SRAM): one PKT_DRAM_RD per row to the DRAM port, one per PE clock while the outbound
+//   request FIFO has room; the DRAM answers with one PKT_DMA_DATA per SRAM line the row touches, which the
+//   NoC slave writes (byte enables); the transfer is done when every line has been written.
+//   Store (SRAM -> DRAM): per row a PKT_DRAM_WR header, then the row's SRAM lines as PKT_DRAM_WDATA, read
+//   through the DMA's own SRAM port (lowest priority), one line in flight; the DRAM acknowledges each row
+//   once it is written (PKT_DMA_ACK); the transfer is done when every row is acknowledged.
+// The DRAM realigns bytes: a row may start and end anywhere in a line, in SRAM and in DRAM.
+module dma
+  import s2_pkg::*;
+#(
+    parameter logic [1:0] PE_ID = 2'd0
+) (
+    input  logic         clk,
+    input  logic         rst_n,
+    input  logic         ce,
+    // register writes (the ARM port or the NoC)
+    input  logic         reg_wr,
+    input  logic [4:0]   reg_idx,
+    input  logic [31:0]  reg_data,
+    output logic         busy,
+    // packets to the DRAM, through the PE's outbound request FIFO
+    output logic         pkt_valid,
+    output noc_pkt_t     pkt,
+    input  logic         pkt_ready,
+    // from the NoC interface: a DMA_DATA line was written into SRAM / a DMA_ACK arrived
+    input  logic         line_written,
+    input  logic         ack,
+    // SRAM master (reads of the lines it stores)
+    output logic         s_valid,
+    output logic [16:0]  s_addr,
+    input  logic         s_grant,
+    input  logic         s_rsp,
+    input  logic [127:0] sram_rdata
+);
+  logic [31:0] dram_addr, dram_row_stride, dram_plane_stride;
+  logic [16:0] sram_addr, sram_row_stride, sram_plane_stride;
+  logic [16:0] row_bytes, rows, planes;
+
+  typedef enum logic [2:0] {S_IDLE, S_LOAD_ROW, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
+  state_e state;
+  logic        store;
+  logic [16:0] row_i, plane_i;
+  logic [31:0] plane_dram, row_dram;
+  logic [16:0] plane_sram, row_sram;
+  logic [31:0] outstanding;  // load: lines not yet written; store: rows not yet acknowledged
+
+  // SRAM lines a row touches
+  logic [12:0] row_last_line, row_lines_m1;
+  assign row_last_line = 13'((row_sram + row_bytes - 17'd1) >> 4);
+  assign row_lines_m1 = row_last_line - row_sram[16:4];
+
+  logic last_row;
+  assign last_row = (row_i + 17'd1 == rows) && (plane_i + 17'd1 == planes);
+
+  // store: lines of the current row still to read / to send, the line in flight, a line waiting to be sent
+  logic [13:0]  lines_to_read, lines_to_send;
+  logic [16:0]  line_addr;
+  logic         inflight, hold_valid;
+  logic [127:0] hold;
+  logic         data_now;
+  assign data_now = inflight && s_rsp;
+
+  always_comb begin
+    pkt = '0;
+    pkt.dst = 3'(DRAM_PORT);
+    pkt.src = {1'b0, PE_ID};
+    pkt.addr = row_sram;
+    pkt_valid = 1'b0;
+    case (state)
+      S_LOAD_ROW: begin
+        pkt_valid = 1'b1;
+        pkt.kind = PKT_DRAM_RD;
+        pkt.data[63:0] = {15'b0, row_bytes, row_dram};
+      end
+      S_STORE_HDR: begin
+        pkt_valid = 1'b1;
+        pkt.kind = PKT_DRAM_WR;
+        pkt.data[63:0] = {15'b0, row_bytes, row_dram};
+      end
+      S_STORE_LINES: begin
+        pkt_valid = hold_valid || data_now;
+        pkt.kind = PKT_DRAM_WDATA;
+        pkt.data = hold_valid ? hold : sram_rdata;
+      end
+      default: ;
+    endcase
+  end
+  logic sent;
+  assign sent = pkt_valid && pkt_ready;
+
+  // the next line is read when nothing waits to be sent and the line in flight (if any) goes out now
+  assign s_valid = state == S_STORE_LINES && lines_to_read != 0 && !hold_valid && (!inflight || (s_rsp && pkt_ready));
+  assign s_addr = line_addr;
+  logic granted;
+  assign granted = s_valid && s_grant;
+
+  assign busy = state != S_IDLE;
+
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      {dram_addr, dram_row_stride, dram_plane_stride} <= '0;
+      {sram_addr, sram_row_stride, sram_plane_stride} <= '0;
+      {row_bytes, rows, planes} <= '0;
+      state <= S_IDLE;
+      store <= 1'b0;
+      {row_i, plane_i, plane_sram, row_sram} <= '0;
+      {plane_dram, row_dram} <= '0;
+      outstanding <= '0;
+      {lines_to_read, lines_to_send} <= '0;
+      line_addr <= '0;
+      inflight <= 1'b0;
+      hold_valid <= 1'b0;
+      hold <= '0;
+    end else if (ce) begin
+      if (reg_wr) begin
+        case (reg_idx)
+          REG_DMA_DRAM_ADDR:         dram_addr <= reg_data;
+          REG_DMA_DRAM_ROW_STRIDE:   dram_row_stride <= reg_data;
+          REG_DMA_DRAM_PLANE_STRIDE: dram_plane_stride <= reg_data;
+          REG_DMA_SRAM_ADDR:         sram_addr <= reg_data[16:0];
+          REG_DMA_SRAM_ROW_STRIDE:   sram_row_stride <= reg_data[16:0];
+          REG_DMA_SRAM_PLANE_STRIDE: sram_plane_stride <= reg_data[16:0];
+          REG_DMA_ROW_BYTES:         row_bytes <= reg_data[16:0];
+          REG_DMA_ROWS:              rows <= reg_data[16:0];
+          REG_DMA_PLANES:            planes <= reg_data[16:0];
+          REG_DMA_START: if (state == S_IDLE) begin
+            store <= reg_data[0];
+            row_i <= '0;
+            plane_i <= '0;
+            plane_dram <= dram_addr;
+            row_dram <= dram_addr;
+            plane_sram <= sram_addr;
+            row_sram <= sram_addr;
+            outstanding <= '0;
+            if (rows == 0 || planes == 0 || row_bytes == 0) state <= S_DRAIN;
+            else state <= reg_data[0] ? S_STORE_HDR : S_LOAD_ROW;
+          end
+          default: ;
+        endcase
+      end
+
+      // rows: the next row's addresses after this one has been handed on
+      if ((state == S_LOAD_ROW && sent) ||
+          (state == S_STORE_LINES && sent && lines_to_send == 14'd1)) begin
+        if (last_row) begin
+          state <= S_DRAIN;
+        end else begin
+          state <= store ? S_STORE_HDR : S_LOAD_ROW;
+          if (row_i + 17'd1 == rows) begin
+            row_i <= '0;
+            plane_i <= plane_i + 17'd1;
+            plane_dram <= plane_dram + dram_plane_stride;
+            row_dram <= plane_dram + dram_plane_stride;
+            plane_sram <= plane_sram + sram_plane_stride;
+            row_sram <= plane_sram + sram_plane_stride;
+          end else begin
+            row_i <= row_i + 17'd1;
+            row_dram <= row_dram + dram_row_stride;
+            row_sram <= row_sram + sram_row_stride;
+          end
+        end
+      end
+
+      if (state == S_STORE_HDR && sent) begin
+        state <= S_STORE_LINES;
+        lines_to_read <= 14'(row_lines_m1) + 14'd1;
+        lines_to_send <= 14'(row_lines_m1) + 14'd1;
+        line_addr <= {row_sram[16:4], 4'b0};
+      end
+      if (state == S_STORE_LINES) begin
+        if (granted) begin
+          lines_to_read <= lines_to_read - 14'd1;
+          line_addr <= line_addr + 17'd16;
+        end
+        if (sent) lines_to_send <= lines_to_send - 14'd1;
+        inflight <= granted || (inflight && !s_rsp);
+        if (hold_valid && sent) hold_valid <= 1'b0;
+        else if (data_now && !sent) begin
+          hold_valid <= 1'b1;
+          hold <= sram_rdata;
+        end
+      end
+
+      // what the transfer still waits for
+      begin
+        logic [31:0] more, less;
+        more = (state == S_LOAD_ROW && sent) ? 32'(row_lines_m1) + 32'd1
+             : (state == S_STORE_HDR && sent) ? 32'd1 : 32'd0;
+        less = (line_written || ack) ? 32'd1 : 32'd0;
+        outstanding <= outstanding + more - less;
+      end
+      if (state == S_DRAIN && outstanding == 0 && !(line_written || ack)) state <= S_IDLE;
+    end
+  end
+endmodule
