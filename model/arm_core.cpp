@@ -50,6 +50,8 @@ void ArmCore::run() {
           sc_core::wait(clk * static_cast<double>(mla_register_writes(regs).size() - 1));
           mla_.start(regs, cycle_now() + 2);
           sc_core::wait(mla_.done_event);
+          // the task controller registers the MLA's done into its interrupt: the ARM sees it a clock later
+          sc_core::wait(clk);
           break;
         }
         case CommandKind::Arm: {

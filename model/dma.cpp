@@ -6,8 +6,8 @@
 
 namespace s2 {
 
-Dma::Dma(sc_core::sc_module_name name, std::uint8_t* sram, std::size_t sram_bytes)
-    : sc_module(name), dram("dram"), sram_(sram), sram_bytes_(sram_bytes) {}
+Dma::Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes)
+    : sc_module(name), dram("dram"), pe_(pe), sram_(sram), sram_bytes_(sram_bytes) {}
 
 void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing) {
   pe_clock_ = pe_clock;
@@ -33,6 +33,8 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     p.set_data_length(t.row_bytes);
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = pe_clock_ * static_cast<double>(load ? kRequestLeadCycles : lines + 1 + kRequestLeadCycles);
+    // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
+    for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
     dram->b_transport(p, delay);
     if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
       throw std::out_of_range("model DMA: DRAM address " + std::to_string(d) + " out of range");

@@ -7,6 +7,8 @@
 // has read the last word it needs; the NoC slave writes it kLineLagCycles later, one line per clock. A load
 // is done kIdleLagCycles after its last line was written; a store kAckLagCycles after the DRAM acknowledged
 // its last row (the NoC path to the PE and the DMA going idle).
+// Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
+// from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
 #pragma once
 
@@ -27,12 +29,13 @@ class Dma : public sc_core::sc_module {
 
   tlm_utils::simple_initiator_socket<Dma> dram;
 
-  Dma(sc_core::sc_module_name name, std::uint8_t* sram, std::size_t sram_bytes);
+  Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
   void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing);
   // From the ARM's thread: runs the transfer and waits until it is complete. load: DRAM -> SRAM.
   void transfer(const DmaTransfer& t, bool load);
 
  private:
+  int pe_;
   std::uint8_t* sram_;
   std::size_t sram_bytes_;
   sc_core::sc_time pe_clock_;

@@ -10,7 +10,7 @@ Pe::Pe(sc_core::sc_module_name name, int id, MlaScheduler& scheduler)
       sram_port("sram_port"),
       sram("sram", 128 * 1024),
       mla("mla", id, sram, scheduler),
-      dma("dma", sram.data(), sram.size()),
+      dma("dma", id, sram.data(), sram.size()),
       arm("arm", id, sram.data(), sram.size(), dma, mla),
       id_(id),
       scheduler_(scheduler) {

@@ -4,7 +4,9 @@
 // the same or within the stated bound.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/pe_registers.h"
+#include "model/sram_layout.h"
 
 using namespace s2;
 using namespace s2::mapper;
@@ -76,4 +79,133 @@ TEST(QpeDramCosim, SingleRowsCostTheSameOnBothBackends) {
       EXPECT_TRUE(r.rtl_dram == want);
     }
   }
+}
+
+TEST(QpeDramCosim, StridedTransfersOnFourPesAtOnce) {
+  // every PE loads a 3-D strided block (rows that start anywhere in a line) and stores it elsewhere; the four
+  // DMAs share the DRAM, whose rows are served in the order they reached it
+  TaskStream s;
+  s.name = "strided";
+  s.dram_bytes = 1 << 16;
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    StreamCommand ld = dma(CommandKind::DmaLoad, 100 + 4096 * p, 32 + 7 * p, 37, 5, 53, 48);
+    ld.dma.planes = 3;
+    ld.dma.dram_plane_stride = 300;
+    ld.dma.sram_plane_stride = 256;
+    StreamCommand st = dma(CommandKind::DmaStore, 32768 + 4096 * p + 3, 32 + 7 * p, 37, 5, 40, 48);
+    st.dma.planes = 3;
+    st.dma.dram_plane_stride = 200;
+    st.dma.sram_plane_stride = 256;
+    s.pe[p] = {ld, st};
+  }
+  const BothResults r = run_both(s, pattern(1 << 16, 3));
+  ASSERT_TRUE(r.rtl.completed) << r.rtl.stalled;
+  EXPECT_TRUE(r.model_dram == r.rtl_dram);
+  EXPECT_EQ(r.model.dram_ops, r.rtl.dram_ops);
+  const double dev = (double(r.model.cycles) - double(r.rtl.cycles)) / double(r.rtl.cycles);
+  EXPECT_LE(std::abs(dev), 0.02) << "model " << r.model.cycles << ", RTL " << r.rtl.cycles;
+  std::cout << "strided 4-PE copy: model " << r.model.cycles << " clocks, RTL " << r.rtl.cycles << "\n";
+}
+
+TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
+  const char* net =
+      "network small\n"
+      "input 36 20 3\n"
+      "conv 3 3 3 12 pad=same act=relu\n"
+      "conv 3 3 12 8 pad=same act=relu\n"
+      "pool max 2 2 stride=2\n"
+      "conv 1 1 8 8 act=relu\n"
+      "fc 1440 40 act=relu\n";
+  const HwConfig cfg;
+  const ParsedNetwork n = parse_network(parse_layer_list(net, "small.net"));
+  const NetworkSplit split = split_network(n, split_rules(Target::Qpe, cfg));
+  auto model = make_model_stream_backend(cfg);
+  auto rtl = make_rtl_stream_backend(cfg);
+  int ran = 0;
+  for (std::size_t i = 0; i < n.blocks.size(); ++i)
+    for (Strategy st : kAllStrategies) {
+      if (!distributable(n.blocks[i], split.blocks[i], st, nullptr)) continue;
+      SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
+      const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], st, cfg);
+      const std::vector<std::uint8_t> image = block_dram_image(n.blocks[i], split.blocks[i], bs, cfg, 11);
+      std::vector<std::uint8_t> dm = image, dr = image;
+      std::uint64_t cm = 0, cr = 0;
+      for (const TaskStream& ts : bs.streams) {
+        StreamRunOptions opt;
+        opt.arm_ops_timed = false;
+        cm += model->run(ts, dm, opt).cycles;
+        opt.watchdog_cycles = 50000000;
+        const StreamResult r = rtl->run(ts, dr, opt);
+        ASSERT_TRUE(r.completed) << ts.name << ": " << r.stalled;
+        cr += r.cycles;
+      }
+      const std::vector<std::uint8_t> golden = golden_block_output(n.blocks[i], split.blocks[i], bs, cfg, image);
+      EXPECT_TRUE(std::equal(golden.begin(), golden.end(), dr.begin() + static_cast<std::ptrdiff_t>(bs.map.output)))
+          << "RTL result differs from the golden block";
+      EXPECT_TRUE(dm == dr) << "model and RTL leave different DRAM contents";
+      const double dev = (double(cm) - double(cr)) / double(cr);
+      std::cout << n.blocks[i].name() << " " << to_string(st) << ": model " << cm << ", RTL " << cr << ", "
+                << 100 * dev << "%\n";
+      // the model's MLA timing in a stream assumes the PEs busy at a task's start run it in step, and its
+      // DMA packets bypass the router's arbitration (model/README.md): a bounded deviation, not zero
+      EXPECT_LE(std::abs(dev), 0.02) << "model " << cm << ", RTL " << cr;
+      ++ran;
+    }
+  EXPECT_GE(ran, 8);
+}
+
+TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
+  const HwConfig cfg;
+  TaskStream s;
+  s.name = "mla+arm+sync";
+  s.dram_bytes = 1 << 16;
+  Task mm;
+  mm.op = Op::Mm;
+  mm.mm = {360, 1, 40, 360};
+  const SramLayout l = sram_layout(mm, cfg);
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    StreamCommand load = dma(CommandKind::DmaLoad, 0, 0, static_cast<std::uint32_t>(l.total_bytes()));
+    StreamCommand task;
+    task.kind = CommandKind::Mla;
+    task.operation = "FC";
+    task.mla = mm;
+    task.a_base = l.a_base;
+    task.b_base = l.b_base;
+    task.o_base = l.o_base;
+    StreamCommand relu;
+    relu.kind = CommandKind::Arm;
+    relu.operation = "ACTI";
+    relu.arm.kind = ArmOpKind::Relu32;
+    relu.arm.src = l.o_base;
+    relu.arm.width = 40 * (p + 1) / 4;
+    StreamCommand store = dma(CommandKind::DmaStore, 32768 + 1024 * p, l.o_base, 160);
+    s.pe[p] = {load, task, relu, StreamCommand{}};  // StreamCommand{} is a Sync
+    // one PE stores after the Sync: four storing at once contend for the router, which the model's DMA
+    // does not see (that case is bounded, not exact: the distributor test below)
+    if (p == 1) s.pe[p].push_back(store);
+  }
+  for (bool timed : {false, true}) {
+    StreamRunOptions opt;
+    opt.arm_ops_timed = timed;
+    const BothResults r = run_both(s, pattern(1 << 16, 9), opt);
+    SCOPED_TRACE(timed ? "ARM timed" : "ARM free");
+    ASSERT_TRUE(r.rtl.completed) << r.rtl.stalled;
+    EXPECT_EQ(r.model.cycles, r.rtl.cycles);
+    EXPECT_EQ(r.model.pe_end_cycle, r.rtl.pe_end_cycle);
+    EXPECT_EQ(r.model.arm_cycles, r.rtl.arm_cycles);
+    EXPECT_TRUE(r.model_dram == r.rtl_dram);
+  }
+}
+
+TEST(QpeDramCosim, TheRtlWatchdogNamesWhatEachPeWaitsFor) {
+  TaskStream s;
+  s.name = "long";
+  s.dram_bytes = 1 << 16;
+  s.pe[2].push_back(dma(CommandKind::DmaLoad, 0, 0, 60000));
+  std::vector<std::uint8_t> dram(1 << 16, 0);
+  StreamRunOptions opt;
+  opt.watchdog_cycles = 500;
+  const StreamResult r = make_rtl_stream_backend(HwConfig{})->run(s, dram, opt);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.stalled.find("PE 2: command 0 of 1 (dma_load of COPY), waiting for its DMA"), std::string::npos) << r.stalled;
 }
