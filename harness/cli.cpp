@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")
       ->delimiter(',');
-  netcmd->add_option("--backend", nreq.backend, "model (default); rtl and both need the RTL's QPE-DRAM (not built yet)")
+  netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
       ->check(CLI::IsMember({"model", "rtl", "both"}));
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backend.h"
+#include "harness/comparators.h"
 #include "harness/runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
@@ -44,9 +45,18 @@ constexpr ThesisRow kThesisRows[] = {
     {"vgg16", "s2", "FC_21", {150355, 132044, 0}},
 };
 
+// One backend's run of a block's streams.
+struct BackendRun {
+  std::uint64_t core_cycles = 0, block_cycles = 0, block_cycles_arm_timed = 0;
+  bool completed = true, data_match = false;
+  std::string first_difference, stalled;
+  double wall_s = 0;
+};
+
 struct StreamRow {
   std::string operation;  // the stream's operation (nofuse) or the block's core operation (fused)
   std::uint64_t cycles = 0, cycles_arm_timed = 0, arm_cycles = 0, dram_ops = 0, mla_tasks = 0;
+  std::optional<std::uint64_t> rtl_cycles;
   bool completed = false;
 };
 
@@ -55,56 +65,108 @@ struct BlockRun {
   mapper::Strategy strategy;
   mapper::Reuse reuse = mapper::Reuse::None;
   std::vector<StreamRow> streams;
-  std::uint64_t core_cycles = 0, block_cycles = 0, block_cycles_arm_timed = 0, arm_cycles = 0;
-  bool completed = false, data_match = false;
-  std::string first_difference;
-  double wall_s = 0;
+  std::uint64_t arm_cycles = 0;
+  std::optional<BackendRun> model, rtl;
+  std::optional<double> delta;  // equation 5.1, core operation, ARM free
+  std::string status;           // with both backends: pass, deviation, mismatch, hang
+  bool ok() const {
+    return (!model || (model->completed && model->data_match)) && (!rtl || (rtl->completed && rtl->data_match));
+  }
 };
 
+// The first byte of `dram`'s block output that differs from the golden output, or "".
+std::string first_difference(const std::vector<std::uint8_t>& golden, const std::vector<std::uint8_t>& dram,
+                             std::uint64_t output) {
+  for (std::size_t i = 0; i < golden.size(); ++i)
+    if (dram[output + i] != golden[i])
+      return fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
+                         static_cast<int>(static_cast<std::int8_t>(dram[output + i])));
+  return "";
+}
+
+// Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
+// figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image.
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
-                   const HwConfig& cfg, StreamBackend& backend, std::uint64_t seed,
+                   const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache) {
-  const auto wall0 = std::chrono::steady_clock::now();
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg);
   r.reuse = bs.reuse;
   const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed);
-  std::vector<std::uint8_t> dram = image, timed = image;
-  r.completed = true;
+  std::vector<std::uint8_t>& golden = golden_cache[b.name()];
+  if (golden.empty()) golden = mapper::golden_block_output(b, s, bs, cfg, image);
+  const bool core_only = bs.streams.size() == 1;
+  auto is_core = [&](const StreamRow& row) { return row.operation == b.name() || core_only; };
   for (const TaskStream& st : bs.streams) {
     StreamRow row;
     row.operation = st.name.substr(0, st.name.find(' '));
-    const StreamResult free_arm = backend.run(st, dram, StreamRunOptions{false});
-    const StreamResult with_arm = backend.run(st, timed, StreamRunOptions{true});
-    row.cycles = free_arm.cycles;
-    row.cycles_arm_timed = with_arm.cycles;
-    row.arm_cycles = with_arm.arm_cycles;
-    row.dram_ops = free_arm.dram_ops;
-    row.mla_tasks = free_arm.mla_tasks;
-    row.completed = free_arm.completed && with_arm.completed;
-    r.completed = r.completed && row.completed;
-    r.block_cycles += row.cycles;
-    r.block_cycles_arm_timed += row.cycles_arm_timed;
-    r.arm_cycles += row.arm_cycles;
-    if (row.operation == b.name() || bs.streams.size() == 1) r.core_cycles = row.cycles;
     r.streams.push_back(row);
   }
-  // the block's result against the golden kernels (computed once per block and seed)
-  std::vector<std::uint8_t>& golden = golden_cache[b.name()];
-  if (golden.empty()) golden = mapper::golden_block_output(b, s, bs, cfg, image);
-  r.data_match = true;
-  for (std::size_t i = 0; i < golden.size(); ++i) {
-    const std::uint8_t got = dram[bs.map.output + i], got_timed = timed[bs.map.output + i];
-    if (got != golden[i] || got_timed != golden[i]) {
-      r.data_match = false;
-      r.first_difference = fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
-                                       static_cast<int>(static_cast<std::int8_t>(got != golden[i] ? got : got_timed)));
-      break;
+  if (model) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    BackendRun m;
+    std::vector<std::uint8_t> dram = image, timed = image;
+    for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+      StreamRow& row = r.streams[i];
+      const StreamResult free_arm = model->run(bs.streams[i], dram, StreamRunOptions{false});
+      const StreamResult with_arm = model->run(bs.streams[i], timed, StreamRunOptions{true});
+      row.cycles = free_arm.cycles;
+      row.cycles_arm_timed = with_arm.cycles;
+      row.arm_cycles = with_arm.arm_cycles;
+      row.dram_ops = free_arm.dram_ops;
+      row.mla_tasks = free_arm.mla_tasks;
+      row.completed = free_arm.completed && with_arm.completed;
+      m.completed = m.completed && row.completed;
+      m.block_cycles += row.cycles;
+      m.block_cycles_arm_timed += row.cycles_arm_timed;
+      r.arm_cycles += row.arm_cycles;
+      if (is_core(row)) m.core_cycles = row.cycles;
     }
+    m.first_difference = first_difference(golden, dram, bs.map.output);
+    if (m.first_difference.empty()) m.first_difference = first_difference(golden, timed, bs.map.output);
+    m.data_match = m.first_difference.empty();
+    m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    r.model = m;
   }
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (rtl) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    BackendRun t;
+    std::vector<std::uint8_t> dram = image;
+    for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+      StreamRow& row = r.streams[i];
+      StreamRunOptions opt{false};
+      // a hang is a stream that runs far past what the model needs (or 2^31 clocks without the model)
+      opt.watchdog_cycles = model ? 4 * row.cycles + 100000 : (1ull << 31);
+      const StreamResult res = rtl->run(bs.streams[i], dram, opt);
+      row.rtl_cycles = res.cycles;
+      t.block_cycles += res.cycles;
+      if (is_core(row)) t.core_cycles = res.cycles;
+      if (!model) {
+        row.dram_ops = res.dram_ops;
+        row.mla_tasks = res.mla_tasks;
+        row.completed = res.completed;
+      }
+      if (!res.completed) {
+        t.completed = false;
+        t.stalled = bs.streams[i].name + ": " + res.stalled;
+        break;  // what follows depends on this stream's results
+      }
+    }
+    if (t.completed) t.first_difference = first_difference(golden, dram, bs.map.output);
+    t.data_match = t.completed && t.first_difference.empty();
+    t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    r.rtl = t;
+  }
+  if (r.model && r.rtl) {
+    r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
+    const double bound = CompareOptions{}.deviation_threshold;
+    r.status = !r.rtl->completed                   ? "hang"
+               : !r.rtl->data_match || !r.model->data_match ? "mismatch"
+               : (r.delta && std::abs(*r.delta) > bound)    ? "deviation"
+                                                            : "pass";
+  }
   return r;
 }
 
@@ -130,9 +192,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     const mapper::Target target = mapper::parse_target(req.target);
     if (target != mapper::Target::Qpe)
       throw std::invalid_argument("--target " + req.target + ": run-net distributes for QPE-DRAM (qpe) only so far");
-    if (req.backend != "model")
-      throw std::invalid_argument("--backend " + req.backend +
-                                  ": the RTL side of QPE-DRAM (a DMA per PE and the DRAM port) is not built yet; use --backend model");
+    if (req.backend != "model" && req.backend != "rtl" && req.backend != "both")
+      throw std::invalid_argument("--backend " + req.backend + ": expected model, rtl or both");
     for (const std::string& s : req.strategies) strategies.push_back(mapper::parse_strategy(s));
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
     if (!check_writable(req.json_out, err)) return 2;
@@ -145,18 +206,29 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     return 2;
   }
 
-  std::unique_ptr<StreamBackend> backend = make_model_stream_backend(cfg);
+  std::unique_ptr<StreamBackend> model, rtl;
+  try {
+    if (req.backend != "rtl") model = make_model_stream_backend(cfg);
+    if (req.backend != "model") rtl = make_rtl_stream_backend(cfg);
+  } catch (const std::exception& e) {
+    err << "s2cosim run-net: " << e.what() << "\n";
+    return 2;
+  }
   std::map<std::string, std::vector<std::uint8_t>> golden;
   std::vector<BlockRun> runs;
   std::vector<std::string> skipped;
-  out << fmt::format("{} on QPE-DRAM, backend model, config hash {}\n", n.name, config_hash(cfg));
+  out << fmt::format("{} on QPE-DRAM, backend {}, config hash {}\n", n.name, req.backend, config_hash(cfg));
   out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
-         "charges Table 5.9's clocks\n"
-         "approximate: an MLA task in a stream is timed as if the PEs busy at its start ran it in step, and DMA traffic "
-         "does not contend at the router (model/README.md, QPE-DRAM)\n\n";
-  out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}  {}\n", "block", "strategy", "reuse",
-                     "operation", "ARM free", "ARM timed", "ARM clk", "DRAM ops", "MLA", "data");
+         "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+  if (model)
+    out << "approximate (model): an MLA task in a stream is timed as if the PEs busy at its start ran it in step, and DMA "
+           "traffic does not contend at the router (model/README.md, QPE-DRAM)\n";
+  out << "\n";
+  const std::string rtl_head = rtl ? fmt::format(" {:>12} {:>8}", "RTL", model ? "delta" : "") : "";
+  out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", "block", "strategy", "reuse",
+                     "operation", model ? "ARM free" : "", model ? "ARM timed" : "", model ? "ARM clk" : "", "DRAM ops",
+                     "MLA", rtl_head, "data");
   bool all_ok = true;
   for (std::size_t i = 0; i < n.blocks.size(); ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
@@ -169,25 +241,42 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       }
       BlockRun r;
       try {
-        r = run_block(b, split.blocks[i], st, cfg, *backend, req.seed, golden);
+        r = run_block(b, split.blocks[i], st, cfg, model.get(), rtl.get(), req.seed, golden);
       } catch (const std::exception& e) {
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
         all_ok = false;
         continue;
       }
-      all_ok = all_ok && r.completed && r.data_match;
-      for (const StreamRow& row : r.streams)
-        out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}  {}\n", r.block,
-                           mapper::to_string(r.strategy), mapper::to_string(r.reuse), row.operation, row.cycles,
-                           row.cycles_arm_timed, row.arm_cycles, row.dram_ops, row.mla_tasks,
-                           !row.completed ? "incomplete" : r.data_match ? "ok" : "MISMATCH " + r.first_difference);
+      all_ok = all_ok && r.ok();
+      std::string data = "ok";
+      if (r.model && !r.model->completed) data = "model incomplete";
+      else if (r.rtl && !r.rtl->completed) data = "RTL HANG " + r.rtl->stalled;
+      else if (r.model && !r.model->data_match) data = "MISMATCH (model) " + r.model->first_difference;
+      else if (r.rtl && !r.rtl->data_match) data = "MISMATCH (RTL) " + r.rtl->first_difference;
+      for (const StreamRow& row : r.streams) {
+        std::string rtl_cells;
+        if (rtl) {
+          std::string d;
+          if (model && row.rtl_cycles) d = pct(cycle_delta(*row.rtl_cycles, row.cycles).value_or(0.0));
+          rtl_cells = fmt::format(" {:>12} {:>8}", row.rtl_cycles ? std::to_string(*row.rtl_cycles) : "-", d);
+        }
+        const auto num = [&](std::uint64_t v) { return model ? std::to_string(v) : std::string(); };
+        out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", r.block,
+                           mapper::to_string(r.strategy), mapper::to_string(r.reuse), row.operation, num(row.cycles),
+                           num(row.cycles_arm_timed), num(row.arm_cycles), row.dram_ops, row.mla_tasks, rtl_cells, data);
+      }
+      if (!r.status.empty())
+        out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {})\n", r.block,
+                           mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,
+                           r.delta ? pct(*r.delta) : "-");
       out.flush();
       runs.push_back(std::move(r));
     }
   }
 
   // thesis Table 5.5 layout: the core operation's clocks per strategy
-  out << "\nclocks per operation and strategy (thesis Table 5.5 layout; core operation, ARM free)\n";
+  out << "\nclocks per operation and strategy (thesis Table 5.5 layout; core operation, ARM free, "
+      << (model ? "model" : "RTL") << ")\n";
   out << fmt::format("{:<10} {:>24} {:>24} {:>24}  {}\n", "operation", "nofuse_noreuse", "fuse_noreuse", "fuse_reuse",
                      "ranking vs thesis");
   std::map<std::string, std::map<int, const BlockRun*>> by_block;
@@ -204,7 +293,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       const auto thesis = thesis_mapping_clocks(n.name, req.target, name, mapper::to_string(mapper::Strategy(k)));
       std::string cell = "-";
       if (it != by_block[name].end()) {
-        const std::uint64_t m = it->second->core_cycles;
+        const BlockRun& br = *it->second;
+        const std::uint64_t m = br.model ? br.model->core_cycles : br.rtl->core_cycles;
         cell = std::to_string(m);
         if (thesis) {
           cell += " (" + pct((double(m) - double(*thesis)) / double(*thesis)) + ")";
@@ -241,27 +331,44 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       o["name"] = r.block;
       o["strategy"] = mapper::to_string(r.strategy);
       o["reuse"] = mapper::to_string(r.reuse);
-      o["model_cycles"] = r.core_cycles;
-      o["model_block_cycles"] = r.block_cycles;
-      o["model_block_cycles_arm_timed"] = r.block_cycles_arm_timed;
-      o["arm_cycles"] = r.arm_cycles;
-      o["completed"] = r.completed;
-      o["data_match"] = r.data_match;
-      if (!r.first_difference.empty()) o["first_difference"] = r.first_difference;
+      const BackendRun& main_run = r.model ? *r.model : *r.rtl;
+      if (r.model) {
+        o["model_cycles"] = r.model->core_cycles;
+        o["model_block_cycles"] = r.model->block_cycles;
+        o["model_block_cycles_arm_timed"] = r.model->block_cycles_arm_timed;
+        o["arm_cycles"] = r.arm_cycles;
+        o["model_data_match"] = r.model->data_match;
+        o["model_wall_s"] = r.model->wall_s;
+      }
+      if (r.rtl) {
+        o["rtl_cycles"] = r.rtl->core_cycles;
+        o["rtl_block_cycles"] = r.rtl->block_cycles;
+        o["rtl_wall_s"] = r.rtl->wall_s;
+        if (!r.rtl->stalled.empty()) o["rtl_stalled"] = r.rtl->stalled;
+      }
+      if (r.delta) o["delta"] = *r.delta;
+      if (!r.status.empty()) o["status"] = r.status;
+      o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
+      // RTL results against the golden block where the RTL ran (contract 3), else the model's
+      o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
+      const std::string diff = r.rtl && !r.rtl->first_difference.empty() ? r.rtl->first_difference : main_run.first_difference;
+      if (!diff.empty()) o["first_difference"] = diff;
       const auto thesis = thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy));
       if (thesis) {
         o["thesis_cycles"] = *thesis;
-        o["thesis_deviation"] = (double(r.core_cycles) - double(*thesis)) / double(*thesis);
+        o["thesis_deviation"] = (double(main_run.core_cycles) - double(*thesis)) / double(*thesis);
       }
       o["streams"] = nlohmann::json::array();
-      for (const StreamRow& row : r.streams)
-        o["streams"].push_back({{"operation", row.operation},
-                                {"model_cycles", row.cycles},
-                                {"model_cycles_arm_timed", row.cycles_arm_timed},
-                                {"arm_cycles", row.arm_cycles},
-                                {"dram_ops", row.dram_ops},
-                                {"mla_tasks", row.mla_tasks}});
-      o["model_wall_s"] = r.wall_s;
+      for (const StreamRow& row : r.streams) {
+        nlohmann::json sj = {{"operation", row.operation}, {"dram_ops", row.dram_ops}, {"mla_tasks", row.mla_tasks}};
+        if (r.model) {
+          sj["model_cycles"] = row.cycles;
+          sj["model_cycles_arm_timed"] = row.cycles_arm_timed;
+          sj["arm_cycles"] = row.arm_cycles;
+        }
+        if (row.rtl_cycles) sj["rtl_cycles"] = *row.rtl_cycles;
+        o["streams"].push_back(sj);
+      }
       j["operations"].push_back(o);
     }
     std::ofstream f(req.json_out);
