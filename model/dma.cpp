@@ -1,6 +1,7 @@
 #include "dma.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -22,7 +23,13 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   p.set_streaming_width(t.row_bytes);
   const std::uint64_t rows = std::uint64_t(t.rows) * t.planes;
+  std::array<std::uint64_t, kStoreRowsInFlight> acked{};  // store: when row k's acknowledgement frees its slot
   for (std::uint64_t k = 0; k < rows; ++k) {
+    if (!load && k >= kStoreRowsInFlight) {
+      const std::uint64_t free_at = acked[k % kStoreRowsInFlight];
+      const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+      if (free_at > now) sc_core::wait(pe_clock_ * static_cast<double>(free_at - now));
+    }
     const std::uint64_t plane = k / t.rows, r = k % t.rows;
     const std::uint64_t s = t.sram_addr + plane * t.sram_plane_stride + r * t.sram_row_stride;
     if (s + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
@@ -49,6 +56,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       done = std::max(done, last_write + kIdleLagCycles);
     } else {
       done = std::max(done, row_done + kAckLagCycles);
+      acked[k % kStoreRowsInFlight] = row_done + kAckSeenCycles;
     }
     if (k + 1 < rows) sc_core::wait(pe_clock_ * static_cast<double>(load ? 1 : lines + 2));
   }

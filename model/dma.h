@@ -2,7 +2,8 @@
 // writing its registers, pe_registers.h) and it moves it row by row between the PE's SRAM and the DRAM.
 //   Load: one row request per PE clock; each reaches the DRAM kRequestLeadCycles after it was sent.
 //   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
-//   reaches the DRAM with its last line (the DRAM takes a written row once it holds all of it).
+//   reaches the DRAM with its last line (the DRAM takes a written row once it holds all of it). A row's
+//   header waits until at most kStoreRowsInFlight - 1 earlier rows are unacknowledged.
 // A read row's data comes back as one packet per SRAM line it touches, each leaving the DRAM when the DRAM
 // has read the last word it needs; the NoC slave writes it kLineLagCycles later, one line per clock. A load
 // is done kIdleLagCycles after its last line was written; a store kAckLagCycles after the DRAM acknowledged
@@ -26,6 +27,8 @@ class Dma : public sc_core::sc_module {
   static constexpr std::uint64_t kLineLagCycles = 3;
   static constexpr std::uint64_t kIdleLagCycles = 2;
   static constexpr std::uint64_t kAckLagCycles = 5;
+  static constexpr std::uint64_t kStoreRowsInFlight = 2;  // rtl_stubs/dma.sv STORE_ROWS_IN_FLIGHT
+  static constexpr std::uint64_t kAckSeenCycles = 4;      // from the DRAM's acknowledgement to a new header
 
   tlm_utils::simple_initiator_socket<Dma> dram;
 

@@ -6,12 +6,16 @@
 //   NoC slave writes (byte enables); the transfer is done when every line has been written.
 //   Store (SRAM -> DRAM): per row a PKT_DRAM_WR header, then the row's SRAM lines as PKT_DRAM_WDATA, read
 //   through the DMA's own SRAM port (lowest priority), one line in flight; the DRAM acknowledges each row
-//   once it is written (PKT_DMA_ACK); the transfer is done when every row is acknowledged.
+//   once it is written (PKT_DMA_ACK); the transfer is done when every row is acknowledged. At most
+//   STORE_ROWS_IN_FLIGHT rows may be unacknowledged: the DRAM takes written rows no faster than it writes
+//   them, and without this limit a store would fill the router at one line per clock, starving the MLAs'
+//   operand-A traffic of the other PEs.
 // The DRAM realigns bytes: a row may start and end anywhere in a line, in SRAM and in DRAM.
 module dma
   import s2_pkg::*;
 #(
-    parameter logic [1:0] PE_ID = 2'd0
+    parameter logic [1:0] PE_ID = 2'd0,
+    parameter int STORE_ROWS_IN_FLIGHT = 2
 ) (
     input  logic         clk,
     input  logic         rst_n,
@@ -76,7 +80,7 @@ module dma
         pkt.data[63:0] = {15'b0, row_bytes, row_dram};
       end
       S_STORE_HDR: begin
-        pkt_valid = 1'b1;
+        pkt_valid = outstanding < 32'(STORE_ROWS_IN_FLIGHT);
         pkt.kind = PKT_DRAM_WR;
         pkt.data[63:0] = {15'b0, row_bytes, row_dram};
       end
