@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <stdexcept>
 
 namespace s2 {
@@ -24,16 +25,23 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   p.set_streaming_width(t.row_bytes);
   const std::uint64_t rows = std::uint64_t(t.rows) * t.planes;
   std::array<std::uint64_t, kStoreRowsInFlight> acked{};  // store: when row k's acknowledgement frees its slot
+  std::deque<std::uint64_t> written;  // load: the clocks the lines requested and not yet written are written
   for (std::uint64_t k = 0; k < rows; ++k) {
-    if (!load && k >= kStoreRowsInFlight) {
-      const std::uint64_t free_at = acked[k % kStoreRowsInFlight];
-      const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-      if (free_at > now) sc_core::wait(pe_clock_ * static_cast<double>(free_at - now));
-    }
     const std::uint64_t plane = k / t.rows, r = k % t.rows;
     const std::uint64_t s = t.sram_addr + plane * t.sram_plane_stride + r * t.sram_row_stride;
     if (s + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
     const std::uint64_t lines = (s + t.row_bytes - 1) / 16 - s / 16 + 1;
+    // wait for room: a line written in clock w no longer counts from clock w + 1 on
+    std::uint64_t free_at = 0;
+    if (!load && k >= kStoreRowsInFlight) free_at = acked[k % kStoreRowsInFlight];
+    if (load) {
+      std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+      while (!written.empty() && written.front() < now) written.pop_front();
+      if (!written.empty() && written.size() + lines > kLoadLinesInFlight)
+        free_at = lines > kLoadLinesInFlight ? written.back() + 1 : written[written.size() + lines - kLoadLinesInFlight - 1] + 1;
+    }
+    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+    if (free_at > now) sc_core::wait(pe_clock_ * static_cast<double>(free_at - now));
     const std::uint64_t d = t.dram_addr + plane * t.dram_plane_stride + r * t.dram_row_stride;
     p.set_address(d);
     p.set_data_ptr(sram_ + s);
@@ -52,6 +60,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
         const std::uint64_t line_end = std::min<std::uint64_t>((s / 16 + l + 1) * 16, s + t.row_bytes);
         const std::uint64_t ready = dram_timing_.byte_ready(sv, d, line_end - 1 - s) + kLineLagCycles;
         last_write = std::max(ready, last_write + 1);
+        written.push_back(last_write);
       }
       done = std::max(done, last_write + kIdleLagCycles);
     } else {

@@ -1,6 +1,7 @@
 // The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
 // writing its registers, pe_registers.h) and it moves it row by row between the PE's SRAM and the DRAM.
-//   Load: one row request per PE clock; each reaches the DRAM kRequestLeadCycles after it was sent.
+//   Load: one row request per PE clock while at most kLoadLinesInFlight lines are requested and not yet
+//   written (a longer row goes alone); each reaches the DRAM kRequestLeadCycles after it was sent.
 //   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
 //   reaches the DRAM with its last line (the DRAM takes a written row once it holds all of it). A row's
 //   header waits until at most kStoreRowsInFlight - 1 earlier rows are unacknowledged.
@@ -28,6 +29,7 @@ class Dma : public sc_core::sc_module {
   static constexpr std::uint64_t kIdleLagCycles = 2;
   static constexpr std::uint64_t kAckLagCycles = 5;
   static constexpr std::uint64_t kStoreRowsInFlight = 2;  // rtl_stubs/dma.sv STORE_ROWS_IN_FLIGHT
+  static constexpr std::uint64_t kLoadLinesInFlight = 64; // rtl_stubs/dma.sv LOAD_LINES_IN_FLIGHT
   static constexpr std::uint64_t kAckSeenCycles = 4;      // from the DRAM's acknowledgement to a new header
 
   tlm_utils::simple_initiator_socket<Dma> dram;

@@ -2,8 +2,11 @@
 // The PE's DMA (thesis 3.1): moves a 3-D strided block (planes x rows x row bytes) between the DRAM and the
 // PE's SRAM, programmed through registers 16..25 (s2_pkg) and started by REG_DMA_START.
 //   Load (DRAM -> SRAM): one PKT_DRAM_RD per row to the DRAM port, one per PE clock while the outbound
-//   request FIFO has room; the DRAM answers with one PKT_DMA_DATA per SRAM line the row touches, which the
-//   NoC slave writes (byte enables); the transfer is done when every line has been written.
+//   request FIFO has room and at most LOAD_LINES_IN_FLIGHT lines are requested and not yet written (a row
+//   longer than that goes alone); the DRAM answers with one PKT_DMA_DATA per SRAM line the row touches,
+//   which the NoC slave writes (byte enables); the transfer is done when every line has been written.
+//   The limit keeps the DMAs' requests to the DRAM's pace: four DMAs requesting a row per clock would fill
+//   the router, and its arbitration, not the DRAM, would decide whose rows the DRAM serves first.
 //   Store (SRAM -> DRAM): per row a PKT_DRAM_WR header, then the row's SRAM lines as PKT_DRAM_WDATA, read
 //   through the DMA's own SRAM port (lowest priority), one line in flight; the DRAM acknowledges each row
 //   once it is written (PKT_DMA_ACK); the transfer is done when every row is acknowledged. At most
@@ -15,7 +18,8 @@ module dma
   import s2_pkg::*;
 #(
     parameter logic [1:0] PE_ID = 2'd0,
-    parameter int STORE_ROWS_IN_FLIGHT = 2
+    parameter int STORE_ROWS_IN_FLIGHT = 2,
+    parameter int LOAD_LINES_IN_FLIGHT = 64
 ) (
     input  logic         clk,
     input  logic         rst_n,
@@ -75,7 +79,7 @@ module dma
     pkt_valid = 1'b0;
     case (state)
       S_LOAD_ROW: begin
-        pkt_valid = 1'b1;
+        pkt_valid = outstanding == 0 || outstanding + 32'(row_lines_m1) + 32'd1 <= 32'(LOAD_LINES_IN_FLIGHT);
         pkt.kind = PKT_DRAM_RD;
         pkt.data[63:0] = {15'b0, row_bytes, row_dram};
       end
