@@ -54,9 +54,9 @@ void Qpe::finished(int pe) {
 const PeTaskTiming& Qpe::timing_for(int pe) {
   if (stream_mode_) {
     // PEs in a stream start their MLA tasks at unrelated times with tasks of their own. The task is
-    // timed as if the PEs whose MLA is busy at its start ran the same task in step with it (the
-    // validated 1- to 4-PE schedule) and is not revised when others start or stop later: an
-    // approximation of their interference at the router and the SRAM ports (model/README.md).
+    // timed as if the PEs whose MLA is busy kStreamJoinWindowCycles after its start ran the same task in
+    // step with it (the validated 1- to 4-PE schedule) and is not revised when others start or stop
+    // later: an approximation of their interference at the router and the SRAM ports (model/README.md).
     const Task& t = stream_task_[pe];
     std::array<bool, kPesPerQpe> active{};
     active[pe] = true;

@@ -42,6 +42,10 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   void started(int pe, std::uint64_t start_cycle, const Task& task) override;
   void finished(int pe) override;
   const PeTaskTiming& timing_for(int pe) override;
+  // In a stream, PEs whose tasks start within kStreamJoinWindowCycles of each other are timed in step: the
+  // RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks apart.
+  static constexpr std::uint64_t kStreamJoinWindowCycles = 64;
+  std::uint64_t timing_delay_cycles() const override { return stream_mode_ ? kStreamJoinWindowCycles : 16; }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
 
