@@ -10,15 +10,22 @@ namespace s2 {
 
 namespace {
 
-// the row descriptor in a PKT_DRAM_RD / PKT_DRAM_WR payload (s2_pkg dma_row_t): DRAM address, length
-std::uint32_t word(const std::array<std::uint8_t, 16>& d, int i) {
-  std::uint32_t v;
-  std::memcpy(&v, d.data() + 4 * i, 4);
+std::uint64_t word64(const std::array<std::uint8_t, 16>& d, int i) {
+  std::uint64_t v;
+  std::memcpy(&v, d.data() + 8 * i, 8);
   return v;
 }
 
-std::uint32_t lines_of(std::uint32_t sram_addr, std::uint32_t bytes) {
-  return (sram_addr + bytes - 1) / 16 - sram_addr / 16 + 1;
+// a PKT_DRAM_RD / PKT_DRAM_WR payload (s2_pkg dma_request_t)
+DmaRequest request_of(const DramPortPacket& p) {
+  const std::uint64_t lo = word64(p.data, 0), hi = word64(p.data, 1);
+  DmaRequest q;
+  q.dram_addr = lo & 0xffffffffu;
+  q.bytes = lo >> 32;
+  q.sram_addr = p.addr;
+  q.sram_row_stride = hi & 0x1ffffu;
+  q.row_bytes = (hi >> 17) & 0x1ffffu;
+  return q;
 }
 
 }  // namespace
@@ -29,43 +36,41 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   if (p.pe >= writes_.size()) throw std::runtime_error(fmt::format("RTL DRAM: packet from port {}, not a PE", p.pe));
   Write& w = writes_[p.pe];
   if (p.kind == kPktDramRd || p.kind == kPktDramWr) {
-    const std::uint64_t dram = word(p.data, 0);
-    const std::uint32_t bytes = word(p.data, 1);
-    if (bytes == 0 || dram + bytes > mem_.size())
-      throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for {} bytes at DRAM address {}, the DRAM holds {}",
-                                           p.pe, bytes, dram, mem_.size()));
-    if (w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} starts a row before its written row is complete", p.pe));
+    const DmaRequest q = request_of(p);
+    if (q.bytes == 0 || q.row_bytes == 0 || q.bytes % q.row_bytes || q.dram_addr + q.bytes > mem_.size())
+      throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for {} bytes in rows of {} at DRAM address {}, the DRAM holds {}",
+                                           p.pe, q.bytes, q.row_bytes, q.dram_addr, mem_.size()));
+    if (w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} starts a request before its write is complete", p.pe));
     if (p.kind == kPktDramWr) {
-      w = Write{dram, bytes, p.addr, lines_of(p.addr, bytes), {}, true};
+      w = Write{q, {}, 0, true};
+      for_each_dma_beat(q, [&](const DmaBeat& b) { w.beats.push_back(b); });
       return;
     }
-    // a read row: one PKT_DMA_DATA per SRAM line it touches, each leaving when the DRAM has read the
-    // last DRAM word it needs
-    const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(dram, bytes));
-    const std::uint32_t first_line = p.addr / 16, lines = lines_of(p.addr, bytes);
-    for (std::uint32_t l = 0; l < lines; ++l) {
+    // a read: one PKT_DMA_DATA per SRAM line of each row, each leaving when the DRAM has read the last
+    // DRAM word it needs
+    const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(q.dram_addr, q.bytes));
+    for_each_dma_beat(q, [&](const DmaBeat& b) {
       DramPortPacket d;
       d.pe = p.pe;
       d.kind = kPktDmaData;
-      d.addr = (first_line + l) * 16;
-      const std::uint32_t lo = std::max(d.addr, p.addr), hi = std::min(d.addr + 16, p.addr + bytes);
-      for (std::uint32_t b = lo; b < hi; ++b) {
-        d.data[b - d.addr] = mem_[dram + (b - p.addr)];
-        d.be = static_cast<std::uint16_t>(d.be | (1u << (b - d.addr)));
+      d.addr = static_cast<std::uint32_t>(b.line_addr);
+      for (std::uint64_t x = b.sram_lo; x < b.sram_hi; ++x) {
+        d.data[x - b.line_addr] = mem_[q.dram_addr + b.offset + (x - b.sram_lo)];
+        d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
       }
-      d.release_cycle = timing_.byte_ready(s, dram, hi - 1 - p.addr);
+      d.release_cycle = timing_.byte_ready(s, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
       data_.push_back(d);
-    }
+    });
+    data_.back().kind = kPktDmaLast;
     return;
   }
   if (p.kind != kPktDramWdata) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent packet kind {}", p.pe, p.kind));
-  if (!w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent a line with no row open", p.pe));
-  w.lines.insert(w.lines.end(), p.data.begin(), p.data.end());
-  if (w.lines.size() < std::size_t(w.lines_expected) * 16) return;
-  // the whole row is here: it joins the queue now, and is acknowledged when written
-  const std::uint32_t skip = w.sram_addr % 16;
-  std::memcpy(mem_.data() + w.dram_addr, w.lines.data() + skip, w.bytes);
-  const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(w.dram_addr, w.bytes));
+  if (!w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent a line with no write open", p.pe));
+  const DmaBeat& b = w.beats[w.received];
+  for (std::uint64_t x = b.sram_lo; x < b.sram_hi; ++x) mem_[w.request.dram_addr + b.offset + (x - b.sram_lo)] = p.data[x - b.line_addr];
+  if (++w.received < w.beats.size()) return;
+  // the whole request is here: it joins the queue now, and is acknowledged when written
+  const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(w.request.dram_addr, w.request.bytes));
   DramPortPacket a;
   a.pe = p.pe;
   a.kind = kPktDmaAck;

@@ -1,7 +1,8 @@
 // The DRAM behind the RTL QPE's DRAM port (rtl_stubs/README.md, "DRAM port"): a C++ memory that takes the
-// DMAs' packets (row reads, row writes and their lines) and answers with the lines of a read row
-// (PKT_DMA_DATA, byte enables for the row's part of each SRAM line) and a written row's acknowledgement
-// (PKT_DMA_ACK). Its timing is the model's DramTiming, rows served in the order they reached the port.
+// DMAs' packets (read requests, write requests and their lines, model/dma_request.h) and answers with the
+// lines of a read (PKT_DMA_DATA, byte enables for the row's part of each SRAM line, the last PKT_DMA_LAST)
+// and a written request's acknowledgement (PKT_DMA_ACK). Its timing is the model's DramTiming, requests
+// served in the order they reached the port.
 // It knows no signal names: the RTL adapter moves packets between it and the port.
 #pragma once
 
@@ -10,13 +11,16 @@
 #include <deque>
 #include <vector>
 
+#include "model/dma_request.h"
 #include "model/dram_timing.h"
 #include "model/hw_config.h"
 
 namespace s2 {
 
 // Packet kinds on the DRAM port (rtl_stubs/s2_pkg.svh).
-enum DramPortKind : unsigned { kPktDramRd = 4, kPktDramWr = 5, kPktDramWdata = 6, kPktDmaData = 7, kPktDmaAck = 8 };
+enum DramPortKind : unsigned {
+  kPktDramRd = 4, kPktDramWr = 5, kPktDramWdata = 6, kPktDmaData = 7, kPktDmaAck = 8, kPktDmaLast = 9
+};
 
 struct DramPortPacket {
   unsigned pe = 0;           // source (to the DRAM) or destination (from it)
@@ -41,9 +45,9 @@ class RtlDram {
 
  private:
   struct Write {
-    std::uint64_t dram_addr = 0;
-    std::uint32_t bytes = 0, sram_addr = 0, lines_expected = 0;
-    std::vector<std::uint8_t> lines;  // the row's SRAM lines as they arrive
+    DmaRequest request;
+    std::vector<DmaBeat> beats;  // what each line still to come holds
+    std::size_t received = 0;
     bool open = false;
   };
   std::vector<std::uint8_t>& mem_;

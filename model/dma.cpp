@@ -1,8 +1,11 @@
 #include "dma.h"
 
+#include "dma_request.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 #include <deque>
 #include <stdexcept>
 
@@ -18,58 +21,70 @@ void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_ti
 
 void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
+  const auto wait_until = [&](std::uint64_t cycle) {
+    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+    if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
+  };
   std::uint64_t done = clock_of(sc_core::sc_time_stamp());
   std::uint64_t last_write = 0;  // load: the clock the NoC slave wrote the latest line
+  // the clocks the requests in flight finish (load: last line written; store: acknowledged), oldest first
+  std::deque<std::uint64_t> in_flight;
+  const std::size_t limit = load ? kLoadRequestsInFlight : kStoreRequestsInFlight;
+  std::vector<std::uint8_t> buffer;
   tlm::tlm_generic_payload p;
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-  p.set_streaming_width(t.row_bytes);
-  const std::uint64_t rows = std::uint64_t(t.rows) * t.planes;
-  std::array<std::uint64_t, kStoreRowsInFlight> acked{};  // store: when row k's acknowledgement frees its slot
-  std::deque<std::uint64_t> written;  // load: the clocks the lines requested and not yet written are written
-  for (std::uint64_t k = 0; k < rows; ++k) {
-    const std::uint64_t plane = k / t.rows, r = k % t.rows;
-    const std::uint64_t s = t.sram_addr + plane * t.sram_plane_stride + r * t.sram_row_stride;
-    if (s + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
-    const std::uint64_t lines = (s + t.row_bytes - 1) / 16 - s / 16 + 1;
-    // wait for room: a line written in clock w no longer counts from clock w + 1 on
-    std::uint64_t free_at = 0;
-    if (!load && k >= kStoreRowsInFlight) free_at = acked[k % kStoreRowsInFlight];
-    if (load) {
-      std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-      while (!written.empty() && written.front() < now) written.pop_front();
-      if (!written.empty() && written.size() + lines > kLoadLinesInFlight)
-        free_at = lines > kLoadLinesInFlight ? written.back() + 1 : written[written.size() + lines - kLoadLinesInFlight - 1] + 1;
+  bool first = true;
+  for_each_dma_request(t, [&](const DmaRequest& q) {
+    std::vector<DmaBeat> beats;
+    for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
+    if (beats.back().sram_hi > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
+    // the request goes when fewer than `limit` are unfinished; one finishing in clock c frees its place
+    // from clock c + 1 (the RTL's counter)
+    if (!first) {
+      const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+      while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
+      if (in_flight.size() >= limit) wait_until(in_flight[in_flight.size() - limit] + 1);
     }
-    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-    if (free_at > now) sc_core::wait(pe_clock_ * static_cast<double>(free_at - now));
-    const std::uint64_t d = t.dram_addr + plane * t.dram_plane_stride + r * t.dram_row_stride;
-    p.set_address(d);
-    p.set_data_ptr(sram_ + s);
-    p.set_data_length(t.row_bytes);
-    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = pe_clock_ * static_cast<double>(load ? kRequestLeadCycles : lines + 1 + kRequestLeadCycles);
+    first = false;
+    const std::uint64_t sent = clock_of(sc_core::sc_time_stamp());
     // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
     for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
+    buffer.resize(q.bytes);
+    if (!load)
+      for (const DmaBeat& b : beats) std::copy(sram_ + b.sram_lo, sram_ + b.sram_hi, buffer.begin() + static_cast<std::ptrdiff_t>(b.offset));
+    p.set_address(q.dram_addr);
+    p.set_data_ptr(buffer.data());
+    p.set_data_length(static_cast<unsigned>(q.bytes));
+    p.set_streaming_width(static_cast<unsigned>(q.bytes));
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    // a read request reaches the DRAM kRequestLeadCycles after it was sent; a write once its last line
+    // has (one line per clock after the header, a clock more at each row of a burst)
+    const std::uint64_t rows = q.rows();
+    const std::uint64_t store_lines_end = sent + beats.size() + rows + 1;  // the clock after the last line was sent
+    sc_core::sc_time delay =
+        pe_clock_ * static_cast<double>((load ? sent : store_lines_end - 1) + kRequestLeadCycles) - sc_core::sc_time_stamp();
     dram->b_transport(p, delay);
     if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
-      throw std::out_of_range("model DMA: DRAM address " + std::to_string(d) + " out of range");
-    const std::uint64_t row_done = clock_of(sc_core::sc_time_stamp() + delay);
+      throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
+    const std::uint64_t request_done = clock_of(sc_core::sc_time_stamp() + delay);
     if (load) {
-      const DramTiming::Service sv = dram_timing_.service_done_at(row_done, dram_timing_.ops_for(d, t.row_bytes));
-      for (std::uint64_t l = 0; l < lines; ++l) {
-        const std::uint64_t line_end = std::min<std::uint64_t>((s / 16 + l + 1) * 16, s + t.row_bytes);
-        const std::uint64_t ready = dram_timing_.byte_ready(sv, d, line_end - 1 - s) + kLineLagCycles;
-        last_write = std::max(ready, last_write + 1);
-        written.push_back(last_write);
+      for (const DmaBeat& b : beats) std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(b.offset),
+                                               buffer.begin() + static_cast<std::ptrdiff_t>(b.offset + (b.sram_hi - b.sram_lo)), sram_ + b.sram_lo);
+      const DramTiming::Service sv = dram_timing_.service_done_at(request_done, dram_timing_.ops_for(q.dram_addr, q.bytes));
+      for (const DmaBeat& b : beats) {
+        const std::uint64_t ready = dram_timing_.byte_ready(sv, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
+        last_write = std::max(ready + kLineLagCycles, last_write + 1);
       }
+      in_flight.push_back(last_write);
       done = std::max(done, last_write + kIdleLagCycles);
+      wait_until(sent + 1);  // the next request in the next clock
     } else {
-      done = std::max(done, row_done + kAckLagCycles);
-      acked[k % kStoreRowsInFlight] = row_done + kAckSeenCycles;
+      in_flight.push_back(request_done + kAckSeenCycles - 1);
+      done = std::max(done, request_done + kAckLagCycles);
+      wait_until(store_lines_end);  // the next header in the clock after the last line
     }
-    if (k + 1 < rows) sc_core::wait(pe_clock_ * static_cast<double>(load ? 1 : lines + 2));
-  }
-  sc_core::wait(pe_clock_ * static_cast<double>(done) - sc_core::sc_time_stamp());
+  });
+  wait_until(done);
 }
 
 }  // namespace s2

@@ -1,14 +1,14 @@
 // The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
-// writing its registers, pe_registers.h) and it moves it row by row between the PE's SRAM and the DRAM.
-//   Load: one row request per PE clock while at most kLoadLinesInFlight lines are requested and not yet
-//   written (a longer row goes alone); each reaches the DRAM kRequestLeadCycles after it was sent.
-//   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
-//   reaches the DRAM with its last line (the DRAM takes a written row once it holds all of it). A row's
-//   header waits until at most kStoreRowsInFlight - 1 earlier rows are unacknowledged.
-// A read row's data comes back as one packet per SRAM line it touches, each leaving the DRAM when the DRAM
-// has read the last word it needs; the NoC slave writes it kLineLagCycles later, one line per clock. A load
-// is done kIdleLagCycles after its last line was written; a store kAckLagCycles after the DRAM acknowledged
-// its last row (the NoC path to the PE and the DMA going idle).
+// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a row, or a
+// plane whose rows are contiguous in DRAM) between the PE's SRAM and the DRAM.
+//   Load: one request per PE clock while fewer than kLoadRequestsInFlight are unfinished; each reaches
+//   the DRAM kRequestLeadCycles after it was sent. Its data comes back as one packet per SRAM line of each
+//   row, each leaving the DRAM when the DRAM has read the last word it needs; the NoC slave writes it
+//   kLineLagCycles later, one line per clock. A load is done kIdleLagCycles after its last line was written.
+//   Store: per request a header clock, a clock to read the first SRAM line, then one line per clock (a
+//   clock more at each row of a burst); the request reaches the DRAM with its last line (the DRAM takes a
+//   write once it holds all of it). A header waits until fewer than kStoreRequestsInFlight requests are
+//   unacknowledged. A store is done kAckLagCycles after the DRAM acknowledged its last request.
 // Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
 // from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
@@ -28,9 +28,9 @@ class Dma : public sc_core::sc_module {
   static constexpr std::uint64_t kLineLagCycles = 3;
   static constexpr std::uint64_t kIdleLagCycles = 2;
   static constexpr std::uint64_t kAckLagCycles = 5;
-  static constexpr std::uint64_t kStoreRowsInFlight = 2;  // rtl_stubs/dma.sv STORE_ROWS_IN_FLIGHT
-  static constexpr std::uint64_t kLoadLinesInFlight = 64; // rtl_stubs/dma.sv LOAD_LINES_IN_FLIGHT
-  static constexpr std::uint64_t kAckSeenCycles = 4;      // from the DRAM's acknowledgement to a new header
+  static constexpr std::size_t kStoreRequestsInFlight = 2;  // rtl_stubs/dma.sv STORE_REQUESTS_IN_FLIGHT
+  static constexpr std::size_t kLoadRequestsInFlight = 8;   // rtl_stubs/dma.sv LOAD_REQUESTS_IN_FLIGHT
+  static constexpr std::uint64_t kAckSeenCycles = 4;        // from the DRAM's acknowledgement to a new header
 
   tlm_utils::simple_initiator_socket<Dma> dram;
 

@@ -1,25 +1,25 @@
 `include "s2_pkg.svh"
 // The PE's DMA (thesis 3.1): moves a 3-D strided block (planes x rows x row bytes) between the DRAM and the
 // PE's SRAM, programmed through registers 16..25 (s2_pkg) and started by REG_DMA_START.
-//   Load (DRAM -> SRAM): one PKT_DRAM_RD per row to the DRAM port, one per PE clock while the outbound
-//   request FIFO has room and at most LOAD_LINES_IN_FLIGHT lines are requested and not yet written (a row
-//   longer than that goes alone); the DRAM answers with one PKT_DMA_DATA per SRAM line the row touches,
-//   which the NoC slave writes (byte enables); the transfer is done when every line has been written.
-//   The limit keeps the DMAs' requests to the DRAM's pace: four DMAs requesting a row per clock would fill
-//   the router, and its arbitration, not the DRAM, would decide whose rows the DRAM serves first.
-//   Store (SRAM -> DRAM): per row a PKT_DRAM_WR header, then the row's SRAM lines as PKT_DRAM_WDATA, read
-//   through the DMA's own SRAM port (lowest priority), one line in flight; the DRAM acknowledges each row
-//   once it is written (PKT_DMA_ACK); the transfer is done when every row is acknowledged. At most
-//   STORE_ROWS_IN_FLIGHT rows may be unacknowledged: the DRAM takes written rows no faster than it writes
-//   them, and without this limit a store would fill the router at one line per clock, starving the MLAs'
-//   operand-A traffic of the other PEs.
-// The DRAM realigns bytes: a row may start and end anywhere in a line, in SRAM and in DRAM.
+// It asks the DRAM in requests: one per row, or one per plane when the plane's rows are contiguous in DRAM
+// (DRAM row stride = row bytes), a burst the DRAM moves at its full bandwidth (thesis Appendix B counts
+// DRAM time by bytes); a request names its SRAM rows (dma_request_t) and the DRAM places the bytes.
+//   Load (DRAM -> SRAM): one PKT_DRAM_RD per request, one per PE clock while fewer than
+//   LOAD_REQUESTS_IN_FLIGHT requests are unfinished; the DRAM answers with one PKT_DMA_DATA per SRAM line
+//   of each row (byte enables), the request's last as PKT_DMA_LAST; the NoC slave writes them; the
+//   transfer is done when every request's last line has been written.
+//   Store (SRAM -> DRAM): per request a PKT_DRAM_WR, then each row's SRAM lines as PKT_DRAM_WDATA, read
+//   through the DMA's own SRAM port (lowest priority), one line in flight; at most STORE_REQUESTS_IN_FLIGHT
+//   requests unacknowledged (PKT_DMA_ACK); done when every request is acknowledged.
+// The limits keep the DMAs at the DRAM's pace: four DMAs sending a packet per clock each would fill the
+// router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
+// arbitration, not the DRAM, decide whose requests are served first.
 module dma
   import s2_pkg::*;
 #(
     parameter logic [1:0] PE_ID = 2'd0,
-    parameter int STORE_ROWS_IN_FLIGHT = 2,
-    parameter int LOAD_LINES_IN_FLIGHT = 64
+    parameter int STORE_REQUESTS_IN_FLIGHT = 2,
+    parameter int LOAD_REQUESTS_IN_FLIGHT = 8
 ) (
     input  logic         clk,
     input  logic         rst_n,
@@ -33,8 +33,8 @@ module dma
     output logic         pkt_valid,
     output noc_pkt_t     pkt,
     input  logic         pkt_ready,
-    // from the NoC interface: a DMA_DATA line was written into SRAM / a DMA_ACK arrived
-    input  logic         line_written,
+    // from the NoC interface: a read request's last line was written into SRAM / a DMA_ACK arrived
+    input  logic         request_done,
     input  logic         ack,
     // SRAM master (reads of the lines it stores)
     output logic         s_valid,
@@ -47,21 +47,28 @@ module dma
   logic [16:0] sram_addr, sram_row_stride, sram_plane_stride;
   logic [16:0] row_bytes, rows, planes;
 
-  typedef enum logic [2:0] {S_IDLE, S_LOAD_ROW, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
+  typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
   state_e state;
   logic        store;
   logic [16:0] row_i, plane_i;
   logic [31:0] plane_dram, row_dram;
   logic [16:0] plane_sram, row_sram;
-  logic [31:0] outstanding;  // load: lines not yet written; store: rows not yet acknowledged
+  logic [31:0] outstanding;  // requests not yet finished (load) or acknowledged (store)
 
-  // SRAM lines a row touches
-  logic [12:0] row_last_line, row_lines_m1;
-  assign row_last_line = 13'((row_sram + row_bytes - 17'd1) >> 4);
-  assign row_lines_m1 = row_last_line - row_sram[16:4];
+  // a request is a plane when its rows are contiguous in DRAM, else a row
+  logic burst;
+  assign burst = dram_row_stride == 32'(row_bytes);
+  logic [31:0] plane_bytes;
+  assign plane_bytes = 32'(rows) * 32'(row_bytes);
+  dma_request_t request;
+  assign request.row_bytes = row_bytes;
+  assign request.sram_row_stride = sram_row_stride;
+  assign request.bytes = burst ? plane_bytes : 32'(row_bytes);
+  assign request.dram_addr = row_dram;
 
-  logic last_row;
-  assign last_row = (row_i + 17'd1 == rows) && (plane_i + 17'd1 == planes);
+  logic last_row_of_plane, last_plane;
+  assign last_row_of_plane = row_i + 17'd1 == rows;
+  assign last_plane = plane_i + 17'd1 == planes;
 
   // store: lines of the current row still to read / to send, the line in flight, a line waiting to be sent
   logic [13:0]  lines_to_read, lines_to_send;
@@ -78,15 +85,15 @@ module dma
     pkt.addr = row_sram;
     pkt_valid = 1'b0;
     case (state)
-      S_LOAD_ROW: begin
-        pkt_valid = outstanding == 0 || outstanding + 32'(row_lines_m1) + 32'd1 <= 32'(LOAD_LINES_IN_FLIGHT);
+      S_LOAD_REQ: begin
+        pkt_valid = outstanding < 32'(LOAD_REQUESTS_IN_FLIGHT);
         pkt.kind = PKT_DRAM_RD;
-        pkt.data[63:0] = {15'b0, row_bytes, row_dram};
+        pkt.data[$bits(dma_request_t)-1:0] = request;
       end
       S_STORE_HDR: begin
-        pkt_valid = outstanding < 32'(STORE_ROWS_IN_FLIGHT);
+        pkt_valid = outstanding < 32'(STORE_REQUESTS_IN_FLIGHT);
         pkt.kind = PKT_DRAM_WR;
-        pkt.data[63:0] = {15'b0, row_bytes, row_dram};
+        pkt.data[$bits(dma_request_t)-1:0] = request;
       end
       S_STORE_LINES: begin
         pkt_valid = hold_valid || data_now;
@@ -104,6 +111,13 @@ module dma
   assign s_addr = line_addr;
   logic granted;
   assign granted = s_valid && s_grant;
+
+  // this clock ends a request (load: it was sent; store: its last row's last line was sent), or a row
+  // inside a store request
+  logic request_sent, store_row_sent;
+  assign request_sent = (state == S_LOAD_REQ && sent) ||
+                        (state == S_STORE_LINES && sent && lines_to_send == 14'd1 && (!burst || last_row_of_plane));
+  assign store_row_sent = state == S_STORE_LINES && sent && lines_to_send == 14'd1 && burst && !last_row_of_plane;
 
   assign busy = state != S_IDLE;
 
@@ -144,20 +158,23 @@ module dma
             row_sram <= sram_addr;
             outstanding <= '0;
             if (rows == 0 || planes == 0 || row_bytes == 0) state <= S_DRAIN;
-            else state <= reg_data[0] ? S_STORE_HDR : S_LOAD_ROW;
+            else state <= reg_data[0] ? S_STORE_HDR : S_LOAD_REQ;
           end
           default: ;
         endcase
       end
 
-      // rows: the next row's addresses after this one has been handed on
-      if ((state == S_LOAD_ROW && sent) ||
-          (state == S_STORE_LINES && sent && lines_to_send == 14'd1)) begin
-        if (last_row) begin
+      // the next row (inside a store burst), or the next request: the next row, or the next plane
+      if (store_row_sent) begin
+        row_i <= row_i + 17'd1;
+        row_sram <= row_sram + sram_row_stride;
+      end
+      if (request_sent) begin
+        if ((burst || last_row_of_plane) && last_plane) begin
           state <= S_DRAIN;
         end else begin
-          state <= store ? S_STORE_HDR : S_LOAD_ROW;
-          if (row_i + 17'd1 == rows) begin
+          state <= store ? S_STORE_HDR : S_LOAD_REQ;
+          if (burst || last_row_of_plane) begin
             row_i <= '0;
             plane_i <= plane_i + 17'd1;
             plane_dram <= plane_dram + dram_plane_stride;
@@ -172,18 +189,24 @@ module dma
         end
       end
 
-      if (state == S_STORE_HDR && sent) begin
-        state <= S_STORE_LINES;
-        lines_to_read <= 14'(row_lines_m1) + 14'd1;
-        lines_to_send <= 14'(row_lines_m1) + 14'd1;
-        line_addr <= {row_sram[16:4], 4'b0};
-      end
-      if (state == S_STORE_LINES) begin
+      if (state == S_STORE_HDR && sent) state <= S_STORE_LINES;
+      // a store row's lines: after the header, and after each row of a burst
+      if ((state == S_STORE_HDR && sent) || store_row_sent) begin
+        logic [16:0] first;
+        logic [12:0] lines_m1;
+        first = store_row_sent ? row_sram + sram_row_stride : row_sram;
+        lines_m1 = 13'((first + row_bytes - 17'd1) >> 4) - first[16:4];
+        lines_to_read <= 14'(lines_m1) + 14'd1;
+        lines_to_send <= 14'(lines_m1) + 14'd1;
+        line_addr <= {first[16:4], 4'b0};
+      end else if (state == S_STORE_LINES) begin
         if (granted) begin
           lines_to_read <= lines_to_read - 14'd1;
           line_addr <= line_addr + 17'd16;
         end
         if (sent) lines_to_send <= lines_to_send - 14'd1;
+      end
+      if (state == S_STORE_LINES) begin
         inflight <= granted || (inflight && !s_rsp);
         if (hold_valid && sent) hold_valid <= 1'b0;
         else if (data_now && !sent) begin
@@ -192,15 +215,14 @@ module dma
         end
       end
 
-      // what the transfer still waits for
+      // requests still to finish
       begin
         logic [31:0] more, less;
-        more = (state == S_LOAD_ROW && sent) ? 32'(row_lines_m1) + 32'd1
-             : (state == S_STORE_HDR && sent) ? 32'd1 : 32'd0;
-        less = (line_written || ack) ? 32'd1 : 32'd0;
+        more = ((state == S_LOAD_REQ || state == S_STORE_HDR) && sent) ? 32'd1 : 32'd0;
+        less = (request_done || ack) ? 32'd1 : 32'd0;
         outstanding <= outstanding + more - less;
       end
-      if (state == S_DRAIN && outstanding == 0 && !(line_written || ack)) state <= S_IDLE;
+      if (state == S_DRAIN && outstanding == 0) state <= S_IDLE;
     end
   end
 endmodule

@@ -35,11 +35,12 @@ module noc_if
     output logic         na_req_ready,
     output logic         na_rsp_valid,
     output logic [127:0] na_rsp_data,
-    // the DMA: its packets to the DRAM, the lines the DRAM wrote into SRAM, the DRAM's row acknowledgements
+    // the DMA: its packets to the DRAM, the last lines of its read requests written into SRAM, the DRAM's
+    // acknowledgements of its written requests
     input  logic         dma_pkt_valid,
     input  noc_pkt_t     dma_pkt,
     output logic         dma_pkt_ready,
-    output logic         dma_line_written,
+    output logic         dma_request_done,
     output logic         dma_ack,
     // SRAM master 0 (highest priority)
     output logic         s_valid,
@@ -82,13 +83,15 @@ module noc_if
   assign rq = in_pkt[CLS_REQ];
 
   logic head_is_mem;
-  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR || rq.kind == PKT_DMA_DATA);
+  logic head_is_dma;
+  assign head_is_dma = rq.kind == PKT_DMA_DATA || rq.kind == PKT_DMA_LAST;
+  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR || head_is_dma);
   assign s_valid = (sl_state == SL_IDLE) && head_is_mem;
-  assign s_we = (rq.kind == PKT_MEM_WR || rq.kind == PKT_DMA_DATA);
+  assign s_we = (rq.kind == PKT_MEM_WR || head_is_dma);
   assign s_addr = rq.addr;
   assign s_wdata = rq.data;
   assign s_be = rq.be;
-  assign dma_line_written = ce && s_valid && s_grant && rq.kind == PKT_DMA_DATA;
+  assign dma_request_done = ce && s_valid && s_grant && rq.kind == PKT_DMA_LAST;
 
   // A read from this PE's own MLA is answered to this PE; a remote MLA's operand-A read is answered to
   // the PE its return tag names (which is the requester, unless the tag was formed wrongly: neighbor_conv).

@@ -62,7 +62,7 @@ module pe
   assign reg_wr = arm_wr || noc_reg_wr;
   assign reg_idx = arm_wr ? arm_idx : noc_reg_idx;
   assign reg_data = arm_wr ? arm_data : noc_reg_data;
-  logic         dma_pkt_valid, dma_pkt_ready, dma_line_written, dma_ack;
+  logic         dma_pkt_valid, dma_pkt_ready, dma_request_done, dma_ack;
   noc_pkt_t     dma_pkt;
   logic         na_req_valid, na_req_ready, na_rsp_valid;
   logic [2:0]   na_req_dst;
@@ -75,7 +75,7 @@ module pe
       .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
       .reg_hold(arm_wr), .reg_wr(noc_reg_wr), .reg_idx(noc_reg_idx), .reg_data(noc_reg_data),
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
-      .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_line_written, .dma_ack,
+      .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_request_done, .dma_ack,
       .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]), .s_be(rq_be[0]),
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
@@ -109,7 +109,7 @@ module pe
   dma #(.PE_ID(PE_ID)) u_dma (
       .clk, .rst_n, .ce, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
       .pkt_valid(dma_pkt_valid), .pkt(dma_pkt), .pkt_ready(dma_pkt_ready),
-      .line_written(dma_line_written), .ack(dma_ack),
+      .request_done(dma_request_done), .ack(dma_ack),
       .s_valid(rq_valid[4]), .s_addr(rq_addr[4]), .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);
 
   assign rq_we[1] = 1'b0;

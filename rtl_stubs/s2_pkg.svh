@@ -21,19 +21,24 @@ package s2_pkg;
     PKT_MEM_WR     = 4'd1,  // any -> PE SRAM 128-bit write (addr = byte address)
     PKT_MEM_RD     = 4'd2,  // any -> PE SRAM 128-bit read request (addr = byte address)
     PKT_RD_RSP     = 4'd3,  // PE -> requester: read data (addr echoes the request)
-    // DMA <-> DRAM (rtl_stubs/README.md, "DRAM port"); data[63:0] of a row request = dma_row_t
-    PKT_DRAM_RD    = 4'd4,  // PE DMA -> DRAM: read a row into SRAM (addr = SRAM byte address)
-    PKT_DRAM_WR    = 4'd5,  // PE DMA -> DRAM: write a row from SRAM; its lines follow as DRAM_WDATA
-    PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of the row being written, in order
-    PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a read row (addr = line's byte address, be)
-    PKT_DMA_ACK    = 4'd8   // DRAM -> PE DMA: a written row is in the DRAM (response class)
+    // DMA <-> DRAM (rtl_stubs/README.md, "DRAM port"); data[97:0] of a request = dma_request_t
+    PKT_DRAM_RD    = 4'd4,  // PE DMA -> DRAM: read a request into SRAM (addr = SRAM byte address)
+    PKT_DRAM_WR    = 4'd5,  // PE DMA -> DRAM: write a request from SRAM; its lines follow as DRAM_WDATA
+    PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of a row of the request being written, in order
+    PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a row of a read (addr = line's byte address, be)
+    PKT_DMA_ACK    = 4'd8,  // DRAM -> PE DMA: a written request is in the DRAM (response class)
+    PKT_DMA_LAST   = 4'd9   // DRAM -> PE: the last line of a read request (as PKT_DMA_DATA)
   } pkt_kind_e;
 
-  // The row a PKT_DRAM_RD / PKT_DRAM_WR asks for, in data[63:0]: DRAM byte address and length in bytes.
+  // A DMA request in data[97:0] of PKT_DRAM_RD / PKT_DRAM_WR: `bytes` contiguous bytes from DRAM address
+  // `dram_addr`, which sit in SRAM as rows of `row_bytes` bytes every `sram_row_stride` bytes from the
+  // packet's addr (one row, or a plane of rows that are contiguous in DRAM: a DRAM burst).
   typedef struct packed {
+    logic [16:0] row_bytes;
+    logic [16:0] sram_row_stride;
     logic [31:0] bytes;
     logic [31:0] dram_addr;
-  } dma_row_t;
+  } dma_request_t;
 
   // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
   // An MLA operand-A read also carries a return tag, {requester PE, word index in the tile}: a remote
