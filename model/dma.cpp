@@ -34,7 +34,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   tlm::tlm_generic_payload p;
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   bool first = true;
-  for_each_dma_request(t, [&](const DmaRequest& q) {
+  for_each_dma_request(t, load, [&](const DmaRequest& q) {
     std::vector<DmaBeat> beats;
     for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
     if (beats.back().sram_hi > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");

@@ -1,7 +1,7 @@
 // What a DMA asks the DRAM for (rtl_stubs/dma.sv, s2_pkg dma_request_t): `bytes` contiguous DRAM bytes
 // that sit in SRAM as rows of `row_bytes` every `sram_row_stride` bytes. A transfer (task_stream.h
-// DmaTransfer) is one request per row, or one per plane when the plane's rows are contiguous in DRAM (a
-// burst). The data moves as one packet per SRAM line of each row (a beat). The model's DMA, the RTL's
+// DmaTransfer) is one request per row, or, for a load, one per plane when the plane's rows are contiguous
+// in DRAM (a burst). The data moves as one packet per SRAM line of each row (a beat). The model's DMA, the RTL's
 // C++ DRAM and the RTL's DMA all cut transfers and beats this way.
 #pragma once
 
@@ -20,8 +20,8 @@ struct DmaRequest {
 
 // Calls f(request) for every request of `t`, in the order the DMA sends them.
 template <typename F>
-void for_each_dma_request(const DmaTransfer& t, F f) {
-  const bool burst = t.dram_row_stride == t.row_bytes;
+void for_each_dma_request(const DmaTransfer& t, bool load, F f) {
+  const bool burst = load && t.dram_row_stride == t.row_bytes;
   for (std::uint64_t plane = 0; plane < t.planes; ++plane) {
     const std::uint64_t dram = t.dram_addr + plane * t.dram_plane_stride;
     const std::uint64_t sram = t.sram_addr + plane * std::uint64_t(t.sram_plane_stride);

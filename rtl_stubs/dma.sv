@@ -1,9 +1,11 @@
 `include "s2_pkg.svh"
 // The PE's DMA (thesis 3.1): moves a 3-D strided block (planes x rows x row bytes) between the DRAM and the
 // PE's SRAM, programmed through registers 16..25 (s2_pkg) and started by REG_DMA_START.
-// It asks the DRAM in requests: one per row, or one per plane when the plane's rows are contiguous in DRAM
-// (DRAM row stride = row bytes), a burst the DRAM moves at its full bandwidth (thesis Appendix B counts
-// DRAM time by bytes); a request names its SRAM rows (dma_request_t) and the DRAM places the bytes.
+// It asks the DRAM in requests: one per row, or, for a load, one per plane when the plane's rows are
+// contiguous in DRAM (DRAM row stride = row bytes), a burst the DRAM moves at its full bandwidth (thesis
+// Appendix B counts DRAM time by bytes); a request names its SRAM rows (dma_request_t) and the DRAM places
+// the bytes. Stores stay row by row: a burst would send a plane's lines at one per clock, faster than the
+// DRAM takes them, filling the router.
 //   Load (DRAM -> SRAM): one PKT_DRAM_RD per request, one per PE clock while fewer than
 //   LOAD_REQUESTS_IN_FLIGHT requests are unfinished; the DRAM answers with one PKT_DMA_DATA per SRAM line
 //   of each row (byte enables), the request's last as PKT_DMA_LAST; the NoC slave writes them; the
@@ -55,9 +57,9 @@ module dma
   logic [16:0] plane_sram, row_sram;
   logic [31:0] outstanding;  // requests not yet finished (load) or acknowledged (store)
 
-  // a request is a plane when its rows are contiguous in DRAM, else a row
+  // a load request is a plane when its rows are contiguous in DRAM, else a row
   logic burst;
-  assign burst = dram_row_stride == 32'(row_bytes);
+  assign burst = !store && dram_row_stride == 32'(row_bytes);
   logic [31:0] plane_bytes;
   assign plane_bytes = 32'(rows) * 32'(row_bytes);
   dma_request_t request;
