@@ -247,7 +247,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         all_ok = false;
         continue;
       }
-      all_ok = all_ok && r.ok();
+      all_ok = all_ok && r.ok() && (r.status.empty() || r.status == "pass");
       std::string data = "ok";
       if (r.model && !r.model->completed) data = "model incomplete";
       else if (r.rtl && !r.rtl->completed) data = "RTL HANG " + r.rtl->stalled;
@@ -280,7 +280,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   out << fmt::format("{:<10} {:>24} {:>24} {:>24}  {}\n", "operation", "nofuse_noreuse", "fuse_noreuse", "fuse_reuse",
                      "ranking vs thesis");
   std::map<std::string, std::map<int, const BlockRun*>> by_block;
-  std::vector<std::string> order;
+  std::vector<std::string> order, rank_lines;
   for (const BlockRun& r : runs) {
     if (!by_block.count(r.block)) order.push_back(r.block);
     by_block[r.block][static_cast<int>(r.strategy)] = &r;
@@ -311,10 +311,47 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       bool same = true;
       for (std::size_t k = 0; k < model_rank.size(); ++k) same = same && model_rank[k].second == thesis_rank[k].second;
       rank = same ? "same" : "DIFFERS";
+      rank_lines.push_back(same ? "same" : "differs");
     }
     out << line << "  " << rank << "\n";
   }
   out << "(in brackets: deviation from the thesis's Table 5.5 clocks, where it gives them)\n";
+
+  // the targets, as far as this run measured them
+  int thesis_cells = 0, thesis_within = 0, ranked = 0, ranked_same = 0, compared = 0, compared_ok = 0;
+  std::vector<std::string> compared_ops;
+  for (const BlockRun& r : runs) {
+    const BackendRun& main_run = r.model ? *r.model : *r.rtl;
+    if (const auto thesis = thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy))) {
+      ++thesis_cells;
+      thesis_within += std::abs(double(main_run.core_cycles) - double(*thesis)) <= 0.25 * double(*thesis);
+    }
+    if (!r.status.empty()) {
+      ++compared;
+      compared_ok += r.status == "pass";
+      if (r.status == "pass" && std::find(compared_ops.begin(), compared_ops.end(), r.block) == compared_ops.end())
+        compared_ops.push_back(r.block);
+    }
+  }
+  for (const std::string& line : rank_lines) {
+    ++ranked;
+    ranked_same += line == "same";
+  }
+  out << "\ntargets (measured by this run):\n";
+  auto target = [&](bool met, const std::string& what) { out << fmt::format("  [{}] {}\n", met ? "met " : "MISS", what); };
+  if (thesis_cells)
+    target(thesis_within == thesis_cells,
+           fmt::format("{} within 25% of the thesis's Table 5.5 clocks: {} of {} operation-strategy cells",
+                       model ? "model" : "RTL", thesis_within, thesis_cells));
+  if (ranked)
+    target(ranked_same == ranked, fmt::format("strategies rank as in the thesis: {} of {} operations (among the strategies run)", ranked_same, ranked));
+  if (compared) {
+    std::string ops;
+    for (const std::string& o : compared_ops) ops += (ops.empty() ? "" : ", ") + o;
+    target(compared_ok == compared, fmt::format("model within 2% of the RTL and bit-exact: {} of {} operation-strategy runs "
+                                                "(operations passing: {})",
+                                                compared_ok, compared, ops.empty() ? "none" : ops));
+  }
   for (const std::string& s : skipped) out << "not run: " << s << "\n";
 
   if (!req.json_out.empty()) {

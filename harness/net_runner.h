@@ -26,7 +26,8 @@ struct RunNetRequest {
 std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const std::string& target,
                                                    const std::string& operation, const std::string& strategy);
 
-// Exit code: 0 all ran and every result matched the golden block, 1 a mismatch or a failed run, 2 bad input.
+// Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
+// passed; 1 otherwise; 2 bad input.
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2
