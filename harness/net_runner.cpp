@@ -235,7 +235,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), b.name()) == req.layers.end()) continue;
     for (mapper::Strategy st : strategies) {
       std::string why;
-      if (!mapper::distributable(b, split.blocks[i], st, &why)) {
+      if (!mapper::distributable(b, split.blocks[i], st, cfg, &why)) {
         skipped.push_back(fmt::format("{} {}: {}", b.name(), mapper::to_string(st), why));
         continue;
       }

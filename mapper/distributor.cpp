@@ -500,7 +500,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
     size = bytes;
     at = align_up(at + bytes, 16);
   };
-  place(m.input, m.input_bytes, std::uint64_t(p.H_B) * 4);
+  place(m.input, m.input_bytes, std::uint64_t(p.H_B) * static_cast<std::uint64_t>(cfg.mac_rows));
   std::uint32_t b_bytes = 0, a_bytes = 0, o_bytes = 0;
   for_each_mm_piece(b, s, cfg, [&](const MmPiece&, std::uint64_t offset, const SramLayout& l) {
     p.piece_offset.push_back(offset);
@@ -530,10 +530,12 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
 void mm_load(std::vector<StreamCommand>& out, const MmPlan& p, int iw, int ih) {
   const MmPiece mp = mm_piece(*p.b, *p.s, iw, ih);
   const SramLayout l = sram_layout(mm_task(mp.task), p.cfg);
-  DmaTransfer a;  // the input vector's part, already in the MLA's operand-A layout (4 bytes per value)
-  a.dram_addr = p.map.input + std::uint64_t(mp.row0) * 4;
+  // the input vector's part, already in the MLA's operand-A layout (one byte per MAC row per value)
+  const std::uint64_t rows = static_cast<std::uint64_t>(p.cfg.mac_rows);
+  DmaTransfer a;
+  a.dram_addr = p.map.input + std::uint64_t(mp.row0) * rows;
   a.sram_addr = p.a_base;
-  a.row_bytes = static_cast<std::uint32_t>(mp.task.W_A * 4);
+  a.row_bytes = static_cast<std::uint32_t>(std::uint64_t(mp.task.W_A) * rows);
   out.push_back(dma(CommandKind::DmaLoad, p.core, a));
   DmaTransfer w;
   w.dram_addr = p.map.weights + p.piece_offset[static_cast<std::size_t>(iw * p.s->h.count() + ih)];
@@ -647,7 +649,7 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
 
 }  // namespace
 
-bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, std::string* why) {
+bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, std::string* why) {
   auto no = [&](const std::string& w) {
     if (why) *why = w;
     return false;
@@ -663,13 +665,13 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
     if (o.kind == PrimitiveKind::ElementwiseAdd || o.name.rfind("CONV_SC", 0) == 0)
       return no("residual blocks are not distributed yet");
   if (b.fused_pool() && b.fused_pool()->pool != PoolType::Max) return no("average pooling is not distributed yet");
-  if (s.c.count() > 0 && s.c.sizes.front() % 4 != 0 && s.c.count() > 1) return no("filter parts not in whole MAC-row groups");
+  if (s.c.count() > 1 && s.c.sizes.front() % cfg.mac_rows != 0) return no("filter parts not in whole MAC-row groups");
   return true;
 }
 
 BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
   std::string why;
-  if (!distributable(b, s, strategy, &why)) throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": " + why);
+  if (!distributable(b, s, strategy, cfg, &why)) throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": " + why);
   BlockStreams r;
   r.block = b.name();
   r.strategy = strategy;
@@ -713,7 +715,7 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
   auto draw = [&] { return static_cast<std::uint8_t>(rng.next() >> 56); };
   if (b.kind == BlockKind::MatMul) {
     const int H_B = static_cast<int>(b.core_op().in.elements()), W_B = static_cast<int>(b.core_op().out.elements());
-    for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * 4] = draw();
+    for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * static_cast<std::uint64_t>(cfg.mac_rows)] = draw();
     std::vector<std::uint8_t> w(std::uint64_t(H_B) * W_B);
     for (auto& v : w) v = draw();
     for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, const SramLayout& l) {
@@ -751,7 +753,8 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
     for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, const SramLayout& l) {
       const std::uint32_t stride = l.b_row_stride;
       std::vector<std::int8_t> a(static_cast<std::size_t>(mp.task.W_A)), w(std::size_t(mp.task.H_B) * mp.task.W_B);
-      for (int k = 0; k < mp.task.W_A; ++k) a[k] = static_cast<std::int8_t>(img[bs.map.input + std::uint64_t(mp.row0 + k) * 4]);
+      for (int k = 0; k < mp.task.W_A; ++k)
+        a[k] = static_cast<std::int8_t>(img[bs.map.input + std::uint64_t(mp.row0 + k) * static_cast<std::uint64_t>(cfg.mac_rows)]);
       for (int k = 0; k < mp.task.H_B; ++k)
         for (int j = 0; j < mp.task.W_B; ++j)
           w[std::size_t(k) * mp.task.W_B + j] = static_cast<std::int8_t>(img[bs.map.weights + off + std::uint64_t(k) * stride + j]);

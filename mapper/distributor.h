@@ -33,7 +33,7 @@ const char* to_string(Reuse r);  // "none" | "ifmap" | "filter"
 
 // Where a block's data sits in DRAM (byte addresses).
 struct BlockDramMap {
-  std::uint64_t input = 0, input_bytes = 0;        // conv: [D][H][W] int8 unpadded; mm: A layout, 4 bytes per value
+  std::uint64_t input = 0, input_bytes = 0;        // conv: [D][H][W] int8 unpadded; mm: A layout, MAC rows bytes per value
   std::uint64_t padded = 0, padded_bytes = 0;      // conv, nofuse: [D][H+2p][W+2p] int8 (PADD's result)
   std::uint64_t weights = 0, weight_bytes = 0;     // packed for the MLA
   std::uint64_t raw = 0, raw_bytes = 0;            // nofuse: the core operation's int32 results
@@ -57,7 +57,7 @@ struct BlockStreams {
 // input-channel splits), saying which.
 BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg);
 // Whether distribute() can run the strategy on the block; if not, why (for tables).
-bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, std::string* why);
+bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, std::string* why);
 
 // The block's input and weights drawn from `seed`, placed in a DRAM image of map.total bytes.
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,

@@ -21,8 +21,8 @@ namespace {
 ParsedNetwork parse_text(const std::string& text) { return parse_network(parse_layer_list(text, "test.net")); }
 
 // Runs every stream of `b` in `strategy` on the model; returns whether the output equals the golden block.
-bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy, Reuse* reuse = nullptr) {
-  const HwConfig cfg;
+bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy, Reuse* reuse = nullptr,
+                const HwConfig& cfg = HwConfig{}) {
   const BlockStreams bs = distribute(b, s, strategy, cfg);
   if (reuse) *reuse = bs.reuse;
   const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, 7);
@@ -54,7 +54,7 @@ TEST(DistributorStreams, EveryStrategyComputesTheExactBlockResultOnTheModel) {
   int ran = 0;
   for (std::size_t i = 0; i < n.blocks.size(); ++i)
     for (Strategy st : kAllStrategies) {
-      if (!distributable(n.blocks[i], split.blocks[i], st, nullptr)) continue;
+      if (!distributable(n.blocks[i], split.blocks[i], st, HwConfig{}, nullptr)) continue;
       SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
       EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st));
       ++ran;
@@ -83,7 +83,7 @@ TEST(DistributorStreams, MmBlocksHaveNoReuseStrategy) {
   const ParsedNetwork n = parse_text("network f\ninput 1 1 512\nfc 512 64 act=relu\n");
   const NetworkSplit s = split_network(n, split_rules(Target::Qpe, HwConfig{}));
   std::string why;
-  EXPECT_FALSE(distributable(n.blocks[0], s.blocks[0], Strategy::FuseReuse, &why));
+  EXPECT_FALSE(distributable(n.blocks[0], s.blocks[0], Strategy::FuseReuse, HwConfig{}, &why));
   EXPECT_NE(why.find("no data reuse"), std::string::npos);
   EXPECT_THROW(distribute(n.blocks[0], s.blocks[0], Strategy::FuseReuse, HwConfig{}), std::invalid_argument);
 }
@@ -170,5 +170,28 @@ TEST(QpeDramStreams, MalformedCommandsAreRejectedWithPeAndIndex) {
     FAIL() << "expected a rejection";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("PE 1, command 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DistributorStreams, OtherMacShapesComputeExactResults) {
+  // filter parts come in whole groups of the configured MAC rows (2 on 16x2), not a fixed 4
+  const ParsedNetwork n = parse_text(kNet);
+  for (const char* shape : {"16x2", "8x4"}) {
+    HwConfig cfg;
+    set_mac_shape(cfg, shape);
+    const NetworkSplit split = split_network(n, split_rules(Target::Qpe, cfg));
+    int ran = 0;
+    for (std::size_t i = 0; i < n.blocks.size(); ++i)
+      for (Strategy st : kAllStrategies) {
+        std::string why;
+        if (!distributable(n.blocks[i], split.blocks[i], st, cfg, &why)) {
+          EXPECT_EQ(why.find("MAC-row"), std::string::npos) << shape << " " << n.blocks[i].name() << ": " << why;
+          continue;
+        }
+        SCOPED_TRACE(std::string(shape) + " " + n.blocks[i].name() + " " + to_string(st));
+        EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st, nullptr, cfg));
+        ++ran;
+      }
+    EXPECT_GE(ran, 8) << shape;
   }
 }

@@ -139,7 +139,7 @@ TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
   int ran = 0;
   for (std::size_t i = 0; i < n.blocks.size(); ++i)
     for (Strategy st : kAllStrategies) {
-      if (!distributable(n.blocks[i], split.blocks[i], st, nullptr)) continue;
+      if (!distributable(n.blocks[i], split.blocks[i], st, cfg, nullptr)) continue;
       SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
       const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], st, cfg);
       const std::vector<std::uint8_t> image = block_dram_image(n.blocks[i], split.blocks[i], bs, cfg, 11);
