@@ -1,6 +1,7 @@
 #include "distributor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -402,10 +403,14 @@ TaskStream conv_fuse_noreuse(const ConvPlan& p) {
 }
 
 // fuse_reuse (Appendix C, Algorithm 1, generalised to both reuse directions): rounds of up to four
-// fmap parts (one per PE) and four filter parts (one per PE); in a round pair, PE i computes its fmap
-// part with the filter part of PE (i + k) mod 4 for k = 0..3, reading it as operand A from that PE; the
-// host waits for every PE after each k (thesis: "wait for responses until all PEs finish"). The reused
-// operand is loaded once per round of the outer loop; the other once per round pair.
+// fmap parts and four filter parts. The reused operand is loaded once per round of the outer loop, the
+// other once per round pair. Every PE holds an fmap part (operand B must be in its own SRAM) and filter
+// part j of the round sits on PE j; in run k PE i computes its fmap part with the filter part of PE
+// (i + k) mod 4, read as operand A over the NoC (every PE reads a different PE: one shift per run). With
+// fewer than four fmap parts in a round Algorithm 1 fills the PEs with copies: with 2 parts PE i holds part
+// i mod 2 (2 runs), with 1 part every PE holds it (1 run), with 3 parts PE 3 is loaded with part k before
+// run k (3 runs). The host waits for every PE after each run (thesis: "wait for responses until all PEs
+// finish").
 TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
   const BlockSplit& s = *p.s;
   TaskStream st = new_stream(p.core + " fuse_reuse", p.map);
@@ -417,26 +422,30 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
   for (int o = 0; o < outer; ++o)
     for (int i = 0; i < inner; ++i) {
       const int fr = ifmap_outer ? o : i, cr = ifmap_outer ? i : o;
-      auto fmap_of = [&](int pe) { return fr * 4 + pe < nf ? fr * 4 + pe : -1; };
-      auto filter_of = [&](int pe) { return cr * 4 + pe < nc ? cr * 4 + pe : -1; };
+      const int n_f = std::min(kPesPerQpe, nf - fr * kPesPerQpe), n_c = std::min(kPesPerQpe, nc - cr * kPesPerQpe);
+      // the fmap part PE pe holds in run k
+      auto fmap_on = [&](int pe, int k) {
+        const int part = n_f == 3 ? (pe < 3 ? pe : k) : pe % n_f;
+        return fm[static_cast<std::size_t>(fr * kPesPerQpe + part)];
+      };
+      auto ifmap_piece = [&](int pe, int k) { return conv_piece(*p.b, s, fmap_on(pe, k).iw, fmap_on(pe, k).ih, 0, 0); };
       const bool load_fmaps = ifmap_outer ? i == 0 : true;
       const bool load_filters_now = ifmap_outer ? true : i == 0;
       for (int pe = 0; pe < kPesPerQpe; ++pe) {
         auto& cmds = st.pe[pe];
-        if (load_fmaps && fmap_of(pe) >= 0) {
-          const PieceIndex& f = fm[fmap_of(pe)];
-          load_ifmap(cmds, p, conv_piece(*p.b, s, f.iw, f.ih, 0, 0), false, p.core);
-        }
-        if (load_filters_now && filter_of(pe) >= 0) load_filters(cmds, p, conv_piece(*p.b, s, 0, 0, filter_of(pe), 0));
+        if (load_fmaps || (n_f == 3 && pe == 3)) load_ifmap(cmds, p, ifmap_piece(pe, 0), false, p.core);
+        if (load_filters_now && pe < n_c) load_filters(cmds, p, conv_piece(*p.b, s, 0, 0, cr * kPesPerQpe + pe, 0));
         cmds.push_back(sync());  // every PE's operands are in place before anyone reads a neighbour's
       }
-      for (int k = 0; k < kPesPerQpe; ++k) {
+      const int runs = n_f == 3 ? 3 : n_f;
+      for (int k = 0; k < runs; ++k) {
+        if (n_f == 3 && k > 0) load_ifmap(st.pe[3], p, ifmap_piece(3, k), false, p.core);
         for (int pe = 0; pe < kPesPerQpe; ++pe) {
           auto& cmds = st.pe[pe];
-          const int src = (pe + k) % kPesPerQpe;
-          if (fmap_of(pe) >= 0 && filter_of(src) >= 0) {
-            const PieceIndex& f = fm[fmap_of(pe)];
-            const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, filter_of(src), 0);
+          const int c = (pe + k) % kPesPerQpe;
+          if (c < n_c) {
+            const ConvPiece cp =
+                conv_piece(*p.b, s, fmap_on(pe, k).iw, fmap_on(pe, k).ih, cr * kPesPerQpe + c, 0);
             compute_and_store(cmds, p, cp, cp.task.C, k, true);
           }
           cmds.push_back(sync());
