@@ -298,10 +298,10 @@ class RtlQpe final : public Backend {
 
 // QPE-DRAM on the RTL (rtl_stubs/README.md, "QPE-DRAM"): the Verilated QPE, the C++ DRAM behind its DRAM
 // port (RtlDram, the model's DRAM timing), a C++ ARM per PE driving the PE's ARM port, and the host. The
-// ARM runs its PE's commands as the model's ArmCore does (model/arm_core.h): it writes a DMA's or the
-// MLA's registers one per PE clock and waits for the DMA to go idle or the MLA's done interrupt; it
-// carries out element-wise operations on the SRAM itself at the Table 5.9 cost; it meets the other PEs
-// at a Sync through the host (host latency each way).
+// ARM runs its PE's commands as the model's ArmCore does (model/arm_core.h): it waits for the DMA or the
+// MLA to be idle, writes its registers one per PE clock, and (unless the command is async) waits for the
+// DMA to go idle or the MLA's done interrupt; it carries out element-wise operations on the SRAM itself at
+// the Table 5.9 cost; it meets the other PEs at a Sync through the host (host latency each way).
 template <typename V>
 class RtlQpeDram final : public StreamBackend {
  public:
@@ -358,7 +358,8 @@ class RtlQpeDram final : public StreamBackend {
 
  private:
   struct Arm {
-    enum State { Fetch, Write, WaitDma, WaitMla, WaitArm, WaitSync, Done } state = Fetch;
+    enum State { Fetch, PreDma, PreMla, Write, Next, WaitDma, WaitMla, WaitArm, WaitSync, Drain, Done } state = Fetch;
+    bool mla_started = false;
     std::size_t next = 0;                 // command being carried out
     std::vector<RegisterWrite> writes;    // registers still to write, one per PE clock
     std::size_t written = 0;
@@ -367,9 +368,19 @@ class RtlQpeDram final : public StreamBackend {
     std::size_t syncs = 0;
     std::uint64_t end_cycle = 0, arm_cycles = 0;
     std::string describe(const std::vector<StreamCommand>& cmds) const {
-      static const char* names[] = {"fetching", "writing registers", "waiting for its DMA", "waiting for its MLA",
-                                    "in an element-wise operation", "waiting at a Sync", "done"};
+      static const char* names[] = {"fetching",
+                                    "waiting for its DMA to be idle",
+                                    "waiting for its MLA to be idle",
+                                    "writing registers",
+                                    "going on",
+                                    "waiting for its DMA",
+                                    "waiting for its MLA",
+                                    "in an element-wise operation",
+                                    "waiting at a Sync",
+                                    "waiting for its engines after its last command",
+                                    "done"};
       if (state == Done) return "done";
+      if (state == Drain) return names[state];
       return fmt::format("command {} of {} ({} of {}), {}", next, cmds.size(), to_string(cmds[next].kind),
                          cmds[next].operation, names[state]);
     }
@@ -389,9 +400,8 @@ class RtlQpeDram final : public StreamBackend {
         case Arm::Done: return;
         case Arm::Fetch: {
           if (a.next == cmds.size()) {
-            a.state = Arm::Done;
-            a.end_cycle = now;
-            return;
+            a.state = Arm::Drain;  // the PE's work ends when its engines are idle
+            break;
           }
           const StreamCommand& c = cmds[a.next];
           a.written = 0;
@@ -399,14 +409,16 @@ class RtlQpeDram final : public StreamBackend {
             case CommandKind::DmaLoad:
             case CommandKind::DmaStore:
               a.writes = dma_register_writes(c.dma, c.kind == CommandKind::DmaStore);
-              a.after_writes = Arm::WaitDma;
-              a.state = Arm::Write;
+              a.after_writes = c.async ? Arm::Next : Arm::WaitDma;
+              a.state = Arm::PreDma;
               break;
             case CommandKind::Mla:
               a.writes = mla_register_writes(task_registers(c.mla, p, stream_mla_layout(c, cfg_, cfg_.sram_bytes)));
-              a.after_writes = Arm::WaitMla;
-              a.state = Arm::Write;
+              a.after_writes = c.async ? Arm::Next : Arm::WaitMla;
+              a.state = Arm::PreMla;
               break;
+            case CommandKind::WaitDma: a.state = Arm::WaitDma; break;
+            case CommandKind::WaitMla: a.state = Arm::WaitMla; break;
             case CommandKind::Arm: {
               const std::uint64_t n = arm_op_cycles(c.arm, cfg_.arm);
               a.arm_cycles += n;
@@ -425,15 +437,29 @@ class RtlQpeDram final : public StreamBackend {
           }
           break;
         }
+        case Arm::PreDma:
+          if (dma_busy(p)) return;
+          a.state = Arm::Write;
+          break;
+        case Arm::PreMla:
+          if (!mla_idle(p, a)) return;
+          a.state = Arm::Write;
+          break;
         case Arm::Write: return;  // drive_arm_port writes it in this clock
+        case Arm::Next: finish(a); break;
         case Arm::WaitDma:
-          if ((top_->dma_busy >> p) & 1u) return;
+          if (dma_busy(p)) return;
           finish(a);
           break;
         case Arm::WaitMla:
-          if (!((top_->pe_irq_done >> p) & 1u)) return;
+          if (!mla_idle(p, a)) return;
           finish(a);
           break;
+        case Arm::Drain:
+          if (dma_busy(p) || !mla_idle(p, a)) return;
+          a.state = Arm::Done;
+          a.end_cycle = now;
+          return;
         case Arm::WaitArm:
           if (now < a.resume_at) return;
           top_.sram_read(p, sram_);
@@ -456,6 +482,8 @@ class RtlQpeDram final : public StreamBackend {
       }
     }
   }
+  bool dma_busy(int p) { return (top_->dma_busy >> p) & 1u; }
+  bool mla_idle(int p, const Arm& a) { return !a.mla_started || ((top_->pe_irq_done >> p) & 1u); }
   static void finish(Arm& a) {
     ++a.next;
     a.state = Arm::Fetch;
@@ -470,6 +498,7 @@ class RtlQpeDram final : public StreamBackend {
       wr |= 1u << p;
       top_->arm_idx = (top_->arm_idx & ~(0x1fu << (5 * p))) | (static_cast<unsigned>(w.index) << (5 * p));
       top_->arm_data[p] = w.data;
+      if (w.index == qpe_addr::kStart) a.mla_started = true;
       if (++a.written == a.writes.size()) a.state = a.after_writes;
     }
     top_->arm_wr = wr;

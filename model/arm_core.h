@@ -1,7 +1,7 @@
 // The ARM core of a PE in QPE-DRAM: it runs the PE's command list of a task stream (task_stream.h) one
-// command at a time: programs the DMA and the MLA and waits for them, carries out the element-wise
-// operations on its SRAM at the thesis's clock costs (Table 5.9), and meets the other PEs at a Sync
-// through the host interface.
+// command at a time: programs the DMA and the MLA and waits for them (or, for an async command, goes on
+// while they work), carries out the element-wise operations on its SRAM at the thesis's clock costs
+// (Table 5.9), and meets the other PEs at a Sync through the host interface.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,8 @@ class ArmCore : public sc_core::sc_module {
 
  private:
   void run();
+  void wait_dma_idle();
+  void wait_mla_idle();
   int pe_;
   std::uint8_t* sram_;
   std::size_t sram_bytes_;

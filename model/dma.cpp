@@ -12,7 +12,27 @@
 namespace s2 {
 
 Dma::Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes)
-    : sc_module(name), dram("dram"), pe_(pe), sram_(sram), sram_bytes_(sram_bytes) {}
+    : sc_module(name), dram("dram"), pe_(pe), sram_(sram), sram_bytes_(sram_bytes) {
+  SC_HAS_PROCESS(Dma);
+  SC_THREAD(run);
+}
+
+void Dma::start(const DmaTransfer& t, bool load) {
+  if (busy_) throw std::logic_error("model DMA: started while busy");
+  pending_ = t;
+  pending_load_ = load;
+  busy_ = true;
+  start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Dma::run() {
+  while (true) {
+    sc_core::wait(start_event_);
+    transfer(pending_, pending_load_);
+    busy_ = false;
+    done_event.notify(sc_core::SC_ZERO_TIME);
+  }
+}
 
 void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing) {
   pe_clock_ = pe_clock;

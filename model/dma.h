@@ -34,12 +34,21 @@ class Dma : public sc_core::sc_module {
 
   tlm_utils::simple_initiator_socket<Dma> dram;
 
+  sc_core::sc_event done_event;  // a transfer ended: the ARM sees the DMA idle from now on
+
   Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
   void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing);
-  // From the ARM's thread: runs the transfer and waits until it is complete. load: DRAM -> SRAM.
-  void transfer(const DmaTransfer& t, bool load);
+  // Starts a transfer (the DMA must be idle) in the current clock, the one after its START register was
+  // written. load: DRAM -> SRAM.
+  void start(const DmaTransfer& t, bool load);
+  bool busy() const { return busy_; }
 
  private:
+  void run();
+  void transfer(const DmaTransfer& t, bool load);
+  DmaTransfer pending_;
+  bool pending_load_ = true, busy_ = false;
+  sc_core::sc_event start_event_;
   int pe_;
   std::uint8_t* sram_;
   std::size_t sram_bytes_;

@@ -24,6 +24,8 @@ const char* to_string(CommandKind k) {
     case CommandKind::Mla: return "mla";
     case CommandKind::Arm: return "arm";
     case CommandKind::Sync: return "sync";
+    case CommandKind::WaitDma: return "wait_dma";
+    case CommandKind::WaitMla: return "wait_mla";
   }
   return "?";
 }

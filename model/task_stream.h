@@ -44,7 +44,10 @@ struct ArmCommand {
   int window = 2;                              // MaxPool8
 };
 
-enum class CommandKind { DmaLoad, DmaStore, Mla, Arm, Sync };
+// DmaLoad, DmaStore and Mla wait for the engine to be idle, program it, and then wait for it to finish,
+// unless `async`: then the ARM goes on at once and a later WaitDma / WaitMla (or the engine's next command)
+// waits for it. The engines run alongside each other: a DMA moves the next piece while the MLA computes.
+enum class CommandKind { DmaLoad, DmaStore, Mla, Arm, Sync, WaitDma, WaitMla };
 const char* to_string(CommandKind k);
 
 struct StreamCommand {
@@ -54,6 +57,7 @@ struct StreamCommand {
   Task mla;               // Mla: shape and operand-A source (strides as sram_layout(mla) gives them)
   std::uint32_t a_base = 0, b_base = 0, o_base = 0;  // Mla: where operands and results sit
   ArmCommand arm;         // Arm
+  bool async = false;     // DmaLoad, DmaStore, Mla: do not wait for the engine to finish
 };
 
 struct TaskStream {
