@@ -48,7 +48,7 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
     }
     // a read: one PKT_DMA_DATA per SRAM line of each row, each leaving when the DRAM has read the last
     // DRAM word it needs
-    const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(q.dram_addr, q.bytes));
+    const DramTiming::Service s = timing_.serve(cycle, q.dram_addr, q.bytes);
     for_each_dma_beat(q, [&](const DmaBeat& b) {
       DramPortPacket d;
       d.pe = p.pe;
@@ -70,7 +70,7 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   for (std::uint64_t x = b.sram_lo; x < b.sram_hi; ++x) mem_[w.request.dram_addr + b.offset + (x - b.sram_lo)] = p.data[x - b.line_addr];
   if (++w.received < w.beats.size()) return;
   // the whole request is here: it joins the queue now, and is acknowledged when written
-  const DramTiming::Service s = timing_.serve(cycle, timing_.ops_for(w.request.dram_addr, w.request.bytes));
+  const DramTiming::Service s = timing_.serve(cycle, w.request.dram_addr, w.request.bytes);
   DramPortPacket a;
   a.pe = p.pe;
   a.kind = kPktDmaAck;

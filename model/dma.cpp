@@ -1,6 +1,7 @@
 #include "dma.h"
 
 #include "dma_request.h"
+#include "dram.h"
 
 #include <algorithm>
 #include <array>
@@ -53,6 +54,8 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   std::vector<std::uint8_t> buffer;
   tlm::tlm_generic_payload p;
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+  auto* service = new DramServiceExtension;
+  p.set_extension(service);  // the payload owns it
   bool first = true;
   for_each_dma_request(t, load, [&](const DmaRequest& q) {
     std::vector<DmaBeat> beats;
@@ -90,9 +93,8 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     if (load) {
       for (const DmaBeat& b : beats) std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(b.offset),
                                                buffer.begin() + static_cast<std::ptrdiff_t>(b.offset + (b.sram_hi - b.sram_lo)), sram_ + b.sram_lo);
-      const DramTiming::Service sv = dram_timing_.service_done_at(request_done, dram_timing_.ops_for(q.dram_addr, q.bytes));
       for (const DmaBeat& b : beats) {
-        const std::uint64_t ready = dram_timing_.byte_ready(sv, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
+        const std::uint64_t ready = dram_timing_.byte_ready(service->service, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
         last_write = std::max(ready + kLineLagCycles, last_write + 1);
       }
       in_flight.push_back(last_write);

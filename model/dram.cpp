@@ -30,8 +30,9 @@ void Dram::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay
   else std::memcpy(mem_.data() + a, p.get_data_ptr(), n);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const auto arrival = static_cast<std::uint64_t>(std::llround((now + delay) / pe_clock_));
-  const DramTiming::Service s = timing_.serve(arrival, timing_.ops_for(a, n));
+  const DramTiming::Service s = timing_.serve(arrival, a, n);
   delay = pe_clock_ * static_cast<double>(timing_.done(s)) - now;
+  if (auto* e = p.get_extension<DramServiceExtension>()) e->service = s;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -1,10 +1,11 @@
 // The DRAM of QPE-DRAM (thesis 3.3, Figure 5.1, Appendix B), timed by DramTiming (dram_timing.h): one
-// DMA row after the other, first come first served, 2 PE clocks per 16-byte word, data at the NoC 7
+// DMA request after the other, first come first served, 16 bytes per 2 PE clocks, data at the NoC 7
 // clocks after it was read. The DRAM is the shared bottleneck of the four PEs' DMAs.
 //
 // TLM-2.0, loosely timed: b_transport moves the data at once; `delay` in is the time from the call until
-// the row reaches the DRAM (call in order of arrival), out the time from the call until its last word
-// has reached the NoC (read) or the DRAM has acknowledged it (write).
+// the request reaches the DRAM (call in order of arrival), out the time from the call until its last byte
+// has reached the NoC (read) or the DRAM has acknowledged it (write); a DramServiceExtension on the
+// payload receives the service itself.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,15 @@
 #include "systemc.h"
 
 namespace s2 {
+
+// Set on a DMA's payload, the Dram returns in it how it served the request (for the lines' times).
+struct DramServiceExtension : tlm::tlm_extension<DramServiceExtension> {
+  DramTiming::Service service;
+  tlm::tlm_extension_base* clone() const override { return new DramServiceExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override {
+    service = static_cast<const DramServiceExtension&>(e).service;
+  }
+};
 
 class Dram : public sc_core::sc_module {
  public:

@@ -25,6 +25,7 @@ nlohmann::json to_json(const HwConfig& c) {
       {"dram_latency_cycles", c.dram_latency_cycles},
       {"dram_cycles_per_op", c.dram_cycles_per_op},
       {"dram_bytes_per_op", c.dram_bytes_per_op},
+      {"dram_aligned_words", c.dram_aligned_words},
       {"host_latency_cycles", c.host_latency_cycles},
       {"arm_clocks",
        {{"padding_per_word", c.arm.padding_per_word},
@@ -78,6 +79,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   take(j, "dram_latency_cycles", c.dram_latency_cycles);
   take(j, "dram_cycles_per_op", c.dram_cycles_per_op);
   take(j, "dram_bytes_per_op", c.dram_bytes_per_op);
+  take(j, "dram_aligned_words", c.dram_aligned_words);
   take(j, "host_latency_cycles", c.host_latency_cycles);
   if (j.contains("arm_clocks")) {
     const auto& a = j.at("arm_clocks");

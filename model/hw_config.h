@@ -46,7 +46,11 @@ struct HwConfig {
   // QPE-DRAM (thesis 3.3, Figure 5.1, Appendix B)
   int dram_latency_cycles = 7;         // PE clocks from the DRAM to the NoC
   int dram_cycles_per_op = 2;          // PE clocks per DRAM operation
-  int dram_bytes_per_op = 16;          // bytes per DRAM operation (16-byte aligned DRAM words)
+  int dram_bytes_per_op = 16;          // bytes per DRAM operation
+  // false (the thesis's Appendix B: T_DRAM = bytes / (f * 16 / 2)): a request takes its bytes at 16 per 2
+  // clocks, whatever their alignment; true: every 16-byte aligned DRAM word a request touches is a whole
+  // operation (a DRAM whose interface moves aligned words: narrow rows cost up to twice as much)
+  bool dram_aligned_words = false;
   int host_latency_cycles = 10;        // host interface, each way
   // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
   // per input pixel for the others
