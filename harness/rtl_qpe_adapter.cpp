@@ -544,24 +544,21 @@ class RtlQpeDram final : public StreamBackend {
   std::vector<std::uint8_t> sram_;
 };
 
-}  // namespace
-
-std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg) {
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<RtlQpe<Vqpe_16x4>>(cfg);
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<RtlQpe<Vqpe_16x2>>(cfg);
-  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<RtlQpe<Vqpe_8x4>>(cfg);
+// The RTL build for the configuration's MAC shape, as Impl<Vqpe_...>.
+template <typename Base, template <typename> class Impl>
+std::unique_ptr<Base> for_mac_shape(const HwConfig& cfg) {
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4>>(cfg);
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2>>(cfg);
+  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4>>(cfg);
   throw std::runtime_error("no RTL build for a " + cfg.mac_shape() + " MAC array (built: 16x4, 16x2, 8x4)");
 }
 
-}  // namespace s2
+}  // namespace
 
-namespace s2 {
+std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg) { return for_mac_shape<Backend, RtlQpe>(cfg); }
 
 std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg) {
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<RtlQpeDram<Vqpe_16x4>>(cfg);
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<RtlQpeDram<Vqpe_16x2>>(cfg);
-  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<RtlQpeDram<Vqpe_8x4>>(cfg);
-  throw std::runtime_error("no RTL build for a " + cfg.mac_shape() + " MAC array (built: 16x4, 16x2, 8x4)");
+  return for_mac_shape<StreamBackend, RtlQpeDram>(cfg);
 }
 
 }  // namespace s2

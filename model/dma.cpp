@@ -4,7 +4,6 @@
 #include "dram.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <vector>
 #include <deque>

@@ -58,6 +58,19 @@ StreamCommand dma(CommandKind k, std::uint64_t dram, std::uint32_t sram, std::ui
   return c;
 }
 
+// An MLA command for `t` with its operands at `l`.
+StreamCommand mla_command(const Task& t, const SramLayout& l, bool async = false) {
+  StreamCommand c;
+  c.kind = CommandKind::Mla;
+  c.operation = "FC";
+  c.mla = t;
+  c.a_base = l.a_base;
+  c.b_base = l.b_base;
+  c.o_base = l.o_base;
+  c.async = async;
+  return c;
+}
+
 }  // namespace
 
 TEST(QpeDramCosim, SingleRowsCostTheSameOnBothBackends) {
@@ -180,13 +193,7 @@ TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
   const SramLayout l = sram_layout(mm, cfg);
   for (int p = 0; p < kPesPerQpe; ++p) {
     StreamCommand load = dma(CommandKind::DmaLoad, 0, 0, static_cast<std::uint32_t>(l.total_bytes()));
-    StreamCommand task;
-    task.kind = CommandKind::Mla;
-    task.operation = "FC";
-    task.mla = mm;
-    task.a_base = l.a_base;
-    task.b_base = l.b_base;
-    task.o_base = l.o_base;
+    StreamCommand task = mla_command(mm, l);
     StreamCommand relu;
     relu.kind = CommandKind::Arm;
     relu.operation = "ACTI";
@@ -240,14 +247,7 @@ TEST(QpeDramCosim, AsyncCommandsLetTheArmWorkWhileAnEngineRuns) {
   s.dram_bytes = 1 << 17;
   for (int p = 0; p < kPesPerQpe; ++p) {
     StreamCommand load = dma(CommandKind::DmaLoad, 0, 0, static_cast<std::uint32_t>(l.total_bytes()));
-    StreamCommand task;
-    task.kind = CommandKind::Mla;
-    task.operation = "FC";
-    task.mla = mm;
-    task.a_base = l.a_base;
-    task.b_base = l.b_base;
-    task.o_base = l.o_base;
-    task.async = true;
+    StreamCommand task = mla_command(mm, l, true);
     StreamCommand busy_arm;  // works on SRAM the MLA does not touch
     busy_arm.kind = CommandKind::Arm;
     busy_arm.operation = "ACTI";
