@@ -21,11 +21,17 @@ DmaRequest request_of(const DramPortPacket& p) {
   const std::uint64_t lo = word64(p.data, 0), hi = word64(p.data, 1);
   DmaRequest q;
   q.dram_addr = lo & 0xffffffffu;
-  q.bytes = lo >> 32;
+  q.dram_row_stride = lo >> 32;
+  q.rows = hi & 0x1ffffu;
+  q.sram_row_stride = (hi >> 17) & 0x1ffffu;
+  q.row_bytes = (hi >> 34) & 0x1ffffu;
   q.sram_addr = p.addr;
-  q.sram_row_stride = hi & 0x1ffffu;
-  q.row_bytes = (hi >> 17) & 0x1ffffu;
   return q;
+}
+
+// the DRAM address of byte `offset` of the request (a part never crosses a row)
+std::uint64_t dram_of(const DmaRequest& q, std::uint64_t offset) {
+  return q.dram_addr + offset / q.row_bytes * q.dram_row_stride + offset % q.row_bytes;
 }
 
 }  // namespace
@@ -37,28 +43,30 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   Write& w = writes_[p.pe];
   if (p.kind == kPktDramRd || p.kind == kPktDramWr) {
     const DmaRequest q = request_of(p);
-    if (q.bytes == 0 || q.row_bytes == 0 || q.bytes % q.row_bytes || q.dram_addr + q.bytes > mem_.size())
-      throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for {} bytes in rows of {} at DRAM address {}, the DRAM holds {}",
-                                           p.pe, q.bytes, q.row_bytes, q.dram_addr, mem_.size()));
+    if (q.rows == 0 || q.row_bytes == 0 || q.dram().end() > mem_.size())
+      throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for {} rows of {} bytes from DRAM address {} every {}, the DRAM holds {}",
+                                           p.pe, q.rows, q.row_bytes, q.dram_addr, q.dram_row_stride, mem_.size()));
     if (w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} starts a request before its write is complete", p.pe));
     if (p.kind == kPktDramWr) {
       w = Write{q, {}, 0, true};
       for_each_dma_beat(q, [&](const DmaBeat& b) { w.beats.push_back(b); });
       return;
     }
-    // a read: one PKT_DMA_DATA per SRAM line of each row, each leaving when the DRAM has read the last
-    // DRAM word it needs
-    const DramTiming::Service s = timing_.serve(cycle, q.dram_addr, q.bytes);
+    // a read: one PKT_DMA_DATA per SRAM line, each leaving when the DRAM has read the last byte it holds
+    const DramTiming::Service s = timing_.serve(cycle, q.dram());
     for_each_dma_beat(q, [&](const DmaBeat& b) {
       DramPortPacket d;
       d.pe = p.pe;
       d.kind = kPktDmaData;
       d.addr = static_cast<std::uint32_t>(b.line_addr);
-      for (std::uint64_t x = b.sram_lo; x < b.sram_hi; ++x) {
-        d.data[x - b.line_addr] = mem_[q.dram_addr + b.offset + (x - b.sram_lo)];
-        d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
+      for (int i = 0; i < b.count; ++i) {
+        const DmaBeat::Part& part = b.parts[static_cast<std::size_t>(i)];
+        for (std::uint64_t x = part.lo; x < part.hi; ++x) {
+          d.data[x - b.line_addr] = mem_[dram_of(q, part.offset + (x - part.lo))];
+          d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
+        }
       }
-      d.release_cycle = timing_.byte_ready(s, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
+      d.release_cycle = timing_.byte_ready(s, q.dram(), b.last().offset + (b.last().hi - b.last().lo) - 1);
       data_.push_back(d);
     });
     data_.back().kind = kPktDmaLast;
@@ -67,10 +75,13 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   if (p.kind != kPktDramWdata) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent packet kind {}", p.pe, p.kind));
   if (!w.open) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent a line with no write open", p.pe));
   const DmaBeat& b = w.beats[w.received];
-  for (std::uint64_t x = b.sram_lo; x < b.sram_hi; ++x) mem_[w.request.dram_addr + b.offset + (x - b.sram_lo)] = p.data[x - b.line_addr];
+  for (int i = 0; i < b.count; ++i) {
+    const DmaBeat::Part& part = b.parts[static_cast<std::size_t>(i)];
+    for (std::uint64_t x = part.lo; x < part.hi; ++x) mem_[dram_of(w.request, part.offset + (x - part.lo))] = p.data[x - b.line_addr];
+  }
   if (++w.received < w.beats.size()) return;
   // the whole request is here: it joins the queue now, and is acknowledged when written
-  const DramTiming::Service s = timing_.serve(cycle, w.request.dram_addr, w.request.bytes);
+  const DramTiming::Service s = timing_.serve(cycle, w.request.dram());
   DramPortPacket a;
   a.pe = p.pe;
   a.kind = kPktDmaAck;

@@ -51,15 +51,16 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   std::deque<std::uint64_t> in_flight;
   const std::size_t limit = load ? kLoadRequestsInFlight : kStoreRequestsInFlight;
   std::vector<std::uint8_t> buffer;
+  std::vector<DmaBeat> beats;
   tlm::tlm_generic_payload p;
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
-  auto* service = new DramServiceExtension;
-  p.set_extension(service);  // the payload owns it
+  auto* request = new DramRequestExtension;
+  p.set_extension(request);  // the payload owns it
   bool first = true;
   for_each_dma_request(t, load, [&](const DmaRequest& q) {
-    std::vector<DmaBeat> beats;
+    if (q.sram_end() > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
+    beats.clear();
     for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
-    if (beats.back().sram_hi > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
     // the request goes when fewer than `limit` are unfinished; one finishing in clock c frees its place
     // from clock c + 1 (the RTL's counter)
     if (!first) {
@@ -71,18 +72,24 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     const std::uint64_t sent = clock_of(sc_core::sc_time_stamp());
     // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
     for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
-    buffer.resize(q.bytes);
+    buffer.resize(q.bytes());
+    auto each_part = [&](auto g) {
+      for (const DmaBeat& b : beats)
+        for (int i = 0; i < b.count; ++i) g(b.parts[static_cast<std::size_t>(i)]);
+    };
     if (!load)
-      for (const DmaBeat& b : beats) std::copy(sram_ + b.sram_lo, sram_ + b.sram_hi, buffer.begin() + static_cast<std::ptrdiff_t>(b.offset));
+      each_part([&](const DmaBeat::Part& x) {
+        std::copy(sram_ + x.lo, sram_ + x.hi, buffer.begin() + static_cast<std::ptrdiff_t>(x.offset));
+      });
+    request->range = q.dram();
     p.set_address(q.dram_addr);
     p.set_data_ptr(buffer.data());
-    p.set_data_length(static_cast<unsigned>(q.bytes));
-    p.set_streaming_width(static_cast<unsigned>(q.bytes));
+    p.set_data_length(static_cast<unsigned>(q.bytes()));
+    p.set_streaming_width(static_cast<unsigned>(q.bytes()));
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // a read request reaches the DRAM kRequestLeadCycles after it was sent; a write once its last line
-    // has (one line per clock after the header, a clock more at each row of a burst)
-    const std::uint64_t rows = q.rows();
-    const std::uint64_t store_lines_end = sent + beats.size() + rows + 1;  // the clock after the last line was sent
+    // a read request reaches the DRAM kRequestLeadCycles after it was sent; a write (one row) once its
+    // last line has (one line per clock after the header)
+    const std::uint64_t store_lines_end = sent + beats.size() + 2;  // the clock after the last line was sent
     sc_core::sc_time delay =
         pe_clock_ * static_cast<double>((load ? sent : store_lines_end - 1) + kRequestLeadCycles) - sc_core::sc_time_stamp();
     dram->b_transport(p, delay);
@@ -90,10 +97,13 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
     const std::uint64_t request_done = clock_of(sc_core::sc_time_stamp() + delay);
     if (load) {
-      for (const DmaBeat& b : beats) std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(b.offset),
-                                               buffer.begin() + static_cast<std::ptrdiff_t>(b.offset + (b.sram_hi - b.sram_lo)), sram_ + b.sram_lo);
+      each_part([&](const DmaBeat::Part& x) {
+        const auto from = buffer.begin() + static_cast<std::ptrdiff_t>(x.offset);
+        std::copy(from, from + static_cast<std::ptrdiff_t>(x.hi - x.lo), sram_ + x.lo);
+      });
       for (const DmaBeat& b : beats) {
-        const std::uint64_t ready = dram_timing_.byte_ready(service->service, q.dram_addr, b.offset + (b.sram_hi - b.sram_lo) - 1);
+        const std::uint64_t ready =
+            dram_timing_.byte_ready(request->service, q.dram(), b.last().offset + (b.last().hi - b.last().lo) - 1);
         last_write = std::max(ready + kLineLagCycles, last_write + 1);
       }
       in_flight.push_back(last_write);

@@ -1,14 +1,14 @@
 // The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
-// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a row, or a
-// plane whose rows are contiguous in DRAM) between the PE's SRAM and the DRAM.
+// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a load a plane
+// at once, a store a row) between the PE's SRAM and the DRAM.
 //   Load: one request per PE clock while fewer than kLoadRequestsInFlight are unfinished; each reaches
-//   the DRAM kRequestLeadCycles after it was sent. Its data comes back as one packet per SRAM line of each
-//   row, each leaving the DRAM when the DRAM has read the last word it needs; the NoC slave writes it
+//   the DRAM kRequestLeadCycles after it was sent. Its data comes back as one packet per SRAM line, each
+//   leaving the DRAM when the DRAM has read the last byte it holds; the NoC slave writes it
 //   kLineLagCycles later, one line per clock. A load is done kIdleLagCycles after its last line was written.
-//   Store: per request a header clock, a clock to read the first SRAM line, then one line per clock (a
-//   clock more at each row of a burst); the request reaches the DRAM with its last line (the DRAM takes a
-//   write once it holds all of it). A header waits until fewer than kStoreRequestsInFlight requests are
-//   unacknowledged. A store is done kAckLagCycles after the DRAM acknowledged its last request.
+//   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
+//   reaches the DRAM with its last line (the DRAM takes a write once it holds all of it). A header waits
+//   until fewer than kStoreRequestsInFlight rows are unacknowledged. A store is done kAckLagCycles after
+//   the DRAM acknowledged its last row.
 // Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
 // from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.

@@ -1,55 +1,71 @@
-// What a DMA asks the DRAM for (rtl_stubs/dma.sv, s2_pkg dma_request_t): `bytes` contiguous DRAM bytes
-// that sit in SRAM as rows of `row_bytes` every `sram_row_stride` bytes. A transfer (task_stream.h
-// DmaTransfer) is one request per row, or, for a load, one per plane when the plane's rows are contiguous
-// in DRAM (a burst). The data moves as one packet per SRAM line of each row (a beat). The model's DMA, the RTL's
-// C++ DRAM and the RTL's DMA all cut transfers and beats this way.
+// What a DMA asks the DRAM for (rtl_stubs/dma.sv, s2_pkg dma_request_t): `rows` rows of `row_bytes` bytes,
+// `dram_row_stride` apart in DRAM from `dram_addr` and `sram_row_stride` apart in SRAM from `sram_addr`. A
+// load asks for a plane of its transfer (task_stream.h DmaTransfer) at once, a store for a row. The data
+// moves as one packet per SRAM line (a beat), the lines a request's rows share in one packet. The model's
+// DMA, the RTL's C++ DRAM and the RTL's DMA all cut transfers and beats this way.
 #pragma once
 
-#include <algorithm>
+#include <array>
 #include <cstdint>
 
+#include "dram_timing.h"
 #include "task_stream.h"
 
 namespace s2 {
 
 struct DmaRequest {
-  std::uint64_t dram_addr = 0, bytes = 0;
-  std::uint64_t sram_addr = 0, sram_row_stride = 0, row_bytes = 0;
-  std::uint64_t rows() const { return row_bytes ? bytes / row_bytes : 0; }
+  std::uint64_t dram_addr = 0, dram_row_stride = 0, rows = 1, row_bytes = 0;
+  std::uint64_t sram_addr = 0, sram_row_stride = 0;
+  std::uint64_t bytes() const { return rows * row_bytes; }
+  DramRange dram() const { return {dram_addr, dram_row_stride, rows, row_bytes}; }
+  std::uint64_t sram_end() const { return rows ? sram_addr + (rows - 1) * sram_row_stride + row_bytes : sram_addr; }
 };
 
 // Calls f(request) for every request of `t`, in the order the DMA sends them.
 template <typename F>
 void for_each_dma_request(const DmaTransfer& t, bool load, F f) {
-  const bool burst = load && t.dram_row_stride == t.row_bytes;
   for (std::uint64_t plane = 0; plane < t.planes; ++plane) {
     const std::uint64_t dram = t.dram_addr + plane * t.dram_plane_stride;
     const std::uint64_t sram = t.sram_addr + plane * std::uint64_t(t.sram_plane_stride);
-    if (burst) {
-      f(DmaRequest{dram, std::uint64_t(t.rows) * t.row_bytes, sram, t.sram_row_stride, t.row_bytes});
+    if (load) {
+      f(DmaRequest{dram, t.dram_row_stride, t.rows, t.row_bytes, sram, t.sram_row_stride});
       continue;
     }
     for (std::uint64_t r = 0; r < t.rows; ++r)
-      f(DmaRequest{dram + r * t.dram_row_stride, t.row_bytes, sram + r * t.sram_row_stride, t.sram_row_stride, t.row_bytes});
+      f(DmaRequest{dram + r * t.dram_row_stride, t.row_bytes, 1, t.row_bytes, sram + r * t.sram_row_stride,
+                   t.sram_row_stride});
   }
 }
 
-// One packet of a request's data: SRAM bytes [sram_lo, sram_hi) of the line at `line_addr`, which are
-// the request's bytes from `offset` on.
+// One packet of a request's data: the line at `line_addr`, holding `count` parts of the request's rows; part
+// i is SRAM bytes [lo, hi) of the line, the request's bytes from `offset` on (within one row).
 struct DmaBeat {
-  std::uint64_t line_addr = 0, sram_lo = 0, sram_hi = 0, offset = 0;
+  struct Part {
+    std::uint64_t lo = 0, hi = 0, offset = 0;
+  };
+  std::uint64_t line_addr = 0;
+  std::array<Part, 16> parts{};
+  int count = 0;
+  const Part& last() const { return parts[static_cast<std::size_t>(count - 1)]; }
 };
 
-// Calls f(beat) for every beat of `q`, in order (row by row, line by line).
+// Calls f(beat) for every beat of `q`, in order (rows upwards in SRAM, lines upwards in each row).
 template <typename F>
 void for_each_dma_beat(const DmaRequest& q, F f) {
-  for (std::uint64_t r = 0; r < q.rows(); ++r) {
+  DmaBeat b;
+  for (std::uint64_t r = 0; r < q.rows; ++r) {
     const std::uint64_t s = q.sram_addr + r * q.sram_row_stride, e = s + q.row_bytes;
     for (std::uint64_t line = s / 16 * 16; line < e; line += 16) {
+      if (b.count && (b.line_addr != line || b.count == 16)) {
+        f(static_cast<const DmaBeat&>(b));
+        b.count = 0;
+      }
+      b.line_addr = line;
       const std::uint64_t lo = std::max(line, s), hi = std::min(line + 16, e);
-      f(DmaBeat{line, lo, hi, r * q.row_bytes + (lo - s)});
+      b.parts[static_cast<std::size_t>(b.count++)] = {lo, hi, r * q.row_bytes + (lo - s)};
     }
   }
+  if (b.count) f(static_cast<const DmaBeat&>(b));
 }
 
 }  // namespace s2

@@ -4,8 +4,8 @@
 //
 // TLM-2.0, loosely timed: b_transport moves the data at once; `delay` in is the time from the call until
 // the request reaches the DRAM (call in order of arrival), out the time from the call until its last byte
-// has reached the NoC (read) or the DRAM has acknowledged it (write); a DramServiceExtension on the
-// payload receives the service itself.
+// has reached the NoC (read) or the DRAM has acknowledged it (write); a DramRequestExtension gives the
+// request's rows and receives the service itself.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +17,14 @@
 
 namespace s2 {
 
-// Set on a DMA's payload, the Dram returns in it how it served the request (for the lines' times).
-struct DramServiceExtension : tlm::tlm_extension<DramServiceExtension> {
+// On a DMA's payload: the request's rows in DRAM (the payload's data is the rows back to back; without
+// it the payload's address and length are one row), and, back from the Dram, how it served the request
+// (for the lines' times).
+struct DramRequestExtension : tlm::tlm_extension<DramRequestExtension> {
+  DramRange range;
   DramTiming::Service service;
-  tlm::tlm_extension_base* clone() const override { return new DramServiceExtension(*this); }
-  void copy_from(const tlm::tlm_extension_base& e) override {
-    service = static_cast<const DramServiceExtension&>(e).service;
-  }
+  tlm::tlm_extension_base* clone() const override { return new DramRequestExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& e) override { *this = static_cast<const DramRequestExtension&>(e); }
 };
 
 class Dram : public sc_core::sc_module {

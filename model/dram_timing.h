@@ -1,5 +1,5 @@
 // The DRAM's timing rule (thesis 3.3, Figure 5.1, Appendix B), in PE clocks. The DRAM serves one request
-// (a DMA row or burst) at a time, first come first served, at `dram_bytes_per_op` bytes per
+// (a DMA's plane or row) at a time, first come first served, at `dram_bytes_per_op` bytes per
 // `dram_cycles_per_op` clocks: by bytes (the thesis's T_DRAM = bytes / (f * 16 / 2)), or, with
 // `dram_aligned_words`, by the 16-byte aligned words the request touches. A byte read reaches the NoC
 // `dram_latency_cycles` after the DRAM has read it, and a written request is acknowledged that long after
@@ -8,10 +8,20 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "hw_config.h"
 
 namespace s2 {
+
+// A request's DRAM bytes: `rows` rows of `row_bytes` bytes, `row_stride` bytes apart from `addr`; byte o
+// of the request is byte o % row_bytes of row o / row_bytes.
+struct DramRange {
+  std::uint64_t addr = 0, row_stride = 0, rows = 1, row_bytes = 0;
+  std::uint64_t bytes() const { return rows * row_bytes; }
+  std::uint64_t row_addr(std::uint64_t r) const { return addr + r * row_stride; }
+  std::uint64_t end() const { return rows ? row_addr(rows - 1) + row_bytes : addr; }
+};
 
 class DramTiming {
  public:
@@ -26,21 +36,35 @@ class DramTiming {
   // The DRAM works on a request in [start, end), in 1/bytes_per_op clocks (a byte's share of an operation).
   struct Service {
     std::uint64_t start = 0, end = 0;
+    std::vector<std::uint64_t> row_start;  // aligned words: when each row's first word is read (from start)
   };
-  // Serves a request for [addr, addr + bytes) that arrived in clock `arrival`; call in order of arrival.
-  Service serve(std::uint64_t arrival, std::uint64_t addr, std::uint64_t bytes) {
+  // Serves a request that arrived in clock `arrival`; call in order of arrival.
+  Service serve(std::uint64_t arrival, const DramRange& r) {
     Service s;
     s.start = busy_until_ > arrival * bytes_per_op_ ? busy_until_ : arrival * bytes_per_op_;
-    s.end = s.start + cost(addr, bytes);
+    std::uint64_t cost = r.bytes() * cycles_per_op_;
+    if (aligned_words_) {
+      cost = 0;
+      s.row_start.reserve(r.rows);
+      for (std::uint64_t k = 0; k < r.rows; ++k) {
+        s.row_start.push_back(cost);
+        const std::uint64_t w = words(r.row_addr(k), r.row_bytes);
+        cost += w * cycles_per_op_ * bytes_per_op_;
+        words_ += w;
+      }
+    }
+    s.end = s.start + cost;
     busy_until_ = s.end;
-    bytes_ += bytes;
-    words_ += words(addr, bytes);
+    bytes_ += r.bytes();
     return s;
   }
-  // The clock the byte at `offset` of a served read from `addr` reaches the NoC.
-  std::uint64_t byte_ready(const Service& s, std::uint64_t addr, std::uint64_t offset) const {
-    const std::uint64_t read = aligned_words_ ? cost(addr, (addr + offset) / bytes_per_op_ * bytes_per_op_ + bytes_per_op_ - addr)
-                                              : (offset + 1) * cycles_per_op_;
+  // The clock the byte at `offset` of a served read reaches the NoC.
+  std::uint64_t byte_ready(const Service& s, const DramRange& r, std::uint64_t offset) const {
+    std::uint64_t read = (offset + 1) * cycles_per_op_;
+    if (aligned_words_) {
+      const std::uint64_t k = offset / r.row_bytes, a = r.row_addr(k);
+      read = s.row_start[k] + words(a, offset % r.row_bytes + 1) * cycles_per_op_ * bytes_per_op_;
+    }
     return clock_of(s.start + read) + latency_cycles_;
   }
   // The clock the last byte of a read reaches the NoC, or a write is acknowledged.
@@ -52,10 +76,6 @@ class DramTiming {
  private:
   std::uint64_t words(std::uint64_t addr, std::uint64_t bytes) const {
     return bytes == 0 ? 0 : (addr + bytes - 1) / bytes_per_op_ - addr / bytes_per_op_ + 1;
-  }
-  // a request's time at the DRAM in 1/bytes_per_op clocks
-  std::uint64_t cost(std::uint64_t addr, std::uint64_t bytes) const {
-    return aligned_words_ ? words(addr, bytes) * cycles_per_op_ * bytes_per_op_ : bytes * cycles_per_op_;
   }
   std::uint64_t clock_of(std::uint64_t t) const { return (t + bytes_per_op_ - 1) / bytes_per_op_; }
 

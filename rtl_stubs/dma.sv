@@ -1,18 +1,17 @@
 `include "s2_pkg.svh"
 // The PE's DMA (thesis 3.1): moves a 3-D strided block (planes x rows x row bytes) between the DRAM and the
 // PE's SRAM, programmed through registers 16..25 (s2_pkg) and started by REG_DMA_START.
-// It asks the DRAM in requests: one per row, or, for a load, one per plane when the plane's rows are
-// contiguous in DRAM (DRAM row stride = row bytes), a burst the DRAM moves at its full bandwidth (thesis
-// Appendix B counts DRAM time by bytes); a request names its SRAM rows (dma_request_t) and the DRAM places
-// the bytes. Stores stay row by row: a burst would send a plane's lines at one per clock, faster than the
-// DRAM takes them, filling the router.
-//   Load (DRAM -> SRAM): one PKT_DRAM_RD per request, one per PE clock while fewer than
-//   LOAD_REQUESTS_IN_FLIGHT requests are unfinished; the DRAM answers with one PKT_DMA_DATA per SRAM line
-//   of each row (byte enables), the request's last as PKT_DMA_LAST; the NoC slave writes them; the
-//   transfer is done when every request's last line has been written.
-//   Store (SRAM -> DRAM): per request a PKT_DRAM_WR, then each row's SRAM lines as PKT_DRAM_WDATA, read
-//   through the DMA's own SRAM port (lowest priority), one line in flight; at most STORE_REQUESTS_IN_FLIGHT
-//   requests unacknowledged (PKT_DMA_ACK); done when every request is acknowledged.
+// It asks the DRAM in requests (dma_request_t): a load one per plane, a store one per row; the DRAM places
+// the bytes (rows start and end anywhere in a line, in SRAM and in DRAM) and sends a read's data as one
+// packet per SRAM line (the lines a plane's rows share go in one packet).
+//   Load (DRAM -> SRAM): one PKT_DRAM_RD per plane, one per PE clock while fewer than
+//   LOAD_REQUESTS_IN_FLIGHT requests are unfinished; the DRAM answers with the plane's SRAM lines as
+//   PKT_DMA_DATA (byte enables), the last as PKT_DMA_LAST; the NoC slave writes them; the transfer is done
+//   when every request's last line has been written.
+//   Store (SRAM -> DRAM): per row a PKT_DRAM_WR, then the row's SRAM lines as PKT_DRAM_WDATA, read through
+//   the DMA's own SRAM port (lowest priority), one line in flight; at most STORE_REQUESTS_IN_FLIGHT rows
+//   unacknowledged (PKT_DMA_ACK); done when every row is acknowledged. (A whole plane per request would
+//   send its lines at one per clock, faster than the DRAM takes them.)
 // The limits keep the DMAs at the DRAM's pace: four DMAs sending a packet per clock each would fill the
 // router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
 // arbitration, not the DRAM, decide whose requests are served first.
@@ -57,15 +56,12 @@ module dma
   logic [16:0] plane_sram, row_sram;
   logic [31:0] outstanding;  // requests not yet finished (load) or acknowledged (store)
 
-  // a load request is a plane when its rows are contiguous in DRAM, else a row
-  logic burst;
-  assign burst = !store && dram_row_stride == 32'(row_bytes);
-  logic [31:0] plane_bytes;
-  assign plane_bytes = 32'(rows) * 32'(row_bytes);
+  // a load request is the plane, a store request the row
   dma_request_t request;
   assign request.row_bytes = row_bytes;
   assign request.sram_row_stride = sram_row_stride;
-  assign request.bytes = burst ? plane_bytes : 32'(row_bytes);
+  assign request.rows = store ? 17'd1 : rows;
+  assign request.dram_row_stride = dram_row_stride;
   assign request.dram_addr = row_dram;
 
   logic last_row_of_plane, last_plane;
@@ -114,12 +110,9 @@ module dma
   logic granted;
   assign granted = s_valid && s_grant;
 
-  // this clock ends a request (load: it was sent; store: its last row's last line was sent), or a row
-  // inside a store request
-  logic request_sent, store_row_sent;
-  assign request_sent = (state == S_LOAD_REQ && sent) ||
-                        (state == S_STORE_LINES && sent && lines_to_send == 14'd1 && (!burst || last_row_of_plane));
-  assign store_row_sent = state == S_STORE_LINES && sent && lines_to_send == 14'd1 && burst && !last_row_of_plane;
+  // this clock ends a request (load: it was sent; store: the row's last line was sent)
+  logic request_sent;
+  assign request_sent = (state == S_LOAD_REQ && sent) || (state == S_STORE_LINES && sent && lines_to_send == 14'd1);
 
   assign busy = state != S_IDLE;
 
@@ -166,17 +159,13 @@ module dma
         endcase
       end
 
-      // the next row (inside a store burst), or the next request: the next row, or the next plane
-      if (store_row_sent) begin
-        row_i <= row_i + 17'd1;
-        row_sram <= row_sram + sram_row_stride;
-      end
+      // the next request: the next plane (load, or a store's last row of a plane), or the next row
       if (request_sent) begin
-        if ((burst || last_row_of_plane) && last_plane) begin
+        if ((!store || last_row_of_plane) && last_plane) begin
           state <= S_DRAIN;
         end else begin
           state <= store ? S_STORE_HDR : S_LOAD_REQ;
-          if (burst || last_row_of_plane) begin
+          if (!store || last_row_of_plane) begin
             row_i <= '0;
             plane_i <= plane_i + 17'd1;
             plane_dram <= plane_dram + dram_plane_stride;
@@ -191,16 +180,14 @@ module dma
         end
       end
 
-      if (state == S_STORE_HDR && sent) state <= S_STORE_LINES;
-      // a store row's lines: after the header, and after each row of a burst
-      if ((state == S_STORE_HDR && sent) || store_row_sent) begin
-        logic [16:0] first;
+      // a store row's lines, after its header
+      if (state == S_STORE_HDR && sent) begin
         logic [12:0] lines_m1;
-        first = store_row_sent ? row_sram + sram_row_stride : row_sram;
-        lines_m1 = 13'((first + row_bytes - 17'd1) >> 4) - first[16:4];
+        lines_m1 = 13'((row_sram + row_bytes - 17'd1) >> 4) - row_sram[16:4];
+        state <= S_STORE_LINES;
         lines_to_read <= 14'(lines_m1) + 14'd1;
         lines_to_send <= 14'(lines_m1) + 14'd1;
-        line_addr <= {first[16:4], 4'b0};
+        line_addr <= {row_sram[16:4], 4'b0};
       end else if (state == S_STORE_LINES) begin
         if (granted) begin
           lines_to_read <= lines_to_read - 14'd1;

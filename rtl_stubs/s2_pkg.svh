@@ -21,22 +21,23 @@ package s2_pkg;
     PKT_MEM_WR     = 4'd1,  // any -> PE SRAM 128-bit write (addr = byte address)
     PKT_MEM_RD     = 4'd2,  // any -> PE SRAM 128-bit read request (addr = byte address)
     PKT_RD_RSP     = 4'd3,  // PE -> requester: read data (addr echoes the request)
-    // DMA <-> DRAM (rtl_stubs/README.md, "DRAM port"); data[97:0] of a request = dma_request_t
+    // DMA <-> DRAM (rtl_stubs/README.md, "DRAM port"); data[114:0] of a request = dma_request_t
     PKT_DRAM_RD    = 4'd4,  // PE DMA -> DRAM: read a request into SRAM (addr = SRAM byte address)
     PKT_DRAM_WR    = 4'd5,  // PE DMA -> DRAM: write a request from SRAM; its lines follow as DRAM_WDATA
-    PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of a row of the request being written, in order
-    PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a row of a read (addr = line's byte address, be)
+    PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of the row being written, in order
+    PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a read (addr = line's byte address, be)
     PKT_DMA_ACK    = 4'd8,  // DRAM -> PE DMA: a written request is in the DRAM (response class)
     PKT_DMA_LAST   = 4'd9   // DRAM -> PE: the last line of a read request (as PKT_DMA_DATA)
   } pkt_kind_e;
 
-  // A DMA request in data[97:0] of PKT_DRAM_RD / PKT_DRAM_WR: `bytes` contiguous bytes from DRAM address
-  // `dram_addr`, which sit in SRAM as rows of `row_bytes` bytes every `sram_row_stride` bytes from the
-  // packet's addr (one row, or a plane of rows that are contiguous in DRAM: a DRAM burst).
+  // A DMA request in data[114:0] of PKT_DRAM_RD / PKT_DRAM_WR: `rows` rows of `row_bytes` bytes, from DRAM
+  // address `dram_addr` every `dram_row_stride` bytes, to (or from) SRAM from the packet's addr every
+  // `sram_row_stride` bytes: a load asks for a whole plane of its transfer at once, a store for a row.
   typedef struct packed {
     logic [16:0] row_bytes;
     logic [16:0] sram_row_stride;
-    logic [31:0] bytes;
+    logic [16:0] rows;
+    logic [31:0] dram_row_stride;
     logic [31:0] dram_addr;
   } dma_request_t;
 
