@@ -319,7 +319,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
 
   // the targets, as far as this run measured them
   int thesis_cells = 0, thesis_within = 0, ranked = 0, ranked_same = 0, compared = 0, compared_ok = 0;
-  std::vector<std::string> compared_ops;
+  std::vector<std::string> compared_ops, failed_ops;  // operations compared; those with a run not passing
   for (const BlockRun& r : runs) {
     const BackendRun& main_run = r.model ? *r.model : *r.rtl;
     if (const auto thesis = thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy))) {
@@ -329,8 +329,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (!r.status.empty()) {
       ++compared;
       compared_ok += r.status == "pass";
-      if (r.status == "pass" && std::find(compared_ops.begin(), compared_ops.end(), r.block) == compared_ops.end())
-        compared_ops.push_back(r.block);
+      if (std::find(compared_ops.begin(), compared_ops.end(), r.block) == compared_ops.end()) compared_ops.push_back(r.block);
+      if (r.status != "pass") failed_ops.push_back(r.block);
     }
   }
   for (const std::string& line : rank_lines) {
@@ -344,12 +344,14 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
            fmt::format("{} within 25% of the thesis's Table 5.5 clocks: {} of {} operation-strategy cells",
                        model ? "model" : "RTL", thesis_within, thesis_cells));
   if (ranked)
-    target(ranked_same == ranked, fmt::format("strategies rank as in the thesis: {} of {} operations (among the strategies run)", ranked_same, ranked));
+    target(ranked_same == ranked, fmt::format("strategies rank as in the thesis: {} of {} operations (among the strategies run)",
+                                              ranked_same, ranked));
   if (compared) {
     std::string ops;
-    for (const std::string& o : compared_ops) ops += (ops.empty() ? "" : ", ") + o;
+    for (const std::string& o : compared_ops)
+      if (std::find(failed_ops.begin(), failed_ops.end(), o) == failed_ops.end()) ops += (ops.empty() ? "" : ", ") + o;
     target(compared_ok == compared, fmt::format("model within 2% of the RTL and bit-exact: {} of {} operation-strategy runs "
-                                                "(operations passing: {})",
+                                                "(operations passing on every strategy run: {})",
                                                 compared_ok, compared, ops.empty() ? "none" : ops));
   }
   for (const std::string& s : skipped) out << "not run: " << s << "\n";
