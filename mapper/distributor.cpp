@@ -351,8 +351,10 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
     for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
       auto& cmds = st.pe[n % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
-      load_ifmap(cmds, p, cp, p.pad > 0, p.core);
+      // the filters (small) first: a PE whose fmap part arrives first can start at once, instead of its
+      // filters queueing at the DRAM behind the other PEs' fmap parts (which kept the four PEs in step)
       load_filters(cmds, p, cp);
+      load_ifmap(cmds, p, cp, p.pad > 0, p.core);
       compute_and_store(cmds, p, cp, cp.task.C, -1, false);
     }
   out.push_back(std::move(st));
@@ -395,8 +397,8 @@ TaskStream conv_fuse_noreuse(const ConvPlan& p) {
     for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
       auto& cmds = st.pe[n % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
+      load_filters(cmds, p, cp);  // first, as in conv_nofuse
       load_ifmap(cmds, p, cp, false, p.core);
-      load_filters(cmds, p, cp);
       compute_and_store(cmds, p, cp, cp.task.C, -1, true);
     }
   return st;

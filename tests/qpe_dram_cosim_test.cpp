@@ -178,11 +178,8 @@ TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
         std::cout << n.blocks[i].name() << " " << to_string(st) << ": model " << cm << ", RTL " << cr << ", "
                   << 100 * dev << "%\n";
         // the model's MLA timing in a stream assumes the PEs that start within 64 clocks run in step, and its
-        // DMA packets bypass the router's arbitration (model/README.md): a bounded deviation, not zero. With the
-        // aligned-word DRAM a load's plane costs more, and a few clocks' difference in when requests reach it
-        // can swap two planes of different PEs: CONV_1 fuse_noreuse measured -4.0% there (bytes: within 1.3%)
-        const double bound = aligned_words ? 0.05 : 0.02;
-        EXPECT_LE(std::abs(dev), bound) << "model " << cm << ", RTL " << cr;
+        // DMA packets bypass the router's arbitration (model/README.md): a bounded deviation, not zero
+        EXPECT_LE(std::abs(dev), 0.02) << "model " << cm << ", RTL " << cr;
         ++ran;
       }
     EXPECT_GE(ran, 8);
