@@ -344,6 +344,8 @@ class RtlQpeDram final : public StreamBackend {
     }
     top_->arm_wr = 0;
     r.completed = r.stalled.empty();
+    // every transfer is complete when every PE is: anything the DRAM still holds is a protocol error
+    if (r.completed && !port.idle()) throw std::logic_error("RTL: the DRAM holds packets after every PE finished");
     std::uint64_t last = 0;
     for (int p = 0; p < kPesPerQpe; ++p) {
       r.pe_end_cycle[p] = (arm[p].state == Arm::Done ? arm[p].end_cycle : top_->cycle) - start;
