@@ -66,7 +66,7 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
           d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
         }
       }
-      d.release_cycle = timing_.byte_ready(s, q.dram(), b.last().offset + (b.last().hi - b.last().lo) - 1);
+      d.release_cycle = timing_.byte_ready(s, q.dram(), b.last_byte());
       data_.push_back(d);
     });
     data_.back().kind = kPktDmaLast;

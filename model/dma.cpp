@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 #include <deque>
 #include <stdexcept>
+#include <vector>
 
 namespace s2 {
 
@@ -56,19 +56,15 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
   auto* request = new DramRequestExtension;
   p.set_extension(request);  // the payload owns it
-  bool first = true;
   for_each_dma_request(t, load, [&](const DmaRequest& q) {
     if (q.sram_end() > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
     beats.clear();
     for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
     // the request goes when fewer than `limit` are unfinished; one finishing in clock c frees its place
     // from clock c + 1 (the RTL's counter)
-    if (!first) {
-      const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-      while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
-      if (in_flight.size() >= limit) wait_until(in_flight[in_flight.size() - limit] + 1);
-    }
-    first = false;
+    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+    while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
+    if (in_flight.size() >= limit) wait_until(in_flight[in_flight.size() - limit] + 1);
     const std::uint64_t sent = clock_of(sc_core::sc_time_stamp());
     // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
     for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
@@ -102,8 +98,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
         std::copy(from, from + static_cast<std::ptrdiff_t>(x.hi - x.lo), sram_ + x.lo);
       });
       for (const DmaBeat& b : beats) {
-        const std::uint64_t ready =
-            dram_timing_.byte_ready(request->service, q.dram(), b.last().offset + (b.last().hi - b.last().lo) - 1);
+        const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
         last_write = std::max(ready + kLineLagCycles, last_write + 1);
       }
       in_flight.push_back(last_write);

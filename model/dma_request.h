@@ -46,7 +46,11 @@ struct DmaBeat {
   std::uint64_t line_addr = 0;
   std::array<Part, 16> parts{};
   int count = 0;
-  const Part& last() const { return parts[static_cast<std::size_t>(count - 1)]; }
+  // the request's offset of the last byte the beat carries (the beat leaves the DRAM once that is read)
+  std::uint64_t last_byte() const {
+    const Part& p = parts[static_cast<std::size_t>(count - 1)];
+    return p.offset + (p.hi - p.lo) - 1;
+  }
 };
 
 // Calls f(beat) for every beat of `q`, in order (rows upwards in SRAM, lines upwards in each row).
