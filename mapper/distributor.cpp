@@ -72,22 +72,110 @@ StreamCommand sync() { return StreamCommand{}; }
 // ---------------------------------------------------------------------------------------------------
 // Convolution blocks
 
+// How a piece's input rows reach the MLA, which only convolves at stride 1 (hardware.md): a strided
+// convolution computes every column at stride 1 and keeps every stride-th (about half the MAC work is
+// useful at stride 2: thesis 5.2.2), and skips the rows it does not need.
+enum class RowMode {
+  Window,    // stride 1: the piece's window, one task
+  Gathered,  // 1-row filters, no padding: the DMA loads only every stride-th row, one task over them
+  PerRow,    // taller filters: the whole window is loaded, one task per kept output row reads its Hf-row
+             // band in place (REG_B_PLANE_ROWS = the window's rows)
+};
+
 struct ConvPlan {
   const OperationBlock* b = nullptr;
   const BlockSplit* s = nullptr;
   const Operation* conv = nullptr;
   const Operation* pool = nullptr;  // fused pooling, or null
+  std::vector<const Operation*> tail;  // the block's operations after the core, in order
   HwConfig cfg;
-  int pad = 0;
+  int pad = 0, stride = 1;
+  RowMode rows = RowMode::Window;
   Shape3 in;       // unpadded input
   int Wo = 0, Ho = 0, C = 0;  // convolution output
+  int Wx = 0;                 // columns the MLA computes over the whole layer at stride 1: (Wo - 1) * stride + 1
   int Wp = 0, Hp = 0;         // block output (after the fused pooling)
-  std::uint32_t a_base = 0, o_base = 0;  // common SRAM layout (operand B at 0)
+  std::uint32_t a_base = 0, o_base = 0, sc_base = 0;  // common SRAM layout (operand B at 0; sc: shortcut)
   std::uint32_t a_group_stride = 0;
   int shift = 0;
   BlockDramMap map;
-  std::string padd, core, acti, quan, pooln;
+  std::string padd, core;
 };
+
+bool quantized_before(const ConvPlan& p, const Operation* op) {
+  for (const Operation* o : p.tail) {
+    if (o == op) return false;
+    if (o->kind == PrimitiveKind::Quantization) return true;
+  }
+  return false;
+}
+
+// The piece's window as the MLA's operand B holds it (gathered rows: out_h rows).
+Task window_task(const ConvPlan& p, const ConvPiece& cp) {
+  Task t;
+  t.conv = cp.task;
+  if (p.rows == RowMode::Gathered) t.conv.Hi = cp.out_h;
+  return t;
+}
+
+// A piece's kept results as the ARM and the DMA walk them: planes x rows x width. Per-row tasks leave
+// them [output row][filter][x] (each task's filters side by side), the others [filter][output row][x].
+struct ResultView {
+  std::uint32_t planes = 0, rows = 0, width = 0;  // width: kept results per row
+  std::uint32_t computed = 0;                      // results per row the MLA computed (stride-1 columns)
+  std::uint32_t raw_row_stride = 0, raw_plane_stride = 0;  // the MLA's int32 results in SRAM (bytes)
+  bool rows_are_filters = false;
+};
+
+ResultView result_view(const ConvPlan& p, const ConvPiece& cp, int c) {
+  ResultView v;
+  v.width = static_cast<std::uint32_t>(cp.out_w);
+  v.computed = static_cast<std::uint32_t>((cp.out_w - 1) * p.stride + 1);
+  v.raw_row_stride = static_cast<std::uint32_t>(align_up(cp.task.Wi - cp.task.Wf + 1, 4) * 4);
+  if (p.rows == RowMode::PerRow) {
+    v.rows_are_filters = true;
+    v.planes = static_cast<std::uint32_t>(cp.out_h);
+    v.rows = static_cast<std::uint32_t>(c);
+    v.raw_plane_stride = static_cast<std::uint32_t>(align_up(c, p.cfg.mac_rows)) * v.raw_row_stride;
+  } else {
+    v.planes = static_cast<std::uint32_t>(c);
+    v.rows = static_cast<std::uint32_t>(cp.out_h);
+    v.raw_plane_stride = v.rows * v.raw_row_stride;
+  }
+  return v;
+}
+
+// Element offsets of a view's first value, next row and next plane in a [C][H][W] tensor whose piece
+// starts at filter c0, row y0, column x0.
+struct TensorSteps {
+  std::uint64_t origin = 0, row = 0, plane = 0;
+};
+TensorSteps tensor_steps(const ResultView& v, int c0, int y0, int x0, int H, int W) {
+  TensorSteps t;
+  t.origin = (std::uint64_t(c0) * H + y0) * W + x0;
+  const std::uint64_t next_row = std::uint64_t(W), next_filter = std::uint64_t(H) * W;
+  t.row = v.rows_are_filters ? next_filter : next_row;
+  t.plane = v.rows_are_filters ? next_row : next_filter;
+  return t;
+}
+
+// The transfer of a view's values between SRAM (`sram_addr`, rows `sram_row_stride`, planes
+// `sram_plane_stride` bytes apart) and a tensor in DRAM at `base` (`bytes_per_value` each).
+DmaTransfer view_transfer(const ResultView& v, const TensorSteps& t, std::uint64_t base, std::uint32_t bytes_per_value,
+                          std::uint32_t row_values, std::uint32_t sram_addr, std::uint32_t sram_row_stride,
+                          std::uint32_t sram_plane_stride) {
+  DmaTransfer d;
+  d.dram_addr = base + t.origin * bytes_per_value;
+  d.dram_row_stride = t.row * bytes_per_value;
+  d.dram_plane_stride = t.plane * bytes_per_value;
+  d.sram_addr = sram_addr;
+  d.sram_row_stride = sram_row_stride;
+  d.sram_plane_stride = sram_plane_stride;
+  d.row_bytes = row_values * bytes_per_value;
+  d.rows = v.rows;
+  d.planes = v.planes;
+  return d;
+}
 
 ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   ConvPlan p;
@@ -95,41 +183,44 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.s = &s;
   p.conv = &b.core_op();
   p.pool = b.fused_pool();
+  for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) p.tail.push_back(&b.ops[i]);
   p.cfg = cfg;
   const Operation* padd = find_op(b, PrimitiveKind::Padding);
   p.pad = padd ? padd->pad : 0;
+  p.stride = p.conv->stride;
+  if (p.stride > 1) p.rows = (p.conv->Hf == 1 && p.pad == 0) ? RowMode::Gathered : RowMode::PerRow;
   p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
   p.Wo = p.conv->out.W;
   p.Ho = p.conv->out.H;
   p.C = p.conv->out.D;
+  p.Wx = (p.Wo - 1) * p.stride + 1;
   p.Wp = p.pool ? p.Wo / p.pool->stride : p.Wo;
   p.Hp = p.pool ? p.Ho / p.pool->stride : p.Ho;
   p.padd = padd ? padd->name : "";
   p.core = p.conv->name;
-  p.acti = op_name(b, PrimitiveKind::ReLU);
-  p.quan = op_name(b, PrimitiveKind::Quantization);
-  p.pooln = p.pool ? p.pool->name : "";
   const int K = p.conv->in.D * p.conv->Wf * p.conv->Hf;
   p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(K)) + 1) / 2;
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
   // its own task would put it
-  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0;
+  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0;
   for (int iw = 0; iw < s.w.count(); ++iw)
     for (int ih = 0; ih < s.h.count(); ++ih)
       for (int ic = 0; ic < s.c.count(); ++ic) {
         const ConvPiece cp = conv_piece(b, s, iw, ih, ic, 0);
-        Task t;
-        t.conv = cp.task;
-        const SramLayout l = sram_layout(t, cfg);
+        const SramLayout l = sram_layout(window_task(p, cp), cfg);
         a_base = std::max(a_base, l.a_base);
         a_bytes = std::max(a_bytes, l.a_bytes);
         o_bytes = std::max(o_bytes, l.o_bytes);
+        sc_bytes = std::max(sc_bytes, static_cast<std::uint32_t>(cp.task.C * cp.out_w * cp.out_h));
         p.a_group_stride = l.a_group_stride;
       }
   p.a_base = a_base;
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(a_base) + a_bytes, 16));
-  if (p.o_base + o_bytes > static_cast<std::uint32_t>(cfg.sram_bytes))
-    throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(p.o_base + o_bytes) +
+  p.sc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
+  const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
+  const std::uint32_t end = residual ? p.sc_base + sc_bytes : p.o_base + o_bytes;
+  if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
+    throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
                                 " bytes, more than the SRAM's " + std::to_string(cfg.sram_bytes));
   // DRAM map
   BlockDramMap& m = p.map;
@@ -140,11 +231,12 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
     at = align_up(at + bytes, 16);
   };
   place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
-  if (nofuse) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
+  if (nofuse && p.pad > 0) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
   const std::uint64_t groups = (p.C + cfg.mac_rows - 1) / cfg.mac_rows;
   place(m.weights, m.weight_bytes, groups * p.a_group_stride);
-  if (nofuse) place(m.raw, m.raw_bytes, std::uint64_t(p.Wo) * p.Ho * p.C * 4);
+  if (nofuse) place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
   place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
+  if (residual) place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
   m.total = at;
   return p;
 }
@@ -158,19 +250,22 @@ Task conv_task(const ConvPiece& cp, int c, int a_src_shift) {
   return t;
 }
 
-// A piece's whole input window in the padded [D][H][W] tensor (PADD's result) and in SRAM (operand B).
-DmaTransfer padded_window(const ConvPlan& p, const ConvPiece& cp) {
-  const int W = p.conv->in.W, H = p.conv->in.H, stride = static_cast<int>(align_up(cp.task.Wi, 16));
+// A piece's whole input window in a [D][H][W] tensor at `base` (PADD's result, or the input when the
+// block has no padding) and in SRAM (operand B); gathered rows take every stride-th row.
+DmaTransfer input_window(const ConvPlan& p, const ConvPiece& cp, std::uint64_t base) {
+  const Task wt = window_task(p, cp);
+  const int W = p.conv->in.W, H = p.conv->in.H, stride = static_cast<int>(align_up(wt.conv.Wi, 16));
+  const int row_step = p.rows == RowMode::Gathered ? p.stride : 1;
   DmaTransfer t;
-  t.dram_addr = p.map.padded + std::uint64_t(cp.y0) * W + cp.x0;
-  t.dram_row_stride = W;
+  t.dram_addr = base + std::uint64_t(cp.y0) * W + cp.x0;
+  t.dram_row_stride = std::uint64_t(W) * row_step;
   t.dram_plane_stride = std::uint64_t(W) * H;
   t.sram_addr = 0;
   t.sram_row_stride = static_cast<std::uint32_t>(stride);
-  t.sram_plane_stride = static_cast<std::uint32_t>(stride * cp.task.Hi);
-  t.row_bytes = static_cast<std::uint32_t>(cp.task.Wi);
-  t.rows = static_cast<std::uint32_t>(cp.task.Hi);
-  t.planes = static_cast<std::uint32_t>(cp.task.D);
+  t.sram_plane_stride = static_cast<std::uint32_t>(stride * wt.conv.Hi);
+  t.row_bytes = static_cast<std::uint32_t>(wt.conv.Wi);
+  t.rows = static_cast<std::uint32_t>(wt.conv.Hi);
+  t.planes = static_cast<std::uint32_t>(wt.conv.D);
   return t;
 }
 
@@ -179,11 +274,11 @@ DmaTransfer padded_window(const ConvPlan& p, const ConvPiece& cp) {
 // charged to `load_op`.
 void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded,
                 const std::string& load_op) {
-  DmaTransfer t = padded_window(p, cp);
-  if (from_padded) {
-    out.push_back(dma(CommandKind::DmaLoad, load_op, t));
+  if (from_padded || p.pad == 0) {
+    out.push_back(dma(CommandKind::DmaLoad, load_op, input_window(p, cp, from_padded ? p.map.padded : p.map.input)));
     return;
   }
+  DmaTransfer t = input_window(p, cp, p.map.input);  // window rows (padding implies no gathering)
   const int Wi = cp.task.Wi, Hi = cp.task.Hi;
   const int x_lo = std::max(cp.x0, p.pad), x_hi = std::min(cp.x0 + Wi, p.pad + p.in.W);
   const int y_lo = std::max(cp.y0, p.pad), y_hi = std::min(cp.y0 + Hi, p.pad + p.in.H);
@@ -228,87 +323,137 @@ StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, st
   return c;
 }
 
-// A piece's `c` planes of raw int32 results: in the [C][Ho][Wo] int32 tensor in DRAM, and in SRAM at
-// `sram_addr` with `sram_row_stride` bytes per row.
-DmaTransfer raw_results(const ConvPlan& p, const ConvPiece& cp, int c, std::uint32_t sram_addr, std::uint32_t sram_row_stride) {
-  const std::uint32_t w = static_cast<std::uint32_t>(cp.out_w), h = static_cast<std::uint32_t>(cp.out_h);
-  DmaTransfer t;
-  t.dram_addr = p.map.raw + (std::uint64_t(cp.c0) * p.Ho + cp.out_y0) * p.Wo * 4 + std::uint64_t(cp.out_x0) * 4;
-  t.dram_row_stride = std::uint64_t(p.Wo) * 4;
-  t.dram_plane_stride = std::uint64_t(p.Wo) * p.Ho * 4;
-  t.sram_addr = sram_addr;
-  t.sram_row_stride = sram_row_stride;
-  t.sram_plane_stride = sram_row_stride * h;
-  t.row_bytes = w * 4;
-  t.rows = h;
-  t.planes = static_cast<std::uint32_t>(c);
-  return t;
-}
-
-// Quantization of a piece's `c` planes of int32 results at `base` (rows `src_row_stride` bytes apart)
-// into packed int8 rows in place (each value lands at or before where it was read), the fused max
-// pooling in place, and the store of the block's int8 result, charged to `store_op`.
-void quantize_pool_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c,
-                         std::uint32_t base, std::uint32_t src_row_stride, const std::string& store_op) {
-  const std::uint32_t w = static_cast<std::uint32_t>(cp.out_w), h = static_cast<std::uint32_t>(cp.out_h);
-  ArmCommand a;
-  a.kind = ArmOpKind::Quantize;
-  a.src = a.dst = base;
-  a.planes = static_cast<std::uint32_t>(c);
-  a.height = h;
-  a.width = w;
-  a.src_row_stride = src_row_stride;
-  a.dst_row_stride = w;
-  a.shift = p.shift;
-  out.push_back(arm(p.quan, a));
-  std::uint32_t ow = w, oh = h, ox = static_cast<std::uint32_t>(cp.out_x0), oy = static_cast<std::uint32_t>(cp.out_y0);
-  if (p.pool) {
-    ArmCommand q;
-    q.kind = ArmOpKind::MaxPool8;
-    q.src = q.dst = base;
-    q.planes = static_cast<std::uint32_t>(c);
-    q.height = h;
-    q.width = w;
-    q.src_row_stride = w;
-    q.window = p.pool->stride;
-    ow = w / q.window;
-    oh = h / q.window;
-    q.dst_row_stride = ow;
-    ox /= q.window;
-    oy /= q.window;
-    out.push_back(arm(p.pooln, q));
-  }
-  DmaTransfer t;
-  t.sram_addr = base;
-  t.sram_row_stride = ow;
-  t.sram_plane_stride = ow * oh;
-  t.dram_addr = p.map.output + (std::uint64_t(cp.c0) * p.Hp + oy) * p.Wp + ox;
-  t.dram_row_stride = static_cast<std::uint64_t>(p.Wp);
-  t.dram_plane_stride = std::uint64_t(p.Wp) * p.Hp;
-  t.row_bytes = ow;
-  t.rows = oh;
-  t.planes = static_cast<std::uint32_t>(c);
-  out.push_back(dma(CommandKind::DmaStore, store_op, t));
-}
-
-// The MLA, then (fused) ReLU, quantization, pooling and the store of the block's int8 result, or
-// (not fused) the store of the raw int32 results.
-void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, bool fused) {
-  out.push_back(mla(p.core, conv_task(cp, c, shift), p.a_base, 0, p.o_base));
-  const std::uint32_t o_stride = static_cast<std::uint32_t>(align_up(cp.out_w, 4) * 4);
-  if (!fused) {
-    out.push_back(dma(CommandKind::DmaStore, p.core, raw_results(p, cp, c, p.o_base, o_stride)));
+// The MLA's work on a piece's `c` filters: one task over the window, or one per kept output row (each
+// task's results after the previous one's, as result_view() expects).
+void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift) {
+  Task t = conv_task(cp, c, shift);
+  t.conv = window_task(p, cp).conv;
+  t.conv.C = c;
+  if (p.rows != RowMode::PerRow) {
+    out.push_back(mla(p.core, t, p.a_base, 0, p.o_base));
     return;
   }
+  const ResultView v = result_view(p, cp, c);
+  const std::uint32_t b_row = static_cast<std::uint32_t>(align_up(cp.task.Wi, 16));
+  t.b_plane_rows = cp.task.Hi;
+  t.conv.Hi = cp.task.Hf;
+  for (int r = 0; r < cp.out_h; ++r)
+    out.push_back(mla(p.core, t, p.a_base, static_cast<std::uint32_t>(r * p.stride) * b_row,
+                      p.o_base + static_cast<std::uint32_t>(r) * v.raw_plane_stride));
+}
+
+// A piece's `c` filters of raw int32 results (every computed column) in the [C][Ho][Wx] int32 tensor
+// in DRAM and in SRAM at `sram_addr`, as `v` lays them out there.
+DmaTransfer raw_results(const ConvPlan& p, const ConvPiece& cp, const ResultView& v, std::uint32_t sram_addr) {
+  const TensorSteps t = tensor_steps(v, cp.c0, cp.out_y0, cp.out_x0 * p.stride, p.Ho, p.Wx);
+  return view_transfer(v, t, p.map.raw, 4, v.computed, sram_addr, v.raw_row_stride, v.raw_plane_stride);
+}
+// The same results as the nofuse element-wise streams load them back: filter by filter, rows packed.
+ResultView packed_raw_view(const ConvPlan& p, const ConvPiece& cp, int c) {
+  ResultView v = result_view(p, cp, c);
+  v.rows_are_filters = false;
+  v.planes = static_cast<std::uint32_t>(c);
+  v.rows = static_cast<std::uint32_t>(cp.out_h);
+  v.raw_row_stride = v.computed * 4;
+  v.raw_plane_stride = v.rows * v.raw_row_stride;
+  return v;
+}
+
+// The block's int8 result of a view (after the fused pooling, if any) in the output or shortcut tensor
+// and in SRAM at `sram_addr`, rows packed.
+DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultView& v, std::uint64_t base,
+                         std::uint32_t sram_addr) {
+  ResultView q = v;
+  int x0 = cp.out_x0, y0 = cp.out_y0;
+  if (p.pool) {
+    const int k = p.pool->stride;
+    q.rows /= static_cast<std::uint32_t>(k);
+    q.width /= static_cast<std::uint32_t>(k);
+    x0 /= k;
+    y0 /= k;
+  }
+  const TensorSteps t = tensor_steps(q, cp.c0, y0, x0, p.Hp, p.Wp);
+  return view_transfer(q, t, base, 1, q.width, sram_addr, q.width, q.rows * q.width);
+}
+
+ArmCommand view_op(ArmOpKind k, const ResultView& v, std::uint32_t src, std::uint32_t row_stride, std::uint32_t plane_stride) {
   ArmCommand a;
-  a.kind = ArmOpKind::Relu32;
-  a.src = p.o_base;
-  a.planes = static_cast<std::uint32_t>(c);
-  a.height = static_cast<std::uint32_t>(cp.out_h);
-  a.width = static_cast<std::uint32_t>(cp.out_w);
-  a.src_row_stride = o_stride;
-  out.push_back(arm(p.acti, a));
-  quantize_pool_store(out, p, cp, c, p.o_base, o_stride, p.core);
+  a.kind = k;
+  a.src = a.dst = src;
+  a.planes = v.planes;
+  a.height = v.rows;
+  a.width = v.width;
+  a.src_row_stride = row_stride;
+  a.src_plane_stride = plane_stride;
+  return a;
+}
+
+// The block's element-wise operations after the core operation on one piece whose int32 results (`v`)
+// sit at `base`, in the block's order (thesis 4.1): ReLU on the int32 results, quantization into packed
+// int8 rows in place (each value lands at or before where it was read; a strided convolution's kept
+// columns only), the fused max pooling in place, the shortcut's addition (its part loaded into
+// `sc_base`) and ReLU on the int8 sums. Only the operations in `ops` are carried out; each is charged
+// to its own name. Returns the view of the int8 result.
+ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
+                        std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops) {
+  bool int8 = false;
+  for (const Operation* o : p.tail) {
+    const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
+    switch (o->kind) {
+      case PrimitiveKind::ReLU:
+        if (run) {
+          ArmCommand a = int8 ? view_op(ArmOpKind::Relu8, v, base, v.width, v.rows * v.width)
+                              : view_op(ArmOpKind::Relu32, v, base, v.raw_row_stride, v.raw_plane_stride);
+          if (!int8) a.col_step = static_cast<std::uint32_t>(p.stride);
+          out.push_back(arm(o->name, a));
+        }
+        break;
+      case PrimitiveKind::Quantization:
+        if (run) {
+          ArmCommand a = view_op(ArmOpKind::Quantize, v, base, v.raw_row_stride, v.raw_plane_stride);
+          a.col_step = static_cast<std::uint32_t>(p.stride);
+          a.dst_row_stride = v.width;
+          a.shift = p.shift;
+          out.push_back(arm(o->name, a));
+        }
+        int8 = true;
+        break;
+      case PrimitiveKind::Pooling:
+        if (run) {
+          ArmCommand q = view_op(ArmOpKind::MaxPool8, v, base, v.width, v.rows * v.width);
+          q.window = o->stride;
+          q.dst_row_stride = v.width / static_cast<std::uint32_t>(q.window);
+          out.push_back(arm(o->name, q));
+        }
+        v.rows /= static_cast<std::uint32_t>(o->stride);
+        v.width /= static_cast<std::uint32_t>(o->stride);
+        break;
+      case PrimitiveKind::ElementwiseAdd:
+        if (run) {
+          out.push_back(dma(CommandKind::DmaLoad, o->name, int8_results(p, cp, v, p.map.shortcut, sc_base)));
+          ArmCommand a = view_op(ArmOpKind::AddInt8, v, sc_base, v.width, v.rows * v.width);
+          a.dst = base;
+          a.dst_row_stride = v.width;
+          out.push_back(arm(o->name, a));
+        }
+        break;
+      default: break;
+    }
+  }
+  return v;
+}
+
+// The MLA, then (fused) the block's element-wise operations and the store of its int8 result, or (not
+// fused) the store of the raw int32 results.
+void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, bool fused) {
+  run_mla(out, p, cp, c, shift);
+  const ResultView v = result_view(p, cp, c);
+  if (!fused) {
+    out.push_back(dma(CommandKind::DmaStore, p.core, raw_results(p, cp, v, p.o_base)));
+    return;
+  }
+  element_wise(out, p, cp, v, p.o_base, p.sc_base, p.tail);
+  out.push_back(dma(CommandKind::DmaStore, p.core, int8_results(p, cp, v, p.map.output, p.o_base)));
 }
 
 struct PieceIndex {
@@ -330,7 +475,9 @@ TaskStream new_stream(const std::string& name, const BlockDramMap& m) {
 }
 
 // nofuse_noreuse: PADD_n (pad the input into DRAM), then CONV_n (raw int32 results into DRAM), then
-// the ReLU and the quantization (with the pooling) as a stream each, every piece loaded and stored again.
+// each element-wise operation as a stream of its own, every piece loaded and stored again: ReLU on the
+// raw results in place, the quantization (with the fused pooling) into the output, the shortcut's
+// addition and a ReLU after it on the output in place.
 std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   const BlockSplit& s = *p.s;
   std::vector<TaskStream> out;
@@ -341,7 +488,7 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
       auto& cmds = st.pe[i % kPesPerQpe];
       const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, 0);
       load_ifmap(cmds, p, cp, false, p.padd);
-      cmds.push_back(dma(CommandKind::DmaStore, p.padd, padded_window(p, cp)));  // the padded window back
+      cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
     }
     out.push_back(std::move(st));
   }
@@ -358,33 +505,36 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
       compute_and_store(cmds, p, cp, cp.task.C, -1, false);
     }
   out.push_back(std::move(st));
-  // the element-wise operations, piece by piece over the raw results: ReLU in place in DRAM, then
-  // quantization and pooling into the output (the pooling reads the quantization's SRAM rather than a
-  // stream of its own storing and loading the quantized map, so POOL_n's clocks are its ARM work only)
-  TaskStream relu = new_stream(p.acti + " nofuse_noreuse", p.map);
-  TaskStream quant = new_stream(p.quan + " nofuse_noreuse", p.map);
-  n = 0;
-  for (const PieceIndex& f : fm)
-    for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
-      const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
-      const std::uint32_t row = static_cast<std::uint32_t>(cp.out_w) * 4;
-      const DmaTransfer raw = raw_results(p, cp, cp.task.C, 0, row);
-      ArmCommand a;
-      a.kind = ArmOpKind::Relu32;
-      a.planes = raw.planes;
-      a.height = raw.rows;
-      a.width = static_cast<std::uint32_t>(cp.out_w);
-      a.src_row_stride = row;
-      auto& rc = relu.pe[n % kPesPerQpe];
-      rc.push_back(dma(CommandKind::DmaLoad, p.acti, raw));
-      rc.push_back(arm(p.acti, a));
-      rc.push_back(dma(CommandKind::DmaStore, p.acti, raw));
-      auto& qc = quant.pe[n % kPesPerQpe];
-      qc.push_back(dma(CommandKind::DmaLoad, p.quan, raw));
-      quantize_pool_store(qc, p, cp, cp.task.C, 0, row, p.quan);
-    }
-  out.push_back(std::move(relu));
-  out.push_back(std::move(quant));
+  // the element-wise operations piece by piece (the pooling reads the quantization's SRAM rather than
+  // a stream of its own storing and loading the quantized map, so POOL_n's clocks are its ARM work only)
+  for (const Operation* o : p.tail) {
+    if (o->kind == PrimitiveKind::Pooling) continue;
+    TaskStream es = new_stream(o->name + " nofuse_noreuse", p.map);
+    const bool on_raw = !quantized_before(p, o) && o->kind != PrimitiveKind::Quantization;
+    std::vector<const Operation*> ops{o};
+    if (o->kind == PrimitiveKind::Quantization && p.pool) ops.push_back(p.pool);
+    n = 0;
+    for (const PieceIndex& f : fm)
+      for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
+        auto& cmds = es.pe[n % kPesPerQpe];
+        const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
+        const ResultView raw = packed_raw_view(p, cp, cp.task.C);
+        if (on_raw || o->kind == PrimitiveKind::Quantization) {
+          const DmaTransfer t = raw_results(p, cp, raw, 0);
+          cmds.push_back(dma(CommandKind::DmaLoad, o->name, t));
+          element_wise(cmds, p, cp, raw, 0, 0, ops);
+          if (on_raw) cmds.push_back(dma(CommandKind::DmaStore, o->name, t));
+          else cmds.push_back(dma(CommandKind::DmaStore, o->name, int8_results(p, cp, raw, p.map.output, 0)));
+        } else {
+          // on the int8 output in place; the shortcut's part after it
+          const DmaTransfer t = int8_results(p, cp, raw, p.map.output, 0);
+          cmds.push_back(dma(CommandKind::DmaLoad, o->name, t));
+          element_wise(cmds, p, cp, raw, 0, static_cast<std::uint32_t>(align_up(t.bytes(), 16)), ops);
+          cmds.push_back(dma(CommandKind::DmaStore, o->name, t));
+        }
+      }
+    out.push_back(std::move(es));
+  }
   return out;
 }
 
@@ -670,12 +820,19 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
     if (strategy == Strategy::FuseReuse) return no("MM blocks have no data reuse (thesis 4.3.3)");
     return true;
   }
-  if (b.core_op().stride != 1) return no("strided convolutions are not distributed yet");
   if (s.d.count() > 1) return no("input-channel splits are not distributed yet");
-  for (const Operation& o : b.ops)
-    if (o.kind == PrimitiveKind::ElementwiseAdd || o.name.rfind("CONV_SC", 0) == 0)
-      return no("residual blocks are not distributed yet");
-  if (b.fused_pool() && b.fused_pool()->pool != PoolType::Max) return no("average pooling is not distributed yet");
+  if (const Operation* pool = b.fused_pool()) {
+    if (pool->pool != PoolType::Max) return no("average pooling is not distributed yet");
+    if (b.core_op().stride != 1) return no("a strided convolution with a fused pooling is not distributed yet");
+    // the pooling works on the quantized int8 map, before a shortcut is added
+    bool quantized = false;
+    for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) {
+      const Operation& o = b.ops[i];
+      if (o.kind == PrimitiveKind::Quantization) quantized = true;
+      if (o.kind == PrimitiveKind::ElementwiseAdd && &o < pool) return no("a shortcut added before the fused pooling");
+      if (&o == pool && !quantized) return no("a pooling before the quantization is not distributed yet");
+    }
+  }
   if (s.c.count() > 1 && s.c.sizes.front() % cfg.mac_rows != 0) return no("filter parts not in whole MAC-row groups");
   return true;
 }
@@ -707,8 +864,8 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
     // as the total over the parts, the only reading under which the comparison means anything)
     double fmap = 0, filter = 0;
     for (const PieceIndex& f : fmap_parts(s)) {
-      const ConvPiece cp = conv_piece(b, s, f.iw, f.ih, 0, 0);
-      fmap += double(cp.task.Wi) * cp.task.Hi * cp.task.D;
+      const ConvShape w = window_task(p, conv_piece(b, s, f.iw, f.ih, 0, 0)).conv;
+      fmap += double(w.Wi) * w.Hi * w.D;
     }
     filter = double(p.conv->Wf) * p.conv->Hf * p.conv->in.D * p.C;
     r.fmap_reuse_bytes = fmap + filter * std::ceil(fmap_parts(s).size() / 4.0);
@@ -748,6 +905,7 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
         for (int kx = 0; kx < conv.Wf; ++kx)
           img[bs.map.weights + std::uint64_t(c / rows) * stride + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * rows +
               c % rows] = draw();
+  for (std::uint64_t i = 0; i < bs.map.shortcut_bytes; ++i) img[bs.map.shortcut + i] = draw();
   return img;
 }
 
@@ -794,21 +952,42 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
         for (int kx = 0; kx < conv.Wf; ++kx)
           f[((std::size_t(c) * D + d) * conv.Hf + ky) * conv.Wf + kx] = static_cast<std::int8_t>(
               img[bs.map.weights + std::uint64_t(c / rows) * stride + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * rows + c % rows]);
-  const ConvShape shape{W, H, D, conv.Wf, conv.Hf, C, 1};
-  const std::vector<std::int32_t> raw = golden_conv(shape, f, in, cfg.accumulator_bits);
-  const int Wo = shape.Wo(), Ho = shape.Ho();
-  const Operation* pool = b.fused_pool();
-  const int k = pool ? pool->stride : 1, Wp = Wo / k, Hp = Ho / k;
-  std::vector<std::uint8_t> out(std::size_t(C) * Hp * Wp);
-  for (int c = 0; c < C; ++c)
-    for (int y = 0; y < Hp; ++y)
-      for (int x = 0; x < Wp; ++x) {
-        int m = -128;
-        for (int ky = 0; ky < k; ++ky)
-          for (int kx = 0; kx < k; ++kx)
-            m = std::max<int>(m, static_cast<std::int8_t>(quant(raw[(std::size_t(c) * Ho + y * k + ky) * Wo + x * k + kx])));
-        out[(std::size_t(c) * Hp + y) * Wp + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(m));
+  const ConvShape shape{W, H, D, conv.Wf, conv.Hf, C, conv.stride};
+  std::vector<std::int32_t> v = golden_conv(shape, f, in, cfg.accumulator_bits);  // [C][Ho][Wo]
+  int Ho = conv.out.H, Wo = conv.out.W;
+  // the block's element-wise operations in its order, as the ARM carries them out
+  auto sat8 = [](int x) { return std::clamp(x, -128, 127); };
+  for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) {
+    const Operation& o = b.ops[i];
+    switch (o.kind) {
+      case PrimitiveKind::ReLU:
+        for (auto& x : v) x = std::max(0, x);
+        break;
+      case PrimitiveKind::Quantization:
+        for (auto& x : v) x = sat8(x >> bs.quant_shift);
+        break;
+      case PrimitiveKind::Pooling: {
+        const int k = o.stride, hp = Ho / k, wp = Wo / k;
+        std::vector<std::int32_t> pooled(std::size_t(C) * hp * wp, -128);
+        for (int c = 0; c < C; ++c)
+          for (int y = 0; y < hp * k; ++y)
+            for (int x = 0; x < wp * k; ++x) {
+              auto& m = pooled[(std::size_t(c) * hp + y / k) * wp + x / k];
+              m = std::max(m, v[(std::size_t(c) * Ho + y) * Wo + x]);
+            }
+        v = std::move(pooled);
+        Ho = hp;
+        Wo = wp;
+        break;
       }
+      case PrimitiveKind::ElementwiseAdd:
+        for (std::size_t j = 0; j < v.size(); ++j) v[j] = sat8(v[j] + static_cast<std::int8_t>(img[bs.map.shortcut + j]));
+        break;
+      default: break;
+    }
+  }
+  std::vector<std::uint8_t> out(v.size());
+  for (std::size_t j = 0; j < v.size(); ++j) out[j] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v[j]));
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "golden.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "splitmix64.h"
@@ -49,7 +50,8 @@ std::int32_t wrap_accumulator(std::uint32_t sum, int bits) {
 
 std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& w,
                                       const std::vector<std::int8_t>& in, int bits) {
-  const int Wo = s.Wo(), Ho = s.Ho();
+  const int st = std::max(1, s.stride);
+  const int Wo = (s.Wi - s.Wf) / st + 1, Ho = (s.Hi - s.Hf) / st + 1;
   std::vector<std::int32_t> out(std::size_t(s.C) * Ho * Wo);
   std::vector<std::uint32_t> acc(Wo);
   for (int c = 0; c < s.C; ++c) {
@@ -57,12 +59,12 @@ std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std:
       std::fill(acc.begin(), acc.end(), 0u);
       for (int d = 0; d < s.D; ++d) {
         for (int ky = 0; ky < s.Hf; ++ky) {
-          const std::int8_t* row = &in[(std::size_t(d) * s.Hi + y + ky) * s.Wi];
+          const std::int8_t* row = &in[(std::size_t(d) * s.Hi + std::size_t(y) * st + ky) * s.Wi];
           for (int kx = 0; kx < s.Wf; ++kx) {
             // unsigned arithmetic: wraps modulo 2^32 like the hardware's adders (no signed overflow)
             const std::uint32_t wv =
                 static_cast<std::uint32_t>(std::int32_t(w[((std::size_t(c) * s.D + d) * s.Hf + ky) * s.Wf + kx]));
-            for (int x = 0; x < Wo; ++x) acc[x] += wv * static_cast<std::uint32_t>(std::int32_t(row[x + kx]));
+            for (int x = 0; x < Wo; ++x) acc[x] += wv * static_cast<std::uint32_t>(std::int32_t(row[std::size_t(x) * st + kx]));
           }
         }
       }
@@ -105,7 +107,7 @@ std::vector<std::uint8_t> pack_sram_image(const Task& t, const HwConfig& cfg, co
     for (int d = 0; d < s.D; ++d)
       for (int y = 0; y < s.Hi; ++y)
         for (int x = 0; x < s.Wi; ++x)
-          img[l.b_base + (std::size_t(d) * s.Hi + y) * l.b_row_stride + x] =
+          img[l.b_base + std::size_t(d) * l.b_plane_stride + std::size_t(y) * l.b_row_stride + x] =
               static_cast<std::uint8_t>(ops.b[(std::size_t(d) * s.Hi + y) * s.Wi + x]);
     for (int c = 0; c < s.C; ++c)
       for (int d = 0; d < s.D; ++d)

@@ -26,7 +26,7 @@ PeOperands make_operands(const Task& t, int pe);
 // Wraps a sum (taken modulo 2^32) to a `bits`-bit two's-complement value, sign-extended to 32 bits.
 std::int32_t wrap_accumulator(std::uint32_t sum, int bits);
 
-// conv: ofmap [C][Ho][Wo]; mm: C [H_A][W_B]. `a` may come from another PE than `b` (operand-A source).
+// conv: ofmap [C][Ho][Wo] at the shape's stride (the MLA's tasks all have stride 1); mm: C [H_A][W_B]. `a` may come from another PE than `b` (operand-A source).
 std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& filters,
                                       const std::vector<std::int8_t>& ifmap, int accumulator_bits);
 std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,

@@ -114,7 +114,7 @@ void MlaDatapath::load(const Task& t, const SramLayout& l, const HwConfig& cfg, 
     const int d_pairs = (s.D + 1) / 2;
     pair_row_stride_ = 2 * (static_cast<std::size_t>(s.Wi) + kLanes);
     pairs_.assign(std::size_t(d_pairs) * s.Hi * pair_row_stride_, 0);
-    auto in_row = [&](int d, int y) { return b + l.b_base + (std::uint64_t(d) * s.Hi + y) * l.b_row_stride; };
+    auto in_row = [&](int d, int y) { return b + l.b_base + std::uint64_t(d) * l.b_plane_stride + std::uint64_t(y) * l.b_row_stride; };
     for (int p = 0; p < d_pairs; ++p)
       for (int y = 0; y < s.Hi; ++y)
         interleave(in_row(2 * p, y), 2 * p + 1 < s.D ? in_row(2 * p + 1, y) : nullptr,

@@ -36,6 +36,7 @@ void Pe::write_register(tlm::tlm_generic_payload& p, const sc_core::sc_time& del
     const sc_core::sc_time clk = scheduler_.pe_clock();
     const std::uint64_t arrival = static_cast<std::uint64_t>((sc_core::sc_time_stamp() + delay) / clk);
     mla.start(regs_, arrival + 2);
+    regs_[qpe_addr::kBPlaneRows] = 0;  // one-shot, as the RTL's task_ctrl clears it
   }
 }
 

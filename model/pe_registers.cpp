@@ -18,6 +18,7 @@ Task task_from_registers(const TaskRegisters& r, int pe) {
   } else {
     t.mm = {wi, hi, d, wi};
   }
+  t.b_plane_rows = static_cast<int>(r[qpe_addr::kBPlaneRows]);
   const bool via_noc = (r[qpe_addr::kASrc] >> 2) & 1;
   const int src = static_cast<int>(r[qpe_addr::kASrc] & 3);
   // a convolution's operand A always goes through the NoC; "local" and neighbour shift 0 are the same
@@ -42,12 +43,15 @@ TaskRegisters task_registers(const Task& t, int pe, const SramLayout& l) {
   r[qpe_addr::kBBase] = l.b_base;
   r[qpe_addr::kOBase] = l.o_base;
   r[qpe_addr::kASrc] = via_noc | static_cast<std::uint32_t>(t.a_source_pe(pe));
+  r[qpe_addr::kBPlaneRows] = mm ? 0u : static_cast<std::uint32_t>(t.b_plane_rows);
   return r;
 }
 
 std::vector<RegisterWrite> mla_register_writes(const TaskRegisters& r) {
   std::vector<RegisterWrite> w;
   for (int i = 0; i < qpe_addr::kStart; ++i) w.push_back({i, r[static_cast<std::size_t>(i)]});
+  // one-shot: written only when used (it reads 0 again after every start)
+  if (r[qpe_addr::kBPlaneRows] != 0) w.push_back({qpe_addr::kBPlaneRows, r[qpe_addr::kBPlaneRows]});
   w.push_back({qpe_addr::kStart, 1});
   return w;
 }

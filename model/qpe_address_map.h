@@ -31,6 +31,7 @@ enum Register : int {
   kOBase,
   kASrc,        // [2] via NoC, [1:0] PE holding operand A
   kStart,
+  kBPlaneRows,  // conv: operand-B rows per input plane in SRAM, 0 = Hi; one-shot (reads 0 after a start)
   kRegisterCount
 };
 

@@ -24,8 +24,10 @@ SramLayout sram_layout(const Task& t, const HwConfig& cfg) {
   if (t.op == Op::Conv) {
     const ConvShape& s = t.conv;
     const std::uint64_t groups = (s.C + rows - 1) / rows;
+    const int plane_rows = t.b_plane_rows > 0 ? t.b_plane_rows : s.Hi;
     l.b_row_stride = align_up(s.Wi, 16);
-    l.b_bytes = l.b_row_stride * s.Hi * s.D;
+    l.b_plane_stride = l.b_row_stride * plane_rows;
+    l.b_bytes = l.b_plane_stride * (s.D - 1) + l.b_row_stride * s.Hi;
     l.a_group_stride = align_up(std::uint64_t(s.D) * s.Hf * s.Wf * rows, 16);
     l.a_bytes = static_cast<std::uint32_t>(l.a_group_stride * groups);
     l.o_row_stride = align_up(s.Wo(), 4);

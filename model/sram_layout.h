@@ -39,6 +39,7 @@ struct SramLayout {
   std::uint32_t o_base = 0, o_bytes = 0;  // results
   std::uint32_t a_group_stride = 0;       // bytes per filter group / row group of operand A
   std::uint32_t b_row_stride = 0;         // bytes per operand-B row
+  std::uint32_t b_plane_stride = 0;       // conv: bytes per operand-B input plane
   std::uint32_t o_row_stride = 0;         // results per output row
   std::uint32_t total_bytes() const { return o_base + o_bytes; }
 };

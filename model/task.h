@@ -39,6 +39,9 @@ struct Task {
   ConvShape conv;
   MmShape mm;
   int a_src_shift = -1;  // -1: operand A from the PE's own SRAM; S >= 0: PE i reads PE (i+S) mod 4
+  // conv: operand-B rows from one input plane to the next in SRAM (0 = Hi, the planes packed). Larger, a
+  // task reads an Hi-row band of a taller window in place: a strided convolution's one-output-row tasks.
+  int b_plane_rows = 0;
   std::uint64_t seed = 1;
   DataPattern data = DataPattern::Random;
   // clocks the thesis measured for this task (Tables 5.1-5.4), 0 = not given: the HDL prototype (with the

@@ -13,6 +13,9 @@ const char* to_string(ArmOpKind k) {
     case ArmOpKind::Quantize: return "quantize";
     case ArmOpKind::MaxPool8: return "maxpool8";
     case ArmOpKind::AddInt32: return "add32";
+    case ArmOpKind::AddInt8: return "add8";
+    case ArmOpKind::Relu8: return "relu8";
+    case ArmOpKind::AvgPool8: return "avgpool8";
   }
   return "?";
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,8 +30,11 @@ enum class ArmOpKind {
   Pad,          // int8 in place: zero a border of `pad_*` pixels around each width x height plane
   Relu32,       // int32 in place: max(0, x)
   Quantize,     // int32 -> int8: x >> shift, saturated to [-128, 127]
-  MaxPool8,     // int8 -> int8: window x window maximum, stride = window
+  MaxPool8,     // int8 -> int8: window x window maximum every `stride` pixels
   AddInt32,     // int32: dst += src (partial sums of a split reduction, FCE_x)
+  AddInt8,      // int8: dst = dst + src saturated to [-128, 127] (a residual block's shortcut, MAT_ELE_x)
+  Relu8,        // int8 in place: max(0, x)
+  AvgPool8,     // int8 -> int8: window x window sum / window^2 (truncated toward zero) every `stride` pixels
 };
 const char* to_string(ArmOpKind k);
 
@@ -39,9 +43,18 @@ struct ArmCommand {
   std::uint32_t src = 0, dst = 0;              // SRAM byte addresses (in place ops use src)
   std::uint32_t planes = 1, height = 1, width = 1;
   std::uint32_t src_row_stride = 0, dst_row_stride = 0;  // bytes
+  std::uint32_t src_plane_stride = 0;          // bytes, 0 = height x src_row_stride (destinations are packed)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
   int shift = 0;                               // Quantize
-  int window = 2;                              // MaxPool8
+  int window = 2;                              // MaxPool8, AvgPool8 (output = (height - window) / stride + 1 rows)
+  int stride = 0;                              // MaxPool8, AvgPool8: 0 = window
+  // Relu32, Quantize: the source's pixel x of a row is its column x * col_step (a strided convolution's
+  // MLA computes every column at stride 1; the ARM takes every col_step-th). Width counts pixels taken.
+  std::uint32_t col_step = 1;
+  int pool_stride() const { return stride > 0 ? stride : window; }
+  std::size_t source_plane_stride() const {
+    return src_plane_stride > 0 ? src_plane_stride : std::size_t(height) * src_row_stride;
+  }
 };
 
 // DmaLoad, DmaStore and Mla wait for the engine to be idle, program it, and then wait for it to finish,

@@ -23,6 +23,7 @@ module mla
     input  logic [15:0]  dim_wf,
     input  logic [15:0]  dim_hf,
     input  logic [15:0]  dim_c,
+    input  logic [15:0]  dim_b_plane_rows,  // conv: operand-B rows per input plane in SRAM, 0 = dim_hi
     input  logic [16:0]  a_base,
     input  logic [16:0]  b_base,
     input  logic [16:0]  o_base,
@@ -70,7 +71,7 @@ module mla
 
   // ---------------- task geometry, latched at start ----------------
   logic        mm;
-  logic [15:0] hi, wf, hf;
+  logic [15:0] plane_rows, wf, hf;  // plane_rows: operand-B rows from one input plane to the next
   logic [15:0] conv_wo;               // Wi - Wf + 1 of the task being started
   assign conv_wo = dim_wi - dim_wf + 16'd1;
   logic [15:0] wo, ho;                 // output width/height (mm: W_B, 1)
@@ -194,7 +195,7 @@ module mla
   always_comb begin
     logic [31:0] line_row;
     if (mm) line_row = fb_row;
-    else line_row = 32'(fb_d) * 32'(hi) + 32'(y) + 32'(fb_ky);
+    else line_row = 32'(fb_d) * 32'(plane_rows) + 32'(y) + 32'(fb_ky);
     sb_addr = 17'(32'(b_base) + line_row * 32'(b_stride) + 32'(x0) +
                   ((fb_j == 0) ? 32'd0 : 32'(COLS) + 32'd4 * (32'(fb_j) - 1)));
   end
@@ -257,7 +258,7 @@ module mla
       case (state)
         S_IDLE: if (start) begin
           mm <= op_mm;
-          hi <= dim_hi; wf <= dim_wf; hf <= dim_hf;
+          plane_rows <= (dim_b_plane_rows != 0) ? dim_b_plane_rows : dim_hi; wf <= dim_wf; hf <= dim_hf;
           if (op_mm) begin
             // mm: A is [W_A=dim_wi, H_A=dim_hi], B is [W_B=dim_d, H_B=W_A]
             wo <= dim_d; ho <= 16'd1;

@@ -80,14 +80,14 @@ module pe
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
   logic        mla_start, op_mm, a_via_noc, mla_done;
-  logic [15:0] dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c;
+  logic [15:0] dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c, dim_b_plane_rows;
   logic [16:0] a_base, b_base, o_base;
   logic [1:0]  a_src_pe;
   logic [31:0] start_cycle, end_cycle;
 
   task_ctrl u_task_ctrl (
       .clk, .rst_n, .ce, .cycle, .reg_wr, .reg_idx, .reg_data,
-      .mla_start, .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c,
+      .mla_start, .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c, .dim_b_plane_rows,
       .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
       .mla_done, .irq_done, .start_cycle, .end_cycle);
 
@@ -95,7 +95,7 @@ module pe
 
   mla #(.ROWS(ROWS), .COLS(COLS)) u_mla (
       .clk, .rst_n, .ce, .flaw_sram2clk, .flaw_mm_wide_a,
-      .start(mla_start), .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c,
+      .start(mla_start), .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c, .dim_b_plane_rows,
       .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
       .busy, .done_pulse(mla_done),
       .sa_valid(rq_valid[1]), .sa_addr(rq_addr[1]), .sa_grant(rq_grant[1]), .sa_rsp(rs_valid[1]),

@@ -60,7 +60,7 @@ package s2_pkg;
     return (k == PKT_RD_RSP || k == PKT_DMA_ACK);
   endfunction
 
-  // PE registers (PKT_REG_WR addr, or the ARM port): 0..11 the task controller (MLA), 16..25 the DMA.
+  // PE registers (PKT_REG_WR addr, or the ARM port): 0..12 the task controller (MLA), 16..25 the DMA.
   // Writing REG_START starts the MLA task, REG_DMA_START the DMA transfer.
   localparam logic [4:0] REG_OP      = 5'd0;   // 0 = conv, 1 = mm
   localparam logic [4:0] REG_WI      = 5'd1;   // conv: input width   | mm: W_A (= H_B)
@@ -74,6 +74,9 @@ package s2_pkg;
   localparam logic [4:0] REG_O_BASE  = 5'd9;   // results byte address
   localparam logic [4:0] REG_A_SRC   = 5'd10;  // [2]=via NoC, [1:0]=PE that holds operand A
   localparam logic [4:0] REG_START   = 5'd11;  // any write starts the task
+  // conv: operand-B rows from one input plane to the next in SRAM (0 = Hi, planes packed). One-shot: it
+  // applies to the next task started and then reads 0 again, so a writer that never uses it never sees it.
+  localparam logic [4:0] REG_B_PLANE_ROWS = 5'd12;
   localparam logic [4:0] REG_DMA_DRAM_ADDR         = 5'd16;  // DRAM byte address of the first row
   localparam logic [4:0] REG_DMA_DRAM_ROW_STRIDE   = 5'd17;  // bytes between rows in DRAM
   localparam logic [4:0] REG_DMA_DRAM_PLANE_STRIDE = 5'd18;  // bytes between planes in DRAM

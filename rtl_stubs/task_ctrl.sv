@@ -17,6 +17,7 @@ module task_ctrl
     output logic        mla_start,
     output logic        op_mm,
     output logic [15:0] dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c,
+    output logic [15:0] dim_b_plane_rows,  // 0 = Hi; cleared once the MLA has taken it (one-shot)
     output logic [16:0] a_base, b_base, o_base,
     output logic        a_via_noc,
     output logic [1:0]  a_src_pe,
@@ -30,7 +31,7 @@ module task_ctrl
       mla_start <= 1'b0;
       irq_done <= 1'b0;
       op_mm <= 1'b0;
-      {dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c} <= '0;
+      {dim_wi, dim_hi, dim_d, dim_wf, dim_hf, dim_c, dim_b_plane_rows} <= '0;
       {a_base, b_base, o_base} <= '0;
       a_via_noc <= 1'b0;
       a_src_pe <= '0;
@@ -38,6 +39,7 @@ module task_ctrl
       end_cycle <= '0;
     end else if (ce) begin
       mla_start <= 1'b0;
+      if (mla_start) dim_b_plane_rows <= '0;  // the MLA latched it this clock
       if (reg_wr) begin
         case (reg_idx)
           REG_OP:     op_mm <= reg_data[0];
@@ -51,6 +53,7 @@ module task_ctrl
           REG_B_BASE: b_base <= reg_data[16:0];
           REG_O_BASE: o_base <= reg_data[16:0];
           REG_A_SRC:  {a_via_noc, a_src_pe} <= reg_data[2:0];
+          REG_B_PLANE_ROWS: dim_b_plane_rows <= reg_data[15:0];
           REG_START: begin
             mla_start <= 1'b1;
             irq_done <= 1'b0;

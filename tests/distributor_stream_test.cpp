@@ -3,6 +3,7 @@
 // ARM operations take the clocks the configuration gives them.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/arm_core.h"
+#include "test_networks.h"
 
 using namespace s2;
 using namespace s2::mapper;
@@ -37,19 +39,64 @@ bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy,
   return std::equal(golden.begin(), golden.end(), dram.begin() + static_cast<std::ptrdiff_t>(bs.map.output));
 }
 
-const char* kNet =
-    "network small\n"
-    "input 36 20 3\n"
-    "conv 3 3 3 12 pad=same act=relu\n"   // CONV_1: padding, 3 filter parts
-    "conv 3 3 12 8 pad=same act=relu\n"   // CONV_2 + POOL_3 (fused)
-    "pool max 2 2 stride=2\n"
-    "conv 1 1 8 8 act=relu\n"             // CONV_4: no padding
-    "fc 1440 40 act=relu\n";              // FC_5: split along H_B (partial sums, FCE_5)
+using test_networks::kSmall;
+using test_networks::kSmallResidual;
 
 }  // namespace
 
+TEST(DistributorStreams, StridedAndResidualBlocksComputeExactResultsOnTheModel) {
+  const ParsedNetwork n = parse_text(kSmallResidual);
+  const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+  int ran = 0;
+  for (std::size_t i = 0; i < n.blocks.size(); ++i)
+    for (Strategy st : kAllStrategies) {
+      std::string why;
+      ASSERT_TRUE(distributable(n.blocks[i], split.blocks[i], st, HwConfig{}, &why)) << n.blocks[i].name() << ": " << why;
+      SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
+      EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st));
+      ++ran;
+    }
+  EXPECT_EQ(ran, 8 * 3);
+}
+
+TEST(DistributorStreams, StridedConvolutionsSkipTheRowsTheyDoNotNeed) {
+  const ParsedNetwork n = parse_text(kSmallResidual);
+  const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+  auto streams = [&](const std::string& name) {
+    for (std::size_t i = 0; i < n.blocks.size(); ++i)
+      if (n.blocks[i].name() == name) return distribute(n.blocks[i], split.blocks[i], Strategy::FuseNoreuse, HwConfig{});
+    throw std::logic_error(name);
+  };
+  // 3x3 stride 2: each MLA task reads 3 input rows of the loaded window in place, one task per output row
+  std::uint64_t tasks = 0, out_rows = 0;
+  for (const auto& pe : streams("CONV_1").streams.at(0).pe)
+    for (const StreamCommand& c : pe)
+      if (c.kind == CommandKind::Mla) {
+        ++tasks;
+        EXPECT_EQ(c.mla.conv.Hi, 3);
+        EXPECT_GT(c.mla.b_plane_rows, 3);
+        out_rows += static_cast<std::uint64_t>(c.mla.conv.Ho());
+      }
+  const BlockSplit& s1 = split.blocks.at(0);
+  EXPECT_EQ(out_rows, 9u * static_cast<std::uint64_t>(s1.w.count() * s1.c.count()));  // each of the 9 rows once per part
+  EXPECT_EQ(tasks, out_rows);
+  // 1x1 stride 2: the DMA loads every second row (an 11-pixel row stride of 22), and one task computes them
+  bool gathered = false;
+  for (const auto& pe : streams("CONV_2").streams.at(0).pe)
+    for (const StreamCommand& c : pe) {
+      if (c.kind == CommandKind::DmaLoad && c.dma.rows > 1) {
+        EXPECT_EQ(c.dma.dram_row_stride, 22u);
+        gathered = true;
+      }
+      if (c.kind == CommandKind::Mla) {
+        EXPECT_EQ(c.mla.b_plane_rows, 0);
+      }
+    }
+  EXPECT_TRUE(gathered);
+}
+
 TEST(DistributorStreams, EveryStrategyComputesTheExactBlockResultOnTheModel) {
-  const ParsedNetwork n = parse_text(kNet);
+  const ParsedNetwork n = parse_text(kSmall);
   const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
   int ran = 0;
   for (std::size_t i = 0; i < n.blocks.size(); ++i)
@@ -102,9 +149,84 @@ TEST(ArmOps, CostTheClocksOfThesisTable59) {
   EXPECT_EQ(arm_op_cycles(c, k), 360u);
   c.kind = ArmOpKind::AddInt32;
   EXPECT_EQ(arm_op_cycles(c, k), 240u);
+  c.kind = ArmOpKind::AddInt8;
+  EXPECT_EQ(arm_op_cycles(c, k), 240u);
+  c.kind = ArmOpKind::Relu8;
+  EXPECT_EQ(arm_op_cycles(c, k), 75u);
+  c.kind = ArmOpKind::AvgPool8;  // not in Table 5.9: charged as 8-bit max pooling
+  EXPECT_EQ(arm_op_cycles(c, k), 360u);
   c.kind = ArmOpKind::Pad;  // a 1-pixel border of a 5x3 plane: 12 bytes per plane, 24 bytes = 6 words
   c.pad_left = c.pad_right = c.pad_top = c.pad_bottom = 1;
   EXPECT_EQ(arm_op_cycles(c, k), 12u);
+}
+
+TEST(ArmOps, Int8OperationsSaturateAndPoolWithTheirStride) {
+  std::vector<std::uint8_t> sram(64, 0);
+  auto i8 = [&](std::size_t a) { return static_cast<int>(static_cast<std::int8_t>(sram[a])); };
+  ArmCommand add;
+  add.kind = ArmOpKind::AddInt8;
+  add.src = 0;
+  add.dst = 8;
+  add.width = 3;
+  add.src_row_stride = add.dst_row_stride = 3;
+  const std::int8_t a[3] = {100, -100, 5}, b[3] = {100, -100, -7};
+  for (int i = 0; i < 3; ++i) {
+    sram[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(a[i]);
+    sram[static_cast<std::size_t>(8 + i)] = static_cast<std::uint8_t>(b[i]);
+  }
+  arm_apply(add, sram.data(), sram.size());
+  EXPECT_EQ(i8(8), 127);
+  EXPECT_EQ(i8(9), -128);
+  EXPECT_EQ(i8(10), -2);
+  ArmCommand relu;
+  relu.kind = ArmOpKind::Relu8;
+  relu.src = 8;
+  relu.width = 3;
+  relu.src_row_stride = 3;
+  arm_apply(relu, sram.data(), sram.size());
+  EXPECT_EQ(i8(8), 127);
+  EXPECT_EQ(i8(9), 0);
+  EXPECT_EQ(i8(10), 0);
+  // a 5x5 plane, 3x3 windows every 2 pixels: 2x2 results; the average truncates toward zero
+  std::fill(sram.begin(), sram.end(), 0);
+  for (int i = 0; i < 25; ++i) sram[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<std::int8_t>(i - 12));
+  ArmCommand pool;
+  pool.kind = ArmOpKind::MaxPool8;
+  pool.src = 0;
+  pool.dst = 32;
+  pool.width = pool.height = 5;
+  pool.src_row_stride = 5;
+  pool.dst_row_stride = 2;
+  pool.window = 3;
+  pool.stride = 2;
+  arm_apply(pool, sram.data(), sram.size());
+  EXPECT_EQ(i8(32), 12 - 12);  // max of rows 0-2, columns 0-2: pixel 12
+  EXPECT_EQ(i8(33), 14 - 12);
+  EXPECT_EQ(i8(34), 22 - 12);
+  EXPECT_EQ(i8(35), 24 - 12);
+  pool.kind = ArmOpKind::AvgPool8;
+  arm_apply(pool, sram.data(), sram.size());
+  EXPECT_EQ(i8(32), (6 - 12));      // mean of pixels 0,1,2,5,6,7,10,11,12 = 6
+  EXPECT_EQ(i8(35), (18 - 12));
+  // Quantize takes every col_step-th int32 of a row
+  std::vector<std::uint8_t> s32(64, 0);
+  for (int x = 0; x < 6; ++x) {
+    const std::int32_t v = (x % 2 == 0) ? 256 * (x + 1) : 99999;
+    std::memcpy(&s32[static_cast<std::size_t>(4 * x)], &v, 4);
+  }
+  ArmCommand q;
+  q.kind = ArmOpKind::Quantize;
+  q.src = 0;
+  q.dst = 40;
+  q.width = 3;
+  q.col_step = 2;
+  q.src_row_stride = 24;
+  q.dst_row_stride = 3;
+  q.shift = 8;
+  arm_apply(q, s32.data(), s32.size());
+  EXPECT_EQ(s32[40], 1);
+  EXPECT_EQ(s32[41], 3);
+  EXPECT_EQ(s32[42], 5);
 }
 
 TEST(QpeDramTiming, DramTakesTwoClocksPerSixteenByteOperation) {
@@ -175,7 +297,7 @@ TEST(QpeDramStreams, MalformedCommandsAreRejectedWithPeAndIndex) {
 
 TEST(DistributorStreams, OtherMacShapesComputeExactResults) {
   // filter parts come in whole groups of the configured MAC rows (2 on 16x2), not a fixed 4
-  const ParsedNetwork n = parse_text(kNet);
+  const ParsedNetwork n = parse_text(kSmall);
   for (const char* shape : {"16x2", "8x4"}) {
     HwConfig cfg;
     set_mac_shape(cfg, shape);

@@ -17,6 +17,7 @@
 #include "mapper/splitter.h"
 #include "model/pe_registers.h"
 #include "model/sram_layout.h"
+#include "test_networks.h"
 
 using namespace s2;
 using namespace s2::mapper;
@@ -136,23 +137,20 @@ TEST(QpeDramCosim, StridedTransfersOnFourPesAtOnce) {
   }
 }
 
-TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
-  const char* net =
-      "network small\n"
-      "input 36 20 3\n"
-      "conv 3 3 3 12 pad=same act=relu\n"
-      "conv 3 3 12 8 pad=same act=relu\n"
-      "pool max 2 2 stride=2\n"
-      "conv 1 1 8 8 act=relu\n"
-      "fc 1440 40 act=relu\n";
-  const ParsedNetwork n = parse_network(parse_layer_list(net, "small.net"));
-  for (bool aligned_words : {false, true}) {  // the DRAM charging bytes (thesis) or aligned words
+namespace {
+
+// Every distributable block of `net` in every strategy on both backends, with the DRAM charging bytes
+// (thesis) and, if `both_dram_rules`, aligned words too; returns how many block-strategy runs it made.
+int expect_distributor_streams_agree(const char* net, bool both_dram_rules, double bound) {
+  const ParsedNetwork n = parse_network(parse_layer_list(net, "test.net"));
+  int ran = 0;
+  for (bool aligned_words : {false, true}) {
+    if (aligned_words && !both_dram_rules) break;
     HwConfig cfg;
     cfg.dram_aligned_words = aligned_words;
     const NetworkSplit split = split_network(n, split_rules(Target::Qpe, cfg));
     auto model = make_model_stream_backend(cfg);
     auto rtl = make_rtl_stream_backend(cfg);
-    int ran = 0;
     for (std::size_t i = 0; i < n.blocks.size(); ++i)
       for (Strategy st : kAllStrategies) {
         if (!distributable(n.blocks[i], split.blocks[i], st, cfg, nullptr)) continue;
@@ -167,7 +165,8 @@ TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
           cm += model->run(ts, dm, opt).cycles;
           opt.watchdog_cycles = 50000000;
           const StreamResult r = rtl->run(ts, dr, opt);
-          ASSERT_TRUE(r.completed) << ts.name << ": " << r.stalled;
+          EXPECT_TRUE(r.completed) << ts.name << ": " << r.stalled;
+          if (!r.completed) return ran;
           cr += r.cycles;
         }
         const std::vector<std::uint8_t> golden = golden_block_output(n.blocks[i], split.blocks[i], bs, cfg, image);
@@ -179,11 +178,23 @@ TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
                   << 100 * dev << "%\n";
         // the model's MLA timing in a stream assumes the PEs that start within 64 clocks run in step, and its
         // DMA packets bypass the router's arbitration (model/README.md): a bounded deviation, not zero
-        EXPECT_LE(std::abs(dev), 0.02) << "model " << cm << ", RTL " << cr;
+        EXPECT_LE(std::abs(dev), bound) << "model " << cm << ", RTL " << cr;
         ++ran;
       }
-    EXPECT_GE(ran, 8);
   }
+  return ran;
+}
+
+}  // namespace
+
+TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
+  EXPECT_GE(expect_distributor_streams_agree(test_networks::kSmall, true, 0.02), 2 * 11);
+}
+
+TEST(QpeDramCosim, StridedAndResidualBlocksAreBitExactOnBothBackends) {
+  // pieces of a few hundred clocks whose stores of narrow rows from four PEs at once queue at the router's
+  // DRAM port, which the model does not arbitrate (PackedNarrowRowsFromFourPesQueueAtTheDramPort): up to 4%
+  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.04), 8 * 3);
 }
 
 TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
@@ -279,5 +290,39 @@ TEST(QpeDramCosim, AsyncCommandsLetTheArmWorkWhileAnEngineRuns) {
     EXPECT_TRUE(r.model_dram == r.rtl_dram);
     EXPECT_EQ(r.model.pe_end_cycle, r.rtl.pe_end_cycle);
     EXPECT_EQ(r.model.cycles, r.rtl.cycles);
+  }
+}
+
+TEST(QpeDramCosim, PackedNarrowRowsFromFourPesQueueAtTheDramPort) {
+  // a residual block's int8 piece as the element-wise streams move it: 14-byte rows packed in SRAM (lines
+  // shared by two rows), planes contiguous in DRAM. One PE: exact. Four PEs storing at once: a header and
+  // a line packet per row from each PE compete for the router's DRAM port in the RTL; the model lets them
+  // all through (model/README.md), so it runs fast by a measured, bounded amount.
+  for (int pes : {1, 4}) {
+    TaskStream s;
+    s.name = "packed";
+    s.dram_bytes = 1 << 17;
+    for (int p = 0; p < pes; ++p) {
+      StreamCommand ld = dma(CommandKind::DmaLoad, 7000 * static_cast<std::uint64_t>(p), 0, 14, 14, 14, 14);
+      ld.dma.planes = 32;
+      ld.dma.dram_plane_stride = 196;
+      ld.dma.sram_plane_stride = 196;
+      StreamCommand st = ld;
+      st.kind = CommandKind::DmaStore;
+      st.dma.dram_addr += 65536;
+      s.pe[p] = {ld, st};
+    }
+    const BothResults r = run_both(s, pattern(1 << 17, 5));
+    SCOPED_TRACE(std::to_string(pes) + " PEs");
+    ASSERT_TRUE(r.rtl.completed) << r.rtl.stalled;
+    EXPECT_TRUE(r.model_dram == r.rtl_dram);
+    EXPECT_EQ(r.model.dram_ops, r.rtl.dram_ops);
+    std::cout << pes << " PEs, packed 14-byte rows: model " << r.model.cycles << " clocks, RTL " << r.rtl.cycles << "\n";
+    if (pes == 1) {
+      EXPECT_EQ(r.model.cycles, r.rtl.cycles);
+    } else {
+      EXPECT_LT(r.model.cycles, r.rtl.cycles);
+      EXPECT_GE(double(r.model.cycles), 0.95 * double(r.rtl.cycles));
+    }
   }
 }

@@ -1,0 +1,33 @@
+// Small networks in the layer-list format (mapper/README.md) that the distributor tests run on the model
+// and on both backends: small enough for the RTL, with a block of every kind the distributor handles.
+#pragma once
+
+namespace s2::test_networks {
+
+inline constexpr const char* kSmall =
+    "network small\n"
+    "input 36 20 3\n"
+    "conv 3 3 3 12 pad=same act=relu\n"   // CONV_1: padding, 3 filter parts
+    "conv 3 3 12 8 pad=same act=relu\n"   // CONV_2 + POOL_3 (fused)
+    "pool max 2 2 stride=2\n"
+    "conv 1 1 8 8 act=relu\n"             // CONV_4: no padding
+    "fc 1440 40 act=relu\n";              // FC_5: split along H_B (partial sums, FCE_5)
+
+// Strided convolutions (3x3 with padding: one task per output row; 1x1: gathered rows), a projection and
+// an identity residual block.
+inline constexpr const char* kSmallResidual =
+    "network small_residual\n"
+    "input 22 18 4\n"
+    "conv 3 3 4 8 stride=2 pad=1\n"                // CONV_1: 11x9x8, one MLA task per kept output row
+    "residual begin\n"
+    "conv 1 1 8 8 stride=2\n"                      // CONV_2: 6x5x8 from every second row, gathered by the DMA
+    "conv 3 3 8 8 pad=same\n"
+    "conv 1 1 8 16 act=none\n"                     // CONV_4 QUAN_4 MAT_ELE_4 ACTI_4
+    "residual end shortcut=projection stride=2\n"  // CONV_SC_4: 1x1 stride 2, no ReLU
+    "residual begin\n"
+    "conv 1 1 16 8\n"
+    "conv 3 3 8 8 pad=same\n"
+    "conv 1 1 8 16 act=none\n"                     // identity shortcut
+    "residual end shortcut=identity\n";
+
+}  // namespace s2::test_networks
