@@ -257,7 +257,7 @@ DmaTransfer input_window(const ConvPlan& p, const ConvPiece& cp, std::uint64_t b
   const int W = p.conv->in.W, H = p.conv->in.H, stride = static_cast<int>(align_up(wt.conv.Wi, 16));
   const int row_step = p.rows == RowMode::Gathered ? p.stride : 1;
   DmaTransfer t;
-  t.dram_addr = base + std::uint64_t(cp.y0) * W + cp.x0;
+  t.dram_addr = base + (std::uint64_t(cp.d0) * H + cp.y0) * W + cp.x0;
   t.dram_row_stride = std::uint64_t(W) * row_step;
   t.dram_plane_stride = std::uint64_t(W) * H;
   t.sram_addr = 0;
@@ -282,7 +282,7 @@ void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPi
   const int Wi = cp.task.Wi, Hi = cp.task.Hi;
   const int x_lo = std::max(cp.x0, p.pad), x_hi = std::min(cp.x0 + Wi, p.pad + p.in.W);
   const int y_lo = std::max(cp.y0, p.pad), y_hi = std::min(cp.y0 + Hi, p.pad + p.in.H);
-  t.dram_addr = p.map.input + std::uint64_t(y_lo - p.pad) * p.in.W + (x_lo - p.pad);
+  t.dram_addr = p.map.input + (std::uint64_t(cp.d0) * p.in.H + (y_lo - p.pad)) * p.in.W + (x_lo - p.pad);
   t.dram_row_stride = p.in.W;
   t.dram_plane_stride = std::uint64_t(p.in.W) * p.in.H;
   t.sram_addr = static_cast<std::uint32_t>((y_lo - cp.y0)) * t.sram_row_stride + static_cast<std::uint32_t>(x_lo - cp.x0);
@@ -608,6 +608,114 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Pooling blocks (thesis 4.1: a pooling whose stride differs from its window): the ARM pools each piece
+// (a window of some channels) in its PE's SRAM. The window is loaded as a convolution's operand B is, so
+// a ConvPlan describes the input; the piece's channels are its "input channels" (d0, D).
+
+ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
+  ConvPlan p;
+  p.b = &b;
+  p.s = &s;
+  p.conv = &b.core_op();
+  p.cfg = cfg;
+  const Operation* padd = find_op(b, PrimitiveKind::Padding);
+  p.pad = padd ? padd->pad : 0;
+  p.padd = padd ? padd->name : "";
+  p.core = p.conv->name;
+  p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
+  p.Wo = p.Wp = p.conv->out.W;
+  p.Ho = p.Hp = p.conv->out.H;
+  p.C = p.conv->out.D;
+  BlockDramMap& m = p.map;
+  std::uint64_t at = 0;
+  auto place = [&](std::uint64_t& base, std::uint64_t& size, std::uint64_t bytes) {
+    base = at;
+    size = bytes;
+    at = align_up(at + bytes, 16);
+  };
+  place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
+  if (nofuse && p.pad > 0) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
+  place(m.output, m.output_bytes, std::uint64_t(p.Wo) * p.Ho * p.C);
+  m.total = at;
+  return p;
+}
+
+// Piece (iw, ih, ic) of a pooling block: output part (iw, ih) of channel part ic, and its input window.
+ConvPiece pool_piece(const ConvPlan& p, int iw, int ih, int ic) {
+  const Operation& o = *p.conv;
+  const BlockSplit& s = *p.s;
+  ConvPiece cp;
+  cp.out_x0 = s.w.begin(iw);
+  cp.out_y0 = s.h.begin(ih);
+  cp.out_w = s.w.sizes.at(static_cast<std::size_t>(iw));
+  cp.out_h = s.h.sizes.at(static_cast<std::size_t>(ih));
+  cp.x0 = cp.out_x0 * o.stride;
+  cp.y0 = cp.out_y0 * o.stride;
+  cp.c0 = cp.d0 = s.c.begin(ic);
+  cp.task.Wi = (cp.out_w - 1) * o.stride + o.Wf;
+  cp.task.Hi = (cp.out_h - 1) * o.stride + o.Hf;
+  cp.task.D = cp.task.C = s.c.sizes.at(static_cast<std::size_t>(ic));
+  cp.task.Wf = o.Wf;
+  cp.task.Hf = o.Hf;
+  return cp;
+}
+
+// The pooling of a loaded window in place and the store of its result.
+void pool_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp) {
+  const std::uint32_t row = static_cast<std::uint32_t>(align_up(cp.task.Wi, 16));
+  ArmCommand a;
+  a.kind = p.conv->pool == PoolType::Max ? ArmOpKind::MaxPool8 : ArmOpKind::AvgPool8;
+  a.src = a.dst = 0;
+  a.planes = static_cast<std::uint32_t>(cp.task.D);
+  a.height = static_cast<std::uint32_t>(cp.task.Hi);
+  a.width = static_cast<std::uint32_t>(cp.task.Wi);
+  a.src_row_stride = row;
+  a.window = p.conv->Wf;
+  a.stride = p.conv->stride;
+  a.dst_row_stride = static_cast<std::uint32_t>(cp.out_w);
+  out.push_back(arm(p.core, a));
+  DmaTransfer t;
+  t.sram_addr = 0;
+  t.sram_row_stride = a.dst_row_stride;
+  t.sram_plane_stride = a.dst_row_stride * static_cast<std::uint32_t>(cp.out_h);
+  t.dram_addr = p.map.output + (std::uint64_t(cp.c0) * p.Ho + cp.out_y0) * p.Wo + cp.out_x0;
+  t.dram_row_stride = static_cast<std::uint64_t>(p.Wo);
+  t.dram_plane_stride = std::uint64_t(p.Wo) * p.Ho;
+  t.row_bytes = static_cast<std::uint32_t>(cp.out_w);
+  t.rows = static_cast<std::uint32_t>(cp.out_h);
+  t.planes = static_cast<std::uint32_t>(cp.task.D);
+  out.push_back(dma(CommandKind::DmaStore, p.core, t));
+}
+
+// nofuse_noreuse: PADD_n pads the input into DRAM, then POOL_n pools the padded pieces; fuse_noreuse:
+// each piece is padded in its PE and pooled there. Piece n goes to PE n mod 4.
+std::vector<TaskStream> pool_streams(const ConvPlan& p, bool nofuse) {
+  const BlockSplit& s = *p.s;
+  std::vector<TaskStream> out;
+  auto for_each_piece = [&](const std::function<void(std::vector<StreamCommand>&, const ConvPiece&)>& f, TaskStream& st) {
+    std::size_t n = 0;
+    for (int ic = 0; ic < s.c.count(); ++ic)
+      for (int ih = 0; ih < s.h.count(); ++ih)
+        for (int iw = 0; iw < s.w.count(); ++iw, ++n) f(st.pe[n % kPesPerQpe], pool_piece(p, iw, ih, ic));
+  };
+  if (nofuse && p.pad > 0) {
+    TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map);
+    for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
+      load_ifmap(cmds, p, cp, false, p.padd);
+      cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));
+    }, st);
+    out.push_back(std::move(st));
+  }
+  TaskStream st = new_stream(p.core + (nofuse ? " nofuse_noreuse" : " fuse_noreuse"), p.map);
+  for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
+    load_ifmap(cmds, p, cp, nofuse && p.pad > 0, p.core);
+    pool_and_store(cmds, p, cp);
+  }, st);
+  out.push_back(std::move(st));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Matrix multiplication blocks (batch 1: A is the input vector, H_A = 1)
 
 Task mm_task(const MmShape& shape) {
@@ -640,6 +748,7 @@ struct MmPlan {
   std::uint32_t a_base = 0, b_base = 0, o_base = 0, acc_base = 0;
   BlockDramMap map;
   std::string core, fce, acti, quan;
+  bool relu = true;
 };
 
 MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
@@ -651,6 +760,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.H_B = static_cast<int>(b.core_op().in.elements());
   p.core = b.name();
   p.fce = "FCE_" + std::to_string(b.core_op().layer);
+  p.relu = find_op(b, PrimitiveKind::ReLU) != nullptr;  // the network's last FC has none
   p.acti = op_name(b, PrimitiveKind::ReLU);
   p.quan = op_name(b, PrimitiveKind::Quantization);
   p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(p.H_B)) + 1) / 2;
@@ -716,7 +826,7 @@ ArmCommand row_op(ArmOpKind k, std::uint32_t src, std::uint32_t dst, int width) 
 }
 
 void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
-  out.push_back(arm(p.acti, row_op(ArmOpKind::Relu32, acc, acc, width)));
+  if (p.relu) out.push_back(arm(p.acti, row_op(ArmOpKind::Relu32, acc, acc, width)));
   ArmCommand q = row_op(ArmOpKind::Quantize, acc, acc, width);
   q.dst_row_stride = static_cast<std::uint32_t>(width);
   q.shift = p.shift;
@@ -803,7 +913,7 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
   std::vector<TaskStream> v;
   v.push_back(std::move(fc));
   if (s.h.count() > 1) v.push_back(std::move(fce));
-  v.push_back(std::move(act));
+  if (p.relu) v.push_back(std::move(act));
   v.push_back(std::move(qua));
   return v;
 }
@@ -815,7 +925,11 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
     if (why) *why = w;
     return false;
   };
-  if (b.kind == BlockKind::Pooling) return no("pooling blocks are not distributed yet");
+  if (b.kind == BlockKind::Pooling) {
+    if (strategy == Strategy::FuseReuse) return no("pooling blocks have no weights to reuse");
+    if (b.core_op().Wf != b.core_op().Hf) return no("a pooling window that is not square is not distributed yet");
+    return true;
+  }
   if (b.kind == BlockKind::MatMul) {
     if (strategy == Strategy::FuseReuse) return no("MM blocks have no data reuse (thesis 4.3.3)");
     return true;
@@ -850,6 +964,12 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
     r.quant_shift = p.shift;
     if (nofuse) r.streams = mm_nofuse(p);
     else r.streams.push_back(mm_fuse(p));
+    return r;
+  }
+  if (b.kind == BlockKind::Pooling) {
+    const ConvPlan p = pool_plan(b, s, cfg, nofuse);
+    r.map = p.map;
+    r.streams = pool_streams(p, nofuse);
     return r;
   }
   const ConvPlan p = conv_plan(b, s, cfg, nofuse);
@@ -894,6 +1014,10 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
     });
     return img;
   }
+  if (b.kind == BlockKind::Pooling) {
+    for (std::uint64_t k = 0; k < bs.map.input_bytes; ++k) img[bs.map.input + k] = draw();
+    return img;
+  }
   const Operation& conv = b.core_op();
   for (std::uint64_t i = 0; i < bs.map.input_bytes; ++i) img[bs.map.input + i] = draw();
   // filters (c, d, ky, kx) in MAC-row groups: group g at g * stride, byte ((d*Hf + ky)*Wf + kx)*ROWS + c%ROWS
@@ -911,8 +1035,9 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
 
 std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
                                               const HwConfig& cfg, const std::vector<std::uint8_t>& img) {
+  const bool relu = find_op(b, PrimitiveKind::ReLU) != nullptr;
   auto quant = [&](std::int32_t v) {
-    v = std::max<std::int32_t>(0, v) >> bs.quant_shift;
+    v = (relu ? std::max<std::int32_t>(0, v) : v) >> bs.quant_shift;
     return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
   };
   if (b.kind == BlockKind::MatMul) {
@@ -932,6 +1057,33 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
     });
     std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
     for (int j = 0; j < W_B; ++j) out[j] = quant(static_cast<std::int32_t>(sum[j]));
+    return out;
+  }
+  if (b.kind == BlockKind::Pooling) {
+    // zero padding, as PADD gives it, then the window's maximum or its mean truncated toward zero
+    const Operation& o = b.core_op();
+    const Operation* padd = find_op(b, PrimitiveKind::Padding);
+    const int pad = padd ? padd->pad : 0, W = o.in.W, H = o.in.H, w0 = W - 2 * pad, h0 = H - 2 * pad;
+    std::vector<int> in(std::size_t(W) * H * o.in.D, 0);
+    for (int d = 0; d < o.in.D; ++d)
+      for (int y = 0; y < h0; ++y)
+        for (int x = 0; x < w0; ++x)
+          in[(std::size_t(d) * H + y + pad) * W + x + pad] =
+              static_cast<std::int8_t>(img[bs.map.input + (std::uint64_t(d) * h0 + y) * w0 + x]);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(o.out.elements()));
+    for (int d = 0; d < o.out.D; ++d)
+      for (int y = 0; y < o.out.H; ++y)
+        for (int x = 0; x < o.out.W; ++x) {
+          int m = -128, sum = 0;
+          for (int ky = 0; ky < o.Hf; ++ky)
+            for (int kx = 0; kx < o.Wf; ++kx) {
+              const int v = in[(std::size_t(d) * H + y * o.stride + ky) * W + x * o.stride + kx];
+              m = std::max(m, v);
+              sum += v;
+            }
+          const int r = o.pool == PoolType::Max ? m : sum / (o.Wf * o.Hf);
+          out[(std::size_t(d) * o.out.H + y) * o.out.W + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(r));
+        }
     return out;
   }
   const Operation& conv = b.core_op();

@@ -191,10 +191,11 @@ TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
   EXPECT_GE(expect_distributor_streams_agree(test_networks::kSmall, true, 0.02), 2 * 11);
 }
 
-TEST(QpeDramCosim, StridedAndResidualBlocksAreBitExactOnBothBackends) {
-  // pieces of a few hundred clocks whose stores of narrow rows from four PEs at once queue at the router's
-  // DRAM port, which the model does not arbitrate (PackedNarrowRowsFromFourPesQueueAtTheDramPort): up to 4%
-  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.04), 8 * 3);
+TEST(QpeDramCosim, StridedResidualAndPoolingBlocksAreBitExactOnBothBackends) {
+  // (maps much smaller than these, pieces of a few hundred clocks, deviate more: the clocks the model
+  // misses where four PEs' DMA packets queue at the router (PackedNarrowRowsFromFourPesQueueAtTheDramPort)
+  // then weigh more than 2%)
+  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.02), 8 * 3 + 2 * 2);
 }
 
 TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {

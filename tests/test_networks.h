@@ -13,21 +13,23 @@ inline constexpr const char* kSmall =
     "conv 1 1 8 8 act=relu\n"             // CONV_4: no padding
     "fc 1440 40 act=relu\n";              // FC_5: split along H_B (partial sums, FCE_5)
 
-// Strided convolutions (3x3 with padding: one task per output row; 1x1: gathered rows), a projection and
-// an identity residual block.
+// Strided convolutions (3x3 with padding: one task per output row; 1x1: gathered rows), pooling blocks
+// (max with padding and overlapping windows, global average), a projection and an identity residual block.
 inline constexpr const char* kSmallResidual =
     "network small_residual\n"
-    "input 22 18 4\n"
-    "conv 3 3 4 8 stride=2 pad=1\n"                // CONV_1: 11x9x8, one MLA task per kept output row
+    "input 62 58 4\n"
+    "conv 3 3 4 8 stride=2 pad=1\n"                // CONV_1: 31x29x8, one MLA task per kept output row
+    "pool max 3 3 stride=2 pad=1\n"                // PADD_2 POOL_2: 16x15x8
     "residual begin\n"
-    "conv 1 1 8 8 stride=2\n"                      // CONV_2: 6x5x8 from every second row, gathered by the DMA
+    "conv 1 1 8 8 stride=2\n"                      // CONV_3: 8x8x8 from every second row, gathered by the DMA
     "conv 3 3 8 8 pad=same\n"
-    "conv 1 1 8 16 act=none\n"                     // CONV_4 QUAN_4 MAT_ELE_4 ACTI_4
-    "residual end shortcut=projection stride=2\n"  // CONV_SC_4: 1x1 stride 2, no ReLU
+    "conv 1 1 8 16 act=none\n"                     // CONV_5 QUAN_5 MAT_ELE_5 ACTI_5
+    "residual end shortcut=projection stride=2\n"  // CONV_SC_5: 1x1 stride 2, no ReLU
     "residual begin\n"
     "conv 1 1 16 8\n"
     "conv 3 3 8 8 pad=same\n"
     "conv 1 1 8 16 act=none\n"                     // identity shortcut
-    "residual end shortcut=identity\n";
+    "residual end shortcut=identity\n"
+    "pool avg 8 8 stride=1\n";                     // POOL_9: 1x1x16
 
 }  // namespace s2::test_networks
