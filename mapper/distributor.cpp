@@ -95,8 +95,11 @@ struct ConvPlan {
   int Wo = 0, Ho = 0, C = 0;  // convolution output
   int Wx = 0;                 // columns the MLA computes over the whole layer at stride 1: (Wo - 1) * stride + 1
   int Wp = 0, Hp = 0;         // block output (after the fused pooling)
-  std::uint32_t a_base = 0, o_base = 0, sc_base = 0;  // common SRAM layout (operand B at 0; sc: shortcut)
-  std::uint32_t a_group_stride = 0;
+  // common SRAM layout: operand B at 0, A, the results, a second result area for the partial sums of
+  // input-channel parts after the first (o2), the shortcut's part (sc)
+  std::uint32_t a_base = 0, o_base = 0, o2_base = 0, sc_base = 0;
+  std::uint32_t a_group_stride = 0;     // filter groups in SRAM (a piece's input channels)
+  std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels)
   int shift = 0;
   BlockDramMap map;
   std::string padd, core;
@@ -216,9 +219,10 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
       }
   p.a_base = a_base;
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(a_base) + a_bytes, 16));
-  p.sc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
+  p.o2_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
+  p.sc_base = s.d.count() > 1 ? static_cast<std::uint32_t>(align_up(std::uint64_t(p.o2_base) + o_bytes, 16)) : p.o2_base;
   const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
-  const std::uint32_t end = residual ? p.sc_base + sc_bytes : p.o_base + o_bytes;
+  const std::uint32_t end = residual ? p.sc_base + sc_bytes : p.sc_base;
   if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
                                 " bytes, more than the SRAM's " + std::to_string(cfg.sram_bytes));
@@ -233,7 +237,8 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
   if (nofuse && p.pad > 0) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
   const std::uint64_t groups = (p.C + cfg.mac_rows - 1) / cfg.mac_rows;
-  place(m.weights, m.weight_bytes, groups * p.a_group_stride);
+  p.dram_group_stride = align_up(std::uint64_t(p.conv->in.D) * p.conv->Hf * p.conv->Wf * cfg.mac_rows, 16);
+  place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
   if (nofuse) place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
   place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
   if (residual) place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
@@ -303,12 +308,23 @@ void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPi
   if (a.pad_left + a.pad_right + a.pad_top + a.pad_bottom > 0) out.push_back(arm(p.padd, a));
 }
 
+// A piece's filters: its filter groups, each with the piece's input channels (all of them: one transfer).
 void load_filters(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp) {
   const int rows = p.cfg.mac_rows;
+  const std::uint64_t groups = static_cast<std::uint64_t>((cp.task.C + rows - 1) / rows);
   DmaTransfer t;
-  t.dram_addr = p.map.weights + std::uint64_t(cp.c0 / rows) * p.a_group_stride;
+  t.dram_addr = p.map.weights + std::uint64_t(cp.c0 / rows) * p.dram_group_stride;
   t.sram_addr = p.a_base;
-  t.row_bytes = static_cast<std::uint32_t>(((cp.task.C + rows - 1) / rows) * p.a_group_stride);
+  if (cp.task.D == p.conv->in.D) {
+    t.row_bytes = static_cast<std::uint32_t>(groups * p.dram_group_stride);
+  } else {
+    const std::uint64_t per_channel = std::uint64_t(cp.task.Hf) * cp.task.Wf * static_cast<std::uint64_t>(rows);
+    t.dram_addr += std::uint64_t(cp.d0) * per_channel;
+    t.row_bytes = static_cast<std::uint32_t>(std::uint64_t(cp.task.D) * per_channel);
+    t.rows = static_cast<std::uint32_t>(groups);
+    t.dram_row_stride = p.dram_group_stride;
+    t.sram_row_stride = p.a_group_stride;
+  }
   out.push_back(dma(CommandKind::DmaLoad, p.core, t));
 }
 
@@ -325,12 +341,12 @@ StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, st
 
 // The MLA's work on a piece's `c` filters: one task over the window, or one per kept output row (each
 // task's results after the previous one's, as result_view() expects).
-void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift) {
+void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, std::uint32_t o_base) {
   Task t = conv_task(cp, c, shift);
   t.conv = window_task(p, cp).conv;
   t.conv.C = c;
   if (p.rows != RowMode::PerRow) {
-    out.push_back(mla(p.core, t, p.a_base, 0, p.o_base));
+    out.push_back(mla(p.core, t, p.a_base, 0, o_base));
     return;
   }
   const ResultView v = result_view(p, cp, c);
@@ -339,7 +355,7 @@ void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece
   t.conv.Hi = cp.task.Hf;
   for (int r = 0; r < cp.out_h; ++r)
     out.push_back(mla(p.core, t, p.a_base, static_cast<std::uint32_t>(r * p.stride) * b_row,
-                      p.o_base + static_cast<std::uint32_t>(r) * v.raw_plane_stride));
+                      o_base + static_cast<std::uint32_t>(r) * v.raw_plane_stride));
 }
 
 // A piece's `c` filters of raw int32 results (every computed column) in the [C][Ho][Wx] int32 tensor
@@ -443,11 +459,28 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
   return v;
 }
 
-// The MLA, then (fused) the block's element-wise operations and the store of its int8 result, or (not
-// fused) the store of the raw int32 results.
+// The MLA on a piece whose operands are loaded; a piece split along its input channels (D) goes on with
+// its other parts, loading each and adding its partial sums to the first's (ARM, charged to the core
+// operation; each part's sums wrap at the accumulator's width, their sum at 32 bits). Then (fused) the
+// block's element-wise operations and the store of its int8 result, or (not fused) the store of the raw
+// int32 results.
 void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, bool fused) {
-  run_mla(out, p, cp, c, shift);
+  run_mla(out, p, cp, c, shift, p.o_base);
   const ResultView v = result_view(p, cp, c);
+  for (int id = 1; id < p.s->d.count(); ++id) {
+    ConvPiece q = cp;  // the same window and filters, input channels part id
+    q.d0 = p.s->d.begin(id);
+    q.task.D = p.s->d.sizes.at(static_cast<std::size_t>(id));
+    load_filters(out, p, q);
+    load_ifmap(out, p, q, !fused && p.pad > 0, p.core);
+    run_mla(out, p, q, c, shift, p.o2_base);
+    ArmCommand a = view_op(ArmOpKind::AddInt32, v, p.o2_base, v.raw_row_stride, v.raw_plane_stride);
+    a.dst = p.o_base;
+    a.dst_row_stride = v.raw_row_stride;
+    a.dst_plane_stride = v.raw_plane_stride;
+    a.col_step = static_cast<std::uint32_t>(p.stride);
+    out.push_back(arm(p.core, a));
+  }
   if (!fused) {
     out.push_back(dma(CommandKind::DmaStore, p.core, raw_results(p, cp, v, p.o_base)));
     return;
@@ -484,12 +517,14 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   const std::vector<PieceIndex> fm = fmap_parts(s);
   if (p.pad > 0) {
     TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map);
-    for (std::size_t i = 0; i < fm.size(); ++i) {
-      auto& cmds = st.pe[i % kPesPerQpe];
-      const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, 0);
-      load_ifmap(cmds, p, cp, false, p.padd);
-      cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
-    }
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < fm.size(); ++i)
+      for (int id = 0; id < s.d.count(); ++id, ++k) {
+        auto& cmds = st.pe[k % kPesPerQpe];
+        const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, id);
+        load_ifmap(cmds, p, cp, false, p.padd);
+        cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
+      }
     out.push_back(std::move(st));
   }
   TaskStream st = new_stream(p.core + " nofuse_noreuse", p.map);
@@ -934,7 +969,8 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
     if (strategy == Strategy::FuseReuse) return no("MM blocks have no data reuse (thesis 4.3.3)");
     return true;
   }
-  if (s.d.count() > 1) return no("input-channel splits are not distributed yet");
+  if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
+    return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
   if (const Operation* pool = b.fused_pool()) {
     if (pool->pool != PoolType::Max) return no("average pooling is not distributed yet");
     if (b.core_op().stride != 1) return no("a strided convolution with a fused pooling is not distributed yet");
@@ -1104,8 +1140,23 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
         for (int kx = 0; kx < conv.Wf; ++kx)
           f[((std::size_t(c) * D + d) * conv.Hf + ky) * conv.Wf + kx] = static_cast<std::int8_t>(
               img[bs.map.weights + std::uint64_t(c / rows) * stride + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * rows + c % rows]);
-  const ConvShape shape{W, H, D, conv.Wf, conv.Hf, C, conv.stride};
-  std::vector<std::int32_t> v = golden_conv(shape, f, in, cfg.accumulator_bits);  // [C][Ho][Wo]
+  // [C][Ho][Wo]; split input channels: each part's sums wrap at the accumulator's width, then add in 32 bits
+  std::vector<std::int32_t> v;
+  for (int id = 0; id < s.d.count(); ++id) {
+    const int d0 = s.d.begin(id), dp = s.d.sizes[static_cast<std::size_t>(id)];
+    const std::vector<std::int8_t> in_part(in.begin() + std::ptrdiff_t(d0) * H * W, in.begin() + std::ptrdiff_t(d0 + dp) * H * W);
+    std::vector<std::int8_t> f_part(std::size_t(C) * dp * conv.Hf * conv.Wf);
+    const std::size_t per_channel = std::size_t(conv.Hf) * conv.Wf;
+    for (int c = 0; c < C; ++c)
+      std::copy_n(f.begin() + std::ptrdiff_t((std::size_t(c) * D + d0) * per_channel), std::size_t(dp) * per_channel,
+                  f_part.begin() + std::ptrdiff_t(std::size_t(c) * dp * per_channel));
+    const std::vector<std::int32_t> part =
+        golden_conv(ConvShape{W, H, dp, conv.Wf, conv.Hf, C, conv.stride}, f_part, in_part, cfg.accumulator_bits);
+    if (v.empty()) v = part;
+    else
+      for (std::size_t j = 0; j < v.size(); ++j)
+        v[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v[j]) + static_cast<std::uint32_t>(part[j]));
+  }
   int Ho = conv.out.H, Wo = conv.out.W;
   // the block's element-wise operations in its order, as the ARM carries them out
   auto sat8 = [](int x) { return std::clamp(x, -128, 127); };

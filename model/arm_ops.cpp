@@ -121,12 +121,12 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     }
     case ArmOpKind::AddInt32: {
-      const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
+      const std::size_t dp = c.dst_plane_stride > 0 ? c.dst_plane_stride : std::size_t(c.height) * c.dst_row_stride;
       need(c.src + c.planes * sp, size, c);
       need(c.dst + c.planes * dp, size, c);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
-        std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x;
-        const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x);
+        std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x * c.col_step;
+        const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
         store32(q, static_cast<std::int32_t>(static_cast<std::uint32_t>(load32(q)) + static_cast<std::uint32_t>(a)));
       });
       return;

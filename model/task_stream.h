@@ -43,12 +43,14 @@ struct ArmCommand {
   std::uint32_t src = 0, dst = 0;              // SRAM byte addresses (in place ops use src)
   std::uint32_t planes = 1, height = 1, width = 1;
   std::uint32_t src_row_stride = 0, dst_row_stride = 0;  // bytes
-  std::uint32_t src_plane_stride = 0;          // bytes, 0 = height x src_row_stride (destinations are packed)
+  std::uint32_t src_plane_stride = 0;          // bytes, 0 = height x src_row_stride
+  std::uint32_t dst_plane_stride = 0;          // AddInt32 only: bytes, 0 = height x dst_row_stride (others pack)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
   int shift = 0;                               // Quantize
   int window = 2;                              // MaxPool8, AvgPool8 (output = (height - window) / stride + 1 rows)
   int stride = 0;                              // MaxPool8, AvgPool8: 0 = window
-  // Relu32, Quantize: the source's pixel x of a row is its column x * col_step (a strided convolution's
+  // Relu32, Quantize, AddInt32: the source's pixel x of a row is its column x * col_step (AddInt32: the
+  // destination's too) (a strided convolution's
   // MLA computes every column at stride 1; the ARM takes every col_step-th). Width counts pixels taken.
   std::uint32_t col_step = 1;
   int pool_stride() const { return stride > 0 ? stride : window; }

@@ -63,6 +63,24 @@ TEST(DistributorStreams, StridedResidualAndPoolingBlocksComputeExactResultsOnThe
   EXPECT_EQ(ran, 8 * 3 + 2 * 2);  // eight convolution blocks in three strategies, two pooling blocks in two
 }
 
+TEST(DistributorStreams, InputChannelPartsAreAddedBeforeTheElementWiseOperations) {
+  const ParsedNetwork n = parse_text(test_networks::kDepthSplit);
+  const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+  ASSERT_EQ(split.blocks.at(0).d.count(), 2) << "the test needs a split along D";
+  for (Strategy st : {Strategy::NofuseNoreuse, Strategy::FuseNoreuse}) {
+    SCOPED_TRACE(to_string(st));
+    EXPECT_TRUE(runs_exact(n.blocks[0], split.blocks[0], st));
+    std::uint64_t adds = 0;
+    for (const TaskStream& ts : distribute(n.blocks[0], split.blocks[0], st, HwConfig{}).streams)
+      for (const auto& pe : ts.pe)
+        for (const StreamCommand& c : pe) adds += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::AddInt32;
+    EXPECT_EQ(adds, split.blocks[0].pieces / 2);  // one addition per piece pair
+  }
+  std::string why;
+  EXPECT_FALSE(distributable(n.blocks[0], split.blocks[0], Strategy::FuseReuse, HwConfig{}, &why));
+  EXPECT_NE(why.find("input-channel"), std::string::npos) << why;
+}
+
 TEST(DistributorStreams, StridedConvolutionsSkipTheRowsTheyDoNotNeed) {
   const ParsedNetwork n = parse_text(kSmallResidual);
   const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));

@@ -198,6 +198,10 @@ TEST(QpeDramCosim, StridedResidualAndPoolingBlocksAreBitExactOnBothBackends) {
   EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.02), 8 * 3 + 2 * 2);
 }
 
+TEST(QpeDramCosim, InputChannelSplitsAreBitExactOnBothBackends) {
+  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kDepthSplit, false, 0.02), 2);
+}
+
 TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
   const HwConfig cfg;
   TaskStream s;

@@ -32,4 +32,11 @@ inline constexpr const char* kSmallResidual =
     "residual end shortcut=identity\n"
     "pool avg 8 8 stride=1\n";                     // POOL_9: 1x1x16
 
+// A convolution whose input cannot be split finely enough by its output alone: the splitter cuts its
+// input channels into two parts (768x2), whose partial sums the ARM adds.
+inline constexpr const char* kDepthSplit =
+    "network depth_split\n"
+    "input 12 6 1536\n"
+    "conv 3 3 1536 8 pad=same act=relu\n";
+
 }  // namespace s2::test_networks
