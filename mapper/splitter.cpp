@@ -83,14 +83,24 @@ std::string conv_shape_string(const ConvShape& t) {
 }
 
 // What one candidate scheme costs, for choosing between schemes.
+// SpiNNaker2 (thesis 4.2.1): how far a piece count is from the nearest 2^P x 128, in octaves (0 when it is
+// one of them, 0.5 at most), so that the distributor fills the chip's 128 work PEs evenly.
+double octaves_off_power_of_two(std::uint64_t pieces) {
+  const double octaves = std::log2(double(std::max<std::uint64_t>(pieces, 1)) / 128.0);
+  return std::abs(octaves - std::round(octaves));
+}
+
+// What one candidate scheme costs, for choosing between schemes.
 struct Score {
   bool fits = false;
   double mac = 0;               // weighted MAC utilisation
+  double count_off = 0;         // SpiNNaker2: octaves_off_power_of_two(pieces); QPE: 0
   std::uint64_t bytes = 0;      // aligned bytes moved
   std::uint64_t pieces = 0;
   bool better_than(const Score& o) const {
     if (fits != o.fits) return fits;
     if (std::abs(mac - o.mac) > 1e-9) return mac > o.mac;
+    if (std::abs(count_off - o.count_off) > 1e-9) return count_off < o.count_off;
     if (bytes != o.bytes) return bytes < o.bytes;
     return pieces < o.pieces;
   }
@@ -179,6 +189,7 @@ struct ConvSplitter {
     if (!sc.fits) return sc;
     evaluate(s);
     sc.mac = s.mac_utilization;
+    if (r.target == Target::SpiNNaker2) sc.count_off = octaves_off_power_of_two(s.pieces);
     sc.bytes = s.aligned_bytes_moved;
     sc.pieces = s.pieces;
     return sc;
@@ -208,13 +219,19 @@ struct ConvSplitter {
       if (std::uint64_t(hk) < need) {
         if (need > std::uint64_t(hu)) continue;
         hk = static_cast<int>(need);
-        s.h = balanced_parts(ho, hk, step);
       }
-      const Score sc = score(s);
-      if (!found || sc.better_than(best_score)) {
-        best = s;
-        best_score = sc;
-        found = true;
+      // SpiNNaker2 also weighs more rows parts, up to twice the fewest: one of them brings the piece count
+      // to (or nearest) a 2^P x 128
+      const int hk_last = r.target == Target::SpiNNaker2 ? std::min(hu, 2 * hk) : hk;
+      for (int k = hk; k <= hk_last; ++k) {
+        s.h = balanced_parts(ho, k, step);
+        if (s.h.sizes.empty() || !fits(s)) continue;
+        const Score sc = score(s);
+        if (!found || sc.better_than(best_score)) {
+          best = s;
+          best_score = sc;
+          found = true;
+        }
       }
     }
     return found;
