@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 
 #include "harness/rtl_qpe_adapter.h"
 #include "model/golden.h"
@@ -260,6 +262,43 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendResult& rtl, const BackendResult& model,
                             const CompareOptions& opt) {
   return compare_task(t, cfg, golden_for_task(t, cfg), rtl, model, opt);
+}
+
+std::vector<CommandDeviation> command_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl) {
+  std::map<std::string, CommandDeviation> by;
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    const auto& cmds = s.pe[static_cast<std::size_t>(p)];
+    const auto& m = model.command_end_cycle[static_cast<std::size_t>(p)];
+    const auto& r = rtl.command_end_cycle[static_cast<std::size_t>(p)];
+    if (!model.completed || !rtl.completed || m.size() != cmds.size() || r.size() != cmds.size()) return {};
+    std::uint64_t m0 = 0, r0 = 0;
+    for (std::size_t i = 0; i <= cmds.size(); ++i) {
+      const bool drain = i == cmds.size();
+      const std::uint64_t m1 = drain ? model.pe_end_cycle[static_cast<std::size_t>(p)] : m[i];
+      const std::uint64_t r1 = drain ? rtl.pe_end_cycle[static_cast<std::size_t>(p)] : r[i];
+      const std::string what = drain ? "drain" : std::string(to_string(cmds[i].kind)) + " " + cmds[i].operation;
+      CommandDeviation& d = by[what];
+      d.what = what;
+      d.clocks += (static_cast<std::int64_t>(m1) - static_cast<std::int64_t>(m0)) -
+                  (static_cast<std::int64_t>(r1) - static_cast<std::int64_t>(r0));
+      ++d.commands;
+      m0 = m1;
+      r0 = r1;
+    }
+  }
+  std::vector<CommandDeviation> v;
+  for (auto& [k, d] : by) v.push_back(d);
+  std::stable_sort(v.begin(), v.end(), [](const CommandDeviation& a, const CommandDeviation& b) {
+    return std::abs(a.clocks) > std::abs(b.clocks);
+  });
+  return v;
+}
+
+std::string describe_command_deviation(const std::vector<CommandDeviation>& d, std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < d.size() && i < n; ++i)
+    s += fmt::format("{}{} {:+} clocks ({})", i ? ", " : "", d[i].what, d[i].clocks, d[i].commands);
+  return s;
 }
 
 }  // namespace s2

@@ -11,6 +11,7 @@
 
 #include "model/hw_config.h"
 #include "model/task.h"
+#include "model/task_stream.h"
 #include "model/trace.h"
 
 namespace s2 {
@@ -129,5 +130,18 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendRes
 
 // "PE 2 tile 5 row 3 col 7: expected 123, got 0x7fffffff (never written); 41 differ"
 std::string describe(const Mismatch& m);
+
+// Where two runs of one task stream part: for each command kind and operation, the model's clocks minus
+// the RTL's, summed over the PEs (a command's clocks: its end minus the previous command's end, from the
+// StreamResults' command_end_cycle; the wait for the engines after the last command counts as "drain").
+// Largest |clocks| first; empty if either run is incomplete.
+struct CommandDeviation {
+  std::string what;          // "mla CONV_43", "dma_load CONV_43", "drain" ...
+  std::int64_t clocks = 0;   // model - RTL
+  std::uint64_t commands = 0;
+};
+std::vector<CommandDeviation> command_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl);
+// The largest `n` as one line: "mla CONV_43 -12345 clocks (512), dma_load CONV_43 +678 clocks (1024)".
+std::string describe_command_deviation(const std::vector<CommandDeviation>& d, std::size_t n = 3);
 
 }  // namespace s2

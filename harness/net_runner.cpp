@@ -69,6 +69,7 @@ struct BlockRun {
   std::optional<BackendRun> model, rtl;
   std::optional<double> delta;  // equation 5.1, core operation, ARM free
   std::string status;           // with both backends: pass, deviation, mismatch, hang
+  std::string where;            // a deviation: the commands of the core stream where model and RTL part
   bool ok() const {
     return (!model || (model->completed && model->data_match)) && (!rtl || (rtl->completed && rtl->data_match));
   }
@@ -104,6 +105,10 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     row.operation = st.name.substr(0, st.name.find(' '));
     r.streams.push_back(row);
   }
+  std::optional<StreamResult> model_core, rtl_core;  // the core stream's runs (ARM free), to locate a deviation
+  std::size_t core_index = 0;
+  for (std::size_t i = 0; i < r.streams.size(); ++i)
+    if (is_core(r.streams[i])) core_index = i;
   if (model) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun m;
@@ -123,6 +128,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       m.block_cycles_arm_timed += row.cycles_arm_timed;
       r.arm_cycles += row.arm_cycles;
       if (is_core(row)) m.core_cycles = row.cycles;
+      if (i == core_index) model_core = free_arm;
     }
     m.first_difference = first_difference(golden, dram, bs.map.output);
     if (m.first_difference.empty()) m.first_difference = first_difference(golden, timed, bs.map.output);
@@ -143,6 +149,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       row.rtl_cycles = res.cycles;
       t.block_cycles += res.cycles;
       if (is_core(row)) t.core_cycles = res.cycles;
+      if (i == core_index) rtl_core = res;
       if (!model) {
         row.dram_ops = res.dram_ops;
         row.mla_tasks = res.mla_tasks;
@@ -166,6 +173,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                : !r.rtl->data_match || !r.model->data_match ? "mismatch"
                : (r.delta && std::abs(*r.delta) > bound)    ? "deviation"
                                                             : "pass";
+    if (r.status == "deviation" && model_core && rtl_core)
+      r.where = describe_command_deviation(command_deviation(bs.streams[core_index], *model_core, *rtl_core));
   }
   return r;
 }
@@ -266,9 +275,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            num(row.cycles_arm_timed), num(row.arm_cycles), row.dram_ops, row.mla_tasks, rtl_cells, data);
       }
       if (!r.status.empty())
-        out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {})\n", r.block,
+        out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
                            mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,
-                           r.delta ? pct(*r.delta) : "-");
+                           r.delta ? pct(*r.delta) : "-",
+                           r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
       out.flush();
       runs.push_back(std::move(r));
     }

@@ -349,6 +349,7 @@ class RtlQpeDram final : public StreamBackend {
     std::uint64_t last = 0;
     for (int p = 0; p < kPesPerQpe; ++p) {
       r.pe_end_cycle[p] = (arm[p].state == Arm::Done ? arm[p].end_cycle : top_->cycle) - start;
+      for (std::uint64_t c : arm[p].command_end) r.command_end_cycle[p].push_back(c - start);
       last = std::max(last, r.pe_end_cycle[p]);
       r.arm_cycles += arm[p].arm_cycles;
       for (const StreamCommand& c : s.pe[p]) r.mla_tasks += c.kind == CommandKind::Mla;
@@ -369,6 +370,7 @@ class RtlQpeDram final : public StreamBackend {
     std::uint64_t resume_at = 0;          // WaitArm / WaitSync / start: the clock it may go on
     std::size_t syncs = 0;
     std::uint64_t end_cycle = 0, arm_cycles = 0;
+    std::vector<std::uint64_t> command_end;  // PE clock each command was done
     std::string describe(const std::vector<StreamCommand>& cmds) const {
       static const char* names[] = {"fetching",
                                     "waiting for its DMA to be idle",
@@ -486,7 +488,8 @@ class RtlQpeDram final : public StreamBackend {
   }
   bool dma_busy(int p) { return (top_->dma_busy >> p) & 1u; }
   bool mla_idle(int p, const Arm& a) { return !a.mla_started || ((top_->pe_irq_done >> p) & 1u); }
-  static void finish(Arm& a) {
+  void finish(Arm& a) {
+    a.command_end.push_back(top_->cycle);
     ++a.next;
     a.state = Arm::Fetch;
   }

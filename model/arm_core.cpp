@@ -22,6 +22,7 @@ void ArmCore::start(const std::vector<StreamCommand>* commands) {
   commands_ = commands;
   done_ = false;
   end_cycle_ = arm_cycles_ = 0;
+  command_end_.clear();
   start_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -81,6 +82,7 @@ void ArmCore::run() {
         }
         case CommandKind::Sync: system_->sync(pe_, syncs++); break;
       }
+      command_end_.push_back(cycle_now());
     }
     // the PE's work ends when its engines are idle
     wait_dma_idle();

@@ -41,12 +41,14 @@ class ArmCore : public sc_core::sc_module {
   bool done() const { return done_; }
   std::uint64_t end_cycle() const { return end_cycle_; }
   std::uint64_t arm_cycles() const { return arm_cycles_; }
+  const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }  // PE clocks
 
  private:
   void run();
   void wait_dma_idle();
   void wait_mla_idle();
   int pe_;
+  std::vector<std::uint64_t> command_end_;
   std::uint8_t* sram_;
   std::size_t sram_bytes_;
   Dma& dma_;

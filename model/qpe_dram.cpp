@@ -64,6 +64,7 @@ StreamResult QpeDram::run_stream(const TaskStream& s, const std::vector<std::uin
     const ArmCore& a = qpe.pe(p).arm;
     r.completed = r.completed && a.done();
     r.pe_end_cycle[p] = a.end_cycle() - start_cycle;
+    for (std::uint64_t c : a.command_end_cycles()) r.command_end_cycle[p].push_back(c - start_cycle);
     r.arm_cycles += a.arm_cycles();
     for (const StreamCommand& c : s.pe[p]) r.mla_tasks += c.kind == CommandKind::Mla;
   }

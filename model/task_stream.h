@@ -92,6 +92,9 @@ struct StreamResult {
   std::string stalled;       // if not completed: what each PE was waiting for when the watchdog fired
   std::uint64_t cycles = 0;  // PE clocks from the host's start to the host hearing the last PE finish
   std::array<std::uint64_t, kPesPerQpe> pe_end_cycle{};  // from the host's start
+  // the PE clock (from the host's start) at which each PE's ARM was done with each of its commands (an
+  // async command: when it was issued), for locating where two backends part (command_deviation)
+  std::array<std::vector<std::uint64_t>, kPesPerQpe> command_end_cycle;
   std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
   std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
   std::uint64_t mla_tasks = 0;
