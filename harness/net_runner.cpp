@@ -231,8 +231,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
   if (model)
-    out << "approximate (model): an MLA task in a stream is timed as if the PEs busy at its start ran it in step, and DMA "
-           "traffic does not contend at the router (model/README.md, QPE-DRAM)\n";
+    out << "approximate (model): an MLA task in a stream is timed as if the PEs whose MLA is busy ran it in step (timed "
+           "again when one joins or finishes), and DMA packets get the router's capacity the MLAs leave, as a fluid "
+           "share (model/README.md, QPE-DRAM)\n";
   out << "\n";
   const std::string rtl_head = rtl ? fmt::format(" {:>12} {:>8}", "RTL", model ? "delta" : "") : "";
   out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", "block", "strategy", "reuse",

@@ -69,6 +69,16 @@ StreamCommand arm(const std::string& op, const ArmCommand& a) {
 }
 StreamCommand sync() { return StreamCommand{}; }
 
+// Lays a block's regions out in DRAM one after the other, each on a 16-byte boundary.
+struct DramPlacer {
+  std::uint64_t at = 0;
+  void place(std::uint64_t& base, std::uint64_t& size, std::uint64_t bytes) {
+    base = at;
+    size = bytes;
+    at = align_up(at + bytes, 16);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------------
 // Convolution blocks
 
@@ -111,6 +121,15 @@ bool quantized_before(const ConvPlan& p, const Operation* op) {
     if (o->kind == PrimitiveKind::Quantization) return true;
   }
   return false;
+}
+
+// The core operation's name, its padding and unpadded input (a convolution's or a pooling's).
+void set_input(ConvPlan& p, const OperationBlock& b) {
+  const Operation* padd = find_op(b, PrimitiveKind::Padding);
+  p.pad = padd ? padd->pad : 0;
+  p.padd = padd ? padd->name : "";
+  p.core = p.conv->name;
+  p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
 }
 
 // The piece's window as the MLA's operand B holds it (gathered rows: out_h rows).
@@ -188,19 +207,15 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.pool = b.fused_pool();
   for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) p.tail.push_back(&b.ops[i]);
   p.cfg = cfg;
-  const Operation* padd = find_op(b, PrimitiveKind::Padding);
-  p.pad = padd ? padd->pad : 0;
+  set_input(p, b);
   p.stride = p.conv->stride;
   if (p.stride > 1) p.rows = (p.conv->Hf == 1 && p.pad == 0) ? RowMode::Gathered : RowMode::PerRow;
-  p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
   p.Wo = p.conv->out.W;
   p.Ho = p.conv->out.H;
   p.C = p.conv->out.D;
   p.Wx = (p.Wo - 1) * p.stride + 1;
   p.Wp = p.pool ? p.Wo / p.pool->stride : p.Wo;
   p.Hp = p.pool ? p.Ho / p.pool->stride : p.Ho;
-  p.padd = padd ? padd->name : "";
-  p.core = p.conv->name;
   const int K = p.conv->in.D * p.conv->Wf * p.conv->Hf;
   p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(K)) + 1) / 2;
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
@@ -228,21 +243,16 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
                                 " bytes, more than the SRAM's " + std::to_string(cfg.sram_bytes));
   // DRAM map
   BlockDramMap& m = p.map;
-  std::uint64_t at = 0;
-  auto place = [&](std::uint64_t& base, std::uint64_t& size, std::uint64_t bytes) {
-    base = at;
-    size = bytes;
-    at = align_up(at + bytes, 16);
-  };
-  place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
-  if (nofuse && p.pad > 0) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
+  DramPlacer dram;
+  dram.place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
+  if (nofuse && p.pad > 0) dram.place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
   const std::uint64_t groups = (p.C + cfg.mac_rows - 1) / cfg.mac_rows;
   p.dram_group_stride = align_up(std::uint64_t(p.conv->in.D) * p.conv->Hf * p.conv->Wf * cfg.mac_rows, 16);
-  place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
-  if (nofuse) place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
-  place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
-  if (residual) place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
-  m.total = at;
+  dram.place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
+  if (nofuse) dram.place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
+  dram.place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
+  if (residual) dram.place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
+  m.total = dram.at;
   return p;
 }
 
@@ -653,25 +663,16 @@ ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.s = &s;
   p.conv = &b.core_op();
   p.cfg = cfg;
-  const Operation* padd = find_op(b, PrimitiveKind::Padding);
-  p.pad = padd ? padd->pad : 0;
-  p.padd = padd ? padd->name : "";
-  p.core = p.conv->name;
-  p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
+  set_input(p, b);
   p.Wo = p.Wp = p.conv->out.W;
   p.Ho = p.Hp = p.conv->out.H;
   p.C = p.conv->out.D;
   BlockDramMap& m = p.map;
-  std::uint64_t at = 0;
-  auto place = [&](std::uint64_t& base, std::uint64_t& size, std::uint64_t bytes) {
-    base = at;
-    size = bytes;
-    at = align_up(at + bytes, 16);
-  };
-  place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
-  if (nofuse && p.pad > 0) place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
-  place(m.output, m.output_bytes, std::uint64_t(p.Wo) * p.Ho * p.C);
-  m.total = at;
+  DramPlacer dram;
+  dram.place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
+  if (nofuse && p.pad > 0) dram.place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
+  dram.place(m.output, m.output_bytes, std::uint64_t(p.Wo) * p.Ho * p.C);
+  m.total = dram.at;
   return p;
 }
 
@@ -800,13 +801,9 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.quan = op_name(b, PrimitiveKind::Quantization);
   p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(p.H_B)) + 1) / 2;
   BlockDramMap& m = p.map;
-  std::uint64_t at = 0, wbytes = 0;
-  auto place = [&](std::uint64_t& base, std::uint64_t& size, std::uint64_t bytes) {
-    base = at;
-    size = bytes;
-    at = align_up(at + bytes, 16);
-  };
-  place(m.input, m.input_bytes, std::uint64_t(p.H_B) * static_cast<std::uint64_t>(cfg.mac_rows));
+  DramPlacer dram;
+  std::uint64_t wbytes = 0;
+  dram.place(m.input, m.input_bytes, std::uint64_t(p.H_B) * static_cast<std::uint64_t>(cfg.mac_rows));
   std::uint32_t b_bytes = 0, a_bytes = 0, o_bytes = 0;
   for_each_mm_piece(b, s, cfg, [&](const MmPiece&, std::uint64_t offset, const SramLayout& l) {
     p.piece_offset.push_back(offset);
@@ -815,13 +812,13 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
     a_bytes = std::max(a_bytes, l.a_bytes);
     o_bytes = std::max(o_bytes, l.o_bytes);
   });
-  place(m.weights, m.weight_bytes, wbytes);
+  dram.place(m.weights, m.weight_bytes, wbytes);
   if (nofuse) {
-    place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
-    place(m.sums, m.sums_bytes, std::uint64_t(p.W_B) * 4);
+    dram.place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
+    dram.place(m.sums, m.sums_bytes, std::uint64_t(p.W_B) * 4);
   }
-  place(m.output, m.output_bytes, static_cast<std::uint64_t>(p.W_B));
-  m.total = at;
+  dram.place(m.output, m.output_bytes, static_cast<std::uint64_t>(p.W_B));
+  m.total = dram.at;
   p.b_base = 0;
   p.a_base = static_cast<std::uint32_t>(align_up(b_bytes, 16));
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.a_base) + a_bytes, 16));

@@ -34,9 +34,10 @@ void Dma::run() {
   }
 }
 
-void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing) {
+void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router) {
   pe_clock_ = pe_clock;
   dram_timing_ = dram_timing;
+  router_ = router;
 }
 
 void Dma::transfer(const DmaTransfer& t, bool load) {
@@ -84,10 +85,12 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     p.set_streaming_width(static_cast<unsigned>(q.bytes()));
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     // a read request reaches the DRAM kRequestLeadCycles after it was sent; a write (one row) once its
-    // last line has (one line per clock after the header)
-    const std::uint64_t store_lines_end = sent + beats.size() + 2;  // the clock after the last line was sent
-    sc_core::sc_time delay =
-        pe_clock_ * static_cast<double>((load ? sent : store_lines_end - 1) + kRequestLeadCycles) - sc_core::sc_time_stamp();
+    // last line has (one line per clock after the header); each packet waits for room in the router
+    std::uint64_t last_packet = pass_router(sent);  // the request, or the row's header
+    if (!load)
+      for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass_router(std::max(sent + 2 + i, last_packet + 1));
+    const std::uint64_t store_lines_end = last_packet + 1;  // the clock after the last line was sent
+    sc_core::sc_time delay = pe_clock_ * static_cast<double>(last_packet + kRequestLeadCycles) - sc_core::sc_time_stamp();
     dram->b_transport(p, delay);
     if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
       throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
@@ -99,14 +102,15 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       });
       for (const DmaBeat& b : beats) {
         const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
-        last_write = std::max(ready + kLineLagCycles, last_write + 1);
+        last_write = std::max(pass_router(ready) + kLineLagCycles, last_write + 1);
       }
       in_flight.push_back(last_write);
       done = std::max(done, last_write + kIdleLagCycles);
       wait_until(sent + 1);  // the next request in the next clock
     } else {
-      in_flight.push_back(request_done + kAckSeenCycles - 1);
-      done = std::max(done, request_done + kAckLagCycles);
+      const std::uint64_t ack = pass_router(request_done);
+      in_flight.push_back(ack + kAckSeenCycles - 1);
+      done = std::max(done, ack + kAckLagCycles);
       wait_until(store_lines_end);  // the next header in the clock after the last line
     }
   });

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "dram_timing.h"
+#include "router_share.h"
 #include "systemc.h"
 #include "task_stream.h"
 
@@ -37,7 +38,8 @@ class Dma : public sc_core::sc_module {
   sc_core::sc_event done_event;  // a transfer ended: the ARM sees the DMA idle from now on
 
   Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
-  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing);
+  // `router`: the router's capacity shared with the QPE's other DMAs and its MLAs (null: packets never wait)
+  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router);
   // Starts a transfer (the DMA must be idle) in the current clock, the one after its START register was
   // written. load: DRAM -> SRAM.
   void start(const DmaTransfer& t, bool load);
@@ -54,6 +56,8 @@ class Dma : public sc_core::sc_module {
   std::size_t sram_bytes_;
   sc_core::sc_time pe_clock_;
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
+  RouterShare* router_ = nullptr;
+  std::uint64_t pass_router(std::uint64_t clock) { return router_ ? router_->pass(clock) : clock; }
 };
 
 }  // namespace s2

@@ -1,6 +1,7 @@
 #include "mla.h"
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -138,13 +139,36 @@ void Mla::run() {
       for (std::uint64_t r = 0; r < row_writes_.size(); ++r) datapath_.compute_row(r, row_writes_[r]);
     });
     sc_core::wait(sc_core::SC_ZERO_TIME);  // every PE hands its datapath work over before the schedule is made
-    const PeTaskTiming& timing = scheduler_.timing_for(pe_);
+    const PeTaskTiming timing = scheduler_.timing_for(pe_);  // a copy: a retime replaces the scheduler's
+    scheduler_.joined(pe_);
     compute_worker().wait(results);
-    const sc_core::sc_time t0 = clk * static_cast<double>(start_cycle_);
+    {
+      // its operand-A traffic through the router, for the DMAs' share of it (RouterShare)
+      const TileShape& shape = tiles.row.front();
+      const double words_per_tile = std::ceil(double(shape.rows) * shape.steps_per_row * scheduler_.config().mac_rows / 16.0);
+      const double packets = shape.a_via_noc ? 2.0 * words_per_tile * double(tiles.rows_total() * tiles.column_tiles) : 0.0;
+      scheduler_.mla_router_rate(pe_, timing.cycles() ? packets / double(timing.cycles()) : 0.0);
+    }
+    // each output row's end (PE clocks, fractional after a retime); a retime keeps the rows done and
+    // the part of the current row done, and gives the rest the durations of the new timing
+    std::vector<double> due(timing.row_end.size());
+    for (std::size_t r = 0; r < due.size(); ++r) due[r] = double(start_cycle_ + timing.row_end[r]);
+    auto now_cycles = [&] { return sc_core::sc_time_stamp() / clk; };
     std::uint8_t* out = sram_.data();
-    for (std::uint64_t r = 0; r < timing.row_end.size(); ++r) {
-      const sc_core::sc_time due = t0 + clk * static_cast<double>(timing.row_end[r]);
-      if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
+    for (std::size_t r = 0; r < due.size(); ++r) {
+      while (true) {
+        const sc_core::sc_time at = clk * std::ceil(due[r]);
+        if (at <= sc_core::sc_time_stamp()) break;
+        sc_core::wait(at - sc_core::sc_time_stamp(), retime_event_);
+        if (sc_core::sc_time_stamp() >= at) break;
+        const PeTaskTiming& nt = scheduler_.timing_for(pe_);
+        if (nt.row_end.size() != due.size()) continue;
+        const double now = now_cycles(), begin = r ? due[r - 1] : double(start_cycle_);
+        const double done = std::clamp((now - begin) / std::max(due[r] - begin, 1e-9), 0.0, 1.0);
+        auto duration = [&](std::size_t k) { return double(nt.row_end[k] - (k ? nt.row_end[k - 1] : 0)); };
+        due[r] = std::max(now, begin) + (1.0 - done) * duration(r);
+        for (std::size_t k = r + 1; k < due.size(); ++k) due[k] = due[k - 1] + duration(k);
+      }
       for (const ResultWrite& w : row_writes_[r])
         for (int k = 0; k < 4; ++k) out[w.byte + k] = static_cast<std::uint8_t>(w.value >> (8 * k));
       tiles_ += tiles.column_tiles;
@@ -152,8 +176,9 @@ void Mla::run() {
     steps_ = tiles.rows_total() * tiles.column_tiles * std::uint64_t(tiles.row.front().rows) *
              tiles.row.front().steps_per_row;
     phases_ = timing.phases;
-    end_cycle_ = start_cycle_ + timing.cycles();
+    end_cycle_ = due.empty() ? start_cycle_ : static_cast<std::uint64_t>(std::ceil(due.back()));
     done_ = true;
+    scheduler_.mla_router_rate(pe_, 0.0);
     scheduler_.finished(pe_);
     done_event.notify(sc_core::SC_ZERO_TIME);
   }

@@ -33,6 +33,11 @@ class MlaScheduler {
   virtual std::uint64_t timing_delay_cycles() const { return 16; }
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
+  // The operand-A packets per PE clock PE `pe`'s MLA sends through the router while it runs (0 when idle).
+  virtual void mla_router_rate(int /*pe*/, double /*packets_per_cycle*/) {}
+  // PE `pe`'s MLA has its timing (timing_for) and runs: in a stream, the MLAs running beside it are timed
+  // again from now on with it in step (Mla::retime); finished() does the same without it.
+  virtual void joined(int /*pe*/) {}
 };
 
 class Mla : public sc_core::sc_module {
@@ -43,6 +48,9 @@ class Mla : public sc_core::sc_module {
   Mla(sc_core::sc_module_name name, int pe, Sram& own_sram, MlaScheduler& scheduler);
   void start(const TaskRegisters& regs, std::uint64_t start_cycle);
   void clear();
+  // The PEs running beside this task changed: its remaining output rows take the time timing_for() now
+  // gives them (stream mode).
+  void retime() { retime_event_.notify(sc_core::SC_ZERO_TIME); }
 
   // what the harness reads back after a task
   bool started() const { return started_; }
@@ -59,7 +67,7 @@ class Mla : public sc_core::sc_module {
   int pe_;
   Sram& sram_;
   MlaScheduler& scheduler_;
-  sc_core::sc_event start_event_;
+  sc_core::sc_event start_event_, retime_event_;
   TaskRegisters regs_{};
   bool started_ = false, done_ = false;
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;

@@ -32,6 +32,7 @@ void Qpe::configure(const HwConfig& cfg) {
 void Qpe::set_stream_mode(bool on) {
   stream_mode_ = on;
   active_.fill(false);
+  router_share_.reset();
   timing_valid_ = false;
 }
 
@@ -48,15 +49,24 @@ void Qpe::started(int pe, std::uint64_t start_cycle, const Task& task) {
 }
 
 void Qpe::finished(int pe) {
-  if (stream_mode_) active_[pe] = false;
+  if (!stream_mode_) return;
+  active_[pe] = false;
+  for (int q = 0; q < kPesPerQpe; ++q)
+    if (active_[q]) pes_[q]->mla.retime();
+}
+
+void Qpe::joined(int pe) {
+  if (!stream_mode_) return;
+  for (int q = 0; q < kPesPerQpe; ++q)
+    if (q != pe && active_[q]) pes_[q]->mla.retime();
 }
 
 const PeTaskTiming& Qpe::timing_for(int pe) {
   if (stream_mode_) {
     // PEs in a stream start their MLA tasks at unrelated times with tasks of their own. The task is
-    // timed as if the PEs whose MLA is busy kStreamJoinWindowCycles after its start ran the same task in
-    // step with it (the validated 1- to 4-PE schedule) and is not revised when others start or stop
-    // later: an approximation of their interference at the router and the SRAM ports (model/README.md).
+    // timed as if the PEs whose MLA is busy now (kStreamJoinWindowCycles after its start, or when another
+    // PE's MLA joins or finishes: Mla::retime) ran the same task in step with it (the validated 1- to 4-PE
+    // schedule): an approximation of their interference at the router and the SRAM ports (model/README.md).
     const Task& t = stream_task_[pe];
     std::array<bool, kPesPerQpe> active{};
     active[pe] = true;

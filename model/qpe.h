@@ -11,6 +11,7 @@
 #include "host.h"
 #include "noc_router.h"
 #include "pe.h"
+#include "router_share.h"
 #include "sram_layout.h"
 #include "systemc.h"
 #include "tile_schedule.h"
@@ -41,13 +42,18 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   // MlaScheduler
   void started(int pe, std::uint64_t start_cycle, const Task& task) override;
   void finished(int pe) override;
+  void joined(int pe) override;
   const PeTaskTiming& timing_for(int pe) override;
-  // In a stream, PEs whose tasks start within kStreamJoinWindowCycles of each other are timed in step: the
-  // RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks apart.
+  // In a stream, PEs whose tasks start within kStreamJoinWindowCycles of each other are timed in step from
+  // the start (the RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks
+  // apart); a task running when another PE's MLA joins or finishes is timed again from then on.
   static constexpr std::uint64_t kStreamJoinWindowCycles = 64;
   std::uint64_t timing_delay_cycles() const override { return stream_mode_ ? kStreamJoinWindowCycles : 16; }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
+  void mla_router_rate(int pe, double packets_per_cycle) override { router_share_.set_mla_rate(pe, packets_per_cycle); }
+  // the router's capacity the DMAs of a QPE-DRAM share (stream mode)
+  RouterShare& router_share() { return router_share_; }
 
  private:
   HwConfig cfg_;
@@ -63,6 +69,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   bool stream_mode_ = false;
   std::array<Task, kPesPerQpe> stream_task_;
   std::map<std::string, PeTaskTiming> stream_timings_;  // by task, PEs in step and PE (configuration fixed)
+  RouterShare router_share_;
 };
 
 }  // namespace s2

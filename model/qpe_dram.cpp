@@ -16,7 +16,7 @@ QpeDram::QpeDram(sc_core::sc_module_name name) : sc_module(name), qpe("qpe"), dr
 void QpeDram::configure(const HwConfig& cfg) {
   qpe.configure(cfg);
   dram.configure(cfg, qpe.pe_clock());
-  for (int p = 0; p < kPesPerQpe; ++p) qpe.pe(p).dma.set_timing(qpe.pe_clock(), DramTiming(cfg));
+  for (int p = 0; p < kPesPerQpe; ++p) qpe.pe(p).dma.set_timing(qpe.pe_clock(), DramTiming(cfg), &qpe.router_share());
 }
 
 void QpeDram::sync(int, std::size_t index) {

@@ -4,6 +4,7 @@
 // the same or within the stated bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -142,7 +143,10 @@ namespace {
 
 // Every distributable block of `net` in every strategy on both backends, with the DRAM charging bytes
 // (thesis) and, if `both_dram_rules`, aligned words too; returns how many block-strategy runs it made.
-int expect_distributor_streams_agree(const char* net, bool both_dram_rules, double bound) {
+// The model stays within `bound` of the RTL, or within `dma_bound` where the comparators' locator puts
+// the largest part of the difference on DMA commands (DMA packets queueing at the router, which the model
+// approximates: model/README.md).
+int expect_distributor_streams_agree(const char* net, bool both_dram_rules, double bound, double dma_bound) {
   const ParsedNetwork n = parse_network(parse_layer_list(net, "test.net"));
   int ran = 0;
   for (bool aligned_words : {false, true}) {
@@ -160,26 +164,34 @@ int expect_distributor_streams_agree(const char* net, bool both_dram_rules, doub
         const std::vector<std::uint8_t> image = block_dram_image(n.blocks[i], split.blocks[i], bs, cfg, 11);
         std::vector<std::uint8_t> dm = image, dr = image;
         std::uint64_t cm = 0, cr = 0;
+        std::vector<CommandDeviation> where;
         for (const TaskStream& ts : bs.streams) {
           StreamRunOptions opt;
           opt.arm_ops_timed = false;
-          cm += model->run(ts, dm, opt).cycles;
+          const StreamResult m = model->run(ts, dm, opt);
+          cm += m.cycles;
           opt.watchdog_cycles = 50000000;
           const StreamResult r = rtl->run(ts, dr, opt);
           EXPECT_TRUE(r.completed) << ts.name << ": " << r.stalled;
           if (!r.completed) return ran;
           cr += r.cycles;
+          for (const CommandDeviation& d : command_deviation(ts, m, r)) where.push_back(d);
         }
+        std::stable_sort(where.begin(), where.end(), [](const CommandDeviation& a, const CommandDeviation& b) {
+          return std::abs(a.clocks) > std::abs(b.clocks);
+        });
         const std::vector<std::uint8_t> golden = golden_block_output(n.blocks[i], split.blocks[i], bs, cfg, image);
         EXPECT_TRUE(std::equal(golden.begin(), golden.end(), dr.begin() + static_cast<std::ptrdiff_t>(bs.map.output)))
             << "RTL result differs from the golden block";
         EXPECT_TRUE(dm == dr) << "model and RTL leave different DRAM contents";
         const double dev = (double(cm) - double(cr)) / double(cr);
         std::cout << n.blocks[i].name() << " " << to_string(st) << ": model " << cm << ", RTL " << cr << ", "
-                  << 100 * dev << "%\n";
-        // the model's MLA timing in a stream assumes the PEs that start within 64 clocks run in step, and its
-        // DMA packets bypass the router's arbitration (model/README.md): a bounded deviation, not zero
-        EXPECT_LE(std::abs(dev), bound) << "model " << cm << ", RTL " << cr;
+                  << 100 * dev << "%" << (std::abs(dev) > bound ? "; " + describe_command_deviation(where) : "") << "\n";
+        // the model's MLA timing in a stream is the validated in-step schedule of the PEs running, and its DMA
+        // packets get the router's capacity as a fluid share (model/README.md): a bounded deviation, not zero
+        const bool dma_first = !where.empty() && where.front().what.rfind("dma_", 0) == 0;
+        EXPECT_LE(std::abs(dev), dma_first ? dma_bound : bound)
+            << "model " << cm << ", RTL " << cr << "; " << describe_command_deviation(where);
         ++ran;
       }
   }
@@ -189,18 +201,17 @@ int expect_distributor_streams_agree(const char* net, bool both_dram_rules, doub
 }  // namespace
 
 TEST(QpeDramCosim, DistributorStreamsOfASmallNetworkAreBitExactOnBothBackends) {
-  EXPECT_GE(expect_distributor_streams_agree(test_networks::kSmall, true, 0.02), 2 * 11);
+  EXPECT_GE(expect_distributor_streams_agree(test_networks::kSmall, true, 0.02, 0.02), 2 * 11);
 }
 
 TEST(QpeDramCosim, StridedResidualAndPoolingBlocksAreBitExactOnBothBackends) {
-  // (maps much smaller than these, pieces of a few hundred clocks, deviate more: the clocks the model
-  // misses where four PEs' DMA packets queue at the router (PackedNarrowRowsFromFourPesQueueAtTheDramPort)
-  // then weigh more than 2%)
-  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.02), 8 * 3 + 2 * 2);
+  // pieces under a thousand clocks: the few clocks the model misses where four PEs store narrow rows at
+  // once (PackedNarrowRowsFromFourPesQueueAtTheDramPort) weigh up to 2.5% there
+  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kSmallResidual, false, 0.02, 0.025), 8 * 3 + 2 * 2);
 }
 
 TEST(QpeDramCosim, InputChannelSplitsAreBitExactOnBothBackends) {
-  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kDepthSplit, false, 0.02), 2);
+  EXPECT_EQ(expect_distributor_streams_agree(test_networks::kDepthSplit, false, 0.02, 0.02), 2);
 }
 
 TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
