@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "mapper/splitter.h"
@@ -20,6 +21,8 @@ struct MapRequest {
 };
 
 std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s);
+// Thesis Table G.2's MAC utilisation of an operation (VGG-16 on QPE-DRAM only; two decimals as printed).
+std::optional<double> thesis_mac_utilization(const std::string& net, const std::string& target, const std::string& operation);
 std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg);
 // Exit code: 0, 1 if --verify found a piece-wise result that differs, 2 for bad input (an inconsistent network names its file, line, layer and field).
 int map_network(const MapRequest& req, std::ostream& out, std::ostream& err);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/map_report.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/split_check.h"
@@ -147,6 +148,20 @@ TEST(MapperSplitter, SpiNNaker2PiecesComeInPowersOfTwoTimes128) {
     EXPECT_TRUE(s.pieces % 128 == 0 && p > 0 && (p & (p - 1)) == 0) << b.name() << ": " << s.pieces << " pieces";
     EXPECT_GE(s.mac_utilization + 1e-9, split_block(b, qpe).mac_utilization) << b.name();
   }
+}
+
+TEST(MapperSplitter, MapPrintsTheSplitTargets) {
+  const ParsedNetwork n = parse_network(load_network("vgg16"));
+  const std::string report = s2::format_split(n, split_network(n, split_rules(Target::Qpe, s2::HwConfig{})));
+  EXPECT_NE(report.find("[met ] every split piece fits 98304 bytes after alignment: 20 of 20 piece shapes"), std::string::npos);
+  EXPECT_NE(report.find("[met ] MAC utilisation at least thesis Table G.2's: 16 of 16 operations"), std::string::npos);
+  // a budget the pieces were not cut for: the fit target must say so
+  SplitRules tight = split_rules(Target::Qpe, s2::HwConfig{});
+  NetworkSplit s = split_network(n, tight);
+  s.rules.budget_bytes = 64 * 1024;
+  EXPECT_NE(s2::format_split(n, s).find("[MISS] every split piece fits 65536 bytes"), std::string::npos);
+  EXPECT_EQ(s2::thesis_mac_utilization("vgg16", "qpe", "CONV_7"), 0.88);
+  EXPECT_FALSE(s2::thesis_mac_utilization("resnet50", "qpe", "CONV_7").has_value());
 }
 
 TEST(MapperSplitter, BalancedPartsDifferByOneStep) {
