@@ -52,23 +52,40 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
       for_each_dma_beat(q, [&](const DmaBeat& b) { w.beats.push_back(b); });
       return;
     }
-    // a read: one PKT_DMA_DATA per SRAM line, each leaving when the DRAM has read the last byte it holds
-    const DramTiming::Service s = timing_.serve(cycle, q.dram());
-    for_each_dma_beat(q, [&](const DmaBeat& b) {
-      DramPortPacket d;
-      d.pe = p.pe;
-      d.kind = kPktDmaData;
-      d.addr = static_cast<std::uint32_t>(b.line_addr);
-      for (int i = 0; i < b.count; ++i) {
-        const DmaBeat::Part& part = b.parts[static_cast<std::size_t>(i)];
-        for (std::uint64_t x = part.lo; x < part.hi; ++x) {
-          d.data[x - b.line_addr] = mem_[dram_of(q, part.offset + (x - part.lo))];
-          d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
+    if (reads_[p.pe]) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent a read before the planes of its last", p.pe));
+    reads_[p.pe] = q;
+    return;
+  }
+  if (p.kind == kPktDramRdx) {
+    if (!reads_[p.pe]) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent read planes with no read", p.pe));
+    const std::uint64_t lo = word64(p.data, 0), hi = word64(p.data, 1);
+    const DmaLoadPlanes planes{lo & 0x1ffffu, (lo >> 17) & 0xffffffffu, ((lo >> 49) | (hi << 15)) & 0x1ffffu};
+    const DmaRequest first = *reads_[p.pe];
+    reads_[p.pe].reset();
+    // the planes back to back; one PKT_DMA_DATA per SRAM line, each leaving when the DRAM has read the last
+    // byte it holds
+    for (std::uint64_t k = 0; k < planes.planes; ++k) {
+      const DmaRequest q = planes.plane(first, k);
+      if (q.dram().end() > mem_.size())
+        throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for plane {} at DRAM address {}, the DRAM holds {}",
+                                             p.pe, k, q.dram_addr, mem_.size()));
+      const DramTiming::Service s = timing_.serve(cycle, q.dram());
+      for_each_dma_beat(q, [&](const DmaBeat& b) {
+        DramPortPacket d;
+        d.pe = p.pe;
+        d.kind = kPktDmaData;
+        d.addr = static_cast<std::uint32_t>(b.line_addr);
+        for (int i = 0; i < b.count; ++i) {
+          const DmaBeat::Part& part = b.parts[static_cast<std::size_t>(i)];
+          for (std::uint64_t x = part.lo; x < part.hi; ++x) {
+            d.data[x - b.line_addr] = mem_[dram_of(q, part.offset + (x - part.lo))];
+            d.be = static_cast<std::uint16_t>(d.be | (1u << (x - b.line_addr)));
+          }
         }
-      }
-      d.release_cycle = timing_.byte_ready(s, q.dram(), b.last_byte());
-      data_.push_back(d);
-    });
+        d.release_cycle = timing_.byte_ready(s, q.dram(), b.last_byte());
+        data_.push_back(d);
+      });
+    }
     data_.back().kind = kPktDmaLast;
     return;
   }
@@ -99,7 +116,8 @@ void RtlDram::pop(bool rsp) { (rsp ? acks_ : data_).pop_front(); }
 
 bool RtlDram::idle() const {
   return data_.empty() && acks_.empty() &&
-         std::none_of(writes_.begin(), writes_.end(), [](const Write& w) { return w.open; });
+         std::none_of(writes_.begin(), writes_.end(), [](const Write& w) { return w.open; }) &&
+         std::none_of(reads_.begin(), reads_.end(), [](const auto& r) { return r.has_value(); });
 }
 
 }  // namespace s2

@@ -1,6 +1,7 @@
 // The DRAM behind the RTL QPE's DRAM port (rtl_stubs/README.md, "DRAM port"): a C++ memory that takes the
 // DMAs' packets (read requests, write requests and their lines, model/dma_request.h) and answers with the
-// lines of a read (PKT_DMA_DATA, byte enables for the row's part of each SRAM line, the last PKT_DMA_LAST)
+// lines of a read, its planes served back to back (PKT_DMA_DATA, byte enables for the row's part of each
+// SRAM line, the transfer's last PKT_DMA_LAST)
 // and a written request's acknowledgement (PKT_DMA_ACK). Its timing is the model's DramTiming, requests
 // served in the order they reached the port.
 // It knows no signal names: the RTL adapter moves packets between it and the port.
@@ -9,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "model/dma_request.h"
@@ -19,7 +21,8 @@ namespace s2 {
 
 // Packet kinds on the DRAM port (rtl_stubs/s2_pkg.svh).
 enum DramPortKind : unsigned {
-  kPktDramRd = 4, kPktDramWr = 5, kPktDramWdata = 6, kPktDmaData = 7, kPktDmaAck = 8, kPktDmaLast = 9
+  kPktDramRd = 4, kPktDramWr = 5, kPktDramWdata = 6, kPktDmaData = 7, kPktDmaAck = 8, kPktDmaLast = 9,
+  kPktDramRdx = 10
 };
 
 struct DramPortPacket {
@@ -53,6 +56,7 @@ class RtlDram {
   std::vector<std::uint8_t>& mem_;
   DramTiming timing_;
   std::array<Write, 4> writes_;
+  std::array<std::optional<DmaRequest>, 4> reads_;  // a read's first plane, until its planes (RDX) arrive
   std::deque<DramPortPacket> data_, acks_;
 };
 

@@ -48,9 +48,9 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   };
   std::uint64_t done = clock_of(sc_core::sc_time_stamp());
   std::uint64_t last_write = 0;  // load: the clock the NoC slave wrote the latest line
-  // the clocks the requests in flight finish (load: last line written; store: acknowledged), oldest first
+  std::uint64_t load_arrival = 0;  // load: the clock its request (both packets) reached the DRAM; 0 = not sent
+  // store: the clocks the rows in flight are acknowledged, oldest first
   std::deque<std::uint64_t> in_flight;
-  const std::size_t limit = load ? kLoadRequestsInFlight : kStoreRequestsInFlight;
   std::vector<std::uint8_t> buffer;
   std::vector<DmaBeat> beats;
   tlm::tlm_generic_payload p;
@@ -61,14 +61,19 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     if (q.sram_end() > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
     beats.clear();
     for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
-    // the request goes when fewer than `limit` are unfinished; one finishing in clock c frees its place
-    // from clock c + 1 (the RTL's counter)
-    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-    while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
-    if (in_flight.size() >= limit) wait_until(in_flight[in_flight.size() - limit] + 1);
-    const std::uint64_t sent = clock_of(sc_core::sc_time_stamp());
-    // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
-    for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
+    std::uint64_t sent = 0;
+    if (!load || !load_arrival) {
+      if (!load) {
+        // a row goes when fewer than kStoreRequestsInFlight are unacknowledged; one acknowledged in clock c
+        // frees its place from clock c + 1 (the RTL's counter)
+        const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+        while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
+        if (in_flight.size() >= kStoreRequestsInFlight) wait_until(in_flight[in_flight.size() - kStoreRequestsInFlight] + 1);
+      }
+      sent = clock_of(sc_core::sc_time_stamp());
+      // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
+      for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
+    }
     buffer.resize(q.bytes());
     auto each_part = [&](auto g) {
       for (const DmaBeat& b : beats)
@@ -84,13 +89,25 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     p.set_data_length(static_cast<unsigned>(q.bytes()));
     p.set_streaming_width(static_cast<unsigned>(q.bytes()));
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // a read request reaches the DRAM kRequestLeadCycles after it was sent; a write (one row) once its
-    // last line has (one line per clock after the header); each packet waits for room in the router
-    std::uint64_t last_packet = pass_router(sent);  // the request, or the row's header
-    if (!load)
+    // a load's request (its first plane, then its planes: two packets) reaches the DRAM kRequestLeadCycles
+    // after its second packet was sent, and the DRAM takes its planes back to back (this thread asks for
+    // them one after the other without yielding); a store's row once its last line has (one line per
+    // clock after the header); each packet waits for room in the router
+    std::uint64_t store_lines_end = 0;  // store: the clock after the row's last line was sent
+    std::uint64_t arrival = 0;
+    if (load) {
+      if (!load_arrival) {
+        const std::uint64_t first = pass_router(sent);
+        load_arrival = pass_router(std::max(sent + 1, first + 1)) + kRequestLeadCycles;
+      }
+      arrival = load_arrival;
+    } else {
+      std::uint64_t last_packet = pass_router(sent);  // the header
       for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass_router(std::max(sent + 2 + i, last_packet + 1));
-    const std::uint64_t store_lines_end = last_packet + 1;  // the clock after the last line was sent
-    sc_core::sc_time delay = pe_clock_ * static_cast<double>(last_packet + kRequestLeadCycles) - sc_core::sc_time_stamp();
+      store_lines_end = last_packet + 1;
+      arrival = last_packet + kRequestLeadCycles;
+    }
+    sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
     dram->b_transport(p, delay);
     if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
       throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
@@ -104,9 +121,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
         const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
         last_write = std::max(pass_router(ready) + kLineLagCycles, last_write + 1);
       }
-      in_flight.push_back(last_write);
       done = std::max(done, last_write + kIdleLagCycles);
-      wait_until(sent + 1);  // the next request in the next clock
     } else {
       const std::uint64_t ack = pass_router(request_done);
       in_flight.push_back(ack + kAckSeenCycles - 1);

@@ -1,10 +1,11 @@
 // The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
-// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a load a plane
-// at once, a store a row) between the PE's SRAM and the DRAM.
-//   Load: one request per PE clock while fewer than kLoadRequestsInFlight are unfinished; each reaches
-//   the DRAM kRequestLeadCycles after it was sent. Its data comes back as one packet per SRAM line, each
-//   leaving the DRAM when the DRAM has read the last byte it holds; the NoC slave writes it
-//   kLineLagCycles later, one line per clock. A load is done kIdleLagCycles after its last line was written.
+// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a load its whole
+// transfer at once, a store a row) between the PE's SRAM and the DRAM.
+//   Load: one request for the whole transfer (its first plane, then its planes: two packets, one per
+//   clock), which reaches the DRAM kRequestLeadCycles after its second packet; the DRAM serves the planes
+//   back to back. Its data comes back as one packet per SRAM line, each leaving the DRAM when the DRAM has
+//   read the last byte it holds; the NoC slave writes it kLineLagCycles later, one line per clock. A load
+//   is done kIdleLagCycles after its last line was written.
 //   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
 //   reaches the DRAM with its last line (the DRAM takes a write once it holds all of it). A header waits
 //   until fewer than kStoreRequestsInFlight rows are unacknowledged. A store is done kAckLagCycles after
@@ -30,7 +31,6 @@ class Dma : public sc_core::sc_module {
   static constexpr std::uint64_t kIdleLagCycles = 2;
   static constexpr std::uint64_t kAckLagCycles = 5;
   static constexpr std::size_t kStoreRequestsInFlight = 2;  // rtl_stubs/dma.sv STORE_REQUESTS_IN_FLIGHT
-  static constexpr std::size_t kLoadRequestsInFlight = 8;   // rtl_stubs/dma.sv LOAD_REQUESTS_IN_FLIGHT
   static constexpr std::uint64_t kAckSeenCycles = 4;        // from the DRAM's acknowledgement to a new header
 
   tlm_utils::simple_initiator_socket<Dma> dram;

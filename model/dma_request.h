@@ -21,7 +21,19 @@ struct DmaRequest {
   std::uint64_t sram_end() const { return rows ? sram_addr + (rows - 1) * sram_row_stride + row_bytes : sram_addr; }
 };
 
-// Calls f(request) for every request of `t`, in the order the DMA sends them.
+// A load asks for its whole transfer at once (rtl_stubs/s2_pkg.svh PKT_DRAM_RD + PKT_DRAM_RDX): the first
+// plane as a request, and how many planes follow it how far apart. The DRAM serves them back to back.
+struct DmaLoadPlanes {
+  std::uint64_t planes = 1, dram_plane_stride = 0, sram_plane_stride = 0;
+  DmaRequest plane(const DmaRequest& first, std::uint64_t k) const {
+    DmaRequest q = first;
+    q.dram_addr += k * dram_plane_stride;
+    q.sram_addr += k * sram_plane_stride;
+    return q;
+  }
+};
+
+// Calls f(request) for every request of `t` (a load: every plane of its one request), in order.
 template <typename F>
 void for_each_dma_request(const DmaTransfer& t, bool load, F f) {
   for (std::uint64_t plane = 0; plane < t.planes; ++plane) {

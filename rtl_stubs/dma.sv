@@ -4,23 +4,24 @@
 // It asks the DRAM in requests (dma_request_t): a load one per plane, a store one per row; the DRAM places
 // the bytes (rows start and end anywhere in a line, in SRAM and in DRAM) and sends a read's data as one
 // packet per SRAM line (the lines a plane's rows share go in one packet).
-//   Load (DRAM -> SRAM): one PKT_DRAM_RD per plane, one per PE clock while fewer than
-//   LOAD_REQUESTS_IN_FLIGHT requests are unfinished; the DRAM answers with the plane's SRAM lines as
-//   PKT_DMA_DATA (byte enables), the last as PKT_DMA_LAST; the NoC slave writes them; the transfer is done
-//   when every request's last line has been written.
+//   Load (DRAM -> SRAM): one request for the whole transfer, PKT_DRAM_RD (the first plane) then
+//   PKT_DRAM_RDX (the planes); the DRAM serves its planes back to back and answers with their SRAM lines
+//   as PKT_DMA_DATA (byte enables), the transfer's last as PKT_DMA_LAST; the NoC slave writes them; the
+//   transfer is done when that last line has been written. (Requests per plane let four DMAs' planes
+//   interleave at the DRAM: every PE's load then ends late, together, and the PEs compute in a convoy
+//   while the DRAM idles.)
 //   Store (SRAM -> DRAM): per row a PKT_DRAM_WR, then the row's SRAM lines as PKT_DRAM_WDATA, read through
 //   the DMA's own SRAM port (lowest priority), one line in flight; at most STORE_REQUESTS_IN_FLIGHT rows
 //   unacknowledged (PKT_DMA_ACK); done when every row is acknowledged. (A whole plane per request would
 //   send its lines at one per clock, faster than the DRAM takes them.)
-// The limits keep the DMAs at the DRAM's pace: four DMAs sending a packet per clock each would fill the
-// router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
+// The store limits keep the DMAs at the DRAM's pace: four DMAs sending a packet per clock each would fill
+// the router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
 // arbitration, not the DRAM, decide whose requests are served first.
 module dma
   import s2_pkg::*;
 #(
     parameter logic [1:0] PE_ID = 2'd0,
-    parameter int STORE_REQUESTS_IN_FLIGHT = 2,
-    parameter int LOAD_REQUESTS_IN_FLIGHT = 8
+    parameter int STORE_REQUESTS_IN_FLIGHT = 2
 ) (
     input  logic         clk,
     input  logic         rst_n,
@@ -48,7 +49,7 @@ module dma
   logic [16:0] sram_addr, sram_row_stride, sram_plane_stride;
   logic [16:0] row_bytes, rows, planes;
 
-  typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
+  typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_LOAD_PLANES, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
   state_e state;
   logic        store;
   logic [16:0] row_i, plane_i;
@@ -84,9 +85,15 @@ module dma
     pkt_valid = 1'b0;
     case (state)
       S_LOAD_REQ: begin
-        pkt_valid = outstanding < 32'(LOAD_REQUESTS_IN_FLIGHT);
+        pkt_valid = 1'b1;
         pkt.kind = PKT_DRAM_RD;
         pkt.data[$bits(dma_request_t)-1:0] = request;
+      end
+      S_LOAD_PLANES: begin
+        pkt_valid = 1'b1;
+        pkt.kind = PKT_DRAM_RDX;
+        pkt.data[$bits(dma_planes_t)-1:0] = dma_planes_t'{sram_plane_stride: sram_plane_stride,
+                                                          dram_plane_stride: dram_plane_stride, planes: planes};
       end
       S_STORE_HDR: begin
         pkt_valid = outstanding < 32'(STORE_REQUESTS_IN_FLIGHT);
@@ -110,9 +117,9 @@ module dma
   logic granted;
   assign granted = s_valid && s_grant;
 
-  // this clock ends a request (load: it was sent; store: the row's last line was sent)
+  // this clock ends a store request (the row's last line was sent)
   logic request_sent;
-  assign request_sent = (state == S_LOAD_REQ && sent) || (state == S_STORE_LINES && sent && lines_to_send == 14'd1);
+  assign request_sent = state == S_STORE_LINES && sent && lines_to_send == 14'd1;
 
   assign busy = state != S_IDLE;
 
@@ -159,13 +166,16 @@ module dma
         endcase
       end
 
-      // the next request: the next plane (load, or a store's last row of a plane), or the next row
+      // a load's request is its two packets
+      if (state == S_LOAD_REQ && sent) state <= S_LOAD_PLANES;
+      if (state == S_LOAD_PLANES && sent) state <= S_DRAIN;
+      // a store's next request: the next row, or the first of the next plane
       if (request_sent) begin
-        if ((!store || last_row_of_plane) && last_plane) begin
+        if (last_row_of_plane && last_plane) begin
           state <= S_DRAIN;
         end else begin
-          state <= store ? S_STORE_HDR : S_LOAD_REQ;
-          if (!store || last_row_of_plane) begin
+          state <= S_STORE_HDR;
+          if (last_row_of_plane) begin
             row_i <= '0;
             plane_i <= plane_i + 17'd1;
             plane_dram <= plane_dram + dram_plane_stride;
@@ -207,7 +217,7 @@ module dma
       // requests still to finish
       begin
         logic [31:0] more, less;
-        more = ((state == S_LOAD_REQ || state == S_STORE_HDR) && sent) ? 32'd1 : 32'd0;
+        more = ((state == S_LOAD_PLANES || state == S_STORE_HDR) && sent) ? 32'd1 : 32'd0;
         less = (request_done || ack) ? 32'd1 : 32'd0;
         outstanding <= outstanding + more - less;
       end

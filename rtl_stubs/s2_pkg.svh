@@ -27,12 +27,15 @@ package s2_pkg;
     PKT_DRAM_WDATA = 4'd6,  // PE DMA -> DRAM: one SRAM line of the row being written, in order
     PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a read (addr = line's byte address, be)
     PKT_DMA_ACK    = 4'd8,  // DRAM -> PE DMA: a written request is in the DRAM (response class)
-    PKT_DMA_LAST   = 4'd9   // DRAM -> PE: the last line of a read request (as PKT_DMA_DATA)
+    PKT_DMA_LAST   = 4'd9,  // DRAM -> PE: the last line of a read request (as PKT_DMA_DATA)
+    PKT_DRAM_RDX   = 4'd10  // PE DMA -> DRAM: the planes of the read request just sent (dma_planes_t)
   } pkt_kind_e;
 
   // A DMA request in data[114:0] of PKT_DRAM_RD / PKT_DRAM_WR: `rows` rows of `row_bytes` bytes, from DRAM
   // address `dram_addr` every `dram_row_stride` bytes, to (or from) SRAM from the packet's addr every
-  // `sram_row_stride` bytes: a load asks for a whole plane of its transfer at once, a store for a row.
+  // `sram_row_stride` bytes. A load asks for its whole transfer at once: PKT_DRAM_RD describes the first
+  // plane and PKT_DRAM_RDX (data[65:0] = dma_planes_t) how many planes follow it how far apart; the DRAM
+  // serves the planes back to back. A store asks for a row at a time.
   typedef struct packed {
     logic [16:0] row_bytes;
     logic [16:0] sram_row_stride;
@@ -40,6 +43,12 @@ package s2_pkg;
     logic [31:0] dram_row_stride;
     logic [31:0] dram_addr;
   } dma_request_t;
+
+  typedef struct packed {
+    logic [16:0] sram_plane_stride;
+    logic [31:0] dram_plane_stride;
+    logic [16:0] planes;
+  } dma_planes_t;
 
   // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
   // An MLA operand-A read also carries a return tag, {requester PE, word index in the tile}: a remote

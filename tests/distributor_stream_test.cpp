@@ -288,10 +288,10 @@ TEST(QpeDramTiming, DramTakesTwoClocksPerSixteenByteOperation) {
   EXPECT_EQ(b.dram_ops, 20u);
   EXPECT_EQ(c.dram_ops, 11u);  // a partial 16-byte word is a whole operation
   EXPECT_EQ(b.cycles - a.cycles, 20u);
-  // host in (10) + the ARM writes 10 DMA registers + the row request, sent in the DMA's first clock, reaches
-  // the DRAM (3) + 10 ops x 2 + DRAM latency (7) + the last line to the PE's SRAM (3) + the DMA going idle (2)
-  // + host out (10)
-  EXPECT_EQ(a.cycles, 10u + 10 + 3 + 20 + 7 + 3 + 2 + 10);
+  // host in (10) + the ARM writes 10 DMA registers + the load's request (its two packets in the DMA's first
+  // two clocks) reaches the DRAM (1 + 3) + 10 ops x 2 + DRAM latency (7) + the last line to the PE's SRAM (3) +
+  // the DMA going idle (2) + host out (10)
+  EXPECT_EQ(a.cycles, 10u + 10 + 1 + 3 + 20 + 7 + 3 + 2 + 10);
 }
 
 TEST(QpeDramTiming, SyncWaitsForTheLastPeThroughTheHost) {
