@@ -36,13 +36,15 @@ struct DmaLoadPlanes {
 // Calls f(request) for every request of `t` (a load: every plane of its one request), in order.
 template <typename F>
 void for_each_dma_request(const DmaTransfer& t, bool load, F f) {
+  const DmaLoadPlanes planes{t.planes, t.dram_plane_stride, t.sram_plane_stride};
+  const DmaRequest first{t.dram_addr, t.dram_row_stride, t.rows, t.row_bytes, t.sram_addr, t.sram_row_stride};
   for (std::uint64_t plane = 0; plane < t.planes; ++plane) {
-    const std::uint64_t dram = t.dram_addr + plane * t.dram_plane_stride;
-    const std::uint64_t sram = t.sram_addr + plane * std::uint64_t(t.sram_plane_stride);
     if (load) {
-      f(DmaRequest{dram, t.dram_row_stride, t.rows, t.row_bytes, sram, t.sram_row_stride});
+      f(planes.plane(first, plane));
       continue;
     }
+    const std::uint64_t dram = t.dram_addr + plane * t.dram_plane_stride;
+    const std::uint64_t sram = t.sram_addr + plane * std::uint64_t(t.sram_plane_stride);
     for (std::uint64_t r = 0; r < t.rows; ++r)
       f(DmaRequest{dram + r * t.dram_row_stride, t.row_bytes, 1, t.row_bytes, sram + r * t.sram_row_stride,
                    t.sram_row_stride});

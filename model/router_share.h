@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <map>
 
+#include "task.h"
+
 namespace s2 {
 
 class RouterShare {
@@ -44,7 +46,7 @@ class RouterShare {
 
  private:
   static constexpr std::uint64_t kForgetCycles = std::uint64_t(1) << 22;  // bookings reach at most a DRAM queue ahead
-  std::array<double, 4> mla_rate_{};
+  std::array<double, kPesPerQpe> mla_rate_{};
   std::map<std::uint64_t, double> used_;  // packets booked per PE clock
 };
 
