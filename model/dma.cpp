@@ -40,6 +40,11 @@ void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_ti
   router_ = router;
 }
 
+std::uint64_t Dma::pass_router(std::uint64_t clock) {
+  if (!router_) return clock;
+  return router_->pass(clock, static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / pe_clock_)));
+}
+
 void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
   const auto wait_until = [&](std::uint64_t cycle) {

@@ -57,7 +57,7 @@ class Dma : public sc_core::sc_module {
   sc_core::sc_time pe_clock_;
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
   RouterShare* router_ = nullptr;
-  std::uint64_t pass_router(std::uint64_t clock) { return router_ ? router_->pass(clock) : clock; }
+  std::uint64_t pass_router(std::uint64_t clock);
 };
 
 }  // namespace s2

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <map>
+#include <deque>
 
 #include "task.h"
 
@@ -23,15 +23,24 @@ class RouterShare {
 
   // The operand-A packets per PE clock PE `pe`'s MLA puts through the router (0: idle or local A).
   void set_mla_rate(int pe, double packets_per_cycle) { mla_rate_[static_cast<std::size_t>(pe)] = packets_per_cycle; }
-  // A DMA packet that wants to pass in PE clock `clock`: the clock it has passed by.
-  std::uint64_t pass(std::uint64_t clock) {
-    while (!used_.empty() && used_.begin()->first + kForgetCycles < clock) used_.erase(used_.begin());
+  // A DMA packet that wants to pass in PE clock `clock` (not before `now`, the current clock): the clock it
+  // has passed by.
+  std::uint64_t pass(std::uint64_t clock, std::uint64_t now) {
+    // bookings before the current clock are over: the ledger starts at `now` (the simulation only moves on)
+    if (now > base_) {
+      const std::uint64_t drop = std::min<std::uint64_t>(now - base_, used_.size());
+      used_.erase(used_.begin(), used_.begin() + static_cast<std::ptrdiff_t>(drop));
+      base_ = now;
+    }
+    clock = std::max(clock, base_);
     double mla = 0;
     for (double r : mla_rate_) mla += r;
     const double capacity = std::max(kPacketsPerPeClock - mla, kDmaFloorPerPeClock);
     double need = 1.0;
     for (;; ++clock) {
-      double& u = used_[clock];
+      const std::size_t i = static_cast<std::size_t>(clock - base_);
+      if (i >= used_.size()) used_.resize(i + 1, 0.0);
+      double& u = used_[i];
       const double take = std::min(capacity - u, need);
       if (take <= 0) continue;
       u += take;
@@ -41,13 +50,14 @@ class RouterShare {
   }
   void reset() {
     used_.clear();
+    base_ = 0;
     mla_rate_.fill(0.0);
   }
 
  private:
-  static constexpr std::uint64_t kForgetCycles = std::uint64_t(1) << 22;  // bookings reach at most a DRAM queue ahead
   std::array<double, kPesPerQpe> mla_rate_{};
-  std::map<std::uint64_t, double> used_;  // packets booked per PE clock
+  std::deque<double> used_;  // packets booked per PE clock from base_ on
+  std::uint64_t base_ = 0;
 };
 
 }  // namespace s2
