@@ -24,6 +24,12 @@ void need(std::size_t end, std::size_t size, const ArmCommand& c) {
                             " beyond the SRAM");
 }
 
+// Both ends of a command's planes lie in the SRAM.
+void need_planes(const ArmCommand& c, std::size_t sp, std::size_t dp, std::size_t size) {
+  need(c.src + c.planes * sp, size, c);
+  need(c.dst + c.planes * dp, size, c);
+}
+
 std::int32_t load32(const std::uint8_t* p) {
   std::int32_t v;
   std::memcpy(&v, p, 4);
@@ -81,9 +87,8 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       });
       return;
     case ArmOpKind::Quantize: {
-      const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         const std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step) >> c.shift;
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
@@ -98,9 +103,8 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
         throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": window " + std::to_string(w) +
                                 " does not fit the " + std::to_string(c.width) + "x" + std::to_string(c.height) + " plane");
       const std::uint32_t ho = (c.height - w) / st + 1, wo = (c.width - w) / st + 1;
-      const std::size_t dp = std::size_t(ho) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
+      const std::size_t dp = c.destination_plane_stride(ho);
+      need_planes(c, sp, dp, size);
       const bool max = c.kind == ArmOpKind::MaxPool8;
       const int n = static_cast<int>(w * w);
       for (std::uint32_t d = 0; d < c.planes; ++d)
@@ -121,9 +125,8 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     }
     case ArmOpKind::AddInt32: {
-      const std::size_t dp = c.dst_plane_stride > 0 ? c.dst_plane_stride : std::size_t(c.height) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x * c.col_step;
         const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
@@ -132,9 +135,8 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     }
     case ArmOpKind::AddInt8: {
-      const std::size_t dp = std::size_t(c.height) * c.dst_row_stride;
-      need(c.src + c.planes * sp, size, c);
-      need(c.dst + c.planes * dp, size, c);
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::uint8_t& q = sram[c.dst + d * dp + y * c.dst_row_stride + x];
         const int v = static_cast<std::int8_t>(q) + static_cast<std::int8_t>(sram[c.src + d * sp + y * c.src_row_stride + x]);

@@ -44,7 +44,7 @@ struct ArmCommand {
   std::uint32_t planes = 1, height = 1, width = 1;
   std::uint32_t src_row_stride = 0, dst_row_stride = 0;  // bytes
   std::uint32_t src_plane_stride = 0;          // bytes, 0 = height x src_row_stride
-  std::uint32_t dst_plane_stride = 0;          // AddInt32 only: bytes, 0 = height x dst_row_stride (others pack)
+  std::uint32_t dst_plane_stride = 0;          // bytes, 0 = height x dst_row_stride (pooling: output rows)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
   int shift = 0;                               // Quantize
   int window = 2;                              // MaxPool8, AvgPool8 (output = (height - window) / stride + 1 rows)
@@ -56,6 +56,9 @@ struct ArmCommand {
   int pool_stride() const { return stride > 0 ? stride : window; }
   std::size_t source_plane_stride() const {
     return src_plane_stride > 0 ? src_plane_stride : std::size_t(height) * src_row_stride;
+  }
+  std::size_t destination_plane_stride(std::size_t rows) const {
+    return dst_plane_stride > 0 ? dst_plane_stride : rows * dst_row_stride;
   }
 };
 
