@@ -1,11 +1,11 @@
-// The reference-model backend: the SystemC TLM-2.0 QPE (model/qpe.h).
+// The reference-model backend: the SystemC TLM-2.0 QPE (model/qpe/qpe.h).
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 
 #include "harness/backend.h"
 #include "model/golden.h"
-#include "model/qpe_dram.h"
+#include "model/chip/qpe_dram.h"
 #include "model/sram_layout.h"
 
 namespace s2 {

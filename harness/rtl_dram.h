@@ -1,5 +1,5 @@
 // The DRAM behind the RTL QPE's DRAM port (rtl_stubs/README.md, "DRAM port"): a C++ memory that takes the
-// DMAs' packets (read requests, write requests and their lines, model/dma_request.h) and answers with the
+// DMAs' packets (read requests, write requests and their lines, model/pe/dma_request.h) and answers with the
 // lines of a read, its planes served back to back (PKT_DMA_DATA, byte enables for the row's part of each
 // SRAM line, the transfer's last PKT_DMA_LAST)
 // and a written request's acknowledgement (PKT_DMA_ACK). Its timing is the model's DramTiming, requests
@@ -13,8 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "model/dma_request.h"
-#include "model/dram_timing.h"
+#include "model/pe/dma_request.h"
+#include "model/dram/dram_timing.h"
 #include "model/hw_config.h"
 
 namespace s2 {

@@ -22,11 +22,11 @@
 #include "Vqpe_8x4___024root.h"
 #include "harness/backend.h"
 #include "harness/rtl_dram.h"
-#include "model/arm_ops.h"
+#include "model/pe/arm_ops.h"
 #include "model/golden.h"
-#include "model/pe_registers.h"
+#include "model/pe/pe_registers.h"
 #include "model/sram_layout.h"
-#include "model/task_timing.h"
+#include "model/qpe/task_timing.h"
 
 // Verilator's runtime asks for the simulation time; the harness keeps none of its own.
 double sc_time_stamp() { return 0; }
@@ -34,7 +34,7 @@ double sc_time_stamp() { return 0; }
 namespace s2 {
 namespace {
 
-// Host-port packet kinds (rtl_stubs/s2_pkg.svh); the registers are model/pe_registers.h.
+// Host-port packet kinds (rtl_stubs/s2_pkg.svh); the registers are model/pe/pe_registers.h.
 enum : unsigned { kPktRegWr = 0, kPktMemWr = 1, kPktMemRd = 2 };
 enum : unsigned {
   kStatStart = 0, kStatEnd, kStatCompute, kStatOutput, kStatAWait, kStatBWait, kStatTiles, kStatSteps
@@ -298,7 +298,7 @@ class RtlQpe final : public Backend {
 
 // QPE-DRAM on the RTL (rtl_stubs/README.md, "QPE-DRAM"): the Verilated QPE, the C++ DRAM behind its DRAM
 // port (RtlDram, the model's DRAM timing), a C++ ARM per PE driving the PE's ARM port, and the host. The
-// ARM runs its PE's commands as the model's ArmCore does (model/arm_core.h): it waits for the DMA or the
+// ARM runs its PE's commands as the model's ArmCore does (model/pe/arm_core.h): it waits for the DMA or the
 // MLA to be idle, writes its registers one per PE clock, and (unless the command is async) waits for the
 // DMA to go idle or the MLA's done interrupt; it carries out element-wise operations on the SRAM itself at
 // the Table 5.9 cost; it meets the other PEs at a Sync through the host (host latency each way).

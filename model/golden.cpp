@@ -1,9 +1,9 @@
-#include "golden.h"
+#include "model/golden.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "splitmix64.h"
+#include "model/splitmix64.h"
 
 namespace s2 {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "hw_config.h"
-#include "sram_layout.h"
-#include "task.h"
+#include "model/hw_config.h"
+#include "model/sram_layout.h"
+#include "model/task.h"
 
 namespace s2 {
 

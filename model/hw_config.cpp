@@ -1,4 +1,4 @@
-#include "hw_config.h"
+#include "model/hw_config.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "sram_layout.h"
+#include "model/sram_layout.h"
 
 namespace s2 {
 

@@ -16,8 +16,8 @@
 
 #include <cstdint>
 
-#include "hw_config.h"
-#include "task.h"
+#include "model/hw_config.h"
+#include "model/task.h"
 
 namespace s2 {
 

@@ -1,4 +1,4 @@
-#include "task.h"
+#include "model/task.h"
 
 namespace s2 {
 

@@ -1,8 +1,8 @@
-#include "task_stream.h"
+#include "model/task_stream.h"
 
 #include <stdexcept>
 
-#include "sram_layout.h"
+#include "model/sram_layout.h"
 
 namespace s2 {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "task.h"
+#include "model/task.h"
 
 namespace s2 {
 

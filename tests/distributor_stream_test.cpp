@@ -13,7 +13,7 @@
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
-#include "model/arm_core.h"
+#include "model/pe/arm_core.h"
 #include "test_networks.h"
 
 using namespace s2;

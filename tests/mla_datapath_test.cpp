@@ -1,8 +1,8 @@
-// The model's MLA datapath (model/mla_datapath.h) against the golden kernels, on the shapes where a
+// The model's MLA datapath (model/pe/mla_datapath.h) against the golden kernels, on the shapes where a
 // vectorised datapath goes wrong: odd channel counts and odd W_A (a half-empty last step pair), widths
 // that are not a multiple of the vector length, one-column outputs, 1x1 and 9x9 filters, every MAC-row
 // count, and data that drives the accumulators past the edge of their range.
-#include "model/mla_datapath.h"
+#include "model/pe/mla_datapath.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The model's timing on its own (no RTL): the clock counts derived by hand from the RTL in
 // tests/rtl_mla_tile_test.cpp (its top comment), the tile schedule's determinism and cache, the
-// extrapolation of long tasks (model/task_timing.h), and the phase counters of a model task.
+// extrapolation of long tasks (model/qpe/task_timing.h), and the phase counters of a model task.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -10,8 +10,8 @@
 
 #include "harness/backend.h"
 #include "model/golden.h"
-#include "model/task_timing.h"
-#include "model/tile_schedule.h"
+#include "model/qpe/task_timing.h"
+#include "model/qpe/tile_schedule.h"
 #include "tests/test_support.h"
 
 namespace s2 {

@@ -1,0 +1,96 @@
+#include "model/pe/arm_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "model/pe/dma.h"
+#include "model/pe/mla.h"
+#include "model/pe/pe_registers.h"
+#include "model/sram_layout.h"
+
+namespace s2 {
+
+ArmCore::ArmCore(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes, Dma& dma, Mla& mla)
+    : sc_module(name), pe_(pe), sram_(sram), sram_bytes_(sram_bytes), dma_(dma), mla_(mla) {
+  SC_HAS_PROCESS(ArmCore);
+  SC_THREAD(run);
+}
+
+void ArmCore::start(const std::vector<StreamCommand>* commands) {
+  commands_ = commands;
+  done_ = false;
+  end_cycle_ = arm_cycles_ = 0;
+  command_end_.clear();
+  start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ArmCore::wait_dma_idle() {
+  if (dma_.busy()) sc_core::wait(dma_.done_event);
+}
+
+void ArmCore::wait_mla_idle() {
+  if (!mla_.started()) return;
+  const sc_core::sc_time clk = system_->pe_clock();
+  if (!mla_.done()) sc_core::wait(mla_.done_event);
+  // the task controller registers the MLA's done into its interrupt: the ARM sees it a clock later
+  const sc_core::sc_time seen = clk * static_cast<double>(mla_.end_cycle() + 1);
+  if (seen > sc_core::sc_time_stamp()) sc_core::wait(seen - sc_core::sc_time_stamp());
+}
+
+void ArmCore::run() {
+  while (true) {
+    sc_core::wait(start_event_);
+    const sc_core::sc_time clk = system_->pe_clock();
+    const HwConfig& cfg = system_->config();
+    auto cycle_now = [&] { return static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / clk)); };
+    std::size_t syncs = 0;
+    for (const StreamCommand& c : *commands_) {
+      switch (c.kind) {
+        case CommandKind::DmaLoad:
+        case CommandKind::DmaStore: {
+          // the ARM waits for the DMA to be idle, writes its registers, one per clock; the DMA starts in the
+          // clock after the last
+          const bool store = c.kind == CommandKind::DmaStore;
+          wait_dma_idle();
+          sc_core::wait(clk * static_cast<double>(dma_register_writes(c.dma, store).size()));
+          dma_.start(c.dma, !store);
+          if (!c.async) wait_dma_idle();
+          break;
+        }
+        case CommandKind::Mla: {
+          wait_mla_idle();
+          const SramLayout l = stream_mla_layout(c, cfg, sram_bytes_);
+          // the ARM writes the MLA's descriptor registers, one per clock; the MLA starts two clocks after
+          // the START write, as the task controller does
+          const TaskRegisters regs = task_registers(c.mla, pe_, l);
+          sc_core::wait(clk * static_cast<double>(mla_register_writes(regs).size() - 1));
+          mla_.start(regs, cycle_now() + 2);
+          if (!c.async) wait_mla_idle();
+          else sc_core::wait(clk);  // the START write's clock
+          break;
+        }
+        case CommandKind::WaitDma: wait_dma_idle(); break;
+        case CommandKind::WaitMla: wait_mla_idle(); break;
+        case CommandKind::Arm: {
+          const std::uint64_t n = arm_op_cycles(c.arm, cfg.arm);
+          arm_cycles_ += n;
+          if (system_->arm_ops_timed() && n) sc_core::wait(clk * static_cast<double>(n));
+          arm_apply(c.arm, sram_, sram_bytes_);
+          break;
+        }
+        case CommandKind::Sync: system_->sync(pe_, syncs++); break;
+      }
+      command_end_.push_back(cycle_now());
+    }
+    // the PE's work ends when its engines are idle
+    wait_dma_idle();
+    wait_mla_idle();
+    end_cycle_ = cycle_now();
+    done_ = true;
+    done_event.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+}  // namespace s2

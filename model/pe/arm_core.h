@@ -1,0 +1,63 @@
+// The ARM core of a PE in QPE-DRAM: it runs the PE's command list of a task stream (task_stream.h) one
+// command at a time: programs the DMA and the MLA and waits for them (or, for an async command, goes on
+// while they work), carries out the element-wise operations on its SRAM at the thesis's clock costs
+// (Table 5.9), and meets the other PEs at a Sync through the host interface.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/pe/arm_ops.h"
+#include "model/hw_config.h"
+#include "model/systemc.h"
+#include "model/task_stream.h"
+
+namespace s2 {
+
+class Dma;
+class Mla;
+
+// Where a PE's ARM meets the rest of the system (the QPE-DRAM top implements it).
+class ArmSystem {
+ public:
+  virtual ~ArmSystem() = default;
+  // Blocks the calling thread until every PE reached its `index`-th Sync (through the host interface).
+  virtual void sync(int pe, std::size_t index) = 0;
+  virtual const HwConfig& config() const = 0;
+  virtual sc_core::sc_time pe_clock() const = 0;
+  // Whether element-wise operations take their Table 5.9 clocks (false: they complete at once, as the
+  // thesis's simulator assumed for Tables 5.5-5.8).
+  virtual bool arm_ops_timed() const = 0;
+};
+
+class ArmCore : public sc_core::sc_module {
+ public:
+  sc_core::sc_event done_event;
+
+  ArmCore(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes, Dma& dma, Mla& mla);
+  void bind(ArmSystem& system) { system_ = &system; }
+  // Starts the command list at the current simulated time.
+  void start(const std::vector<StreamCommand>* commands);
+  bool done() const { return done_; }
+  std::uint64_t end_cycle() const { return end_cycle_; }
+  std::uint64_t arm_cycles() const { return arm_cycles_; }
+  const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }  // PE clocks
+
+ private:
+  void run();
+  void wait_dma_idle();
+  void wait_mla_idle();
+  int pe_;
+  std::vector<std::uint64_t> command_end_;
+  std::uint8_t* sram_;
+  std::size_t sram_bytes_;
+  Dma& dma_;
+  Mla& mla_;
+  ArmSystem* system_ = nullptr;
+  const std::vector<StreamCommand>* commands_ = nullptr;
+  sc_core::sc_event start_event_;
+  bool done_ = false;
+  std::uint64_t end_cycle_ = 0, arm_cycles_ = 0;
+};
+
+}  // namespace s2

@@ -1,0 +1,157 @@
+#include "model/pe/arm_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace s2 {
+
+namespace {
+
+std::uint64_t pixels(const ArmCommand& c) { return std::uint64_t(c.planes) * c.height * c.width; }
+
+std::uint64_t border_bytes(const ArmCommand& c) {
+  const std::uint64_t inner_w = c.width - std::min<std::uint64_t>(c.width, c.pad_left + c.pad_right);
+  const std::uint64_t inner_h = c.height - std::min<std::uint64_t>(c.height, c.pad_top + c.pad_bottom);
+  return std::uint64_t(c.planes) * (std::uint64_t(c.width) * c.height - inner_w * inner_h);
+}
+
+void need(std::size_t end, std::size_t size, const ArmCommand& c) {
+  if (end > size)
+    throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": SRAM address " + std::to_string(end) +
+                            " beyond the SRAM");
+}
+
+// Both ends of a command's planes lie in the SRAM.
+void need_planes(const ArmCommand& c, std::size_t sp, std::size_t dp, std::size_t size) {
+  need(c.src + c.planes * sp, size, c);
+  need(c.dst + c.planes * dp, size, c);
+}
+
+std::int32_t load32(const std::uint8_t* p) {
+  std::int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+void store32(std::uint8_t* p, std::int32_t v) { std::memcpy(p, &v, 4); }
+
+// Calls f(plane, row, column) for every pixel of the command's planes x height x width.
+template <typename F>
+void each_pixel(const ArmCommand& c, F f) {
+  for (std::uint32_t d = 0; d < c.planes; ++d)
+    for (std::uint32_t y = 0; y < c.height; ++y)
+      for (std::uint32_t x = 0; x < c.width; ++x) f(std::size_t(d), std::size_t(y), std::size_t(x));
+}
+
+}  // namespace
+
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
+  double clocks = 0;
+  switch (c.kind) {
+    case ArmOpKind::Pad: clocks = k.padding_per_word * std::ceil(double(border_bytes(c)) / 4.0); break;
+    case ArmOpKind::Relu32: clocks = k.relu_32bit_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::Quantize: clocks = k.quantization_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::MaxPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::AddInt32: clocks = k.elementwise_add_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::AddInt8: clocks = k.elementwise_add_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::Relu8: clocks = k.relu_8bit_per_pixel * double(pixels(c)); break;
+    // Table 5.9 has no average pooling: charged as 8-bit max pooling (a sum per pixel instead of a max)
+    case ArmOpKind::AvgPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
+  }
+  return static_cast<std::uint64_t>(std::ceil(clocks));
+}
+
+void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
+  const std::size_t sp = c.source_plane_stride();
+  switch (c.kind) {
+    case ArmOpKind::Pad:
+      need(c.src + c.planes * sp, size, c);
+      for (std::uint32_t d = 0; d < c.planes; ++d)
+        for (std::uint32_t y = 0; y < c.height; ++y) {
+          std::uint8_t* row = sram + c.src + d * sp + std::size_t(y) * c.src_row_stride;
+          if (y < c.pad_top || y >= c.height - c.pad_bottom) {
+            std::memset(row, 0, c.width);
+          } else {
+            std::memset(row, 0, c.pad_left);
+            std::memset(row + c.width - c.pad_right, 0, c.pad_right);
+          }
+        }
+      return;
+    case ArmOpKind::Relu32:
+      need(c.src + c.planes * sp, size, c);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t* p = sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step;
+        store32(p, std::max<std::int32_t>(0, load32(p)));
+      });
+      return;
+    case ArmOpKind::Quantize: {
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        const std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step) >> c.shift;
+        sram[c.dst + d * dp + y * c.dst_row_stride + x] =
+            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
+      });
+      return;
+    }
+    case ArmOpKind::MaxPool8:
+    case ArmOpKind::AvgPool8: {
+      const std::uint32_t w = static_cast<std::uint32_t>(c.window), st = static_cast<std::uint32_t>(c.pool_stride());
+      if (w == 0 || w > c.height || w > c.width)
+        throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": window " + std::to_string(w) +
+                                " does not fit the " + std::to_string(c.width) + "x" + std::to_string(c.height) + " plane");
+      const std::uint32_t ho = (c.height - w) / st + 1, wo = (c.width - w) / st + 1;
+      const std::size_t dp = c.destination_plane_stride(ho);
+      need_planes(c, sp, dp, size);
+      const bool max = c.kind == ArmOpKind::MaxPool8;
+      const int n = static_cast<int>(w * w);
+      for (std::uint32_t d = 0; d < c.planes; ++d)
+        for (std::uint32_t y = 0; y < ho; ++y)
+          for (std::uint32_t x = 0; x < wo; ++x) {
+            int m = -128, sum = 0;
+            for (std::uint32_t ky = 0; ky < w; ++ky)
+              for (std::uint32_t kx = 0; kx < w; ++kx) {
+                const int v = static_cast<std::int8_t>(
+                    sram[c.src + d * sp + std::size_t(y * st + ky) * c.src_row_stride + x * st + kx]);
+                m = std::max(m, v);
+                sum += v;
+              }
+            // in place is safe: output (y, x) lands at or before the first input it read
+            sram[c.dst + d * dp + std::size_t(y) * c.dst_row_stride + x] =
+                static_cast<std::uint8_t>(static_cast<std::int8_t>(max ? m : sum / n));
+          }
+      return;
+    }
+    case ArmOpKind::AddInt32: {
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t* q = sram + c.dst + d * dp + y * c.dst_row_stride + 4 * x * c.col_step;
+        const std::int32_t a = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
+        store32(q, static_cast<std::int32_t>(static_cast<std::uint32_t>(load32(q)) + static_cast<std::uint32_t>(a)));
+      });
+      return;
+    }
+    case ArmOpKind::AddInt8: {
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& q = sram[c.dst + d * dp + y * c.dst_row_stride + x];
+        const int v = static_cast<std::int8_t>(q) + static_cast<std::int8_t>(sram[c.src + d * sp + y * c.src_row_stride + x]);
+        q = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(v, -128, 127)));
+      });
+      return;
+    }
+    case ArmOpKind::Relu8:
+      need(c.src + c.planes * sp, size, c);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& p = sram[c.src + d * sp + y * c.src_row_stride + x];
+        if (p & 0x80) p = 0;
+      });
+      return;
+  }
+}
+
+}  // namespace s2

@@ -1,0 +1,21 @@
+// The ARM core's element-wise operations on its PE's SRAM (thesis 4.1): what they compute and what they
+// cost (thesis Table 5.9). Both backends' ARM use these: the model's ArmCore and the C++ ARM that drives
+// the RTL's ARM port.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "model/hw_config.h"
+#include "model/task_stream.h"
+
+namespace s2 {
+
+// ARM clocks of one element-wise operation (thesis Table 5.9): padding per 32-bit word written, the
+// others per input pixel; rounded up to whole clocks.
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks);
+// Carries the operation out on a PE's SRAM (functional, untimed). Throws std::out_of_range if it
+// reaches past `sram_bytes`.
+void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t sram_bytes);
+
+}  // namespace s2

@@ -1,0 +1,140 @@
+#include "model/pe/dma.h"
+
+#include "model/pe/dma_request.h"
+#include "model/dram/dram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+#include <vector>
+
+namespace s2 {
+
+Dma::Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes)
+    : sc_module(name), dram("dram"), pe_(pe), sram_(sram), sram_bytes_(sram_bytes) {
+  SC_HAS_PROCESS(Dma);
+  SC_THREAD(run);
+}
+
+void Dma::start(const DmaTransfer& t, bool load) {
+  if (busy_) throw std::logic_error("model DMA: started while busy");
+  pending_ = t;
+  pending_load_ = load;
+  busy_ = true;
+  start_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Dma::run() {
+  while (true) {
+    sc_core::wait(start_event_);
+    transfer(pending_, pending_load_);
+    busy_ = false;
+    done_event.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router) {
+  pe_clock_ = pe_clock;
+  dram_timing_ = dram_timing;
+  router_ = router;
+}
+
+std::uint64_t Dma::pass_router(std::uint64_t clock) {
+  if (!router_) return clock;
+  return router_->pass(clock, static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / pe_clock_)));
+}
+
+void Dma::transfer(const DmaTransfer& t, bool load) {
+  const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
+  const auto wait_until = [&](std::uint64_t cycle) {
+    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+    if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
+  };
+  std::uint64_t done = clock_of(sc_core::sc_time_stamp());
+  std::uint64_t last_write = 0;  // load: the clock the NoC slave wrote the latest line
+  std::uint64_t load_arrival = 0;  // load: the clock its request (both packets) reached the DRAM; 0 = not sent
+  // store: the clocks the rows in flight are acknowledged, oldest first
+  std::deque<std::uint64_t> in_flight;
+  std::vector<std::uint8_t> buffer;
+  std::vector<DmaBeat> beats;
+  tlm::tlm_generic_payload p;
+  p.set_command(load ? tlm::TLM_READ_COMMAND : tlm::TLM_WRITE_COMMAND);
+  auto* request = new DramRequestExtension;
+  p.set_extension(request);  // the payload owns it
+  for_each_dma_request(t, load, [&](const DmaRequest& q) {
+    if (q.sram_end() > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
+    beats.clear();
+    for_each_dma_beat(q, [&](const DmaBeat& b) { beats.push_back(b); });
+    std::uint64_t sent = 0;
+    if (!load || !load_arrival) {
+      if (!load) {
+        // a row goes when fewer than kStoreRequestsInFlight are unacknowledged; one acknowledged in clock c
+        // frees its place from clock c + 1 (the RTL's counter)
+        const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+        while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
+        if (in_flight.size() >= kStoreRequestsInFlight) wait_until(in_flight[in_flight.size() - kStoreRequestsInFlight] + 1);
+      }
+      sent = clock_of(sc_core::sc_time_stamp());
+      // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
+      for (int i = 0; i < pe_; ++i) sc_core::wait(sc_core::SC_ZERO_TIME);
+    }
+    buffer.resize(q.bytes());
+    auto each_part = [&](auto g) {
+      for (const DmaBeat& b : beats)
+        for (int i = 0; i < b.count; ++i) g(b.parts[static_cast<std::size_t>(i)]);
+    };
+    if (!load)
+      each_part([&](const DmaBeat::Part& x) {
+        std::copy(sram_ + x.lo, sram_ + x.hi, buffer.begin() + static_cast<std::ptrdiff_t>(x.offset));
+      });
+    request->range = q.dram();
+    p.set_address(q.dram_addr);
+    p.set_data_ptr(buffer.data());
+    p.set_data_length(static_cast<unsigned>(q.bytes()));
+    p.set_streaming_width(static_cast<unsigned>(q.bytes()));
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    // a load's request (its first plane, then its planes: two packets) reaches the DRAM kRequestLeadCycles
+    // after its second packet was sent, and the DRAM takes its planes back to back (this thread asks for
+    // them one after the other without yielding); a store's row once its last line has (one line per
+    // clock after the header); each packet waits for room in the router
+    std::uint64_t store_lines_end = 0;  // store: the clock after the row's last line was sent
+    std::uint64_t arrival = 0;
+    if (load) {
+      if (!load_arrival) {
+        const std::uint64_t first = pass_router(sent);
+        load_arrival = pass_router(std::max(sent + 1, first + 1)) + kRequestLeadCycles;
+      }
+      arrival = load_arrival;
+    } else {
+      std::uint64_t last_packet = pass_router(sent);  // the header
+      for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass_router(std::max(sent + 2 + i, last_packet + 1));
+      store_lines_end = last_packet + 1;
+      arrival = last_packet + kRequestLeadCycles;
+    }
+    sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
+    dram->b_transport(p, delay);
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
+      throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
+    const std::uint64_t request_done = clock_of(sc_core::sc_time_stamp() + delay);
+    if (load) {
+      each_part([&](const DmaBeat::Part& x) {
+        const auto from = buffer.begin() + static_cast<std::ptrdiff_t>(x.offset);
+        std::copy(from, from + static_cast<std::ptrdiff_t>(x.hi - x.lo), sram_ + x.lo);
+      });
+      for (const DmaBeat& b : beats) {
+        const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
+        last_write = std::max(pass_router(ready) + kLineLagCycles, last_write + 1);
+      }
+      done = std::max(done, last_write + kIdleLagCycles);
+    } else {
+      const std::uint64_t ack = pass_router(request_done);
+      in_flight.push_back(ack + kAckSeenCycles - 1);
+      done = std::max(done, ack + kAckLagCycles);
+      wait_until(store_lines_end);  // the next header in the clock after the last line
+    }
+  });
+  wait_until(done);
+}
+
+}  // namespace s2

@@ -1,0 +1,63 @@
+// The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
+// writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a load its whole
+// transfer at once, a store a row) between the PE's SRAM and the DRAM.
+//   Load: one request for the whole transfer (its first plane, then its planes: two packets, one per
+//   clock), which reaches the DRAM kRequestLeadCycles after its second packet; the DRAM serves the planes
+//   back to back. Its data comes back as one packet per SRAM line, each leaving the DRAM when the DRAM has
+//   read the last byte it holds; the NoC slave writes it kLineLagCycles later, one line per clock. A load
+//   is done kIdleLagCycles after its last line was written.
+//   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
+//   reaches the DRAM with its last line (the DRAM takes a write once it holds all of it). A header waits
+//   until fewer than kStoreRequestsInFlight rows are unacknowledged. A store is done kAckLagCycles after
+//   the DRAM acknowledged its last row.
+// Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
+// from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
+// Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
+#pragma once
+
+#include <cstdint>
+
+#include "model/dram/dram_timing.h"
+#include "model/qpe/router_share.h"
+#include "model/systemc.h"
+#include "model/task_stream.h"
+
+namespace s2 {
+
+class Dma : public sc_core::sc_module {
+ public:
+  static constexpr std::uint64_t kRequestLeadCycles = 3;
+  static constexpr std::uint64_t kLineLagCycles = 3;
+  static constexpr std::uint64_t kIdleLagCycles = 2;
+  static constexpr std::uint64_t kAckLagCycles = 5;
+  static constexpr std::size_t kStoreRequestsInFlight = 2;  // rtl_stubs/dma.sv STORE_REQUESTS_IN_FLIGHT
+  static constexpr std::uint64_t kAckSeenCycles = 4;        // from the DRAM's acknowledgement to a new header
+
+  tlm_utils::simple_initiator_socket<Dma> dram;
+
+  sc_core::sc_event done_event;  // a transfer ended: the ARM sees the DMA idle from now on
+
+  Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
+  // `router`: the router's capacity shared with the QPE's other DMAs and its MLAs (null: packets never wait)
+  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router);
+  // Starts a transfer (the DMA must be idle) in the current clock, the one after its START register was
+  // written. load: DRAM -> SRAM.
+  void start(const DmaTransfer& t, bool load);
+  bool busy() const { return busy_; }
+
+ private:
+  void run();
+  void transfer(const DmaTransfer& t, bool load);
+  DmaTransfer pending_;
+  bool pending_load_ = true, busy_ = false;
+  sc_core::sc_event start_event_;
+  int pe_;
+  std::uint8_t* sram_;
+  std::size_t sram_bytes_;
+  sc_core::sc_time pe_clock_;
+  DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
+  RouterShare* router_ = nullptr;
+  std::uint64_t pass_router(std::uint64_t clock);
+};
+
+}  // namespace s2

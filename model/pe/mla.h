@@ -1,0 +1,79 @@
+// MLA of one PE in the model. On start it takes the task from its PE's descriptor registers, asks the
+// QPE for the task's timing (MlaScheduler: the clock-level tile schedule, shared by the PEs because they
+// contend for the router and each other's SRAM), computes its results from SRAM (operand A through the
+// NoC by DMI, as the hardware's datapath would see it), and writes each output row of tiles into its
+// SRAM at the simulated time that row's last result write completes. Then it raises done.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "model/hw_config.h"
+#include "model/pe/mla_datapath.h"
+#include "model/pe/pe_registers.h"
+#include "model/qpe/qpe_address_map.h"
+#include "model/pe/sram.h"
+#include "model/sram_layout.h"
+#include "model/systemc.h"
+#include "model/task.h"
+#include "model/qpe/task_timing.h"
+#include "model/trace.h"
+
+namespace s2 {
+
+
+class MlaScheduler {
+ public:
+  virtual ~MlaScheduler() = default;
+  virtual void started(int pe, std::uint64_t start_cycle, const Task& task) = 0;
+  virtual void finished(int /*pe*/) {}
+  virtual const PeTaskTiming& timing_for(int pe) = 0;
+  // Clocks after its start a task's timing is worked out (timing_for): the PEs started by then count.
+  virtual std::uint64_t timing_delay_cycles() const { return 16; }
+  virtual const HwConfig& config() const = 0;
+  virtual sc_core::sc_time pe_clock() const = 0;
+  // The operand-A packets per PE clock PE `pe`'s MLA sends through the router while it runs (0 when idle).
+  virtual void mla_router_rate(int /*pe*/, double /*packets_per_cycle*/) {}
+  // PE `pe`'s MLA has its timing (timing_for) and runs: in a stream, the MLAs running beside it are timed
+  // again from now on with it in step (Mla::retime); finished() does the same without it.
+  virtual void joined(int /*pe*/) {}
+};
+
+class Mla : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Mla> noc;  // operand A of other PEs (DMI through the router)
+  sc_core::sc_event done_event;
+
+  Mla(sc_core::sc_module_name name, int pe, Sram& own_sram, MlaScheduler& scheduler);
+  void start(const TaskRegisters& regs, std::uint64_t start_cycle);
+  void clear();
+  // The PEs running beside this task changed: its remaining output rows take the time timing_for() now
+  // gives them (stream mode).
+  void retime() { retime_event_.notify(sc_core::SC_ZERO_TIME); }
+
+  // what the harness reads back after a task
+  bool started() const { return started_; }
+  bool done() const { return done_; }
+  std::uint64_t start_cycle() const { return start_cycle_; }
+  std::uint64_t end_cycle() const { return end_cycle_; }
+  const PhaseCycles& phases() const { return phases_; }
+  std::uint64_t tiles() const { return tiles_; }
+  std::uint64_t steps() const { return steps_; }
+
+ private:
+  void run();
+  const std::uint8_t* sram_of(int pe);
+  int pe_;
+  Sram& sram_;
+  MlaScheduler& scheduler_;
+  sc_core::sc_event start_event_, retime_event_;
+  TaskRegisters regs_{};
+  bool started_ = false, done_ = false;
+  std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
+  PhaseCycles phases_;
+  MlaDatapath datapath_;                              // of the task being run
+  std::vector<std::vector<ResultWrite>> row_writes_;  // per output row, computed ahead of its time
+};
+
+}  // namespace s2

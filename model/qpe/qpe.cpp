@@ -1,0 +1,155 @@
+#include "model/qpe/qpe.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace s2 {
+
+Qpe::Qpe(sc_core::sc_module_name name) : sc_module(name), host("host"), router("router") {
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    pes_[p] = std::make_unique<Pe>(("pe" + std::to_string(p)).c_str(), p, *this);
+  }
+  host.noc.bind(router.in);
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    router.out.bind(pes_[p]->noc_in);
+    pes_[p]->mla.noc.bind(router.in);
+  }
+  configure(HwConfig{});
+}
+
+void Qpe::configure(const HwConfig& cfg) {
+  cfg_ = cfg;
+  stream_timings_.clear();
+  pe_clock_ = sc_core::sc_time(1000.0 / cfg.pe_clock_mhz, sc_core::SC_NS);
+  noc_clock_ = sc_core::sc_time(1000.0 / cfg.noc_clock_mhz, sc_core::SC_NS);
+  router.set_latency(noc_clock_ * static_cast<double>(cfg.router_latency_noc_cycles));
+  for (auto& p : pes_) p->sram.set_access_time(pe_clock_ * static_cast<double>(cfg.sram_cycles_per_access()));
+  auto& s = schedules_[config_hash(cfg)];
+  if (!s) s = std::make_unique<TileSchedule>(cfg);
+  schedule_ = s.get();
+}
+
+void Qpe::set_stream_mode(bool on) {
+  stream_mode_ = on;
+  active_.fill(false);
+  router_share_.reset();
+  timing_valid_ = false;
+}
+
+void Qpe::started(int pe, std::uint64_t start_cycle, const Task& task) {
+  if (stream_mode_) {
+    stream_task_[pe] = task;
+    active_[pe] = true;
+    return;
+  }
+  task_ = task;
+  active_[pe] = true;
+  start_[pe] = start_cycle;
+  timing_valid_ = false;
+}
+
+void Qpe::finished(int pe) {
+  if (!stream_mode_) return;
+  active_[pe] = false;
+  for (int q = 0; q < kPesPerQpe; ++q)
+    if (active_[q]) pes_[q]->mla.retime();
+}
+
+void Qpe::joined(int pe) {
+  if (!stream_mode_) return;
+  for (int q = 0; q < kPesPerQpe; ++q)
+    if (q != pe && active_[q]) pes_[q]->mla.retime();
+}
+
+const PeTaskTiming& Qpe::timing_for(int pe) {
+  if (stream_mode_) {
+    // PEs in a stream start their MLA tasks at unrelated times with tasks of their own. The task is
+    // timed as if the PEs whose MLA is busy now (kStreamJoinWindowCycles after its start, or when another
+    // PE's MLA joins or finishes: Mla::retime) ran the same task in step with it (the validated 1- to 4-PE
+    // schedule): an approximation of their interference at the router and the SRAM ports (model/README.md).
+    const Task& t = stream_task_[pe];
+    std::array<bool, kPesPerQpe> active{};
+    active[pe] = true;
+    for (int q = 0; q < kPesPerQpe; ++q) active[q] = active[q] || active_[q];
+    std::string key = std::to_string(int(t.op)) + ":" + std::to_string(t.a_src_shift) + ":";
+    for (int v : {t.conv.Wi, t.conv.Hi, t.conv.D, t.conv.Wf, t.conv.Hf, t.conv.C, t.mm.W_A, t.mm.H_A, t.mm.W_B})
+      key += std::to_string(v) + ",";
+    for (int q = 0; q < kPesPerQpe; ++q) key += active[q] ? '1' : '0';
+    key += ":" + std::to_string(pe);
+    auto it = stream_timings_.find(key);
+    if (it == stream_timings_.end()) {
+      const std::array<std::uint64_t, kPesPerQpe> start{};
+      TaskTiming tt = task_timing(t, cfg_, *schedule_, active, start,
+                                  static_cast<std::uint64_t>(cfg_.model_resolve_window_cycles));
+      it = stream_timings_.emplace(key, std::move(tt.pe[pe])).first;
+    }
+    return it->second;
+  }
+  if (!timing_valid_) {
+    timing_ = task_timing(task_, cfg_, *schedule_, active_, start_,
+                          static_cast<std::uint64_t>(cfg_.model_resolve_window_cycles));
+    timing_valid_ = true;
+  }
+  return timing_.pe[pe];
+}
+
+TaskTrace Qpe::run_task(const Task& t, const SramLayout& l, const std::array<std::vector<std::uint8_t>, kPesPerQpe>& images,
+                        std::uint64_t watchdog_cycles) {
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    host.load(qpe_addr::sram(p, 0), images[p]);
+    pes_[p]->mla.clear();
+  }
+  active_.fill(false);
+  timing_valid_ = false;
+  const std::vector<int> pes = t.pes();
+  host.submit([&] {
+    // Descriptors, then the STARTs back to back, as the RTL adapter sends them. Simulated time is
+    // aligned to a PE clock edge first, so that every task starts in the same phase.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const double edges = std::ceil(now / pe_clock_);
+    sc_core::wait(pe_clock_ * edges - now + pe_clock_);
+    for (int p : pes) {
+      const TaskRegisters regs = task_registers(t, p, l);
+      for (int r = 0; r < qpe_addr::kStart; ++r) host.write_word(qpe_addr::reg(p, r), regs[r], noc_clock_);
+    }
+    for (int p : pes) host.write_word(qpe_addr::reg(p, qpe_addr::kStart), 1, noc_clock_);
+    for (int p : pes) {
+      if (!pes_[p]->mla.done()) sc_core::wait(pes_[p]->mla.done_event);
+    }
+  });
+  sc_core::sc_start();
+
+  TaskTrace tr;
+  tr.task_id = t.id;
+  tr.backend = "model";
+  tr.budget_cycles = watchdog_cycles;
+  tr.completed = true;
+  std::uint64_t lo = ~0ull, hi = 0;
+  for (int p : pes) {
+    const Mla& m = pes_[p]->mla;
+    PeTrace pt;
+    pt.pe = p;
+    pt.started = m.started();
+    pt.done = m.done();
+    pt.start_cycle = m.start_cycle();
+    pt.end_cycle = m.end_cycle();
+    pt.phases = m.phases();
+    pt.phases_known = true;
+    pt.tiles = m.tiles();
+    pt.steps = m.steps();
+    if (watchdog_cycles && pt.cycles() > watchdog_cycles) {
+      pt.done = false;
+      pt.end_cycle = pt.start_cycle + watchdog_cycles;
+    }
+    pt.state = pt.done ? "done" : "running";
+    tr.completed = tr.completed && pt.done;
+    lo = std::min(lo, pt.start_cycle);
+    hi = std::max(hi, pt.end_cycle);
+    tr.pes.push_back(std::move(pt));
+  }
+  tr.cycles = hi > lo ? hi - lo : 0;
+  tr.elapsed_cycles = tr.cycles;
+  return tr;
+}
+
+}  // namespace s2

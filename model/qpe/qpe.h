@@ -1,0 +1,75 @@
+// The QPE in the model: four PEs and the NoC router, with the host interface. It is also the MLAs'
+// scheduler: the PEs of a QPE contend for the router and for each other's SRAM ports, so their tile
+// timing is worked out for all of them together (task_timing.h), once per task.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "model/qpe/host.h"
+#include "model/qpe/noc_router.h"
+#include "model/pe/pe.h"
+#include "model/qpe/router_share.h"
+#include "model/sram_layout.h"
+#include "model/systemc.h"
+#include "model/qpe/tile_schedule.h"
+#include "model/trace.h"
+
+namespace s2 {
+
+class Qpe : public sc_core::sc_module, public MlaScheduler {
+ public:
+  Host host;
+  NocRouter router;
+
+  explicit Qpe(sc_core::sc_module_name name);
+  void configure(const HwConfig& cfg);
+  Pe& pe(int i) { return *pes_[i]; }
+
+  // Loads `images` (one SRAM image per PE, from address 0), runs `t` on its PEs, returns the trace
+  // (results not read back: see read_sram). Drives sc_start(); call from outside the simulation.
+  TaskTrace run_task(const Task& t, const SramLayout& l, const std::array<std::vector<std::uint8_t>, kPesPerQpe>& images,
+                     std::uint64_t watchdog_cycles);
+  std::vector<std::uint8_t> read_sram(int pe, std::size_t bytes) { return host.read(qpe_addr::sram(pe, 0), bytes); }
+  std::uint64_t rows_resolved() const { return timing_.rows_resolved; }
+  std::uint64_t rows_extrapolated() const { return timing_.rows_extrapolated; }
+
+  // Stream mode (QPE-DRAM task streams): each PE's MLA tasks are timed on their own start (timing_for).
+  void set_stream_mode(bool on);
+
+  // MlaScheduler
+  void started(int pe, std::uint64_t start_cycle, const Task& task) override;
+  void finished(int pe) override;
+  void joined(int pe) override;
+  const PeTaskTiming& timing_for(int pe) override;
+  // In a stream, PEs whose tasks start within kStreamJoinWindowCycles of each other are timed in step from
+  // the start (the RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks
+  // apart); a task running when another PE's MLA joins or finishes is timed again from then on.
+  static constexpr std::uint64_t kStreamJoinWindowCycles = 64;
+  std::uint64_t timing_delay_cycles() const override { return stream_mode_ ? kStreamJoinWindowCycles : 16; }
+  const HwConfig& config() const override { return cfg_; }
+  sc_core::sc_time pe_clock() const override { return pe_clock_; }
+  void mla_router_rate(int pe, double packets_per_cycle) override { router_share_.set_mla_rate(pe, packets_per_cycle); }
+  // the router's capacity the DMAs of a QPE-DRAM share (stream mode)
+  RouterShare& router_share() { return router_share_; }
+
+ private:
+  HwConfig cfg_;
+  sc_core::sc_time pe_clock_, noc_clock_;
+  std::array<std::unique_ptr<Pe>, kPesPerQpe> pes_;
+  std::map<std::string, std::unique_ptr<TileSchedule>> schedules_;  // by configuration hash
+  TileSchedule* schedule_ = nullptr;
+  Task task_;
+  std::array<bool, kPesPerQpe> active_{};
+  std::array<std::uint64_t, kPesPerQpe> start_{};
+  TaskTiming timing_;
+  bool timing_valid_ = false;
+  bool stream_mode_ = false;
+  std::array<Task, kPesPerQpe> stream_task_;
+  std::map<std::string, PeTaskTiming> stream_timings_;  // by task, PEs in step and PE (configuration fixed)
+  RouterShare router_share_;
+};
+
+}  // namespace s2

@@ -1,0 +1,63 @@
+// The QPE router's capacity left to the DMAs. The RTL's router (rtl_stubs/noc_router.sv) passes one
+// packet per NoC clock, two per PE clock, from all its inputs together. The MLAs' operand-A reads (two
+// packets per 16-byte word through the NoC) take their part first: their channels ask no more than a
+// round-robin share each. The DMAs' packets (load requests and the lines coming back, store headers,
+// lines and acknowledgements) get the rest, first booked first served, at least a quarter packet per clock
+// (one channel's share when every input waits). A fluid approximation: the MLAs' rate is the one of the
+// tasks running when a packet is booked (model/README.md, QPE-DRAM).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+
+#include "model/task.h"
+
+namespace s2 {
+
+class RouterShare {
+ public:
+  static constexpr double kPacketsPerPeClock = 2.0;
+  static constexpr double kDmaFloorPerPeClock = 0.25;
+
+  // The operand-A packets per PE clock PE `pe`'s MLA puts through the router (0: idle or local A).
+  void set_mla_rate(int pe, double packets_per_cycle) { mla_rate_[static_cast<std::size_t>(pe)] = packets_per_cycle; }
+  // A DMA packet that wants to pass in PE clock `clock` (not before `now`, the current clock): the clock it
+  // has passed by.
+  std::uint64_t pass(std::uint64_t clock, std::uint64_t now) {
+    // bookings before the current clock are over: the ledger starts at `now` (the simulation only moves on)
+    if (now > base_) {
+      const std::uint64_t drop = std::min<std::uint64_t>(now - base_, used_.size());
+      used_.erase(used_.begin(), used_.begin() + static_cast<std::ptrdiff_t>(drop));
+      base_ = now;
+    }
+    clock = std::max(clock, base_);
+    double mla = 0;
+    for (double r : mla_rate_) mla += r;
+    const double capacity = std::max(kPacketsPerPeClock - mla, kDmaFloorPerPeClock);
+    double need = 1.0;
+    for (;; ++clock) {
+      const std::size_t i = static_cast<std::size_t>(clock - base_);
+      if (i >= used_.size()) used_.resize(i + 1, 0.0);
+      double& u = used_[i];
+      const double take = std::min(capacity - u, need);
+      if (take <= 0) continue;
+      u += take;
+      need -= take;
+      if (need <= 1e-9) return clock;
+    }
+  }
+  void reset() {
+    used_.clear();
+    base_ = 0;
+    mla_rate_.fill(0.0);
+  }
+
+ private:
+  std::array<double, kPesPerQpe> mla_rate_{};
+  std::deque<double> used_;  // packets booked per PE clock from base_ on
+  std::uint64_t base_ = 0;
+};
+
+}  // namespace s2

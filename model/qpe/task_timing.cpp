@@ -1,0 +1,111 @@
+#include "model/qpe/task_timing.h"
+
+#include <algorithm>
+
+namespace s2 {
+
+TaskTiles task_tiles(const Task& t, const HwConfig& cfg) {
+  TaskTiles tt;
+  TileShape sh;
+  std::uint64_t width = 0;
+  if (t.op == Op::Conv) {
+    sh.rows = static_cast<std::uint32_t>(t.conv.D * t.conv.Hf);
+    sh.steps_per_row = static_cast<std::uint32_t>(t.conv.Wf);
+    sh.a_via_noc = true;  // a convolution's operand A always travels through the NoC
+    tt.groups = (t.conv.C + cfg.mac_rows - 1) / cfg.mac_rows;
+    tt.out_rows = t.conv.Ho();
+    width = t.conv.Wo();
+  } else {
+    sh.rows = static_cast<std::uint32_t>(t.mm.W_A);
+    sh.steps_per_row = 1;
+    sh.a_via_noc = t.a_from_neighbor();
+    tt.groups = (t.mm.H_A + cfg.mac_rows - 1) / cfg.mac_rows;
+    tt.out_rows = 1;
+    width = t.mm.W_B;
+  }
+  tt.column_tiles = (width + cfg.mac_cols - 1) / cfg.mac_cols;
+  for (std::uint64_t x = 0; x < tt.column_tiles; ++x) {
+    const std::uint64_t w = std::min<std::uint64_t>(cfg.mac_cols, width - x * cfg.mac_cols);
+    sh.writes = static_cast<std::uint32_t>(cfg.mac_rows * ((w + 3) / 4));
+    tt.row.push_back(sh);
+  }
+  return tt;
+}
+
+TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedule,
+                       const std::array<bool, kPesPerQpe>& active, const std::array<std::uint64_t, kPesPerQpe>& start,
+                       std::uint64_t window) {
+  std::vector<int> pes;
+  for (int p = 0; p < kPesPerQpe; ++p)
+    if (active[p]) pes.push_back(p);
+  const TaskTiles tiles = task_tiles(t, cfg);
+  const std::uint64_t total_rows = tiles.rows_total();
+  TaskTiming out;
+  if (total_rows == 0) return out;
+
+  // rows to resolve: as many as fit the window by a rough estimate of a row's clocks, at least two
+  // a row's clocks, roughly: per operand-B row its steps plus the row-start (and first refill) wait, per
+  // tile the result writes and two clocks
+  const std::uint64_t L = static_cast<std::uint64_t>(cfg.sram_cycles_per_access());
+  std::uint64_t est_row = 0;
+  for (const TileShape& sh : tiles.row)
+    est_row += std::uint64_t(sh.rows) * (sh.steps_per_row + L * (sh.steps_per_row > 1 ? 2 : 1)) + sh.writes * L + 2;
+  est_row = std::max<std::uint64_t>(1, est_row);
+  const std::uint64_t k = std::min<std::uint64_t>(total_rows, std::max<std::uint64_t>(2, (window + est_row - 1) / est_row));
+  out.rows_resolved = k;
+  out.rows_extrapolated = total_rows - k;
+
+  TileSituation s;
+  for (std::uint64_t r = 0; r < k; ++r) s.tiles.insert(s.tiles.end(), tiles.row.begin(), tiles.row.end());
+  s.next_follows = k < total_rows;
+  std::uint64_t first = ~0ull;
+  for (int p : pes) first = std::min(first, start[p]);
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    s.a_source[p] = t.a_source_pe(p);
+    s.active[p] = false;
+    s.offset[p] = 0;
+  }
+  for (int p : pes) {
+    s.active[p] = true;
+    s.offset[p] = static_cast<std::uint32_t>(start[p] - first);
+  }
+  const TileTiming& run = schedule.tile(s);
+
+  for (int p : pes) {
+    const PeTileTiming& pt = run[p];
+    PeTaskTiming& o = out.pe[p];
+    for (std::uint64_t r = 0; r < k; ++r) o.row_end.push_back(pt.tile_end[(r + 1) * tiles.column_tiles - 1]);
+    o.phases.setup = pt.setup;
+    o.phases.compute = pt.compute;
+    o.phases.output = pt.output;
+    o.phases.a_wait = pt.a_wait;
+    o.phases.b_wait = pt.b_wait;
+    if (k < total_rows) {
+      // steady state: the second half of the resolved rows, repeated for the rest
+      const std::uint64_t k0 = k / 2;
+      const std::uint64_t base = k0 ? o.row_end[k0 - 1] : 0;
+      const double per_row = double(o.row_end[k - 1] - base) / double(k - k0);
+      const std::uint64_t resolved_end = o.row_end[k - 1];
+      for (std::uint64_t r = k; r < total_rows; ++r)
+        o.row_end.push_back(resolved_end + static_cast<std::uint64_t>(per_row * double(r + 1 - k) + 0.5));
+      // the extrapolated clocks go to the phases: one SETUP clock per tile, output in the proportion of the
+      // resolved rows, the rest CONV/MM, so that setup + compute + output stays the PE's clock count
+      const std::uint64_t extra = o.row_end.back() - resolved_end;
+      const double resolved = double(o.phases.setup + o.phases.compute + o.phases.output);
+      const double f = resolved > 0 ? double(extra) / resolved : 0.0;
+      const std::uint64_t setup = std::min<std::uint64_t>(
+          extra, (total_rows - k) * tiles.column_tiles * static_cast<std::uint64_t>(cfg.tile_setup_cycles));
+      const std::uint64_t output = static_cast<std::uint64_t>(double(o.phases.output) * f + 0.5);
+      const std::uint64_t compute = extra - std::min(extra, setup + output);
+      const double fc = o.phases.compute ? double(compute) / double(o.phases.compute) : 0.0;
+      o.phases.a_wait += static_cast<std::uint64_t>(double(o.phases.a_wait) * fc + 0.5);
+      o.phases.b_wait += static_cast<std::uint64_t>(double(o.phases.b_wait) * fc + 0.5);
+      o.phases.setup += setup;
+      o.phases.output += output;
+      o.phases.compute += compute;
+    }
+  }
+  return out;
+}
+
+}  // namespace s2
