@@ -54,14 +54,24 @@ class Backend {
 
 std::unique_ptr<Backend> make_model_backend(const HwConfig& cfg);
 
-// QPE-DRAM backends run a task stream (model/task_stream.h) on a DRAM image, which they leave holding
-// what the stream wrote.
+// Stream backends run a task stream (model/task_stream.h) on the system of their configuration
+// (HwConfig::chip), starting from `mem` and leaving in it what the stream wrote. Throws
+// std::invalid_argument, before anything runs, for a stream the system cannot run.
 class StreamBackend {
  public:
   virtual ~StreamBackend() = default;
   virtual std::string name() const = 0;
-  virtual StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) = 0;
+  virtual StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) = 0;
+  // One DRAM (QPE-DRAM): `dram` in and out.
+  StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) {
+    SystemMemory mem;
+    mem.drams.push_back(std::move(dram));
+    StreamResult r = run(s, mem, opt);
+    dram = std::move(mem.drams.front());
+    return r;
+  }
 };
+// The model of cfg.chip (QPE-DRAM or the chip).
 std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg);
 // QPE-DRAM on the Verilated RTL (harness/rtl_qpe_adapter.cpp); throws as make_rtl_backend does.
 std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg);

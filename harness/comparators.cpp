@@ -266,7 +266,7 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendRes
 
 std::vector<CommandDeviation> command_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl) {
   std::map<std::string, CommandDeviation> by;
-  for (int p = 0; p < kPesPerQpe; ++p) {
+  for (int p = 0; p < static_cast<int>(s.pe.size()); ++p) {
     const auto& cmds = s.pe[static_cast<std::size_t>(p)];
     const auto& m = model.command_end_cycle[static_cast<std::size_t>(p)];
     const auto& r = rtl.command_end_cycle[static_cast<std::size_t>(p)];

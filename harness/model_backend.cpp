@@ -1,28 +1,30 @@
 // The reference-model backend: the SystemC TLM-2.0 QPE (model/qpe/qpe.h).
 #include <chrono>
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
 #include "harness/backend.h"
 #include "model/golden.h"
-#include "model/chip/qpe_dram.h"
+#include "model/chip/system.h"
 #include "model/sram_layout.h"
 
 namespace s2 {
 namespace {
 
-// SystemC elaborates a design once per process; every model backend shares this one QPE-DRAM (a QPE
-// task uses its QPE only).
-QpeDram& shared_qpe_dram() {
-  static std::unique_ptr<QpeDram> system = [] {
+// SystemC elaborates a design once per process; every model backend shares this one system, built as
+// large as the prototype chip or the first configuration that asks for more (a QPE task uses QPE 0 only).
+System& shared_system(const HwConfig& cfg) {
+  static std::unique_ptr<System> system = [&] {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    auto q = std::make_unique<QpeDram>("qpe_dram");
+    const ChipShape prototype = prototype_chip();
+    auto q = std::make_unique<System>("system", std::max(prototype.qpes(), cfg.chip.qpes()),
+                                      static_cast<int>(std::max(prototype.drams.size(), cfg.chip.drams.size())));
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets complete their bindings here
     return q;
   }();
   return *system;
 }
-Qpe& shared_qpe() { return shared_qpe_dram().qpe; }
 
 class ModelBackend final : public Backend {
  public:
@@ -32,7 +34,7 @@ class ModelBackend final : public Backend {
 
   TaskTrace run(const Task& t, const RunOptions& opt) override {
     const auto wall0 = std::chrono::steady_clock::now();
-    Qpe& qpe = shared_qpe();
+    Qpe& qpe = shared_system(cfg_).qpe(0);
     qpe.configure(cfg_);
     const SramLayout l = sram_layout(t, cfg_);
     SramImages own;
@@ -54,12 +56,11 @@ class ModelStreamBackend final : public StreamBackend {
  public:
   explicit ModelStreamBackend(const HwConfig& cfg) : cfg_(cfg) {}
   std::string name() const override { return "model"; }
-  StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) override {
-    QpeDram& q = shared_qpe_dram();
-    q.configure(cfg_);
-    StreamResult r = q.run_stream(s, dram, opt);
-    dram = q.dram.contents();
-    return r;
+  using StreamBackend::run;
+  StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
+    System& system = shared_system(cfg_);
+    system.configure(cfg_);
+    return system.run_stream(s, mem, opt);
   }
 
  private:

@@ -308,8 +308,10 @@ class RtlQpeDram final : public StreamBackend {
   explicit RtlQpeDram(const HwConfig& cfg) : cfg_(cfg) { check_rtl_matches(cfg); }
   std::string name() const override { return "rtl"; }
 
-  StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) override {
-    check_stream(s, static_cast<std::uint32_t>(cfg_.sram_bytes));
+  using StreamBackend::run;
+  StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
+    check_qpe_dram_stream(s, mem);
+    std::vector<std::uint8_t>& dram = mem.drams.front();
     dram.resize(s.dram_bytes);
     top_.reset();
     top_->flaw_sram2clk = cfg_.flaws.sram2clk;
@@ -347,6 +349,8 @@ class RtlQpeDram final : public StreamBackend {
     // every transfer is complete when every PE is: anything the DRAM still holds is a protocol error
     if (r.completed && !port.idle()) throw std::logic_error("RTL: the DRAM holds packets after every PE finished");
     std::uint64_t last = 0;
+    r.pe_end_cycle.resize(kPesPerQpe);
+    r.command_end_cycle.resize(kPesPerQpe);
     for (int p = 0; p < kPesPerQpe; ++p) {
       r.pe_end_cycle[p] = (arm[p].state == Arm::Done ? arm[p].end_cycle : top_->cycle) - start;
       for (std::uint64_t c : arm[p].command_end) r.command_end_cycle[p].push_back(c - start);
@@ -360,6 +364,21 @@ class RtlQpeDram final : public StreamBackend {
   }
 
  private:
+  // The RTL is one QPE with one DRAM: the chip's streams (more PEs, other DRAMs, other PEs' SRAMs, sync
+  // groups) are refused before anything runs.
+  void check_qpe_dram_stream(const TaskStream& s, SystemMemory& mem) const {
+    StreamLimits lim;
+    lim.sram_bytes = static_cast<std::uint32_t>(cfg_.sram_bytes);
+    if (cfg_.chip.qpes() != 1 || cfg_.chip.drams.size() != 1)
+      throw std::invalid_argument("the Verilated RTL is QPE-DRAM (one QPE, one DRAM); chip '" + cfg_.chip.name + "' has " +
+                                  std::to_string(cfg_.chip.qpes()) + " QPEs: run it on the model (--backend model)");
+    check_stream(s, lim);
+    if (s.pe.size() != kPesPerQpe) throw std::invalid_argument("stream " + s.name + ": the RTL runs streams of 4 PEs");
+    if (!s.sync_groups.empty()) throw std::invalid_argument("stream " + s.name + ": the RTL's host syncs all 4 PEs (no sync groups)");
+    if (!mem.sram.empty()) throw std::invalid_argument("stream " + s.name + ": the RTL starts from DRAM only (no SRAM images)");
+    if (mem.drams.empty()) mem.drams.emplace_back();
+  }
+
   struct Arm {
     enum State { Fetch, PreDma, PreMla, Write, Next, WaitDma, WaitMla, WaitArm, WaitSync, Drain, Done } state = Fetch;
     bool mla_started = false;

@@ -1,10 +1,140 @@
 #include "model/hw_config.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
 namespace s2 {
+
+ChipShape prototype_chip() {
+  ChipShape c;
+  c.name = "prototype";
+  c.mesh_cols = c.mesh_rows = 6;
+  // west and east edges of the northern and southern halves (the thesis's simulator reaches a DRAM through
+  // the edge router of the requesting QPE's row)
+  c.drams = {{{{0, 0}, {0, 1}, {0, 2}}}, {{{5, 0}, {5, 1}, {5, 2}}}, {{{0, 3}, {0, 4}, {0, 5}}}, {{{5, 3}, {5, 4}, {5, 5}}}};
+  c.host_agents = {{2, 2}, {3, 2}, {2, 3}, {3, 3}};
+  // thesis 4.4, Figure 4.16: a pinwheel of double QPE blocks around the four centre (storage) QPEs
+  c.double_qpe_blocks = {
+      {0, {2, 3}, {{{1, 0}, {1, 1}, {0, 0}, {0, 1}}, {{0, 2}, {1, 2}, {0, 3}, {1, 3}}}},
+      {1, {2, 2}, {{{5, 1}, {4, 1}, {5, 0}, {4, 0}}, {{3, 0}, {3, 1}, {2, 0}, {2, 1}}}},
+      {2, {3, 3}, {{{0, 4}, {1, 4}, {0, 5}, {1, 5}}, {{2, 5}, {2, 4}, {3, 5}, {3, 4}}}},
+      {3, {3, 2}, {{{4, 5}, {4, 4}, {5, 5}, {5, 4}}, {{5, 3}, {4, 3}, {5, 2}, {4, 2}}}},
+  };
+  return c;
+}
+
+ChipShape qpe_dram_chip() {
+  ChipShape c;
+  c.name = "qpe_dram";
+  c.mesh_cols = c.mesh_rows = 1;
+  c.drams = {{{{0, 0}}}};
+  c.host_agents = {{0, 0}};
+  return c;
+}
+
+namespace {
+nlohmann::json coord_json(QpeCoord q) { return nlohmann::json::array({q.x, q.y}); }
+nlohmann::json coords_json(const std::vector<QpeCoord>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (QpeCoord q : v) a.push_back(coord_json(q));
+  return a;
+}
+QpeCoord coord_from(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array() || j.size() != 2 || !j[0].is_number_integer() || !j[1].is_number_integer())
+    throw std::invalid_argument("chip field '" + where + "': expected a QPE as [x, y]");
+  return {j[0].get<int>(), j[1].get<int>()};
+}
+std::vector<QpeCoord> coords_from(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_array()) throw std::invalid_argument("chip field '" + where + "': expected a list of QPEs [[x, y], ...]");
+  std::vector<QpeCoord> v;
+  for (std::size_t i = 0; i < j.size(); ++i) v.push_back(coord_from(j[i], where + "[" + std::to_string(i) + "]"));
+  return v;
+}
+}  // namespace
+
+nlohmann::json to_json(const ChipShape& c) {
+  nlohmann::json drams = nlohmann::json::array(), blocks = nlohmann::json::array();
+  for (const DramPort& d : c.drams) drams.push_back(coords_json(d.attach));
+  for (const DoubleQpeBlock& b : c.double_qpe_blocks) {
+    nlohmann::json qb = nlohmann::json::array();
+    for (const auto& block : b.qpe_blocks) qb.push_back(coords_json(block));
+    blocks.push_back({{"dram", b.dram}, {"storage_qpe", coord_json(b.storage_qpe)}, {"qpe_blocks", qb}});
+  }
+  return {{"name", c.name},           {"mesh_cols", c.mesh_cols},
+          {"mesh_rows", c.mesh_rows}, {"drams", drams},
+          {"host_agents", coords_json(c.host_agents)}, {"double_qpe_blocks", blocks}};
+}
+
+ChipShape chip_shape_from_json(const nlohmann::json& j) {
+  ChipShape c;
+  const nlohmann::json keys = to_json(c);
+  for (const auto& [key, value] : j.items()) {
+    if (!keys.contains(key)) throw std::invalid_argument("unknown field '" + key + "' in 'chip'");
+    (void)value;
+  }
+  if (j.contains("name")) c.name = j.at("name").get<std::string>();
+  if (j.contains("mesh_cols")) c.mesh_cols = j.at("mesh_cols").get<int>();
+  if (j.contains("mesh_rows")) c.mesh_rows = j.at("mesh_rows").get<int>();
+  if (j.contains("drams")) {
+    c.drams.clear();
+    const auto& d = j.at("drams");
+    if (!d.is_array()) throw std::invalid_argument("chip field 'drams': expected a list of DRAMs, each its routers [[x, y], ...]");
+    for (std::size_t i = 0; i < d.size(); ++i) c.drams.push_back({coords_from(d[i], "drams[" + std::to_string(i) + "]")});
+  }
+  if (j.contains("host_agents")) c.host_agents = coords_from(j.at("host_agents"), "host_agents");
+  if (j.contains("double_qpe_blocks")) {
+    c.double_qpe_blocks.clear();
+    const auto& a = j.at("double_qpe_blocks");
+    if (!a.is_array()) throw std::invalid_argument("chip field 'double_qpe_blocks': expected a list");
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const std::string where = "double_qpe_blocks[" + std::to_string(i) + "]";
+      DoubleQpeBlock b;
+      b.dram = a[i].at("dram").get<int>();
+      b.storage_qpe = coord_from(a[i].at("storage_qpe"), where + ".storage_qpe");
+      for (const auto& block : a[i].at("qpe_blocks")) b.qpe_blocks.push_back(coords_from(block, where + ".qpe_blocks"));
+      c.double_qpe_blocks.push_back(b);
+    }
+  }
+  return c;
+}
+
+void validate(const ChipShape& c) {
+  auto need = [](bool ok, const std::string& field, const std::string& expected) {
+    if (!ok) throw std::invalid_argument("hardware configuration field 'chip." + field + "': expected " + expected);
+  };
+  need(c.mesh_cols >= 1 && c.mesh_cols <= 16, "mesh_cols", "1 to 16");
+  need(c.mesh_rows >= 1 && c.mesh_rows <= 16, "mesh_rows", "1 to 16");
+  auto inside = [&](QpeCoord q) { return q.x >= 0 && q.y >= 0 && q.x < c.mesh_cols && q.y < c.mesh_rows; };
+  const std::string mesh = "QPEs inside the " + std::to_string(c.mesh_cols) + "x" + std::to_string(c.mesh_rows) + " mesh";
+  need(!c.drams.empty() && c.drams.size() <= 16, "drams", "1 to 16 DRAMs");
+  for (std::size_t d = 0; d < c.drams.size(); ++d) {
+    need(!c.drams[d].attach.empty(), "drams[" + std::to_string(d) + "]", "at least one router");
+    for (QpeCoord q : c.drams[d].attach) need(inside(q), "drams[" + std::to_string(d) + "]", mesh);
+  }
+  need(!c.host_agents.empty(), "host_agents", "at least one agent router");
+  for (QpeCoord q : c.host_agents) need(inside(q), "host_agents", mesh);
+  std::vector<int> owner(static_cast<std::size_t>(c.qpes()), -1);
+  for (std::size_t i = 0; i < c.double_qpe_blocks.size(); ++i) {
+    const DoubleQpeBlock& b = c.double_qpe_blocks[i];
+    const std::string f = "double_qpe_blocks[" + std::to_string(i) + "]";
+    need(b.dram >= 0 && static_cast<std::size_t>(b.dram) < c.drams.size(), f + ".dram", "a DRAM index");
+    need(inside(b.storage_qpe), f + ".storage_qpe", mesh);
+    need(b.qpe_blocks.size() == 2, f + ".qpe_blocks", "2 QPE blocks");
+    std::vector<QpeCoord> all{b.storage_qpe};
+    for (const auto& block : b.qpe_blocks) {
+      need(block.size() == 4, f + ".qpe_blocks", "4 QPEs per QPE block");
+      all.insert(all.end(), block.begin(), block.end());
+    }
+    for (QpeCoord q : all) {
+      need(inside(q), f, mesh);
+      int& o = owner[static_cast<std::size_t>(c.qpe_index(q))];
+      need(o < 0, f, "each QPE in one double QPE block only (QPE [" + std::to_string(q.x) + ", " + std::to_string(q.y) + "] twice)");
+      o = static_cast<int>(i);
+    }
+  }
+}
 
 nlohmann::json to_json(const HwConfig& c) {
   return {
@@ -27,6 +157,7 @@ nlohmann::json to_json(const HwConfig& c) {
       {"dram_bytes_per_op", c.dram_bytes_per_op},
       {"dram_aligned_words", c.dram_aligned_words},
       {"host_latency_cycles", c.host_latency_cycles},
+      {"chip", to_json(c.chip)},
       {"arm_clocks",
        {{"padding_per_word", c.arm.padding_per_word},
         {"quantization_per_pixel", c.arm.quantization_per_pixel},
@@ -81,6 +212,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   take(j, "dram_bytes_per_op", c.dram_bytes_per_op);
   take(j, "dram_aligned_words", c.dram_aligned_words);
   take(j, "host_latency_cycles", c.host_latency_cycles);
+  if (j.contains("chip")) c.chip = chip_shape_from_json(j.at("chip"));
   if (j.contains("arm_clocks")) {
     const auto& a = j.at("arm_clocks");
     take(a, "padding_per_word", c.arm.padding_per_word);
@@ -129,6 +261,18 @@ void validate(const HwConfig& c) {
                    c.arm.elementwise_add_per_pixel})
     need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
+  // the tile schedule (model/qpe/tile_schedule.cpp) and the RTL's QPE step two NoC clocks per PE clock
+  need(std::abs(c.noc_clock_mhz - 2 * c.pe_clock_mhz) < 1e-9 * c.pe_clock_mhz, "noc_clock_mhz",
+       "twice pe_clock_mhz (the model's tile schedule and the RTL's QPE step two NoC clocks per PE clock)");
+  validate(c.chip);
+}
+
+void apply_preset(HwConfig& cfg, const std::string& name) {
+  if (name == "prototype") {
+    cfg.chip = prototype_chip();
+    return;
+  }
+  throw std::invalid_argument("preset '" + name + "': expected prototype (the thesis's SpiNNaker2 prototype)");
 }
 
 HwConfig load_hw_config(const std::string& path) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,46 @@ struct ArmOpClocks {
   double maxpool_8bit_per_pixel = 12.0;
   double elementwise_add_per_pixel = 8.0;
 };
+
+// A QPE's place in the chip's mesh: column x (0 = west), row y (0 = north).
+struct QpeCoord {
+  int x = 0, y = 0;
+  bool operator==(const QpeCoord& o) const { return x == o.x && y == o.y; }
+};
+
+// A DRAM interface and the QPE routers it is wired to (thesis 2.3.4: 7 clocks to its neighbouring QPE). A
+// packet to or from the DRAM enters or leaves the mesh at the attached router nearest its PE's QPE (fewest
+// hops; the first listed wins a tie).
+struct DramPort {
+  std::vector<QpeCoord> attach;
+};
+
+// Thesis 4.4: four computation QPEs (a QPE block) twice, around a storage QPE and a DRAM.
+struct DoubleQpeBlock {
+  int dram = 0;
+  QpeCoord storage_qpe;
+  std::vector<std::vector<QpeCoord>> qpe_blocks;  // 2 blocks of 4 QPEs
+};
+
+// The system's shape: a mesh of QPEs, its DRAMs, its host agents and, for SpiNNaker2's data reuse
+// distribution, its storage QPEs and double QPE blocks. QPE-DRAM is the 1x1 case with one DRAM.
+struct ChipShape {
+  std::string name = "prototype";
+  int mesh_cols = 6, mesh_rows = 6;
+  std::vector<DramPort> drams;
+  // the routers that relay host traffic; a QPE's agent is the nearest one (thesis 3.4: one per 3x3 block)
+  std::vector<QpeCoord> host_agents;
+  std::vector<DoubleQpeBlock> double_qpe_blocks;  // empty: no storage QPEs (QPE-DRAM)
+  int qpes() const { return mesh_cols * mesh_rows; }
+  int qpe_index(QpeCoord c) const { return c.y * mesh_cols + c.x; }
+  QpeCoord qpe_coord(int index) const { return {index % mesh_cols, index / mesh_cols}; }
+};
+
+// The SpiNNaker2 prototype (thesis 2.3.4, 3.4, 4.4; model/README.md, "The chip"): 6x6 QPEs, a DRAM on the
+// west and east edges of each half, agents and storage QPEs in the centre.
+ChipShape prototype_chip();
+// QPE-DRAM (thesis 3.3): one QPE, one DRAM, the host.
+ChipShape qpe_dram_chip();
 
 struct HwConfig {
   int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile
@@ -52,6 +93,9 @@ struct HwConfig {
   // operation (a DRAM whose interface moves aligned words: narrow rows cost up to twice as much)
   bool dram_aligned_words = false;
   int host_latency_cycles = 10;        // host interface, each way
+  // the system a task stream runs on: QPE-DRAM (the thesis's validation and Table 5.5), or a chip preset
+  // (apply_preset: the prototype's 6x6 mesh, thesis 2.3.4) for run-net --target s2
+  ChipShape chip = qpe_dram_chip();
   // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
   // per input pixel for the others
   ArmOpClocks arm;
@@ -59,9 +103,20 @@ struct HwConfig {
   long long model_resolve_window_cycles = 20000;
   FlawSwitches flaws;
 
+  // PE clocks a packet takes from one QPE router to the next (thesis 2.3.4: 4 NoC clocks)
+  int hop_cycles() const { return (router_latency_noc_cycles + noc_clocks_per_pe_clock() - 1) / noc_clocks_per_pe_clock(); }
+  // validate() holds this to 2, what the tile schedule and the RTL step
+  int noc_clocks_per_pe_clock() const { return static_cast<int>(noc_clock_mhz / pe_clock_mhz + 0.5); }
   int sram_cycles_per_access() const { return flaws.sram2clk ? 2 * sram_access_cycles : sram_access_cycles; }
   std::string mac_shape() const { return std::to_string(mac_cols) + "x" + std::to_string(mac_rows); }
 };
+
+nlohmann::json to_json(const ChipShape& chip);
+ChipShape chip_shape_from_json(const nlohmann::json& j);  // fields missing keep the prototype's
+// Throws std::invalid_argument naming the first field of `chip` the hardware cannot have.
+void validate(const ChipShape& chip);
+// Sets the system's shape of a named preset; throws std::invalid_argument listing the presets.
+void apply_preset(HwConfig& cfg, const std::string& name);
 
 nlohmann::json to_json(const HwConfig& cfg);
 // Fields missing from `j` keep their defaults; unknown fields are an error (typos must not pass silently).

@@ -1,6 +1,7 @@
 #include "model/task_stream.h"
 
 #include <stdexcept>
+#include <string>
 
 #include "model/sram_layout.h"
 
@@ -42,34 +43,111 @@ std::uint64_t region_end(std::uint64_t base, std::uint64_t row_stride, std::uint
 }
 }  // namespace
 
-void check_stream(const TaskStream& s, std::uint32_t sram_bytes) {
-  std::size_t syncs = 0;
-  for (int p = 0; p < kPesPerQpe; ++p) {
-    std::size_t n = 0;
+std::string to_string(const MemoryRef& m) {
+  if (m.kind == MemoryRef::Kind::Dram) return "DRAM " + std::to_string(m.index);
+  return "SRAM of PE " + std::to_string(m.index) + " (QPE " + std::to_string(m.index / kPesPerQpe) + ", PE " +
+         std::to_string(m.index % kPesPerQpe) + ")";
+}
+
+std::vector<int> TaskStream::sync_group_members(int g) const {
+  if (sync_groups.empty()) {
+    std::vector<int> all(pe.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    return g == 0 ? all : std::vector<int>{};
+  }
+  return g >= 0 && static_cast<std::size_t>(g) < sync_groups.size() ? sync_groups[static_cast<std::size_t>(g)]
+                                                                    : std::vector<int>{};
+}
+
+void check_stream(const TaskStream& s, const StreamLimits& lim) {
+  auto where = [&](std::size_t p, std::size_t i) {
+    const StreamCommand& c = s.pe[p][i];
+    return "stream " + s.name + ", PE " + std::to_string(p) + ", command " + std::to_string(i) + " (" + to_string(c.kind) +
+           " of " + c.operation + ")";
+  };
+  if (s.pe.size() > static_cast<std::size_t>(lim.pes))
+    throw std::invalid_argument("stream " + s.name + ": " + std::to_string(s.pe.size()) + " PEs, the system has " +
+                                std::to_string(lim.pes));
+  const std::size_t groups = s.sync_groups.empty() ? 1 : s.sync_groups.size();
+  std::vector<std::vector<char>> member(groups, std::vector<char>(s.pe.size(), 0));
+  for (std::size_t g = 0; g < groups; ++g)
+    for (int m : s.sync_group_members(static_cast<int>(g))) {
+      if (m < 0 || static_cast<std::size_t>(m) >= s.pe.size())
+        throw std::invalid_argument("stream " + s.name + ": sync group " + std::to_string(g) + " names PE " +
+                                    std::to_string(m) + ", the stream has PEs 0 to " + std::to_string(s.pe.size() - 1));
+      member[g][static_cast<std::size_t>(m)] = 1;
+    }
+  // each PE's Syncs in order (command indices), for the satisfiability check below
+  std::vector<std::vector<std::size_t>> syncs(s.pe.size());
+  for (std::size_t p = 0; p < s.pe.size(); ++p) {
     for (std::size_t i = 0; i < s.pe[p].size(); ++i) {
       const StreamCommand& c = s.pe[p][i];
-      auto fail = [&](const std::string& what) {
-        throw std::invalid_argument("stream " + s.name + ", PE " + std::to_string(p) + ", command " + std::to_string(i) +
-                                    " (" + to_string(c.kind) + " of " + c.operation + "): " + what);
-      };
-      if (c.kind == CommandKind::Sync) ++n;
+      auto fail = [&](const std::string& what) { throw std::invalid_argument(where(p, i) + ": " + what); };
+      if (c.kind == CommandKind::Sync) {
+        if (c.sync_group < 0 || static_cast<std::size_t>(c.sync_group) >= groups)
+          fail("sync group " + std::to_string(c.sync_group) + " does not exist (the stream has " + std::to_string(groups) + ")");
+        if (!member[static_cast<std::size_t>(c.sync_group)][p])
+          fail("the PE is not in sync group " + std::to_string(c.sync_group));
+        syncs[p].push_back(i);
+      }
       if (c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) {
         const DmaTransfer& d = c.dma;
-        if (region_end(d.dram_addr, d.dram_row_stride, d.dram_plane_stride, d.row_bytes, d.rows, d.planes) > s.dram_bytes)
-          fail("DRAM range beyond the stream's " + std::to_string(s.dram_bytes) + " bytes");
-        if (region_end(d.sram_addr, d.sram_row_stride, d.sram_plane_stride, d.row_bytes, d.rows, d.planes) > sram_bytes)
-          fail("SRAM range beyond " + std::to_string(sram_bytes) + " bytes");
+        const std::uint64_t remote_end =
+            region_end(d.dram_addr, d.dram_row_stride, d.dram_plane_stride, d.row_bytes, d.rows, d.planes);
+        if (d.remote.kind == MemoryRef::Kind::Dram) {
+          if (d.remote.index < 0 || d.remote.index >= lim.drams)
+            fail(to_string(d.remote) + ": the system has " + std::to_string(lim.drams) + " DRAM(s)");
+          if (remote_end > s.dram_bytes) fail("DRAM range beyond the stream's " + std::to_string(s.dram_bytes) + " bytes");
+        } else {
+          if (d.remote.index < 0 || d.remote.index >= lim.pes)
+            fail(to_string(d.remote) + ": the system has " + std::to_string(lim.pes) + " PEs");
+          if (static_cast<std::size_t>(d.remote.index) == p) fail("a transfer from the PE's SRAM to itself");
+          if (remote_end > lim.sram_bytes)
+            fail("range in the " + to_string(d.remote) + " beyond " + std::to_string(lim.sram_bytes) + " bytes");
+        }
+        if (region_end(d.sram_addr, d.sram_row_stride, d.sram_plane_stride, d.row_bytes, d.rows, d.planes) > lim.sram_bytes)
+          fail("SRAM range beyond " + std::to_string(lim.sram_bytes) + " bytes");
       }
       if (c.kind == CommandKind::Mla) {
         // the MLA's layout is fixed by its task (sram_layout); checked against the SRAM by the backend
         if (c.mla.op == Op::Conv && (c.mla.conv.Wo() < 1 || c.mla.conv.Ho() < 1)) fail("convolution with no output");
       }
     }
-    if (p == 0) syncs = n;
-    else if (n != syncs)
-      throw std::invalid_argument("stream " + s.name + ": PE " + std::to_string(p) + " has " + std::to_string(n) +
-                                  " sync commands, PE 0 has " + std::to_string(syncs));
   }
+  // Every Sync must be met: repeatedly release each group whose members all wait at a Sync of it. A PE left
+  // waiting waits forever (members with different counts, or PEs meeting groups in different orders).
+  std::vector<std::size_t> next(s.pe.size(), 0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t g = 0; g < groups; ++g) {
+      bool ready = true, any = false;
+      for (std::size_t p = 0; p < s.pe.size() && ready; ++p) {
+        if (!member[g][p]) continue;
+        any = true;
+        ready = next[p] < syncs[p].size() && s.pe[p][syncs[p][next[p]]].sync_group == static_cast<int>(g);
+      }
+      if (!ready || !any) continue;
+      for (std::size_t p = 0; p < s.pe.size(); ++p)
+        if (member[g][p]) ++next[p];
+      progress = true;
+    }
+  }
+  for (std::size_t p = 0; p < s.pe.size(); ++p)
+    if (next[p] < syncs[p].size()) {
+      const int g = s.pe[p][syncs[p][next[p]]].sync_group;
+      std::string waiting;
+      for (std::size_t q = 0; q < s.pe.size(); ++q)
+        if (member[static_cast<std::size_t>(g)][q] &&
+            !(next[q] < syncs[q].size() && s.pe[q][syncs[q][next[q]]].sync_group == g)) {
+          waiting = "PE " + std::to_string(q) + (next[q] < syncs[q].size()
+                                                     ? " waits at its command " + std::to_string(syncs[q][next[q]]) +
+                                                           " (sync group " + std::to_string(s.pe[q][syncs[q][next[q]]].sync_group) + ")"
+                                                     : " has no further Sync of the group");
+          break;
+        }
+      throw std::invalid_argument(where(p, syncs[p][next[p]]) + ": a Sync of group " + std::to_string(g) +
+                                  " that can never be met: " + waiting);
+    }
 }
 
 }  // namespace s2

@@ -1,12 +1,14 @@
-// The program a QPE-DRAM system runs (thesis 4.3): per PE, a list of commands its ARM core carries out
-// one after the other: DMA transfers between DRAM and the PE's SRAM, MLA tasks, ARM element-wise
-// operations, and QPE-wide synchronisation through the host. The distributor (mapper/distributor.h)
-// writes streams; every backend that models QPE-DRAM executes them.
+// The program a system runs (thesis 4.3, 4.4): per PE of the chip, a list of commands its ARM core carries
+// out one after the other: DMA transfers between the PE's SRAM and a DRAM or another PE's SRAM, MLA
+// tasks, ARM element-wise operations, and synchronisation of groups of PEs through the host. QPE-DRAM is
+// the one-QPE, one-DRAM case. The distributor (mapper/distributor.h) writes streams; every backend that
+// models the system executes them (docs/contracts.md, "Task streams").
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,8 +16,20 @@
 
 namespace s2 {
 
-// A 3-D strided copy: `planes` x `rows` rows of `row_bytes` bytes. DRAM and SRAM have their own strides.
+// The memory at the far end of a DMA transfer: DRAM `index`, or the SRAM of chip PE `index` (QPE q's PE p
+// is q * kPesPerQpe + p; QPEs numbered row by row, ChipShape::qpe_index).
+struct MemoryRef {
+  enum class Kind { Dram, Sram };
+  Kind kind = Kind::Dram;
+  int index = 0;
+  bool operator==(const MemoryRef& o) const { return kind == o.kind && index == o.index; }
+};
+std::string to_string(const MemoryRef& m);  // "DRAM 2", "SRAM of PE 17 (QPE 4, PE 1)"
+
+// A 3-D strided copy: `planes` x `rows` rows of `row_bytes` bytes between the PE's SRAM and `remote`;
+// the dram_* fields address the remote memory (a DRAM, or another PE's SRAM). Each side has its strides.
 struct DmaTransfer {
+  MemoryRef remote;
   std::uint64_t dram_addr = 0;
   std::uint64_t dram_row_stride = 0, dram_plane_stride = 0;
   std::uint32_t sram_addr = 0;
@@ -71,18 +85,23 @@ const char* to_string(CommandKind k);
 struct StreamCommand {
   CommandKind kind = CommandKind::Sync;
   std::string operation;  // the thesis operation it belongs to (CONV_1, ACTI_1, ...), for the report
-  DmaTransfer dma;        // DmaLoad (DRAM -> SRAM), DmaStore (SRAM -> DRAM)
+  DmaTransfer dma;        // DmaLoad (remote -> SRAM), DmaStore (SRAM -> remote)
   Task mla;               // Mla: shape and operand-A source (strides as sram_layout(mla) gives them)
   std::uint32_t a_base = 0, b_base = 0, o_base = 0;  // Mla: where operands and results sit
   ArmCommand arm;         // Arm
   bool async = false;     // DmaLoad, DmaStore, Mla: do not wait for the engine to finish
+  int sync_group = 0;     // Sync: the group of PEs it meets (TaskStream::sync_groups)
 };
 
 struct TaskStream {
   std::string name;       // e.g. "CONV_1 fuse_reuse"
-  std::array<std::vector<StreamCommand>, kPesPerQpe> pe;
-  std::uint64_t dram_bytes = 0;  // DRAM the stream addresses (bytes from 0)
-  // Every PE has the same number of Sync commands; the k-th Sync of each PE meets the others' k-th.
+  // per chip PE (index q * kPesPerQpe + p); QPE-DRAM streams have kPesPerQpe
+  std::vector<std::vector<StreamCommand>> pe = std::vector<std::vector<StreamCommand>>(kPesPerQpe);
+  std::uint64_t dram_bytes = 0;  // bytes every DRAM the stream addresses holds (from 0)
+  // The PEs of each Sync group; none given: group 0 is every PE of the stream. The k-th Sync of group g
+  // of a PE meets the k-th Sync of group g of every other PE of the group.
+  std::vector<std::vector<int>> sync_groups;
+  std::vector<int> sync_group_members(int g) const;
 };
 
 struct StreamRunOptions {
@@ -94,17 +113,32 @@ struct StreamResult {
   bool completed = false;
   std::string stalled;       // if not completed: what each PE was waiting for when the watchdog fired
   std::uint64_t cycles = 0;  // PE clocks from the host's start to the host hearing the last PE finish
-  std::array<std::uint64_t, kPesPerQpe> pe_end_cycle{};  // from the host's start
+  std::vector<std::uint64_t> pe_end_cycle;  // per PE of the stream, from the host's start
   // the PE clock (from the host's start) at which each PE's ARM was done with each of its commands (an
   // async command: when it was issued), for locating where two backends part (command_deviation)
-  std::array<std::vector<std::uint64_t>, kPesPerQpe> command_end_cycle;
+  std::vector<std::vector<std::uint64_t>> command_end_cycle;
   std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
   std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
   std::uint64_t mla_tasks = 0;
 };
 
-// Throws std::invalid_argument naming the PE and command index of the first malformed command (SRAM or
-// DRAM ranges out of bounds, unequal Sync counts).
-void check_stream(const TaskStream& s, std::uint32_t sram_bytes);
+// The memories a system's run starts from and leaves: its DRAMs (each resized to the stream's dram_bytes),
+// and the SRAMs of the PEs listed in `sram` (loaded before the run from address 0, read back after it).
+struct SystemMemory {
+  std::vector<std::vector<std::uint8_t>> drams;
+  std::map<int, std::vector<std::uint8_t>> sram;
+};
+
+// What a stream may address: the system's PEs and DRAMs.
+struct StreamLimits {
+  int pes = kPesPerQpe, drams = 1;
+  std::uint32_t sram_bytes = 128 * 1024;
+};
+
+// Throws std::invalid_argument naming the PE and command index of the first command that cannot run: a
+// PE or memory beyond the system, SRAM or DRAM ranges out of bounds, a Sync of an unknown group or of a
+// group the PE is not in, or a Sync that can never be met (group members with different Sync counts, or
+// PEs waiting for each other in different orders).
+void check_stream(const TaskStream& s, const StreamLimits& limits);
 
 }  // namespace s2

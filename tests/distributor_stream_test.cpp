@@ -91,7 +91,8 @@ TEST(DistributorStreams, StridedConvolutionsSkipTheRowsTheyDoNotNeed) {
   };
   // 3x3 stride 2: each MLA task reads 3 input rows of the loaded window in place, one task per output row
   std::uint64_t tasks = 0, out_rows = 0;
-  for (const auto& pe : streams("CONV_1").streams.at(0).pe)
+  const BlockStreams conv1 = streams("CONV_1");  // (a range-for over a temporary's member would dangle)
+  for (const auto& pe : conv1.streams.at(0).pe)
     for (const StreamCommand& c : pe)
       if (c.kind == CommandKind::Mla) {
         ++tasks;
@@ -104,7 +105,8 @@ TEST(DistributorStreams, StridedConvolutionsSkipTheRowsTheyDoNotNeed) {
   EXPECT_EQ(tasks, out_rows);
   // 1x1 stride 2: the DMA loads every second row (16-pixel rows, a row stride of 32), and one task computes them
   bool gathered = false;
-  for (const auto& pe : streams("CONV_3").streams.at(0).pe)
+  const BlockStreams conv3 = streams("CONV_3");
+  for (const auto& pe : conv3.streams.at(0).pe)
     for (const StreamCommand& c : pe) {
       if (c.kind == CommandKind::DmaLoad && c.dma.rows > 1) {
         EXPECT_EQ(c.dma.dram_row_stride, 32u);
@@ -327,7 +329,7 @@ TEST(QpeDramStreams, MalformedCommandsAreRejectedWithPeAndIndex) {
   s.pe[1].push_back(StreamCommand{});
   s.pe[1].push_back(c);
   try {
-    check_stream(s, 128 * 1024);
+    check_stream(s, StreamLimits{});
     FAIL() << "expected a rejection";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("PE 1, command 1"), std::string::npos) << e.what();

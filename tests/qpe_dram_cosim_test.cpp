@@ -77,7 +77,7 @@ StreamCommand mla_command(const Task& t, const SramLayout& l, bool async = false
 // Every command after each PE's first (its load at the stream's start) takes the same clocks on both
 // backends, and the first ends at most 2 clocks apart: four PEs' two-packet load requests in the same
 // clock meet at the RTL's router, which takes them round robin; the model's router share books them first
-// come first served (model/qpe/router_share.h), and they reach the DRAM up to 2 clocks apart.
+// come first served (model/noc/router_share.h), and they reach the DRAM up to 2 clocks apart.
 void expect_same_clocks_after_the_first_load(const StreamResult& model, const StreamResult& rtl) {
   for (int p = 0; p < kPesPerQpe; ++p) {
     SCOPED_TRACE("PE " + std::to_string(p));

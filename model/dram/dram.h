@@ -37,6 +37,7 @@ class Dram : public sc_core::sc_module {
   void reset(std::uint64_t bytes);
   std::vector<std::uint8_t>& contents() { return mem_; }
   std::uint64_t ops_served() const { return timing_.ops_served(); }
+  std::uint64_t busy_cycles() const { return timing_.busy_cycles(); }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);

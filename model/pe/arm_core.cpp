@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "model/pe/dma.h"
@@ -45,7 +46,7 @@ void ArmCore::run() {
     const sc_core::sc_time clk = system_->pe_clock();
     const HwConfig& cfg = system_->config();
     auto cycle_now = [&] { return static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / clk)); };
-    std::size_t syncs = 0;
+    std::map<int, std::size_t> syncs;  // Syncs met so far, per group
     for (const StreamCommand& c : *commands_) {
       switch (c.kind) {
         case CommandKind::DmaLoad:
@@ -80,7 +81,7 @@ void ArmCore::run() {
           arm_apply(c.arm, sram_, sram_bytes_);
           break;
         }
-        case CommandKind::Sync: system_->sync(pe_, syncs++); break;
+        case CommandKind::Sync: system_->sync(chip_pe_, c.sync_group, syncs[c.sync_group]++); break;
       }
       command_end_.push_back(cycle_now());
     }

@@ -21,8 +21,9 @@ class Mla;
 class ArmSystem {
  public:
   virtual ~ArmSystem() = default;
-  // Blocks the calling thread until every PE reached its `index`-th Sync (through the host interface).
-  virtual void sync(int pe, std::size_t index) = 0;
+  // Blocks the calling thread until every PE of sync group `group` reached its `index`-th Sync of the
+  // group (through the host interface). `pe`: the chip PE index.
+  virtual void sync(int pe, int group, std::size_t index) = 0;
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
   // Whether element-wise operations take their Table 5.9 clocks (false: they complete at once, as the
@@ -35,7 +36,10 @@ class ArmCore : public sc_core::sc_module {
   sc_core::sc_event done_event;
 
   ArmCore(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes, Dma& dma, Mla& mla);
-  void bind(ArmSystem& system) { system_ = &system; }
+  void bind(ArmSystem& system, int chip_pe) {
+    system_ = &system;
+    chip_pe_ = chip_pe;
+  }
   // Starts the command list at the current simulated time.
   void start(const std::vector<StreamCommand>* commands);
   bool done() const { return done_; }
@@ -48,6 +52,7 @@ class ArmCore : public sc_core::sc_module {
   void wait_dma_idle();
   void wait_mla_idle();
   int pe_;
+  int chip_pe_ = 0;
   std::vector<std::uint64_t> command_end_;
   std::uint8_t* sram_;
   std::size_t sram_bytes_;

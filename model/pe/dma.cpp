@@ -34,19 +34,32 @@ void Dma::run() {
   }
 }
 
-void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router) {
+void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, DmaFabric* fabric, int qpe) {
   pe_clock_ = pe_clock;
   dram_timing_ = dram_timing;
-  router_ = router;
-}
-
-std::uint64_t Dma::pass_router(std::uint64_t clock) {
-  if (!router_) return clock;
-  return router_->pass(clock, static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / pe_clock_)));
+  fabric_ = fabric;
+  qpe_ = qpe;
 }
 
 void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
+  // the far end: a DRAM behind its router, or another PE's SRAM behind its QPE's router
+  const bool to_sram = t.remote.kind == MemoryRef::Kind::Sram;
+  if (to_sram && !fabric_) throw std::logic_error("model DMA: a transfer to another PE's SRAM without a NoC");
+  std::vector<int> out{qpe_}, back{qpe_};
+  if (fabric_) {
+    const Mesh& mesh = fabric_->noc().mesh();
+    const int far = to_sram ? t.remote.index / kPesPerQpe : mesh.dram_router(t.remote.index, qpe_);
+    out = mesh.route(qpe_, far);
+    back = mesh.route(far, qpe_);
+  }
+  const auto pass = [&](const std::vector<int>& route, std::uint64_t clock) {
+    if (!fabric_) return Noc::Passage{clock, clock};
+    return fabric_->noc().pass(route, clock, clock_of(sc_core::sc_time_stamp()));
+  };
+  DramTiming* far_port = to_sram ? &fabric_->sram_port(t.remote.index) : &dram_timing_;
+  std::uint8_t* far_sram = to_sram ? fabric_->sram(t.remote.index) : nullptr;
+  const std::size_t far_sram_bytes = to_sram ? fabric_->sram_bytes(t.remote.index) : 0;
   const auto wait_until = [&](std::uint64_t cycle) {
     const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
     if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
@@ -94,41 +107,57 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     p.set_data_length(static_cast<unsigned>(q.bytes()));
     p.set_streaming_width(static_cast<unsigned>(q.bytes()));
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // a load's request (its first plane, then its planes: two packets) reaches the DRAM kRequestLeadCycles
-    // after its second packet was sent, and the DRAM takes its planes back to back (this thread asks for
-    // them one after the other without yielding); a store's row once its last line has (one line per
-    // clock after the header); each packet waits for room in the router
+    // a load's request (its first plane, then its planes: two packets) reaches the far end kRequestLeadCycles
+    // after its second packet passed the last router, and the DRAM takes its planes back to back (this
+    // thread asks for them one after the other without yielding); a store's row once its last line has
+    // (one line per clock after the header); each packet waits for room in every router it passes
     std::uint64_t store_lines_end = 0;  // store: the clock after the row's last line was sent
     std::uint64_t arrival = 0;
     if (load) {
       if (!load_arrival) {
-        const std::uint64_t first = pass_router(sent);
-        load_arrival = pass_router(std::max(sent + 1, first + 1)) + kRequestLeadCycles;
+        const Noc::Passage first = pass(out, sent);
+        load_arrival = pass(out, std::max(sent + 1, first.first + 1)).last + kRequestLeadCycles;
       }
       arrival = load_arrival;
     } else {
-      std::uint64_t last_packet = pass_router(sent);  // the header
-      for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass_router(std::max(sent + 2 + i, last_packet + 1));
-      store_lines_end = last_packet + 1;
-      arrival = last_packet + kRequestLeadCycles;
+      Noc::Passage last_packet = pass(out, sent);  // the header
+      for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass(out, std::max(sent + 2 + i, last_packet.first + 1));
+      store_lines_end = last_packet.first + 1;
+      arrival = last_packet.last + kRequestLeadCycles;
     }
-    sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
-    dram->b_transport(p, delay);
-    if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
-      throw std::out_of_range("model DMA: DRAM address " + std::to_string(q.dram_addr) + " out of range");
-    const std::uint64_t request_done = clock_of(sc_core::sc_time_stamp() + delay);
+    std::uint64_t request_done = 0;
+    if (to_sram) {
+      // the other PE's NoC slave reads or writes its SRAM line by line
+      const DramRange r = q.dram();
+      if (r.end() > far_sram_bytes)
+        throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(q.dram_addr) + " out of range");
+      for (std::uint64_t k = 0; k < r.rows; ++k) {
+        std::uint8_t* row = far_sram + r.row_addr(k);
+        if (load) std::copy(row, row + r.row_bytes, buffer.begin() + static_cast<std::ptrdiff_t>(k * r.row_bytes));
+        else std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(k * r.row_bytes),
+                       buffer.begin() + static_cast<std::ptrdiff_t>((k + 1) * r.row_bytes), row);
+      }
+      request->service = far_port->serve(arrival, r);
+      request_done = far_port->done(request->service);
+    } else {
+      sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
+      dram[static_cast<unsigned>(t.remote.index)]->b_transport(p, delay);
+      if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
+        throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(q.dram_addr) + " out of range");
+      request_done = clock_of(sc_core::sc_time_stamp() + delay);
+    }
     if (load) {
       each_part([&](const DmaBeat::Part& x) {
         const auto from = buffer.begin() + static_cast<std::ptrdiff_t>(x.offset);
         std::copy(from, from + static_cast<std::ptrdiff_t>(x.hi - x.lo), sram_ + x.lo);
       });
       for (const DmaBeat& b : beats) {
-        const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
-        last_write = std::max(pass_router(ready) + kLineLagCycles, last_write + 1);
+        const std::uint64_t ready = far_port->byte_ready(request->service, q.dram(), b.last_byte());
+        last_write = std::max(pass(back, ready).last + kLineLagCycles, last_write + 1);
       }
       done = std::max(done, last_write + kIdleLagCycles);
     } else {
-      const std::uint64_t ack = pass_router(request_done);
+      const std::uint64_t ack = pass(back, request_done).last;
       in_flight.push_back(ack + kAckSeenCycles - 1);
       done = std::max(done, ack + kAckLagCycles);
       wait_until(store_lines_end);  // the next header in the clock after the last line

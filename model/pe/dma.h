@@ -1,6 +1,8 @@
 // The DMA of a PE (thesis 3.1), timed as the RTL's (rtl_stubs/dma.sv): the ARM hands it a transfer (after
 // writing its registers, pe_registers.h) and it moves it request by request (dma_request.h: a load its whole
-// transfer at once, a store a row) between the PE's SRAM and the DRAM.
+// transfer at once, a store a row) between the PE's SRAM and a DRAM or, on the chip, another PE's SRAM.
+// Its packets travel the NoC (noc/noc.h): the routers from its QPE to the DRAM's router or the other PE's
+// QPE and back; in QPE-DRAM that is the QPE's router alone.
 //   Load: one request for the whole transfer (its first plane, then its planes: two packets, one per
 //   clock), which reaches the DRAM kRequestLeadCycles after its second packet; the DRAM serves the planes
 //   back to back. Its data comes back as one packet per SRAM line, each leaving the DRAM when the DRAM has
@@ -12,20 +14,35 @@
 //   the DRAM acknowledged its last row.
 // Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
 // from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
+// Another PE's SRAM answers as a DRAM does (the same request, line and acknowledgement rules), served by
+// that PE's NoC slave at one 16-byte line per SRAM access, kSramPortLatencyCycles from the read to the
+// NoC; it does not contend with that PE's own MLA and DMA for the SRAM port (an approximation).
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
 #pragma once
 
 #include <cstdint>
 
 #include "model/dram/dram_timing.h"
-#include "model/qpe/router_share.h"
+#include "model/noc/noc.h"
 #include "model/systemc.h"
 #include "model/task_stream.h"
 
 namespace s2 {
 
+// What a DMA reaches besides the DRAMs (the system implements it): the NoC, and the other PEs' SRAMs.
+class DmaFabric {
+ public:
+  virtual ~DmaFabric() = default;
+  virtual Noc& noc() = 0;
+  virtual std::uint8_t* sram(int chip_pe) = 0;
+  virtual std::size_t sram_bytes(int chip_pe) = 0;
+  // the timing of chip PE `chip_pe`'s NoC slave as a server of other DMAs' requests
+  virtual DramTiming& sram_port(int chip_pe) = 0;
+};
+
 class Dma : public sc_core::sc_module {
  public:
+  static constexpr std::uint64_t kSramPortLatencyCycles = 2;
   static constexpr std::uint64_t kRequestLeadCycles = 3;
   static constexpr std::uint64_t kLineLagCycles = 3;
   static constexpr std::uint64_t kIdleLagCycles = 2;
@@ -33,13 +50,14 @@ class Dma : public sc_core::sc_module {
   static constexpr std::size_t kStoreRequestsInFlight = 2;  // rtl_stubs/dma.sv STORE_REQUESTS_IN_FLIGHT
   static constexpr std::uint64_t kAckSeenCycles = 4;        // from the DRAM's acknowledgement to a new header
 
-  tlm_utils::simple_initiator_socket<Dma> dram;
+  tlm_utils::multi_passthrough_initiator_socket<Dma> dram;  // bound to the system's DRAMs in order
 
   sc_core::sc_event done_event;  // a transfer ended: the ARM sees the DMA idle from now on
 
   Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
-  // `router`: the router's capacity shared with the QPE's other DMAs and its MLAs (null: packets never wait)
-  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, RouterShare* router);
+  // `fabric`: the NoC and the other PEs (null: packets never wait, only DRAMs are reached); `qpe`: the
+  // index of the DMA's QPE in the mesh.
+  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, DmaFabric* fabric, int qpe);
   // Starts a transfer (the DMA must be idle) in the current clock, the one after its START register was
   // written. load: DRAM -> SRAM.
   void start(const DmaTransfer& t, bool load);
@@ -56,8 +74,8 @@ class Dma : public sc_core::sc_module {
   std::size_t sram_bytes_;
   sc_core::sc_time pe_clock_;
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
-  RouterShare* router_ = nullptr;
-  std::uint64_t pass_router(std::uint64_t clock);
+  DmaFabric* fabric_ = nullptr;
+  int qpe_ = 0;
 };
 
 }  // namespace s2

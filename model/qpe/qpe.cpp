@@ -19,12 +19,16 @@ Qpe::Qpe(sc_core::sc_module_name name) : sc_module(name), host("host"), router("
 
 void Qpe::configure(const HwConfig& cfg) {
   cfg_ = cfg;
-  stream_timings_.clear();
+  const std::string hash = config_hash(cfg);
+  if (cache_->config_hash != hash) {
+    cache_->stream_timings.clear();
+    cache_->config_hash = hash;
+  }
   pe_clock_ = sc_core::sc_time(1000.0 / cfg.pe_clock_mhz, sc_core::SC_NS);
   noc_clock_ = sc_core::sc_time(1000.0 / cfg.noc_clock_mhz, sc_core::SC_NS);
   router.set_latency(noc_clock_ * static_cast<double>(cfg.router_latency_noc_cycles));
   for (auto& p : pes_) p->sram.set_access_time(pe_clock_ * static_cast<double>(cfg.sram_cycles_per_access()));
-  auto& s = schedules_[config_hash(cfg)];
+  auto& s = cache_->schedules[hash];
   if (!s) s = std::make_unique<TileSchedule>(cfg);
   schedule_ = s.get();
 }
@@ -76,12 +80,12 @@ const PeTaskTiming& Qpe::timing_for(int pe) {
       key += std::to_string(v) + ",";
     for (int q = 0; q < kPesPerQpe; ++q) key += active[q] ? '1' : '0';
     key += ":" + std::to_string(pe);
-    auto it = stream_timings_.find(key);
-    if (it == stream_timings_.end()) {
+    auto it = cache_->stream_timings.find(key);
+    if (it == cache_->stream_timings.end()) {
       const std::array<std::uint64_t, kPesPerQpe> start{};
       TaskTiming tt = task_timing(t, cfg_, *schedule_, active, start,
                                   static_cast<std::uint64_t>(cfg_.model_resolve_window_cycles));
-      it = stream_timings_.emplace(key, std::move(tt.pe[pe])).first;
+      it = cache_->stream_timings.emplace(key, std::move(tt.pe[pe])).first;
     }
     return it->second;
   }

@@ -11,13 +11,21 @@
 #include "model/qpe/host.h"
 #include "model/qpe/noc_router.h"
 #include "model/pe/pe.h"
-#include "model/qpe/router_share.h"
+#include "model/noc/router_share.h"
 #include "model/sram_layout.h"
 #include "model/systemc.h"
 #include "model/qpe/tile_schedule.h"
 #include "model/trace.h"
 
 namespace s2 {
+
+// The MLA timings a QPE has worked out, shared by the QPEs of a chip (the same task on the same PEs in
+// step takes the same clocks on every QPE).
+struct QpeTimingCache {
+  std::string config_hash;
+  std::map<std::string, std::unique_ptr<TileSchedule>> schedules;  // by configuration hash
+  std::map<std::string, PeTaskTiming> stream_timings;              // by task, PEs in step and PE
+};
 
 class Qpe : public sc_core::sc_module, public MlaScheduler {
  public:
@@ -27,6 +35,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   explicit Qpe(sc_core::sc_module_name name);
   void configure(const HwConfig& cfg);
   Pe& pe(int i) { return *pes_[i]; }
+  void share_timing_cache(std::shared_ptr<QpeTimingCache> cache) { cache_ = std::move(cache); }
 
   // Loads `images` (one SRAM image per PE, from address 0), runs `t` on its PEs, returns the trace
   // (results not read back: see read_sram). Drives sc_start(); call from outside the simulation.
@@ -59,7 +68,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   HwConfig cfg_;
   sc_core::sc_time pe_clock_, noc_clock_;
   std::array<std::unique_ptr<Pe>, kPesPerQpe> pes_;
-  std::map<std::string, std::unique_ptr<TileSchedule>> schedules_;  // by configuration hash
+  std::shared_ptr<QpeTimingCache> cache_ = std::make_shared<QpeTimingCache>();
   TileSchedule* schedule_ = nullptr;
   Task task_;
   std::array<bool, kPesPerQpe> active_{};
@@ -68,7 +77,6 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   bool timing_valid_ = false;
   bool stream_mode_ = false;
   std::array<Task, kPesPerQpe> stream_task_;
-  std::map<std::string, PeTaskTiming> stream_timings_;  // by task, PEs in step and PE (configuration fixed)
   RouterShare router_share_;
 };
 

@@ -1,5 +1,9 @@
-// The QPE router's capacity left to the DMAs. The RTL's router (rtl_stubs/noc_router.sv) passes one
-// packet per NoC clock, two per PE clock, from all its inputs together. The MLAs' operand-A reads (two
+// A QPE router's capacity left to the DMAs. The RTL's router (rtl_stubs/noc_router.sv) passes one
+// packet per NoC clock, two per PE clock, from all its inputs together (its PEs, the host or DRAM port and,
+// on the chip, its mesh neighbours). Why a second model of the router beside the tile schedule's clock-level
+// one (qpe/tile_schedule.h): the tile schedule resolves the MLAs' operand-A round trips clock by clock
+// inside one QPE, where a clock decides a tile's length; DMA packets move in bulk across the chip, and a
+// ledger of the capacity per clock is enough for them and costs nothing while a router is idle. The MLAs' operand-A reads (two
 // packets per 16-byte word through the NoC) take their part first: their channels ask no more than a
 // round-robin share each. The DMAs' packets (load requests and the lines coming back, store headers,
 // lines and acknowledgements) get the rest, first booked first served, at least a quarter packet per clock
@@ -18,8 +22,11 @@ namespace s2 {
 
 class RouterShare {
  public:
-  static constexpr double kPacketsPerPeClock = 2.0;
   static constexpr double kDmaFloorPerPeClock = 0.25;
+
+  // The packets the router passes per PE clock (its NoC clocks per PE clock: HwConfig).
+  void set_capacity(double packets_per_pe_clock) { packets_per_pe_clock_ = packets_per_pe_clock; }
+  std::uint64_t packets() const { return packets_; }
 
   // The operand-A packets per PE clock PE `pe`'s MLA puts through the router (0: idle or local A).
   void set_mla_rate(int pe, double packets_per_cycle) { mla_rate_[static_cast<std::size_t>(pe)] = packets_per_cycle; }
@@ -35,7 +42,8 @@ class RouterShare {
     clock = std::max(clock, base_);
     double mla = 0;
     for (double r : mla_rate_) mla += r;
-    const double capacity = std::max(kPacketsPerPeClock - mla, kDmaFloorPerPeClock);
+    const double capacity = std::max(packets_per_pe_clock_ - mla, kDmaFloorPerPeClock);
+    ++packets_;
     double need = 1.0;
     for (;; ++clock) {
       const std::size_t i = static_cast<std::size_t>(clock - base_);
@@ -51,6 +59,7 @@ class RouterShare {
   void reset() {
     used_.clear();
     base_ = 0;
+    packets_ = 0;
     mla_rate_.fill(0.0);
   }
 
@@ -58,6 +67,8 @@ class RouterShare {
   std::array<double, kPesPerQpe> mla_rate_{};
   std::deque<double> used_;  // packets booked per PE clock from base_ on
   std::uint64_t base_ = 0;
+  double packets_per_pe_clock_ = 2.0;
+  std::uint64_t packets_ = 0;
 };
 
 }  // namespace s2

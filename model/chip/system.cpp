@@ -1,0 +1,154 @@
+#include "model/chip/system.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace s2 {
+
+System::System(sc_core::sc_module_name name, int qpes, int drams) : sc_module(name) {
+  auto cache = std::make_shared<QpeTimingCache>();
+  for (int q = 0; q < qpes; ++q) {
+    qpes_.push_back(std::make_unique<Qpe>(("qpe" + std::to_string(q)).c_str()));
+    qpes_.back()->share_timing_cache(cache);
+  }
+  for (int d = 0; d < drams; ++d) drams_.push_back(std::make_unique<Dram>(("dram" + std::to_string(d)).c_str()));
+  for (int q = 0; q < qpes; ++q)
+    for (int p = 0; p < kPesPerQpe; ++p) {
+      Pe& pe = qpe(q).pe(p);
+      for (auto& d : drams_) pe.dma.dram.bind(d->socket);
+      pe.arm.bind(*this, q * kPesPerQpe + p);
+    }
+  configure(HwConfig{});
+}
+
+StreamLimits System::limits() const {
+  StreamLimits l;
+  l.pes = cfg_.chip.qpes() * kPesPerQpe;
+  l.drams = static_cast<int>(cfg_.chip.drams.size());
+  l.sram_bytes = static_cast<std::uint32_t>(qpes_.front()->pe(0).sram.size());
+  return l;
+}
+
+void System::configure(const HwConfig& cfg) {
+  if (cfg.chip.qpes() > built_qpes() || cfg.chip.drams.size() > drams_.size())
+    throw std::invalid_argument("the model was built for " + std::to_string(built_qpes()) + " QPEs and " +
+                                std::to_string(built_drams()) + " DRAMs; chip '" + cfg.chip.name + "' needs " +
+                                std::to_string(cfg.chip.qpes()) + " and " + std::to_string(cfg.chip.drams.size()) +
+                                " (run it in a process of its own)");
+  cfg_ = cfg;
+  std::vector<RouterShare*> routers;
+  for (int q = 0; q < cfg.chip.qpes(); ++q) {
+    qpe(q).configure(cfg);
+    routers.push_back(&qpe(q).router_share());
+  }
+  noc_.configure(cfg, routers);
+  const sc_core::sc_time clk = pe_clock();
+  for (std::size_t d = 0; d < cfg.chip.drams.size(); ++d) drams_[d]->configure(cfg, clk);
+  sram_ports_.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe),
+                     DramTiming(16, static_cast<std::uint64_t>(cfg.sram_cycles_per_access()), Dma::kSramPortLatencyCycles, true));
+  for (int q = 0; q < cfg.chip.qpes(); ++q)
+    for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, DramTiming(cfg), this, q);
+}
+
+std::uint64_t System::host_cycles(int q) const {
+  const Mesh& m = noc_.mesh();
+  return static_cast<std::uint64_t>(cfg_.host_latency_cycles) +
+         static_cast<std::uint64_t>(m.hops(q, m.host_agent(q))) * static_cast<std::uint64_t>(noc_.hop_cycles());
+}
+
+void System::sync(int pe, int group, std::size_t index) {
+  const sc_core::sc_time clk = pe_clock();
+  const sc_core::sc_time host_latency = clk * static_cast<double>(cfg_.host_latency_cycles);
+  const sc_core::sc_time to_agent = clk * static_cast<double>(host_cycles(pe / kPesPerQpe) - cfg_.host_latency_cycles);
+  SyncPoint& s = syncs_[{group, index}];
+  const sc_core::sc_time arrival = sc_core::sc_time_stamp() + to_agent + host_latency;  // the PE's response at the host
+  if (arrival > s.latest) s.latest = arrival;
+  if (++s.arrived < group_size_[static_cast<std::size_t>(group)]) {
+    sc_core::wait(s.release);
+  } else {
+    const sc_core::sc_time go = s.latest + host_latency - sc_core::sc_time_stamp();  // the host's release at the agents
+    s.release.notify(go);
+    sc_core::wait(go);
+  }
+  if (to_agent > sc_core::SC_ZERO_TIME) sc_core::wait(to_agent);
+}
+
+StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) {
+  check_stream(s, limits());
+  const std::size_t n_drams = cfg_.chip.drams.size();
+  if (mem.drams.size() > n_drams)
+    throw std::invalid_argument("stream " + s.name + ": " + std::to_string(mem.drams.size()) + " DRAM images for " +
+                                std::to_string(n_drams) + " DRAM(s)");
+  mem.drams.resize(n_drams);
+  for (std::size_t d = 0; d < n_drams; ++d) {
+    Dram& dr = dram(static_cast<int>(d));
+    dr.reset(s.dram_bytes);
+    const std::vector<std::uint8_t>& image = mem.drams[d];
+    std::copy(image.begin(), image.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(image.size(), s.dram_bytes)),
+              dr.contents().begin());
+  }
+  for (auto& [p, image] : mem.sram) {
+    if (p < 0 || p >= limits().pes) throw std::invalid_argument("SRAM image for PE " + std::to_string(p) + ": no such PE");
+    std::vector<std::uint8_t>& sram = chip_pe(p).sram.bytes();
+    if (image.size() > sram.size()) throw std::invalid_argument("SRAM image for PE " + std::to_string(p) + " larger than its SRAM");
+    std::copy(image.begin(), image.end(), sram.begin());
+  }
+  syncs_.clear();
+  const std::size_t groups = s.sync_groups.empty() ? 1 : s.sync_groups.size();
+  group_size_.assign(groups, 0);
+  for (std::size_t g = 0; g < groups; ++g) group_size_[g] = static_cast<int>(s.sync_group_members(static_cast<int>(g)).size());
+  arm_ops_timed_ = opt.arm_ops_timed;
+  noc_.reset();
+  for (DramTiming& port : sram_ports_) port.reset();
+  const int pes = static_cast<int>(s.pe.size());
+  const int used_qpes = (pes + kPesPerQpe - 1) / kPesPerQpe;
+  for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true);
+  for (int p = 0; p < pes; ++p) chip_pe(p).mla.clear();
+  StreamResult r;
+  std::uint64_t start_cycle = 0;
+  const sc_core::sc_time clk = pe_clock();
+  // the PEs in the order the host's hand-over reaches them
+  std::vector<int> order(static_cast<std::size_t>(pes));
+  for (int p = 0; p < pes; ++p) order[static_cast<std::size_t>(p)] = p;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return host_cycles(a / kPesPerQpe) < host_cycles(b / kPesPerQpe); });
+  qpe(0).host.submit([&] {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::wait(clk * std::ceil(now / clk) - now + clk);  // start on a PE clock edge
+    start_cycle = static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / clk));
+    std::uint64_t waited = 0;
+    for (int p : order) {
+      const std::uint64_t at = host_cycles(p / kPesPerQpe);
+      if (at > waited) sc_core::wait(clk * static_cast<double>(at - waited));
+      waited = std::max(waited, at);
+      chip_pe(p).arm.start(&s.pe[static_cast<std::size_t>(p)]);
+    }
+    for (int p = 0; p < pes; ++p)
+      if (!chip_pe(p).arm.done()) sc_core::wait(chip_pe(p).arm.done_event);
+  });
+  sc_core::sc_start();
+  for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(false);
+  r.completed = true;
+  std::uint64_t end_cycle = start_cycle;
+  r.pe_end_cycle.resize(static_cast<std::size_t>(pes));
+  r.command_end_cycle.resize(static_cast<std::size_t>(pes));
+  for (int p = 0; p < pes; ++p) {
+    const ArmCore& a = chip_pe(p).arm;
+    r.completed = r.completed && a.done();
+    end_cycle = std::max(end_cycle, a.end_cycle() + host_cycles(p / kPesPerQpe));  // the host hears it
+    r.pe_end_cycle[static_cast<std::size_t>(p)] = a.end_cycle() - start_cycle;
+    for (std::uint64_t c : a.command_end_cycles()) r.command_end_cycle[static_cast<std::size_t>(p)].push_back(c - start_cycle);
+    r.arm_cycles += a.arm_cycles();
+    for (const StreamCommand& c : s.pe[static_cast<std::size_t>(p)]) r.mla_tasks += c.kind == CommandKind::Mla;
+  }
+  r.cycles = end_cycle - start_cycle;
+  for (std::size_t d = 0; d < n_drams; ++d) {
+    r.dram_ops += dram(static_cast<int>(d)).ops_served();
+    mem.drams[d] = dram(static_cast<int>(d)).contents();
+  }
+  for (auto& [p, image] : mem.sram) image = chip_pe(p).sram.bytes();
+  return r;
+}
+
+}  // namespace s2

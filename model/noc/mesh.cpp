@@ -1,0 +1,47 @@
+#include "model/noc/mesh.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace s2 {
+
+int Mesh::hops(int from_qpe, int to_qpe) const {
+  const QpeCoord a = shape_.qpe_coord(from_qpe), b = shape_.qpe_coord(to_qpe);
+  return std::abs(a.x - b.x) + std::abs(a.y - b.y);
+}
+
+std::vector<int> Mesh::route(int from_qpe, int to_qpe) const {
+  if (from_qpe < 0 || to_qpe < 0 || from_qpe >= qpes() || to_qpe >= qpes())
+    throw std::out_of_range("mesh route: QPE " + std::to_string(from_qpe < 0 || from_qpe >= qpes() ? from_qpe : to_qpe) +
+                            " outside the " + std::to_string(qpes()) + "-QPE mesh");
+  QpeCoord at = shape_.qpe_coord(from_qpe);
+  const QpeCoord to = shape_.qpe_coord(to_qpe);
+  std::vector<int> r{from_qpe};
+  while (at.x != to.x) {
+    at.x += at.x < to.x ? 1 : -1;
+    r.push_back(shape_.qpe_index(at));
+  }
+  while (at.y != to.y) {
+    at.y += at.y < to.y ? 1 : -1;
+    r.push_back(shape_.qpe_index(at));
+  }
+  return r;
+}
+
+int Mesh::nearest(const std::vector<QpeCoord>& candidates, int qpe) const {
+  int best = -1, best_hops = 0;
+  for (QpeCoord c : candidates) {
+    const int i = shape_.qpe_index(c), h = hops(qpe, i);
+    if (best < 0 || h < best_hops) best = i, best_hops = h;
+  }
+  return best;
+}
+
+int Mesh::dram_router(int dram, int qpe) const {
+  if (dram < 0 || dram >= drams()) throw std::out_of_range("mesh: no DRAM " + std::to_string(dram));
+  return nearest(shape_.drams[static_cast<std::size_t>(dram)].attach, qpe);
+}
+
+int Mesh::host_agent(int qpe) const { return nearest(shape_.host_agents, qpe); }
+
+}  // namespace s2
