@@ -76,6 +76,8 @@ class DramTiming {
 
   // DRAM operations served: bytes / bytes_per_op (rounded up), or the aligned words touched.
   std::uint64_t ops_served() const { return aligned_words_ ? words_ : (bytes_ + bytes_per_op_ - 1) / bytes_per_op_; }
+  std::uint64_t cycles_per_op() const { return cycles_per_op_; }
+  std::uint64_t latency_cycles() const { return latency_cycles_; }
   // PE clocks the server has been busy serving requests
   std::uint64_t busy_cycles() const { return ops_served() * cycles_per_op_; }
 

@@ -112,7 +112,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     // thread asks for them one after the other without yielding); a store's row once its last line has
     // (one line per clock after the header); each packet waits for room in every router it passes
     std::uint64_t store_lines_end = 0;  // store: the clock after the row's last line was sent
-    std::uint64_t arrival = 0;
+    std::uint64_t arrival = 0, first_line_arrival = 0;
     if (load) {
       if (!load_arrival) {
         const Noc::Passage first = pass(out, sent);
@@ -121,7 +121,10 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       arrival = load_arrival;
     } else {
       Noc::Passage last_packet = pass(out, sent);  // the header
-      for (std::size_t i = 0; i < beats.size(); ++i) last_packet = pass(out, std::max(sent + 2 + i, last_packet.first + 1));
+      for (std::size_t i = 0; i < beats.size(); ++i) {
+        last_packet = pass(out, std::max(sent + 2 + i, last_packet.first + 1));
+        if (i == 0) first_line_arrival = last_packet.last + kRequestLeadCycles;
+      }
       store_lines_end = last_packet.first + 1;
       arrival = last_packet.last + kRequestLeadCycles;
     }
@@ -137,8 +140,11 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
         else std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(k * r.row_bytes),
                        buffer.begin() + static_cast<std::ptrdiff_t>((k + 1) * r.row_bytes), row);
       }
-      request->service = far_port->serve(arrival, r);
+      // a load is read once its request is in; a store's lines are written as they come (a DRAM takes a
+      // row once it holds all of it), the last one after it arrived
+      request->service = far_port->serve(load ? arrival : std::max(first_line_arrival, sent), r);
       request_done = far_port->done(request->service);
+      if (!load) request_done = std::max(request_done, arrival + far_port->cycles_per_op() + far_port->latency_cycles());
     } else {
       sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
       dram[static_cast<unsigned>(t.remote.index)]->b_transport(p, delay);
