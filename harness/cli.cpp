@@ -101,9 +101,12 @@ int main(int argc, char** argv) {
 
   s2::RunNetRequest nreq;
   CLI::App* netcmd = app.add_subcommand(
-      "run-net", "run a CNN's operation blocks on QPE-DRAM in the distributor's strategies (thesis 4.3, Tables 5.5/5.6)");
+      "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
+                 "(thesis 4.3/4.4, Tables 5.5-5.8)");
   netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
-  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM)")->check(CLI::IsMember({"qpe", "s2"}));
+  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip, model only so far)")
+      ->check(CLI::IsMember({"qpe", "s2"}));
+  netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs)");
   netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
       ->delimiter(',');
   netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")

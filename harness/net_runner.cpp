@@ -75,13 +75,13 @@ struct BlockRun {
   }
 };
 
-// The first byte of `dram`'s block output that differs from the golden output, or "".
-std::string first_difference(const std::vector<std::uint8_t>& golden, const std::vector<std::uint8_t>& dram,
-                             std::uint64_t output) {
+// The first byte of the block output the streams left in `mem` that differs from the golden output, or "".
+std::string first_difference(const std::vector<std::uint8_t>& golden, const mapper::BlockStreams& bs, const SystemMemory& mem) {
+  const std::vector<std::uint8_t> got = mapper::gather_block_output(bs, mem);
   for (std::size_t i = 0; i < golden.size(); ++i)
-    if (dram[output + i] != golden[i])
+    if (got[i] != golden[i])
       return fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
-                         static_cast<int>(static_cast<std::int8_t>(dram[output + i])));
+                         static_cast<int>(static_cast<std::int8_t>(got[i])));
   return "";
 }
 
@@ -112,7 +112,9 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (model) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun m;
-    std::vector<std::uint8_t> dram = image, timed = image;
+    SystemMemory dram, timed;  // a copy of the block's image in each DRAM
+    dram.drams.assign(cfg.chip.drams.size(), image);
+    timed = dram;
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       const StreamResult free_arm = model->run(bs.streams[i], dram, StreamRunOptions{false});
@@ -130,8 +132,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       if (is_core(row)) m.core_cycles = row.cycles;
       if (i == core_index) model_core = free_arm;
     }
-    m.first_difference = first_difference(golden, dram, bs.map.output);
-    if (m.first_difference.empty()) m.first_difference = first_difference(golden, timed, bs.map.output);
+    m.first_difference = first_difference(golden, bs, dram);
+    if (m.first_difference.empty()) m.first_difference = first_difference(golden, bs, timed);
     m.data_match = m.first_difference.empty();
     m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.model = m;
@@ -139,7 +141,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (rtl) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun t;
-    std::vector<std::uint8_t> dram = image;
+    SystemMemory dram;
+    dram.drams.assign(cfg.chip.drams.size(), image);
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       StreamRunOptions opt{false};
@@ -161,7 +164,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
         break;  // what follows depends on this stream's results
       }
     }
-    if (t.completed) t.first_difference = first_difference(golden, dram, bs.map.output);
+    if (t.completed) t.first_difference = first_difference(golden, bs, dram);
     t.data_match = t.completed && t.first_difference.empty();
     t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.rtl = t;
@@ -181,6 +184,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
 
 std::string pct(double v) { return fmt::format("{:+.1f}%", 100.0 * v); }
 
+bool target_is_chip(const RunNetRequest& req) { return req.target == "s2"; }
+
 }  // namespace
 
 std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const std::string& target,
@@ -199,10 +204,19 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, {});
     const mapper::Target target = mapper::parse_target(req.target);
-    if (target != mapper::Target::Qpe)
-      throw std::invalid_argument("--target " + req.target + ": run-net distributes for QPE-DRAM (qpe) only so far");
     if (req.backend != "model" && req.backend != "rtl" && req.backend != "both")
       throw std::invalid_argument("--backend " + req.backend + ": expected model, rtl or both");
+    if (target == mapper::Target::Qpe) {
+      if (!req.preset.empty()) throw std::invalid_argument("--preset " + req.preset + ": a chip preset needs --target s2");
+      cfg.chip = qpe_dram_chip();
+    } else {
+      if (req.backend != "model")
+        throw std::invalid_argument("--target s2 --backend " + req.backend +
+                                    ": the Verilated RTL is one QPE with one DRAM (QPE-DRAM); the chip runs on the model "
+                                    "only so far (--backend model)");
+      if (!req.preset.empty() || cfg.chip.qpes() == 1) apply_preset(cfg, req.preset.empty() ? "prototype" : req.preset);
+      validate(cfg);
+    }
     for (const std::string& s : req.strategies) strategies.push_back(mapper::parse_strategy(s));
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
     if (!check_writable(req.json_out, err)) return 2;
@@ -226,7 +240,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::map<std::string, std::vector<std::uint8_t>> golden;
   std::vector<BlockRun> runs;
   std::vector<std::string> skipped;
-  out << fmt::format("{} on QPE-DRAM, backend {}, config hash {}\n", n.name, req.backend, config_hash(cfg));
+  const std::string system = target_is_chip(req)
+                                 ? fmt::format("the SpiNNaker2 chip '{}' ({} QPEs in a {}x{} mesh, {} DRAMs)", cfg.chip.name,
+                                               cfg.chip.qpes(), cfg.chip.mesh_cols, cfg.chip.mesh_rows, cfg.chip.drams.size())
+                                 : std::string("QPE-DRAM");
+  out << fmt::format("{} on {}, backend {}, config hash {}\n", n.name, system, req.backend, config_hash(cfg));
   out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
@@ -234,6 +252,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     out << "approximate (model): an MLA task in a stream is timed as if the PEs whose MLA is busy ran it in step (timed "
            "again when one joins or finishes), and DMA packets get the router's capacity the MLAs leave, as a fluid "
            "share (model/README.md, QPE-DRAM)\n";
+  if (target_is_chip(req))
+    out << "approximate (chip model): packets book each router of their mesh route first come first served (no "
+           "round robin between flows); each DRAM holds a copy of the block's image and serves the PEs nearest it; "
+           "not compared with any RTL yet (model/README.md, The chip)\n";
   out << "\n";
   const std::string rtl_head = rtl ? fmt::format(" {:>12} {:>8}", "RTL", model ? "delta" : "") : "";
   out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", "block", "strategy", "reuse",

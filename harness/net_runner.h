@@ -18,6 +18,7 @@ struct RunNetRequest {
   std::vector<std::string> layers;      // core operation names; empty: every block the distributor runs
   std::string backend = "model";        // model | rtl | both
   std::string json_out, config_file, mac_shape;
+  std::string preset;  // --target s2: the chip (empty: the configuration file's chip, else prototype)
   std::uint64_t seed = 1;
 };
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "model/golden.h"
+#include "model/noc/mesh.h"
 #include "model/splitmix64.h"
 #include "model/sram_layout.h"
 
@@ -79,6 +80,66 @@ struct DramPlacer {
   }
 };
 
+// The PEs that work on a block and the DRAM each reaches (the first two strategies; thesis 4.3, 4.4: on
+// SpiNNaker2 they are "the same as the first two for QPE-DRAM"): every PE of the system, in groups by the
+// DRAM nearest their QPE. Each DRAM holds a copy of the block's input and weights. A block's parts are
+// dealt to the groups in contiguous runs (the thesis gives a double QPE block whole rows of the split
+// feature map), and within a group round robin; every stream of a block deals the same parts to the same
+// group, so what one stream stores another finds in the same DRAM. QPE-DRAM: one group, PEs 0-3.
+struct Workers {
+  std::vector<std::vector<int>> pes;  // per group, chip PE indices
+  std::vector<int> dram;              // per group
+  int chip_pes = kPesPerQpe;
+};
+
+Workers workers_of(const HwConfig& cfg) {
+  Workers w;
+  const Mesh mesh(cfg.chip);
+  w.chip_pes = cfg.chip.qpes() * kPesPerQpe;
+  std::vector<int> group_of_dram(static_cast<std::size_t>(mesh.drams()), -1);
+  for (int q = 0; q < mesh.qpes(); ++q) {
+    int best = 0;
+    for (int d = 1; d < mesh.drams(); ++d)
+      if (mesh.hops(q, mesh.dram_router(d, q)) < mesh.hops(q, mesh.dram_router(best, q))) best = d;
+    int& g = group_of_dram[static_cast<std::size_t>(best)];
+    if (g < 0) {
+      g = static_cast<int>(w.pes.size());
+      w.pes.emplace_back();
+      w.dram.push_back(best);
+    }
+    for (int p = 0; p < kPesPerQpe; ++p) w.pes[static_cast<std::size_t>(g)].push_back(q * kPesPerQpe + p);
+  }
+  return w;
+}
+
+// Deals pieces to PEs for one stream: next(part) gives the PE of the next piece of part `part` (of
+// `parts`): its group's next PE in turn.
+class PePicker {
+ public:
+  PePicker(const Workers& w, int parts) : w_(&w), parts_(std::max(parts, 1)), next_(w.pes.size(), 0) {}
+  int group(int part) const {
+    return static_cast<int>(std::int64_t(part) * static_cast<std::int64_t>(w_->pes.size()) / parts_);
+  }
+  int next(int part) {
+    const std::size_t g = static_cast<std::size_t>(group(part));
+    const std::vector<int>& pes = w_->pes[g];
+    return pes[next_[g]++ % pes.size()];
+  }
+
+ private:
+  const Workers* w_;
+  int parts_;
+  std::vector<std::size_t> next_;
+};
+
+// Points every DMA transfer of `st` at the DRAM of its PE's group.
+void use_group_drams(TaskStream& st, const Workers& w) {
+  for (std::size_t g = 0; g < w.pes.size(); ++g)
+    for (int pe : w.pes[g])
+      for (StreamCommand& c : st.pe[static_cast<std::size_t>(pe)])
+        if (c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) c.dma.remote = {MemoryRef::Kind::Dram, w.dram[g]};
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Convolution blocks
 
@@ -113,6 +174,7 @@ struct ConvPlan {
   int shift = 0;
   BlockDramMap map;
   std::string padd, core;
+  Workers workers;
 };
 
 bool quantized_before(const ConvPlan& p, const Operation* op) {
@@ -201,6 +263,7 @@ DmaTransfer view_transfer(const ResultView& v, const TensorSteps& t, std::uint64
 
 ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   ConvPlan p;
+  p.workers = workers_of(cfg);
   p.b = &b;
   p.s = &s;
   p.conv = &b.core_op();
@@ -510,10 +573,11 @@ std::vector<PieceIndex> fmap_parts(const BlockSplit& s) {
   return v;
 }
 
-TaskStream new_stream(const std::string& name, const BlockDramMap& m) {
+TaskStream new_stream(const std::string& name, const BlockDramMap& m, const Workers& w) {
   TaskStream t;
   t.name = name;
   t.dram_bytes = m.total;
+  t.pe.assign(static_cast<std::size_t>(w.chip_pes), {});
   return t;
 }
 
@@ -526,22 +590,23 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   std::vector<TaskStream> out;
   const std::vector<PieceIndex> fm = fmap_parts(s);
   if (p.pad > 0) {
-    TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map);
-    std::size_t k = 0;
+    TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map, p.workers);
+    PePicker pick(p.workers, static_cast<int>(fm.size()));
     for (std::size_t i = 0; i < fm.size(); ++i)
-      for (int id = 0; id < s.d.count(); ++id, ++k) {
-        auto& cmds = st.pe[k % kPesPerQpe];
+      for (int id = 0; id < s.d.count(); ++id) {
+        auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
         const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, id);
         load_ifmap(cmds, p, cp, false, p.padd);
         cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
       }
     out.push_back(std::move(st));
   }
-  TaskStream st = new_stream(p.core + " nofuse_noreuse", p.map);
-  std::size_t n = 0;
-  for (const PieceIndex& f : fm)
-    for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
-      auto& cmds = st.pe[n % kPesPerQpe];
+  TaskStream st = new_stream(p.core + " nofuse_noreuse", p.map, p.workers);
+  PePicker pick(p.workers, static_cast<int>(fm.size()));
+  for (std::size_t i = 0; i < fm.size(); ++i)
+    for (int ic = 0; ic < s.c.count(); ++ic) {
+      const PieceIndex& f = fm[i];
+      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
       // the filters (small) first: a PE whose fmap part arrives first can start at once, instead of its
       // filters queueing at the DRAM behind the other PEs' fmap parts (which kept the four PEs in step)
@@ -554,14 +619,15 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   // a stream of its own storing and loading the quantized map, so POOL_n's clocks are its ARM work only)
   for (const Operation* o : p.tail) {
     if (o->kind == PrimitiveKind::Pooling) continue;
-    TaskStream es = new_stream(o->name + " nofuse_noreuse", p.map);
+    TaskStream es = new_stream(o->name + " nofuse_noreuse", p.map, p.workers);
     const bool on_raw = !quantized_before(p, o) && o->kind != PrimitiveKind::Quantization;
     std::vector<const Operation*> ops{o};
     if (o->kind == PrimitiveKind::Quantization && p.pool) ops.push_back(p.pool);
-    n = 0;
-    for (const PieceIndex& f : fm)
-      for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
-        auto& cmds = es.pe[n % kPesPerQpe];
+    PePicker es_pick(p.workers, static_cast<int>(fm.size()));
+    for (std::size_t i = 0; i < fm.size(); ++i)
+      for (int ic = 0; ic < s.c.count(); ++ic) {
+        const PieceIndex& f = fm[i];
+        auto& cmds = es.pe[static_cast<std::size_t>(es_pick.next(static_cast<int>(i)))];
         const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
         const ResultView raw = packed_raw_view(p, cp, cp.task.C);
         if (on_raw || o->kind == PrimitiveKind::Quantization) {
@@ -586,11 +652,13 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
 // fuse_noreuse: piece n to PE n mod 4, every PE on its own.
 TaskStream conv_fuse_noreuse(const ConvPlan& p) {
   const BlockSplit& s = *p.s;
-  TaskStream st = new_stream(p.core + " fuse_noreuse", p.map);
-  std::size_t n = 0;
-  for (const PieceIndex& f : fmap_parts(s))
-    for (int ic = 0; ic < s.c.count(); ++ic, ++n) {
-      auto& cmds = st.pe[n % kPesPerQpe];
+  TaskStream st = new_stream(p.core + " fuse_noreuse", p.map, p.workers);
+  const std::vector<PieceIndex> fm = fmap_parts(s);
+  PePicker pick(p.workers, static_cast<int>(fm.size()));
+  for (std::size_t i = 0; i < fm.size(); ++i)
+    for (int ic = 0; ic < s.c.count(); ++ic) {
+      const PieceIndex& f = fm[i];
+      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
       load_filters(cmds, p, cp);  // first, as in conv_nofuse
       load_ifmap(cmds, p, cp, false, p.core);
@@ -610,7 +678,7 @@ TaskStream conv_fuse_noreuse(const ConvPlan& p) {
 // finish").
 TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
   const BlockSplit& s = *p.s;
-  TaskStream st = new_stream(p.core + " fuse_reuse", p.map);
+  TaskStream st = new_stream(p.core + " fuse_reuse", p.map, p.workers);
   const std::vector<PieceIndex> fm = fmap_parts(s);
   const int nf = static_cast<int>(fm.size()), nc = s.c.count();
   const int fmap_rounds = (nf + 3) / 4, filter_rounds = (nc + 3) / 4;
@@ -659,6 +727,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 
 ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   ConvPlan p;
+  p.workers = workers_of(cfg);
   p.b = &b;
   p.s = &s;
   p.conv = &b.core_op();
@@ -729,20 +798,21 @@ std::vector<TaskStream> pool_streams(const ConvPlan& p, bool nofuse) {
   const BlockSplit& s = *p.s;
   std::vector<TaskStream> out;
   auto for_each_piece = [&](const std::function<void(std::vector<StreamCommand>&, const ConvPiece&)>& f, TaskStream& st) {
-    std::size_t n = 0;
+    PePicker pick(p.workers, s.h.count() * s.w.count());
     for (int ic = 0; ic < s.c.count(); ++ic)
       for (int ih = 0; ih < s.h.count(); ++ih)
-        for (int iw = 0; iw < s.w.count(); ++iw, ++n) f(st.pe[n % kPesPerQpe], pool_piece(p, iw, ih, ic));
+        for (int iw = 0; iw < s.w.count(); ++iw)
+          f(st.pe[static_cast<std::size_t>(pick.next(ih * s.w.count() + iw))], pool_piece(p, iw, ih, ic));
   };
   if (nofuse && p.pad > 0) {
-    TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map);
+    TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map, p.workers);
     for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
       load_ifmap(cmds, p, cp, false, p.padd);
       cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));
     }, st);
     out.push_back(std::move(st));
   }
-  TaskStream st = new_stream(p.core + (nofuse ? " nofuse_noreuse" : " fuse_noreuse"), p.map);
+  TaskStream st = new_stream(p.core + (nofuse ? " nofuse_noreuse" : " fuse_noreuse"), p.map, p.workers);
   for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
     load_ifmap(cmds, p, cp, nofuse && p.pad > 0, p.core);
     pool_and_store(cmds, p, cp);
@@ -785,10 +855,12 @@ struct MmPlan {
   BlockDramMap map;
   std::string core, fce, acti, quan;
   bool relu = true;
+  Workers workers;
 };
 
 MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   MmPlan p;
+  p.workers = workers_of(cfg);
   p.b = &b;
   p.s = &s;
   p.cfg = cfg;
@@ -874,9 +946,10 @@ void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t a
 // adds their partial sums (FCE) in SRAM, then ReLU, quantization and one store.
 TaskStream mm_fuse(const MmPlan& p) {
   const BlockSplit& s = *p.s;
-  TaskStream st = new_stream(p.core + " fuse_noreuse", p.map);
+  TaskStream st = new_stream(p.core + " fuse_noreuse", p.map, p.workers);
+  PePicker pick(p.workers, s.w.count());
   for (int iw = 0; iw < s.w.count(); ++iw) {
-    auto& cmds = st.pe[iw % kPesPerQpe];
+    auto& cmds = st.pe[static_cast<std::size_t>(pick.next(iw))];
     for (int ih = 0; ih < s.h.count(); ++ih) {
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
       mm_load(cmds, p, iw, ih);
@@ -892,11 +965,11 @@ TaskStream mm_fuse(const MmPlan& p) {
 // quantization then run over the sums.
 std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
   const BlockSplit& s = *p.s;
-  TaskStream fc = new_stream(p.core + " nofuse_noreuse", p.map);
-  std::size_t n = 0;
+  TaskStream fc = new_stream(p.core + " nofuse_noreuse", p.map, p.workers);
+  PePicker fc_pick(p.workers, s.w.count());
   for (int iw = 0; iw < s.w.count(); ++iw)
-    for (int ih = 0; ih < s.h.count(); ++ih, ++n) {
-      auto& cmds = fc.pe[n % kPesPerQpe];
+    for (int ih = 0; ih < s.h.count(); ++ih) {
+      auto& cmds = fc.pe[static_cast<std::size_t>(fc_pick.next(iw))];
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
       mm_load(cmds, p, iw, ih);
       cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, p.o_base));
@@ -906,13 +979,14 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
       o.row_bytes = static_cast<std::uint32_t>(mp.task.W_B * 4);
       cmds.push_back(dma(CommandKind::DmaStore, p.core, o));
     }
-  TaskStream fce = new_stream(p.fce + " nofuse_noreuse", p.map);
-  TaskStream act = new_stream(p.acti + " nofuse_noreuse", p.map);
-  TaskStream qua = new_stream(p.quan + " nofuse_noreuse", p.map);
+  TaskStream fce = new_stream(p.fce + " nofuse_noreuse", p.map, p.workers);
+  TaskStream act = new_stream(p.acti + " nofuse_noreuse", p.map, p.workers);
+  TaskStream qua = new_stream(p.quan + " nofuse_noreuse", p.map, p.workers);
+  PePicker fce_pick(p.workers, s.w.count()), act_pick(p.workers, s.w.count()), qua_pick(p.workers, s.w.count());
   for (int iw = 0; iw < s.w.count(); ++iw) {
     const int col0 = s.w.begin(iw), width = s.w.sizes[static_cast<std::size_t>(iw)];
     const std::uint32_t row = static_cast<std::uint32_t>(width * 4);
-    auto& fc_cmds = fce.pe[iw % kPesPerQpe];
+    auto& fc_cmds = fce.pe[static_cast<std::size_t>(fce_pick.next(iw))];
     for (int ih = 0; ih < s.h.count(); ++ih) {
       DmaTransfer in;
       in.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + col0) * 4;
@@ -926,11 +1000,11 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
     sum.dram_addr = p.map.sums + std::uint64_t(col0) * 4;
     sum.row_bytes = row;
     fc_cmds.push_back(dma(CommandKind::DmaStore, p.fce, sum));
-    auto& a = act.pe[iw % kPesPerQpe];
+    auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
     a.push_back(dma(CommandKind::DmaLoad, p.acti, sum));
     a.push_back(arm(p.acti, row_op(ArmOpKind::Relu32, 0, 0, width)));
     a.push_back(dma(CommandKind::DmaStore, p.acti, sum));
-    auto& q = qua.pe[iw % kPesPerQpe];
+    auto& q = qua.pe[static_cast<std::size_t>(qua_pick.next(iw))];
     q.push_back(dma(CommandKind::DmaLoad, p.quan, sum));
     ArmCommand qc = row_op(ArmOpKind::Quantize, 0, 0, width);
     qc.dst_row_stride = static_cast<std::uint32_t>(width);
@@ -968,6 +1042,8 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   }
   if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
+  if (strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1)
+    return no("fuse_reuse on the chip (storage QPEs, data migration: thesis 4.4, Appendix F) is not distributed yet");
   if (const Operation* pool = b.fused_pool()) {
     if (pool->pool != PoolType::Max) return no("average pooling is not distributed yet");
     if (b.core_op().stride != 1) return no("a strided convolution with a fused pooling is not distributed yet");
@@ -984,7 +1060,7 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   return true;
 }
 
-BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
+static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
   std::string why;
   if (!distributable(b, s, strategy, cfg, &why)) throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": " + why);
   BlockStreams r;
@@ -1027,6 +1103,35 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
     r.streams.push_back(conv_fuse_reuse(p, r.reuse));
   }
   return r;
+}
+
+BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
+  BlockStreams r = distribute_streams(b, s, strategy, cfg);
+  const Workers w = workers_of(cfg);
+  for (TaskStream& st : r.streams) use_group_drams(st, w);
+  r.drams = static_cast<int>(w.dram.size());
+  return r;
+}
+
+std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem) {
+  const std::uint64_t lo = bs.map.output, hi = bs.map.output + bs.map.output_bytes;
+  std::vector<std::uint8_t> out(bs.map.output_bytes, 0);
+  for (const TaskStream& st : bs.streams)
+    for (const auto& cmds : st.pe)
+      for (const StreamCommand& c : cmds) {
+        if (c.kind != CommandKind::DmaStore || c.dma.remote.kind != MemoryRef::Kind::Dram) continue;
+        const DmaTransfer& t = c.dma;
+        const std::vector<std::uint8_t>& dram = mem.drams.at(static_cast<std::size_t>(t.remote.index));
+        for (std::uint64_t pl = 0; pl < t.planes; ++pl)
+          for (std::uint64_t r = 0; r < t.rows; ++r) {
+            const std::uint64_t a = t.dram_addr + pl * t.dram_plane_stride + r * t.dram_row_stride;
+            const std::uint64_t from = std::max(a, lo), to = std::min(a + t.row_bytes, hi);
+            if (from < to && to <= dram.size())
+              std::copy(dram.begin() + static_cast<std::ptrdiff_t>(from), dram.begin() + static_cast<std::ptrdiff_t>(to),
+                        out.begin() + static_cast<std::ptrdiff_t>(from - lo));
+          }
+      }
+  return out;
 }
 
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,

@@ -50,8 +50,9 @@ struct BlockStreams {
   Reuse reuse = Reuse::None;
   double fmap_reuse_bytes = 0, filter_reuse_bytes = 0;  // equations 4.2 / 4.3 (fuse_reuse)
   int quant_shift = 0;                  // QUAN's right shift (the thesis gives none; see mapper/README.md)
-  std::vector<TaskStream> streams;      // run in order on the same DRAM; one per primitive op for nofuse
+  std::vector<TaskStream> streams;      // run in order on the same DRAMs; one per primitive op for nofuse
   BlockDramMap map;
+  int drams = 1;  // DRAMs holding a copy of the block's image (BlockDramMap), each serving its PEs
 };
 
 // Throws std::invalid_argument if the strategy does not apply to the block (fuse_reuse of an MM block)
@@ -64,6 +65,10 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
 // The block's input and weights drawn from `seed`, placed in a DRAM image of map.total bytes.
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
                                            const HwConfig& cfg, std::uint64_t seed);
+// The block's int8 output as the streams left it: every byte of the output region from the DRAM the last
+// store that wrote it went to (each DRAM holds the outputs of its own PEs). Bytes no store wrote are 0.
+std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem);
+
 // The block's int8 result computed from the image's input and weights with the golden kernels, as the
 // output region holds it.
 std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
