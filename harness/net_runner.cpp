@@ -114,6 +114,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     BackendRun m;
     SystemMemory dram, timed;  // a copy of the block's image in each DRAM
     dram.drams.assign(cfg.chip.drams.size(), image);
+    // storage PEs start empty and are read back (the block's output stays in them)
+    for (int pe : bs.storage_pes) dram.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
     timed = dram;
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];

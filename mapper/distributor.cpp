@@ -721,6 +721,251 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// fuse_reuse on the chip (thesis 4.4, Appendices D, E, F): the storage QPEs keep the results, the 32
+// computation QPEs (128 PEs) keep the input parts, and the filter parts migrate through the NoC.
+//
+// The computation QPEs form a ring (ChipShape::double_qpe_blocks in order; each QPE's successor is its
+// neighbour). A round holds up to 128 input parts and up to 4 x (ring length) filter parts:
+//  - Filters: the G groups of 4 filter parts (G a power of two dividing the ring's length) sit on the ring
+//    in turn, group a mod G on ring QPE a, part 4g + z on its PE z: the positions below G load theirs
+//    from their double QPE block's DRAM, the others get a copy from the first (the "filling process",
+//    Appendix E).
+//  - Inputs: each input part sits on m PEs (m a power of two, as many copies as the 128 PEs allow, at
+//    most G), the copies S = G/m ring QPEs apart, so that in S steps the copies see disjoint halves,
+//    quarters... of the G groups (Appendix D; the first copy loads its part from its DRAM, the others get
+//    it from the first through the NoC).
+//  - Step t (of S): every PE computes its input part with the 4 filter parts of its QPE, one after the
+//    other, reading them as operand A from its QPE's PEs (operand-A source shift 0..3: "inside QPE" reuse),
+//    and stores each result into the storage QPEs (or, if the block's output does not fit there, into its
+//    DRAM); meanwhile (async) it pushes its filter part into the other filter buffer of the same PE of the
+//    next ring QPE (the migration "inside QPE block" and on between QPE blocks and double QPE blocks); then
+//    every computation PE meets the others (Figure 4.20: the PEs work and idle together).
+struct ChipReusePlan {
+  std::vector<int> ring;  // computation QPEs in ring order
+  std::vector<int> ring_dram;
+  std::vector<int> storage_pes;
+  std::uint32_t a2_base = 0;   // the second filter buffer (thesis 5.5: room for migrating filters)
+  std::uint64_t filter_part_bytes = 0;
+};
+
+// Why the chip's reuse distribution cannot run the block, or "".
+std::string chip_reuse_refusal(const BlockSplit& s, const HwConfig& cfg) {
+  if (cfg.chip.double_qpe_blocks.empty()) return "the chip has no storage QPEs (double QPE blocks) for data reuse";
+  const int ring = static_cast<int>(cfg.chip.double_qpe_blocks.size()) * 8;
+  const int f = s.c.count();
+  if (f % kPesPerQpe != 0 || (f & (f - 1)) != 0)
+    return "fuse_reuse on the chip needs 2^n filter parts, n >= 2 (thesis 4.4); the split has " + std::to_string(f);
+  const int g = f / kPesPerQpe;
+  if (g < ring ? ring % g != 0 : g % ring != 0)
+    return "the filter groups (" + std::to_string(g) + ") do not tile the ring of " + std::to_string(ring) + " QPEs";
+  return "";
+}
+
+ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
+  ChipReusePlan r;
+  const ChipShape& chip = p.cfg.chip;
+  for (const DoubleQpeBlock& db : chip.double_qpe_blocks) {
+    for (const auto& block : db.qpe_blocks)
+      for (QpeCoord q : block) {
+        r.ring.push_back(chip.qpe_index(q));
+        r.ring_dram.push_back(db.dram);
+      }
+    for (int z = 0; z < kPesPerQpe; ++z) r.storage_pes.push_back(chip.qpe_index(db.storage_qpe) * kPesPerQpe + z);
+  }
+  const int rows = p.cfg.mac_rows;
+  const int per_part = p.s->c.sizes.front();
+  r.filter_part_bytes = std::uint64_t((per_part + rows - 1) / rows) * p.dram_group_stride;
+  const bool residual = find_op(*p.b, PrimitiveKind::ElementwiseAdd) != nullptr;
+  std::uint32_t end = p.sc_base;
+  if (residual) {
+    std::uint32_t sc = 0;
+    for (int iw = 0; iw < p.s->w.count(); ++iw)
+      for (int ih = 0; ih < p.s->h.count(); ++ih) {
+        const ConvPiece cp = conv_piece(*p.b, *p.s, iw, ih, 0, 0);
+        sc = std::max(sc, static_cast<std::uint32_t>(cp.task.C * cp.out_w * cp.out_h));
+      }
+    end += sc;
+  }
+  r.a2_base = static_cast<std::uint32_t>(align_up(end, 16));
+  if (r.a2_base + r.filter_part_bytes > static_cast<std::uint64_t>(p.cfg.sram_bytes))
+    throw std::invalid_argument(p.core + ": no room for a second filter buffer (" + std::to_string(r.filter_part_bytes) +
+                                " bytes after " + std::to_string(r.a2_base) + " in " + std::to_string(p.cfg.sram_bytes) + ")");
+  return r;
+}
+
+// A store of the block's int8 result (a transfer into the output region) into the storage PEs' SRAM:
+// as whole as each storage PE's chunk allows (the whole transfer, else per plane, else per row).
+void store_to_storage(std::vector<StreamCommand>& out, const ConvPlan& p, const DmaTransfer& t, const std::vector<int>& pes,
+                      std::uint64_t chunk) {
+  const auto place = [&](const DmaTransfer& x) {
+    const std::uint64_t lo = x.dram_addr - p.map.output;
+    const std::uint64_t last = lo + (std::uint64_t(x.planes) - 1) * x.dram_plane_stride +
+                               (std::uint64_t(x.rows) - 1) * x.dram_row_stride + x.row_bytes - 1;
+    if (lo / chunk != last / chunk) return false;
+    DmaTransfer y = x;
+    y.remote = {MemoryRef::Kind::Sram, pes[static_cast<std::size_t>(lo / chunk)]};
+    y.dram_addr = lo % chunk;
+    out.push_back(dma(CommandKind::DmaStore, p.core, y));
+    return true;
+  };
+  if (place(t)) return;
+  for (std::uint32_t pl = 0; pl < t.planes; ++pl) {
+    DmaTransfer plane = t;
+    plane.planes = 1;
+    plane.dram_addr += pl * t.dram_plane_stride;
+    plane.sram_addr += pl * t.sram_plane_stride;
+    if (place(plane)) continue;
+    for (std::uint32_t r = 0; r < t.rows; ++r) {
+      std::uint64_t off = plane.dram_addr + r * t.dram_row_stride - p.map.output;
+      std::uint32_t sram = plane.sram_addr + r * t.sram_row_stride, left = t.row_bytes;
+      while (left > 0) {
+        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, chunk - off % chunk));
+        DmaTransfer y;
+        y.remote = {MemoryRef::Kind::Sram, pes[static_cast<std::size_t>(off / chunk)]};
+        y.dram_addr = off % chunk;
+        y.sram_addr = sram;
+        y.row_bytes = n;
+        out.push_back(dma(CommandKind::DmaStore, p.core, y));
+        off += n;
+        sram += n;
+        left -= n;
+      }
+    }
+  }
+}
+
+TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
+  const BlockSplit& s = *p.s;
+  const ChipReusePlan r = chip_reuse_plan(p);
+  TaskStream st = new_stream(p.core + " fuse_reuse", p.map, p.workers);
+  const int Q = static_cast<int>(r.ring.size()), slots = Q * kPesPerQpe;
+  auto pe_at = [&](int a, int z) { return r.ring[static_cast<std::size_t>(a % Q)] * kPesPerQpe + z; };
+  // every computation PE meets the others through the host
+  st.sync_groups.emplace_back();
+  for (int a = 0; a < Q; ++a)
+    for (int z = 0; z < kPesPerQpe; ++z) st.sync_groups[0].push_back(pe_at(a, z));
+  std::sort(st.sync_groups[0].begin(), st.sync_groups[0].end());
+  // the output in the storage QPEs if it fits their MLA budget (as the thesis's simulator decides), else in DRAM
+  const std::uint64_t budget = std::uint64_t(r.storage_pes.size()) * static_cast<std::uint64_t>(p.cfg.sram_mla_budget_bytes);
+  const bool in_storage = p.map.output_bytes <= budget;
+  const std::uint64_t chunk = align_up((p.map.output_bytes + r.storage_pes.size() - 1) / r.storage_pes.size(), 16);
+  if (in_storage) {
+    bs.storage_pes = r.storage_pes;
+    bs.storage_chunk_bytes = chunk;
+  }
+  ConvPlan buffer[2] = {p, p};
+  buffer[1].a_base = r.a2_base;
+  const std::vector<PieceIndex> fm = fmap_parts(s);
+  const int P = static_cast<int>(fm.size()), F = s.c.count(), G = F / kPesPerQpe;
+  const int Gr = std::min(G, Q);  // filter groups per round
+  for (int f0 = 0; f0 < P; f0 += slots) {
+    const int Pr = std::min(slots, P - f0);
+    for (int g0 = 0; g0 < G; g0 += Gr) {
+      int m = 1;
+      while (m * 2 <= Gr && Pr * m * 2 <= slots) m *= 2;
+      const int S = Gr / m;
+      // the input part each PE holds (-1: none), and which copies each first copy sends its part to
+      std::vector<int> part_of(static_cast<std::size_t>(slots), -1);
+      std::vector<std::vector<int>> copies_of(static_cast<std::size_t>(slots));
+      std::vector<char> is_copy(static_cast<std::size_t>(slots), 0);
+      // the blocks of Gr ring QPEs the parts need, spread evenly over the ring (and so over the double QPE
+      // blocks and their DRAMs)
+      const int blocks = Q / Gr, used = (Pr + kPesPerQpe * S - 1) / (kPesPerQpe * S);
+      for (int f = 0; f < Pr; ++f) {
+        const int z = f % kPesPerQpe, rr = (f / kPesPerQpe) % S, b = f / (kPesPerQpe * S) * blocks / used;
+        for (int k = 0; k < m; ++k) {
+          const int a = b * Gr + rr + k * S;
+          part_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = f0 + f;
+          if (k > 0) {
+            copies_of[static_cast<std::size_t>((b * Gr + rr) * kPesPerQpe + z)].push_back(pe_at(a, z));
+            is_copy[static_cast<std::size_t>(a * kPesPerQpe + z)] = 1;
+          }
+        }
+      }
+      // load: filters (positions below Gr from DRAM, then to their copies), then the input parts
+      for (int a = 0; a < Q; ++a)
+        for (int z = 0; z < kPesPerQpe; ++z) {
+          auto& cmds = st.pe[static_cast<std::size_t>(pe_at(a, z))];
+          const int part = (g0 + a % Gr) * kPesPerQpe + z;
+          if (a < Gr) {
+            load_filters(cmds, buffer[0], conv_piece(*p.b, s, 0, 0, part, 0));
+            for (int c = a + Gr; c < Q; c += Gr) {
+              DmaTransfer t;
+              t.remote = {MemoryRef::Kind::Sram, pe_at(c, z)};
+              t.dram_addr = p.a_base;
+              t.sram_addr = p.a_base;
+              t.row_bytes = static_cast<std::uint32_t>(r.filter_part_bytes);
+              cmds.push_back(dma(CommandKind::DmaStore, p.core, t));
+            }
+          }
+          const int f = part_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
+          const auto& copies = copies_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
+          if (f >= 0 && !is_copy[static_cast<std::size_t>(a * kPesPerQpe + z)]) {
+            // a first copy: from the DRAM, then to the other copies
+            const ConvPiece cp = conv_piece(*p.b, s, fm[static_cast<std::size_t>(f)].iw, fm[static_cast<std::size_t>(f)].ih, 0, 0);
+            load_ifmap(cmds, p, cp, false, p.core);
+            const SramLayout l = sram_layout(window_task(p, cp), p.cfg);
+            for (int dst : copies) {
+              DmaTransfer t;
+              t.remote = {MemoryRef::Kind::Sram, dst};
+              t.dram_addr = l.b_base;
+              t.sram_addr = l.b_base;
+              t.row_bytes = l.b_bytes;
+              cmds.push_back(dma(CommandKind::DmaStore, p.core, t));
+            }
+          }
+          cmds.push_back(sync());
+        }
+      for (int t = 0; t < S; ++t) {
+        const ConvPlan& cur = buffer[t % 2];
+        for (int a = 0; a < Q; ++a)
+          for (int z = 0; z < kPesPerQpe; ++z) {
+            auto& cmds = st.pe[static_cast<std::size_t>(pe_at(a, z))];
+            if (t + 1 < S) {
+              // the filter part on to the same PE of the next ring QPE, into the buffer it reads next step
+              DmaTransfer mig;
+              mig.remote = {MemoryRef::Kind::Sram, pe_at(a + 1, z)};
+              mig.dram_addr = buffer[(t + 1) % 2].a_base;
+              mig.sram_addr = cur.a_base;
+              mig.row_bytes = static_cast<std::uint32_t>(r.filter_part_bytes);
+              StreamCommand c = dma(CommandKind::DmaStore, p.core, mig);
+              c.async = true;
+              cmds.push_back(c);
+            }
+            const int f = part_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
+            if (f >= 0) {
+              const PieceIndex& fi = fm[static_cast<std::size_t>(f)];
+              // ring QPE a holds, at step t, the group that started t QPEs before it
+              const int group = g0 + ((a - t) % Gr + Gr) % Gr;
+              for (int k = 0; k < kPesPerQpe; ++k) {
+                const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, group * kPesPerQpe + (z + k) % kPesPerQpe, 0);
+                run_mla(cmds, cur, cp, cp.task.C, k, p.o_base);
+                const ResultView v = result_view(p, cp, cp.task.C);
+                element_wise(cmds, p, cp, v, p.o_base, p.sc_base, p.tail);
+                const DmaTransfer o = int8_results(p, cp, v, p.map.output, p.o_base);
+                if (in_storage) store_to_storage(cmds, p, o, r.storage_pes, chunk);
+                else cmds.push_back(dma(CommandKind::DmaStore, p.core, o));
+              }
+            }
+            StreamCommand wait;
+            wait.kind = CommandKind::WaitDma;
+            wait.operation = p.core;
+            cmds.push_back(wait);
+            cmds.push_back(sync());
+          }
+      }
+    }
+  }
+  // every DRAM transfer goes to the PE's double QPE block's DRAM
+  for (int a = 0; a < Q; ++a)
+    for (int z = 0; z < kPesPerQpe; ++z)
+      for (StreamCommand& c : st.pe[static_cast<std::size_t>(pe_at(a, z))])
+        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Dram)
+          c.dma.remote.index = r.ring_dram[static_cast<std::size_t>(a)];
+  return st;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Pooling blocks (thesis 4.1: a pooling whose stride differs from its window): the ARM pools each piece
 // (a window of some channels) in its PE's SRAM. The window is loaded as a convolution's operand B is, so
 // a ConvPlan describes the input; the piece's channels are its "input channels" (d0, D).
@@ -1042,8 +1287,10 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   }
   if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
-  if (strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1)
-    return no("fuse_reuse on the chip (storage QPEs, data migration: thesis 4.4, Appendix F) is not distributed yet");
+  if (strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1) {
+    const std::string refusal = chip_reuse_refusal(s, cfg);
+    if (!refusal.empty()) return no(refusal);
+  }
   if (const Operation* pool = b.fused_pool()) {
     if (pool->pool != PoolType::Max) return no("average pooling is not distributed yet");
     if (b.core_op().stride != 1) return no("a strided convolution with a fused pooling is not distributed yet");
@@ -1088,6 +1335,9 @@ static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit
     r.streams = conv_nofuse(p);
   } else if (strategy == Strategy::FuseNoreuse) {
     r.streams.push_back(conv_fuse_noreuse(p));
+  } else if (cfg.chip.qpes() > 1) {
+    r.reuse = Reuse::Ifmap;  // the only reuse on the chip (thesis 4.4)
+    r.streams.push_back(conv_fuse_reuse_chip(p, r));
   } else {
     // equations 4.2 / 4.3 with the sizes of all parts (the thesis's "size of the split feature map" read
     // as the total over the parts, the only reading under which the comparison means anything)
@@ -1108,7 +1358,9 @@ static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit
 BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
   BlockStreams r = distribute_streams(b, s, strategy, cfg);
   const Workers w = workers_of(cfg);
-  for (TaskStream& st : r.streams) use_group_drams(st, w);
+  // (the chip's reuse streams name their double QPE blocks' DRAMs themselves)
+  if (!(strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1))
+    for (TaskStream& st : r.streams) use_group_drams(st, w);
   r.drams = static_cast<int>(w.dram.size());
   return r;
 }
@@ -1116,6 +1368,14 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
 std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem) {
   const std::uint64_t lo = bs.map.output, hi = bs.map.output + bs.map.output_bytes;
   std::vector<std::uint8_t> out(bs.map.output_bytes, 0);
+  if (!bs.storage_pes.empty()) {
+    for (std::uint64_t o = 0; o < bs.map.output_bytes; ++o) {
+      const auto it = mem.sram.find(bs.storage_pes[static_cast<std::size_t>(o / bs.storage_chunk_bytes)]);
+      if (it != mem.sram.end() && o % bs.storage_chunk_bytes < it->second.size())
+        out[static_cast<std::size_t>(o)] = it->second[static_cast<std::size_t>(o % bs.storage_chunk_bytes)];
+    }
+    return out;
+  }
   for (const TaskStream& st : bs.streams)
     for (const auto& cmds : st.pe)
       for (const StreamCommand& c : cmds) {

@@ -53,6 +53,11 @@ struct BlockStreams {
   std::vector<TaskStream> streams;      // run in order on the same DRAMs; one per primitive op for nofuse
   BlockDramMap map;
   int drams = 1;  // DRAMs holding a copy of the block's image (BlockDramMap), each serving its PEs
+  // Chip fuse_reuse: the block's output kept in the storage QPEs' SRAM (thesis 4.4) when it fits: output
+  // byte o (of the output region) at address o % storage_chunk_bytes of PE storage_pes[o / chunk]. Empty:
+  // the output is in DRAM.
+  std::vector<int> storage_pes;
+  std::uint64_t storage_chunk_bytes = 0;
 };
 
 // Throws std::invalid_argument if the strategy does not apply to the block (fuse_reuse of an MM block)

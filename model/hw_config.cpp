@@ -15,12 +15,15 @@ ChipShape prototype_chip() {
   // the edge router of the requesting QPE's row)
   c.drams = {{{{0, 0}, {0, 1}, {0, 2}}}, {{{5, 0}, {5, 1}, {5, 2}}}, {{{0, 3}, {0, 4}, {0, 5}}}, {{{5, 3}, {5, 4}, {5, 5}}}};
   c.host_agents = {{2, 2}, {3, 2}, {2, 3}, {3, 3}};
-  // thesis 4.4, Figure 4.16: a pinwheel of double QPE blocks around the four centre (storage) QPEs
+  // thesis 4.4, Figure 4.16: the four centre QPEs store results; the 32 around them form four double QPE
+  // blocks, each with a DRAM and a storage QPE. Listed in the order of the ring the data reuse strategy
+  // migrates filters along (double QPE blocks, their QPE blocks, their QPEs in turn): every QPE's
+  // successor is its mesh neighbour, the last QPE's is the first.
   c.double_qpe_blocks = {
-      {0, {2, 3}, {{{1, 0}, {1, 1}, {0, 0}, {0, 1}}, {{0, 2}, {1, 2}, {0, 3}, {1, 3}}}},
-      {1, {2, 2}, {{{5, 1}, {4, 1}, {5, 0}, {4, 0}}, {{3, 0}, {3, 1}, {2, 0}, {2, 1}}}},
-      {2, {3, 3}, {{{0, 4}, {1, 4}, {0, 5}, {1, 5}}, {{2, 5}, {2, 4}, {3, 5}, {3, 4}}}},
-      {3, {3, 2}, {{{4, 5}, {4, 4}, {5, 5}, {5, 4}}, {{5, 3}, {4, 3}, {5, 2}, {4, 2}}}},
+      {0, {2, 2}, {{{0, 1}, {0, 0}, {1, 0}, {1, 1}}, {{2, 1}, {2, 0}, {3, 0}, {3, 1}}}},
+      {1, {3, 2}, {{{4, 1}, {4, 0}, {5, 0}, {5, 1}}, {{5, 2}, {4, 2}, {4, 3}, {5, 3}}}},
+      {3, {3, 3}, {{{5, 4}, {5, 5}, {4, 5}, {4, 4}}, {{3, 4}, {3, 5}, {2, 5}, {2, 4}}}},
+      {2, {2, 3}, {{{1, 4}, {1, 5}, {0, 5}, {0, 4}}, {{0, 3}, {1, 3}, {1, 2}, {0, 2}}}},
   };
   return c;
 }
