@@ -70,6 +70,7 @@ struct BlockRun {
   std::optional<double> delta;  // equation 5.1, core operation, ARM free
   std::string status;           // with both backends: pass, deviation, mismatch, hang
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
+  std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
   bool ok() const {
     return (!model || (model->completed && model->data_match)) && (!rtl || (rtl->completed && rtl->data_match));
   }
@@ -134,6 +135,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       if (is_core(row)) m.core_cycles = row.cycles;
       if (i == core_index) model_core = free_arm;
     }
+    r.model_core = model_core;
     m.first_difference = first_difference(golden, bs, dram);
     if (m.first_difference.empty()) m.first_difference = first_difference(golden, bs, timed);
     m.data_match = m.first_difference.empty();
@@ -187,6 +189,54 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
 std::string pct(double v) { return fmt::format("{:+.1f}%", 100.0 * v); }
 
 bool target_is_chip(const RunNetRequest& req) { return req.target == "s2"; }
+
+std::string qpe_name(const HwConfig& cfg, int q) {
+  const QpeCoord c = cfg.chip.qpe_coord(q);
+  return fmt::format("QPE({},{})", c.x, c.y);
+}
+
+// Where the core stream's time went: the shares of the PEs' clocks (PEs with work, from the host's start
+// to the stream's end) and the busiest link and DRAM.
+nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
+  nlohmann::json j;
+  const double total = double(r.cycles) * double(std::max<std::uint64_t>(r.active_pes, 1));
+  double accounted = 0;
+  for (std::size_t k = 0; k < r.pe_time.size(); ++k) {
+    j["shares"][to_string(static_cast<PeTime>(k))] = double(r.pe_time[k]) / total;
+    accounted += double(r.pe_time[k]);
+  }
+  j["shares"]["other"] = 1.0 - accounted / total;
+  j["pes"] = r.active_pes;
+  if (r.busiest_link_from >= 0)
+    j["busiest_link"] = {{"from", qpe_name(cfg, r.busiest_link_from)},
+                         {"to", qpe_name(cfg, r.busiest_link_to)},
+                         {"packets", r.busiest_link_packets},
+                         {"packets_per_cycle", double(r.busiest_link_packets) / double(std::max<std::uint64_t>(r.cycles, 1))}};
+  std::size_t d = 0;
+  for (std::size_t i = 1; i < r.dram_busy_cycles.size(); ++i)
+    if (r.dram_busy_cycles[i] > r.dram_busy_cycles[d]) d = i;
+  if (!r.dram_busy_cycles.empty())
+    j["busiest_dram"] = {{"dram", d},
+                         {"busy_cycles", r.dram_busy_cycles[d]},
+                         {"busy_share", double(r.dram_busy_cycles[d]) / double(std::max<std::uint64_t>(r.cycles, 1))}};
+  return j;
+}
+
+std::string describe_time(const nlohmann::json& t) {
+  std::string s = fmt::format("{} PEs' clocks: MLA {:.0f}%, DRAM {:.0f}%, NoC {:.0f}%, sync {:.0f}%, ARM {:.0f}%, other {:.0f}%",
+                              t["pes"].get<std::uint64_t>(), 100 * t["shares"]["mla"].get<double>(),
+                              100 * t["shares"]["dram"].get<double>(), 100 * t["shares"]["noc"].get<double>(),
+                              100 * t["shares"]["sync"].get<double>(), 100 * t["shares"]["arm"].get<double>(),
+                              100 * t["shares"]["other"].get<double>());
+  if (t.contains("busiest_dram"))
+    s += fmt::format("; busiest DRAM {} ({:.0f}% busy)", t["busiest_dram"]["dram"].get<std::size_t>(),
+                     100 * t["busiest_dram"]["busy_share"].get<double>());
+  if (t.contains("busiest_link"))
+    s += fmt::format("; busiest link {} -> {} ({} packets, {:.2f} per clock)", t["busiest_link"]["from"].get<std::string>(),
+                     t["busiest_link"]["to"].get<std::string>(), t["busiest_link"]["packets"].get<std::uint64_t>(),
+                     t["busiest_link"]["packets_per_cycle"].get<double>());
+  return s;
+}
 
 }  // namespace
 
@@ -299,6 +349,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            mapper::to_string(r.strategy), mapper::to_string(r.reuse), row.operation, num(row.cycles),
                            num(row.cycles_arm_timed), num(row.arm_cycles), row.dram_ops, row.mla_tasks, rtl_cells, data);
       }
+      if (r.model_core)
+        out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, mapper::to_string(r.strategy), r.model_core->cycles,
+                           describe_time(time_report(*r.model_core, cfg)));
       if (!r.status.empty())
         out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
                            mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,
@@ -422,6 +475,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         o["model_data_match"] = r.model->data_match;
         o["model_wall_s"] = r.model->wall_s;
       }
+      if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
       if (r.rtl) {
         o["rtl_cycles"] = r.rtl->core_cycles;
         o["rtl_block_cycles"] = r.rtl->block_cycles;

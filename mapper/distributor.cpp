@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <stdexcept>
 
 #include "model/golden.h"
@@ -866,8 +867,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
       const int S = Gr / m;
       // the input part each PE holds (-1: none), and which copies each first copy sends its part to
       std::vector<int> part_of(static_cast<std::size_t>(slots), -1);
-      std::vector<std::vector<int>> copies_of(static_cast<std::size_t>(slots));
-      std::vector<char> is_copy(static_cast<std::size_t>(slots), 0);
+
       // the blocks of Gr ring QPEs the parts need, spread evenly over the ring (and so over the double QPE
       // blocks and their DRAMs)
       const int blocks = Q / Gr, used = (Pr + kPesPerQpe * S - 1) / (kPesPerQpe * S);
@@ -876,46 +876,54 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
         for (int k = 0; k < m; ++k) {
           const int a = b * Gr + rr + k * S;
           part_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = f0 + f;
-          if (k > 0) {
-            copies_of[static_cast<std::size_t>((b * Gr + rr) * kPesPerQpe + z)].push_back(pe_at(a, z));
-            is_copy[static_cast<std::size_t>(a * kPesPerQpe + z)] = 1;
-          }
         }
       }
-      // load: filters (positions below Gr from DRAM, then to their copies), then the input parts
+      // load (thesis 4.4: each double QPE block loads from its own DRAM, independently of the others): every
+      // filter part and every input part a double QPE block holds comes once from its DRAM, into the first
+      // of its PEs that holds it, and spreads to the block's other holders through the NoC as a binary
+      // tree (level l: holder j sends to holder j + 2^l; every computation PE meets the others between
+      // levels), so that no PE sends more than log2 of the copies
+      const int segment = Q / static_cast<int>(p.cfg.chip.double_qpe_blocks.size());  // ring QPEs per double QPE block
+      struct Copies {
+        std::vector<int> pes;  // holders in one double QPE block, the one loading from DRAM first
+        std::uint32_t addr = 0, bytes = 0;
+      };
+      std::vector<Copies> trees;
+      std::map<std::pair<int, int>, std::size_t> tree_of;  // (double QPE block, filter part or -1 - input part)
+      auto hold = [&](int a, int z, int what, std::uint32_t addr, std::uint32_t bytes) {
+        auto [it, fresh] = tree_of.emplace(std::make_pair(a / segment, what), trees.size());
+        if (fresh) trees.push_back({{}, addr, bytes});
+        trees[it->second].pes.push_back(pe_at(a, z));
+        return fresh;
+      };
       for (int a = 0; a < Q; ++a)
         for (int z = 0; z < kPesPerQpe; ++z) {
           auto& cmds = st.pe[static_cast<std::size_t>(pe_at(a, z))];
           const int part = (g0 + a % Gr) * kPesPerQpe + z;
-          if (a < Gr) {
+          if (hold(a, z, part, p.a_base, static_cast<std::uint32_t>(r.filter_part_bytes)))
             load_filters(cmds, buffer[0], conv_piece(*p.b, s, 0, 0, part, 0));
-            for (int c = a + Gr; c < Q; c += Gr) {
-              DmaTransfer t;
-              t.remote = {MemoryRef::Kind::Sram, pe_at(c, z)};
-              t.dram_addr = p.a_base;
-              t.sram_addr = p.a_base;
-              t.row_bytes = static_cast<std::uint32_t>(r.filter_part_bytes);
-              cmds.push_back(dma(CommandKind::DmaStore, p.core, t));
-            }
-          }
           const int f = part_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
-          const auto& copies = copies_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
-          if (f >= 0 && !is_copy[static_cast<std::size_t>(a * kPesPerQpe + z)]) {
-            // a first copy: from the DRAM, then to the other copies
-            const ConvPiece cp = conv_piece(*p.b, s, fm[static_cast<std::size_t>(f)].iw, fm[static_cast<std::size_t>(f)].ih, 0, 0);
-            load_ifmap(cmds, p, cp, false, p.core);
-            const SramLayout l = sram_layout(window_task(p, cp), p.cfg);
-            for (int dst : copies) {
-              DmaTransfer t;
-              t.remote = {MemoryRef::Kind::Sram, dst};
-              t.dram_addr = l.b_base;
-              t.sram_addr = l.b_base;
-              t.row_bytes = l.b_bytes;
-              cmds.push_back(dma(CommandKind::DmaStore, p.core, t));
-            }
-          }
-          cmds.push_back(sync());
+          if (f < 0) continue;
+          const PieceIndex& fi = fm[static_cast<std::size_t>(f)];
+          const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, 0, 0);
+          const SramLayout l = sram_layout(window_task(p, cp), p.cfg);
+          if (hold(a, z, -1 - f, l.b_base, l.b_bytes)) load_ifmap(cmds, p, cp, false, p.core);
         }
+      std::size_t most = 1;
+      for (const Copies& c : trees) most = std::max(most, c.pes.size());
+      for (std::size_t level = 1; level < most; level *= 2) {
+        for (int pe : st.sync_groups[0]) st.pe[static_cast<std::size_t>(pe)].push_back(sync());
+        for (const Copies& c : trees)
+          for (std::size_t j = 0; j < level && j + level < c.pes.size(); ++j) {
+            DmaTransfer t;
+            t.remote = {MemoryRef::Kind::Sram, c.pes[j + level]};
+            t.dram_addr = c.addr;
+            t.sram_addr = c.addr;
+            t.row_bytes = c.bytes;
+            st.pe[static_cast<std::size_t>(c.pes[j])].push_back(dma(CommandKind::DmaStore, p.core, t));
+          }
+      }
+      for (int pe : st.sync_groups[0]) st.pe[static_cast<std::size_t>(pe)].push_back(sync());
       for (int t = 0; t < S; ++t) {
         const ConvPlan& cur = buffer[t % 2];
         for (int a = 0; a < Q; ++a)

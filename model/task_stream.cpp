@@ -21,6 +21,18 @@ const char* to_string(ArmOpKind k) {
   return "?";
 }
 
+const char* to_string(PeTime t) {
+  switch (t) {
+    case PeTime::Mla: return "mla";
+    case PeTime::Dram: return "dram";
+    case PeTime::Noc: return "noc";
+    case PeTime::Sync: return "sync";
+    case PeTime::Arm: return "arm";
+    case PeTime::kCount: break;
+  }
+  return "?";
+}
+
 const char* to_string(CommandKind k) {
   switch (k) {
     case CommandKind::DmaLoad: return "dma_load";

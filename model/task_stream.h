@@ -109,6 +109,11 @@ struct StreamRunOptions {
   std::uint64_t watchdog_cycles = 0;  // RTL: give up after this many PE clocks (0 = no limit)
 };
 
+// Where a PE's time goes (PE clocks its ARM spent): waiting for its MLA, for DMA transfers with a DRAM, for
+// DMA transfers between PEs' SRAMs over the NoC, at Syncs for other PEs, on element-wise operations.
+enum class PeTime { Mla, Dram, Noc, Sync, Arm, kCount };
+const char* to_string(PeTime t);  // "mla", "dram", "noc", "sync", "arm"
+
 struct StreamResult {
   bool completed = false;
   std::string stalled;       // if not completed: what each PE was waiting for when the watchdog fired
@@ -120,6 +125,14 @@ struct StreamResult {
   std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
   std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
   std::uint64_t mla_tasks = 0;
+  // model: PE clocks by PeTime, summed over the PEs with commands (the rest of their time: the host's
+  // hand-over, and waiting for the last PE after their own end)
+  std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)> pe_time{};
+  std::uint64_t active_pes = 0;
+  std::vector<std::uint64_t> dram_busy_cycles;  // model: per DRAM, clocks it served requests
+  // model: the mesh link that carried the most packets (-1: no packet left its QPE)
+  int busiest_link_from = -1, busiest_link_to = -1;
+  std::uint64_t busiest_link_packets = 0;
 };
 
 // The memories a system's run starts from and leaves: its DRAMs (each resized to the stream's dram_bytes),

@@ -141,10 +141,18 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     for (std::uint64_t c : a.command_end_cycles()) r.command_end_cycle[static_cast<std::size_t>(p)].push_back(c - start_cycle);
     r.arm_cycles += a.arm_cycles();
     for (const StreamCommand& c : s.pe[static_cast<std::size_t>(p)]) r.mla_tasks += c.kind == CommandKind::Mla;
+    if (s.pe[static_cast<std::size_t>(p)].empty()) continue;
+    ++r.active_pes;
+    for (std::size_t k = 0; k < r.pe_time.size(); ++k) r.pe_time[k] += a.time()[k];
   }
+  const Noc::BusiestLink link = noc_.busiest_link();
+  r.busiest_link_from = link.from;
+  r.busiest_link_to = link.to;
+  r.busiest_link_packets = link.packets;
   r.cycles = end_cycle - start_cycle;
   for (std::size_t d = 0; d < n_drams; ++d) {
     r.dram_ops += dram(static_cast<int>(d)).ops_served();
+    r.dram_busy_cycles.push_back(dram(static_cast<int>(d)).busy_cycles());
     mem.drams[d] = dram(static_cast<int>(d)).contents();
   }
   for (auto& [p, image] : mem.sram) image = chip_pe(p).sram.bytes();

@@ -47,7 +47,11 @@ void ArmCore::run() {
     const HwConfig& cfg = system_->config();
     auto cycle_now = [&] { return static_cast<std::uint64_t>(std::llround(sc_core::sc_time_stamp() / clk)); };
     std::map<int, std::size_t> syncs;  // Syncs met so far, per group
+    time_.fill(0);
+    // charges the clocks since `from` to `t`
+    auto charge = [&](PeTime t, std::uint64_t from) { time_[static_cast<std::size_t>(t)] += cycle_now() - from; };
     for (const StreamCommand& c : *commands_) {
+      const std::uint64_t began = cycle_now();
       switch (c.kind) {
         case CommandKind::DmaLoad:
         case CommandKind::DmaStore: {
@@ -55,9 +59,13 @@ void ArmCore::run() {
           // clock after the last
           const bool store = c.kind == CommandKind::DmaStore;
           wait_dma_idle();
+          charge(dma_kind_, began);
+          const std::uint64_t programmed = cycle_now();
+          dma_kind_ = c.dma.remote.kind == MemoryRef::Kind::Dram ? PeTime::Dram : PeTime::Noc;
           sc_core::wait(clk * static_cast<double>(dma_register_writes(c.dma, store).size()));
           dma_.start(c.dma, !store);
           if (!c.async) wait_dma_idle();
+          charge(dma_kind_, programmed);
           break;
         }
         case CommandKind::Mla: {
@@ -70,24 +78,39 @@ void ArmCore::run() {
           mla_.start(regs, cycle_now() + 2);
           if (!c.async) wait_mla_idle();
           else sc_core::wait(clk);  // the START write's clock
+          charge(PeTime::Mla, began);
           break;
         }
-        case CommandKind::WaitDma: wait_dma_idle(); break;
-        case CommandKind::WaitMla: wait_mla_idle(); break;
+        case CommandKind::WaitDma:
+          wait_dma_idle();
+          charge(dma_kind_, began);
+          break;
+        case CommandKind::WaitMla:
+          wait_mla_idle();
+          charge(PeTime::Mla, began);
+          break;
         case CommandKind::Arm: {
           const std::uint64_t n = arm_op_cycles(c.arm, cfg.arm);
           arm_cycles_ += n;
           if (system_->arm_ops_timed() && n) sc_core::wait(clk * static_cast<double>(n));
           arm_apply(c.arm, sram_, sram_bytes_);
+          charge(PeTime::Arm, began);
           break;
         }
-        case CommandKind::Sync: system_->sync(chip_pe_, c.sync_group, syncs[c.sync_group]++); break;
+        case CommandKind::Sync:
+          system_->sync(chip_pe_, c.sync_group, syncs[c.sync_group]++);
+          charge(PeTime::Sync, began);
+          break;
       }
       command_end_.push_back(cycle_now());
     }
     // the PE's work ends when its engines are idle
+    std::uint64_t began = cycle_now();
     wait_dma_idle();
+    charge(dma_kind_, began);
+    began = cycle_now();
     wait_mla_idle();
+    charge(PeTime::Mla, began);
     end_cycle_ = cycle_now();
     done_ = true;
     done_event.notify(sc_core::SC_ZERO_TIME);

@@ -4,6 +4,7 @@
 // (Table 5.9), and meets the other PEs at a Sync through the host interface.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,8 @@ class ArmCore : public sc_core::sc_module {
   std::uint64_t end_cycle() const { return end_cycle_; }
   std::uint64_t arm_cycles() const { return arm_cycles_; }
   const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }  // PE clocks
+  // PE clocks of the last run by PeTime
+  const std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)>& time() const { return time_; }
 
  private:
   void run();
@@ -54,6 +57,8 @@ class ArmCore : public sc_core::sc_module {
   int pe_;
   int chip_pe_ = 0;
   std::vector<std::uint64_t> command_end_;
+  std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)> time_{};
+  PeTime dma_kind_ = PeTime::Dram;  // what the DMA's current transfer waits on
   std::uint8_t* sram_;
   std::size_t sram_bytes_;
   Dma& dma_;
