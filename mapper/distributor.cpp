@@ -753,10 +753,10 @@ struct ChipReusePlan {
 std::string chip_reuse_refusal(const BlockSplit& s, const HwConfig& cfg) {
   if (cfg.chip.double_qpe_blocks.empty()) return "the chip has no storage QPEs (double QPE blocks) for data reuse";
   const int ring = static_cast<int>(cfg.chip.double_qpe_blocks.size()) * 8;
-  const int f = s.c.count();
-  if (f % kPesPerQpe != 0 || (f & (f - 1)) != 0)
-    return "fuse_reuse on the chip needs 2^n filter parts, n >= 2 (thesis 4.4); the split has " + std::to_string(f);
-  const int g = f / kPesPerQpe;
+  const int g = (s.c.count() + kPesPerQpe - 1) / kPesPerQpe;  // groups of a QPE's filter parts
+  if ((g & (g - 1)) != 0)
+    return "fuse_reuse on the chip needs 2^n filter parts (thesis 4.4) or at most 4; the split has " +
+           std::to_string(s.c.count());
   if (g < ring ? ring % g != 0 : g % ring != 0)
     return "the filter groups (" + std::to_string(g) + ") do not tile the ring of " + std::to_string(ring) + " QPEs";
   return "";
@@ -857,7 +857,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
   ConvPlan buffer[2] = {p, p};
   buffer[1].a_base = r.a2_base;
   const std::vector<PieceIndex> fm = fmap_parts(s);
-  const int P = static_cast<int>(fm.size()), F = s.c.count(), G = F / kPesPerQpe;
+  const int P = static_cast<int>(fm.size()), F = s.c.count(), G = (F + kPesPerQpe - 1) / kPesPerQpe;
   const int Gr = std::min(G, Q);  // filter groups per round
   for (int f0 = 0; f0 < P; f0 += slots) {
     const int Pr = std::min(slots, P - f0);
@@ -900,7 +900,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
         for (int z = 0; z < kPesPerQpe; ++z) {
           auto& cmds = st.pe[static_cast<std::size_t>(pe_at(a, z))];
           const int part = (g0 + a % Gr) * kPesPerQpe + z;
-          if (hold(a, z, part, p.a_base, static_cast<std::uint32_t>(r.filter_part_bytes)))
+          if (part < F && hold(a, z, part, p.a_base, static_cast<std::uint32_t>(r.filter_part_bytes)))
             load_filters(cmds, buffer[0], conv_piece(*p.b, s, 0, 0, part, 0));
           const int f = part_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
           if (f < 0) continue;
@@ -929,7 +929,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
         for (int a = 0; a < Q; ++a)
           for (int z = 0; z < kPesPerQpe; ++z) {
             auto& cmds = st.pe[static_cast<std::size_t>(pe_at(a, z))];
-            if (t + 1 < S) {
+            if (t + 1 < S && (g0 + ((a - t) % Gr + Gr) % Gr) * kPesPerQpe + z < F) {
               // the filter part on to the same PE of the next ring QPE, into the buffer it reads next step
               DmaTransfer mig;
               mig.remote = {MemoryRef::Kind::Sram, pe_at(a + 1, z)};
@@ -946,6 +946,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
               // ring QPE a holds, at step t, the group that started t QPEs before it
               const int group = g0 + ((a - t) % Gr + Gr) % Gr;
               for (int k = 0; k < kPesPerQpe; ++k) {
+                if (group * kPesPerQpe + (z + k) % kPesPerQpe >= F) continue;  // (fewer than 4 filter parts)
                 const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, group * kPesPerQpe + (z + k) % kPesPerQpe, 0);
                 run_mla(cmds, cur, cp, cp.task.C, k, p.o_base);
                 const ResultView v = result_view(p, cp, cp.task.C);

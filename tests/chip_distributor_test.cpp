@@ -1,0 +1,141 @@
+// The SpiNNaker2 distributor on the chip model: small networks' blocks in every strategy the chip runs,
+// bit-exact against the golden blocks wherever the output went (DRAMs or storage QPEs); the data reuse
+// strategy's storage QPEs, data migration and sync groups; presets stamped into the configuration.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "harness/backend.h"
+#include "mapper/distributor.h"
+#include "mapper/network.h"
+#include "mapper/parser.h"
+#include "mapper/splitter.h"
+#include "model/hw_config.h"
+#include "model/noc/mesh.h"
+#include "test_networks.h"
+
+using namespace s2;
+using namespace s2::mapper;
+
+namespace {
+
+HwConfig chip() {
+  HwConfig cfg;
+  apply_preset(cfg, "prototype");
+  return cfg;
+}
+
+ParsedNetwork parse_text(const char* text) { return parse_network(parse_layer_list(text, "test")); }
+
+// Runs every stream of the block on the chip model; whether its output, gathered from wherever its stores
+// went, equals the golden block.
+bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, BlockStreams* out = nullptr) {
+  const BlockStreams bs = distribute(b, s, strategy, cfg);
+  if (out) *out = bs;
+  const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, 11);
+  SystemMemory mem;
+  mem.drams.assign(cfg.chip.drams.size(), image);
+  for (int pe : bs.storage_pes) mem.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
+  auto backend = make_model_stream_backend(cfg);
+  for (const TaskStream& st : bs.streams) {
+    const StreamResult r = backend->run(st, mem, StreamRunOptions{true});
+    EXPECT_TRUE(r.completed) << st.name;
+  }
+  return gather_block_output(bs, mem) == golden_block_output(b, s, bs, cfg, image);
+}
+
+int run_network(const char* text) {
+  const HwConfig cfg = chip();
+  const ParsedNetwork n = parse_text(text);
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  int ran = 0;
+  for (std::size_t i = 0; i < n.blocks.size(); ++i)
+    for (Strategy st : kAllStrategies) {
+      std::string why;
+      if (!distributable(n.blocks[i], split.blocks[i], st, cfg, &why)) continue;
+      SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
+      EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st, cfg));
+      ++ran;
+    }
+  return ran;
+}
+
+}  // namespace
+
+TEST(ChipDistributor, SmallNetworkBlocksAreExactOnTheChipInEveryStrategy) {
+  // three convolution blocks in three strategies, the FC in two
+  EXPECT_EQ(run_network(test_networks::kSmall), 3 * 3 + 2);
+}
+
+TEST(ChipDistributor, StridedResidualAndPoolingBlocksAreExactOnTheChip) {
+  EXPECT_GE(run_network(test_networks::kSmallResidual), 8 * 2 + 2 * 2);
+}
+
+TEST(ChipDistributor, DataReuseKeepsResultsInTheStorageQpesAndMigratesFiltersThroughTheNoc) {
+  const HwConfig cfg = chip();
+  // 256 filters in 64 parts (16 groups around the ring of 32 QPEs) over 16 input parts (8 copies each): each
+  // PE sees its groups over two steps, the filters migrating between them; the pooled output (1 MB) fits
+  // the storage QPEs
+  const ParsedNetwork n = parse_text("network r\ninput 130 130 32\nconv 3 3 32 256 pad=valid act=relu\npool max 2 2 stride=2\n");
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  BlockStreams bs;
+  ASSERT_TRUE(runs_exact(n.blocks[0], split.blocks[0], Strategy::FuseReuse, cfg, &bs));
+  ASSERT_EQ(bs.streams.size(), 1u);
+  const TaskStream& st = bs.streams[0];
+  // the output stays in the 16 PEs of the four centre QPEs, which run nothing themselves
+  std::set<int> storage(bs.storage_pes.begin(), bs.storage_pes.end());
+  const std::set<int> centre{cfg.chip.qpe_index({2, 2}), cfg.chip.qpe_index({3, 2}), cfg.chip.qpe_index({2, 3}),
+                             cfg.chip.qpe_index({3, 3})};
+  ASSERT_EQ(storage.size(), 16u);
+  for (int pe : storage) {
+    EXPECT_TRUE(centre.count(pe / kPesPerQpe)) << pe;
+    EXPECT_TRUE(st.pe[static_cast<std::size_t>(pe)].empty()) << pe;
+  }
+  // the computation PEs meet as one group, read operand A from their QPE's PEs (shift 1..3), and push
+  // filters to the same PE of a neighbouring QPE
+  ASSERT_EQ(st.sync_groups.size(), 1u);
+  EXPECT_EQ(st.sync_groups[0].size(), 128u);
+  int shifted = 0, migrations = 0, to_storage = 0;
+  for (std::size_t pe = 0; pe < st.pe.size(); ++pe)
+    for (const StreamCommand& c : st.pe[pe]) {
+      shifted += c.kind == CommandKind::Mla && c.mla.a_src_shift > 0;
+      if (c.kind != CommandKind::DmaStore || c.dma.remote.kind != MemoryRef::Kind::Sram) continue;
+      const int to = c.dma.remote.index;
+      if (storage.count(to)) {
+        ++to_storage;
+        continue;
+      }
+      if (c.async) {
+        ++migrations;
+        EXPECT_EQ(to % kPesPerQpe, static_cast<int>(pe) % kPesPerQpe);
+        EXPECT_EQ(Mesh(cfg.chip).hops(static_cast<int>(pe) / kPesPerQpe, to / kPesPerQpe), 1);
+      }
+    }
+  EXPECT_GT(shifted, 0);
+  EXPECT_GT(migrations, 0);
+  EXPECT_GT(to_storage, 0);
+}
+
+TEST(ChipDistributor, PresetsAreConfigurationAndChangeTheHash) {
+  HwConfig qpe, proto;
+  apply_preset(proto, "prototype");
+  EXPECT_EQ(qpe.chip.qpes(), 1);
+  EXPECT_EQ(proto.chip.qpes(), 36);
+  EXPECT_EQ(proto.chip.drams.size(), 4u);
+  EXPECT_NE(config_hash(qpe), config_hash(proto));
+  EXPECT_EQ(to_json(proto)["chip"]["name"], "prototype");
+  // the shape round-trips through the configuration's JSON
+  const HwConfig back = hw_config_from_json(to_json(proto));
+  EXPECT_EQ(config_hash(back), config_hash(proto));
+  EXPECT_THROW(apply_preset(proto, "nonesuch"), std::invalid_argument);
+  nlohmann::json bad = to_json(proto);
+  bad["chip"]["host_agents"] = nlohmann::json::array({nlohmann::json::array({7, 0})});
+  try {
+    hw_config_from_json(bad);
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("chip.host_agents"), std::string::npos) << e.what();
+  }
+}
