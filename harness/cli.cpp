@@ -106,6 +106,9 @@ int main(int argc, char** argv) {
   netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
   netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip, model only so far)")
       ->check(CLI::IsMember({"qpe", "s2"}));
+  netcmd->add_flag("--whole", nreq.whole,
+                   "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
+                   "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
   netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs)");
   netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
       ->delimiter(',');

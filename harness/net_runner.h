@@ -19,6 +19,9 @@ struct RunNetRequest {
   std::string backend = "model";        // model | rtl | both
   std::string json_out, config_file, mac_shape;
   std::string preset;  // --target s2: the chip (empty: the configuration file's chip, else prototype)
+  // every block (or those of `layers`), ARM operations timed, summed per thesis Table 5.10 category; a
+  // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
+  bool whole = false;
   std::uint64_t seed = 1;
 };
 
@@ -26,6 +29,12 @@ struct RunNetRequest {
 // the element-wise operations taken as free), if it published them.
 std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const std::string& target,
                                                    const std::string& operation, const std::string& strategy);
+
+// Thesis Table 5.10 (whole networks on SpiNNaker2, fuse_reuse): the clocks of a category (CONV, FC, PADD,
+// MAT_ELE, ACTI, QUAN, POOL, sum). Also in vectors/thesis_network_clocks.csv.
+std::optional<std::uint64_t> thesis_network_clocks(const std::string& net, const std::string& category);
+// The Table 5.10 categories in the thesis's order, "sum" last.
+const std::vector<std::string>& network_categories();
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
 // passed; 1 otherwise; 2 bad input.

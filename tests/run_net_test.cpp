@@ -1,0 +1,107 @@
+// s2cosim run-net end to end on the chip model: a small network's whole run in Table 5.10's layout and
+// its JSON, refusals, and the thesis's tables the runner holds against the copies in vectors/.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/net_runner.h"
+#include "test_networks.h"
+
+using namespace s2;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The data rows of a CSV in vectors/ (comments skipped), split at commas.
+std::vector<std::vector<std::string>> csv_rows(const std::string& file) {
+  std::ifstream in(std::string(S2_SOURCE_DIR) + "/vectors/" + file);
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, ',')) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(RunNet, TheThesisTablesMatchTheirCopiesInVectors) {
+  const auto net = csv_rows("thesis_network_clocks.csv");
+  ASSERT_EQ(net.size(), network_categories().size());
+  for (const auto& r : net) {
+    EXPECT_EQ(thesis_network_clocks("vgg16", r[0]).value_or(0), std::stoull(r[1])) << r[0];
+    EXPECT_EQ(thesis_network_clocks("resnet50", r[0]).value_or(0), std::stoull(r[2])) << r[0];
+  }
+  const auto ops = csv_rows("thesis_mapping_clocks.csv");
+  ASSERT_FALSE(ops.empty());
+  const char* strategies[] = {"nofuse_noreuse", "fuse_noreuse", "fuse_reuse"};
+  for (const auto& r : ops)
+    for (int k = 0; k < 3; ++k) {
+      const std::string cell = r.size() > static_cast<std::size_t>(3 + k) ? r[static_cast<std::size_t>(3 + k)] : "";
+      const auto v = thesis_mapping_clocks(r[0], r[1], r[2], strategies[k]);
+      if (cell.empty()) EXPECT_FALSE(v.has_value()) << r[2];
+      else EXPECT_EQ(v.value_or(0), std::stoull(cell)) << r[2] << " " << strategies[k];
+    }
+}
+
+TEST(RunNet, AWholeNetworkOnTheChipSumsItsClocksPerTable510Category) {
+  RunNetRequest req;
+  req.net = write_temp("small.net", test_networks::kSmall);
+  req.target = "s2";
+  req.whole = true;
+  req.json_out = ::testing::TempDir() + "whole.json";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+  EXPECT_NE(out.str().find("thesis Table 5.10 layout"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("FC_5 ran fuse_noreuse for fuse_reuse"), std::string::npos) << out.str();
+  nlohmann::json j;
+  std::ifstream(req.json_out) >> j;
+  EXPECT_EQ(j["config"]["chip"]["name"], "prototype");
+  const auto& cats = j["category_cycles"]["fuse_reuse"];
+  std::uint64_t sum = 0;
+  for (const std::string& c : network_categories())
+    if (c != "sum") sum += cats[c].get<std::uint64_t>();
+  // the categories add up (each rounded on its own) to the sum, and every operation kind of the network is there
+  EXPECT_NEAR(double(sum), double(cats["sum"].get<std::uint64_t>()), 8.0);
+  for (const char* c : {"CONV", "FC", "PADD", "ACTI", "QUAN", "POOL"}) EXPECT_GT(cats[c].get<std::uint64_t>(), 0u) << c;
+  EXPECT_EQ(cats["MAT_ELE"].get<std::uint64_t>(), 0u);
+  // every block ran bit-exact, with where its time went
+  for (const auto& o : j["operations"]) {
+    EXPECT_TRUE(o["data_match"].get<bool>()) << o["name"];
+    EXPECT_TRUE(o.contains("model_time")) << o["name"];
+  }
+}
+
+TEST(RunNet, TheChipIsRefusedOnTheRtlAndPresetsNeedTheChip) {
+  std::ostringstream out, err;
+  RunNetRequest req;
+  req.target = "s2";
+  req.backend = "both";
+  EXPECT_EQ(run_net(req, out, err), 2);
+  EXPECT_NE(err.str().find("the chip runs on the model only"), std::string::npos) << err.str();
+  RunNetRequest q;
+  q.preset = "prototype";
+  EXPECT_EQ(run_net(q, out, err), 2);
+  EXPECT_NE(err.str().find("a chip preset needs --target s2"), std::string::npos) << err.str();
+}
