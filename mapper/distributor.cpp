@@ -133,12 +133,17 @@ class PePicker {
   std::vector<std::size_t> next_;
 };
 
-// Points every DMA transfer of `st` at the DRAM of its PE's group.
+// Points PE `pe`'s DRAM transfers in `st` at DRAM `dram` (the distributor writes them for DRAM 0).
+void use_dram(TaskStream& st, int pe, int dram) {
+  for (StreamCommand& c : st.pe[static_cast<std::size_t>(pe)])
+    if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Dram)
+      c.dma.remote.index = dram;
+}
+
+// Points every PE's DRAM transfers at the DRAM of its group.
 void use_group_drams(TaskStream& st, const Workers& w) {
   for (std::size_t g = 0; g < w.pes.size(); ++g)
-    for (int pe : w.pes[g])
-      for (StreamCommand& c : st.pe[static_cast<std::size_t>(pe)])
-        if (c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) c.dma.remote = {MemoryRef::Kind::Dram, w.dram[g]};
+    for (int pe : w.pes[g]) use_dram(st, pe, w.dram[g]);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -170,6 +175,7 @@ struct ConvPlan {
   // common SRAM layout: operand B at 0, A, the results, a second result area for the partial sums of
   // input-channel parts after the first (o2), the shortcut's part (sc)
   std::uint32_t a_base = 0, o_base = 0, o2_base = 0, sc_base = 0;
+  std::uint32_t layout_end = 0;         // the first byte after the common layout
   std::uint32_t a_group_stride = 0;     // filter groups in SRAM (a piece's input channels)
   std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels)
   int shift = 0;
@@ -302,6 +308,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.sc_base = s.d.count() > 1 ? static_cast<std::uint32_t>(align_up(std::uint64_t(p.o2_base) + o_bytes, 16)) : p.o2_base;
   const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
   const std::uint32_t end = residual ? p.sc_base + sc_bytes : p.sc_base;
+  p.layout_end = end;
   if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
                                 " bytes, more than the SRAM's " + std::to_string(cfg.sram_bytes));
@@ -776,18 +783,7 @@ ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
   const int rows = p.cfg.mac_rows;
   const int per_part = p.s->c.sizes.front();
   r.filter_part_bytes = std::uint64_t((per_part + rows - 1) / rows) * p.dram_group_stride;
-  const bool residual = find_op(*p.b, PrimitiveKind::ElementwiseAdd) != nullptr;
-  std::uint32_t end = p.sc_base;
-  if (residual) {
-    std::uint32_t sc = 0;
-    for (int iw = 0; iw < p.s->w.count(); ++iw)
-      for (int ih = 0; ih < p.s->h.count(); ++ih) {
-        const ConvPiece cp = conv_piece(*p.b, *p.s, iw, ih, 0, 0);
-        sc = std::max(sc, static_cast<std::uint32_t>(cp.task.C * cp.out_w * cp.out_h));
-      }
-    end += sc;
-  }
-  r.a2_base = static_cast<std::uint32_t>(align_up(end, 16));
+  r.a2_base = static_cast<std::uint32_t>(align_up(p.layout_end, 16));
   if (r.a2_base + r.filter_part_bytes > static_cast<std::uint64_t>(p.cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": no room for a second filter buffer (" + std::to_string(r.filter_part_bytes) +
                                 " bytes after " + std::to_string(r.a2_base) + " in " + std::to_string(p.cfg.sram_bytes) + ")");
@@ -967,10 +963,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
   }
   // every DRAM transfer goes to the PE's double QPE block's DRAM
   for (int a = 0; a < Q; ++a)
-    for (int z = 0; z < kPesPerQpe; ++z)
-      for (StreamCommand& c : st.pe[static_cast<std::size_t>(pe_at(a, z))])
-        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Dram)
-          c.dma.remote.index = r.ring_dram[static_cast<std::size_t>(a)];
+    for (int z = 0; z < kPesPerQpe; ++z) use_dram(st, pe_at(a, z), r.ring_dram[static_cast<std::size_t>(a)]);
   return st;
 }
 
