@@ -44,6 +44,14 @@ class RouterShare {
     for (double r : mla_rate_) mla += r;
     const double capacity = std::max(packets_per_pe_clock_ - mla, kDmaFloorPerPeClock);
     ++packets_;
+    // the clocks before full_until_ have no room at this capacity: a packet asking for one of them would
+    // find none and go on (the same booking, without looking at each full clock again)
+    if (capacity != full_capacity_) {
+      full_capacity_ = capacity;
+      full_until_ = base_;
+    }
+    full_until_ = std::max(full_until_, base_);
+    clock = std::max(clock, full_until_);
     double need = 1.0;
     for (;; ++clock) {
       const std::size_t i = static_cast<std::size_t>(clock - base_);
@@ -53,12 +61,15 @@ class RouterShare {
       if (take <= 0) continue;
       u += take;
       need -= take;
-      if (need <= 1e-9) return clock;
+      if (need <= 1e-9) break;
     }
+    while (full_until_ - base_ < used_.size() && used_[static_cast<std::size_t>(full_until_ - base_)] >= capacity) ++full_until_;
+    return clock;
   }
   void reset() {
     used_.clear();
-    base_ = 0;
+    base_ = full_until_ = 0;
+    full_capacity_ = -1;
     packets_ = 0;
     mla_rate_.fill(0.0);
   }
@@ -67,6 +78,8 @@ class RouterShare {
   std::array<double, kPesPerQpe> mla_rate_{};
   std::deque<double> used_;  // packets booked per PE clock from base_ on
   std::uint64_t base_ = 0;
+  std::uint64_t full_until_ = 0;  // every clock from base_ up to it is full at full_capacity_
+  double full_capacity_ = -1;
   double packets_per_pe_clock_ = 2.0;
   std::uint64_t packets_ = 0;
 };
