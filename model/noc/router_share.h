@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "model/task.h"
 
@@ -34,52 +34,93 @@ class RouterShare {
   // has passed by.
   std::uint64_t pass(std::uint64_t clock, std::uint64_t now) {
     // bookings before the current clock are over: the ledger starts at `now` (the simulation only moves on)
-    if (now > base_) {
-      const std::uint64_t drop = std::min<std::uint64_t>(now - base_, used_.size());
-      used_.erase(used_.begin(), used_.begin() + static_cast<std::ptrdiff_t>(drop));
-      base_ = now;
-    }
-    clock = std::max(clock, base_);
+    used_.drop_before(now);
+    clock = std::max(clock, used_.base());
     double mla = 0;
     for (double r : mla_rate_) mla += r;
     const double capacity = std::max(packets_per_pe_clock_ - mla, kDmaFloorPerPeClock);
     ++packets_;
-    // the clocks before full_until_ have no room at this capacity: a packet asking for one of them would
-    // find none and go on (the same booking, without looking at each full clock again)
-    if (capacity != full_capacity_) {
-      full_capacity_ = capacity;
-      full_until_ = base_;
-    }
-    full_until_ = std::max(full_until_, base_);
-    clock = std::max(clock, full_until_);
     double need = 1.0;
     for (;; ++clock) {
-      const std::size_t i = static_cast<std::size_t>(clock - base_);
-      if (i >= used_.size()) used_.resize(i + 1, 0.0);
-      double& u = used_[i];
-      const double take = std::min(capacity - u, need);
-      if (take <= 0) continue;
-      u += take;
+      clock = used_.first_below(clock, capacity);  // the first clock from `clock` on with room
+      const double take = std::min(capacity - used_.at(clock), need);
+      used_.add(clock, take);
       need -= take;
-      if (need <= 1e-9) break;
+      if (need <= 1e-9) return clock;
     }
-    while (full_until_ - base_ < used_.size() && used_[static_cast<std::size_t>(full_until_ - base_)] >= capacity) ++full_until_;
-    return clock;
   }
   void reset() {
     used_.clear();
-    base_ = full_until_ = 0;
-    full_capacity_ = -1;
     packets_ = 0;
     mla_rate_.fill(0.0);
   }
 
  private:
   std::array<double, kPesPerQpe> mla_rate_{};
-  std::deque<double> used_;  // packets booked per PE clock from base_ on
-  std::uint64_t base_ = 0;
-  std::uint64_t full_until_ = 0;  // every clock from base_ up to it is full at full_capacity_
-  double full_capacity_ = -1;
+  // Packets booked per PE clock from base() on, with a tree of minima over them so that the first clock with
+  // room below a capacity is found in log time, however far ahead the router is booked.
+  class Ledger {
+   public:
+    std::uint64_t base() const { return base_; }
+    void clear() {
+      base_ = offset_ = 0;
+      size_ = 1;
+      min_.assign(2, 0.0);
+    }
+    void drop_before(std::uint64_t now) {
+      if (now <= base_) return;
+      base_ = now;
+      // forget the clocks before base_ once they fill half the tree
+      if (base_ - offset_ >= size_ / 2) rebuild(size_);
+    }
+    double at(std::uint64_t clock) const {
+      const std::uint64_t i = clock - offset_;
+      return i < size_ ? min_[size_ + i] : 0.0;
+    }
+    void add(std::uint64_t clock, double v) {
+      while (clock - offset_ >= size_) rebuild(size_ * 2);
+      std::size_t i = static_cast<std::size_t>(size_ + clock - offset_);
+      min_[i] += v;
+      // bookings only grow: a parent's minimum changes only while the child was its minimum
+      for (i /= 2; i >= 1; i /= 2) {
+        const double m = std::min(min_[2 * i], min_[2 * i + 1]);
+        if (m == min_[i]) break;
+        min_[i] = m;
+      }
+    }
+    // The first clock >= `from` whose bookings are below `capacity`.
+    std::uint64_t first_below(std::uint64_t from, double capacity) const {
+      const std::uint64_t i = from - offset_;
+      if (i >= size_) return from;  // beyond the tree: nothing booked
+      if (min_[size_ + i] < capacity) return from;  // the usual case: room at once
+      const std::size_t found = find(1, 0, size_, static_cast<std::size_t>(i), capacity);
+      return found < size_ ? offset_ + found : offset_ + size_;
+    }
+
+   private:
+    std::size_t find(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, double capacity) const {
+      if (hi <= from || min_[node] >= capacity) return size_;
+      if (hi - lo == 1) return lo;
+      const std::size_t mid = (lo + hi) / 2;
+      const std::size_t left = find(2 * node, lo, mid, from, capacity);
+      return left < size_ ? left : find(2 * node + 1, mid, hi, from, capacity);
+    }
+    // Re-lays the clocks from base_ on into a tree of `size` leaves starting at base_.
+    void rebuild(std::size_t size) {
+      std::vector<double> keep;
+      for (std::uint64_t c = base_; c < offset_ + size_; ++c) keep.push_back(at(c));
+      while (keep.size() > size) size *= 2;
+      size_ = size;
+      offset_ = base_;
+      min_.assign(2 * size_, 0.0);
+      std::copy(keep.begin(), keep.end(), min_.begin() + static_cast<std::ptrdiff_t>(size_));
+      for (std::size_t i = size_ - 1; i >= 1; --i) min_[i] = std::min(min_[2 * i], min_[2 * i + 1]);
+    }
+    std::uint64_t base_ = 0, offset_ = 0;  // the current clock; the clock of the first leaf
+    std::size_t size_ = 1;                 // leaves, a power of two
+    std::vector<double> min_ = std::vector<double>(2, 0.0);  // min_[size_ + i]: clock offset_ + i
+  };
+  Ledger used_;
   double packets_per_pe_clock_ = 2.0;
   std::uint64_t packets_ = 0;
 };
