@@ -64,7 +64,11 @@ std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std:
             // unsigned arithmetic: wraps modulo 2^32 like the hardware's adders (no signed overflow)
             const std::uint32_t wv =
                 static_cast<std::uint32_t>(std::int32_t(w[((std::size_t(c) * s.D + d) * s.Hf + ky) * s.Wf + kx]));
-            for (int x = 0; x < Wo; ++x) acc[x] += wv * static_cast<std::uint32_t>(std::int32_t(row[std::size_t(x) * st + kx]));
+            const std::int8_t* px = row + kx;
+            if (st == 1)  // (the common case, in a form the compiler vectorises)
+              for (int x = 0; x < Wo; ++x) acc[x] += wv * static_cast<std::uint32_t>(std::int32_t(px[x]));
+            else
+              for (int x = 0; x < Wo; ++x) acc[x] += wv * static_cast<std::uint32_t>(std::int32_t(px[std::size_t(x) * st]));
           }
         }
       }
