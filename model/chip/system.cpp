@@ -81,13 +81,8 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     throw std::invalid_argument("stream " + s.name + ": " + std::to_string(mem.drams.size()) + " DRAM images for " +
                                 std::to_string(n_drams) + " DRAM(s)");
   mem.drams.resize(n_drams);
-  for (std::size_t d = 0; d < n_drams; ++d) {
-    Dram& dr = dram(static_cast<int>(d));
-    dr.reset(s.dram_bytes);
-    const std::vector<std::uint8_t>& image = mem.drams[d];
-    std::copy(image.begin(), image.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(image.size(), s.dram_bytes)),
-              dr.contents().begin());
-  }
+  // the images move into the DRAMs and back out after the run (no copies of what may be 100 MB each)
+  for (std::size_t d = 0; d < n_drams; ++d) dram(static_cast<int>(d)).reset(std::move(mem.drams[d]), s.dram_bytes);
   for (auto& [p, image] : mem.sram) {
     if (p < 0 || p >= limits().pes) throw std::invalid_argument("SRAM image for PE " + std::to_string(p) + ": no such PE");
     std::vector<std::uint8_t>& sram = chip_pe(p).sram.bytes();
@@ -153,7 +148,7 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   for (std::size_t d = 0; d < n_drams; ++d) {
     r.dram_ops += dram(static_cast<int>(d)).ops_served();
     r.dram_busy_cycles.push_back(dram(static_cast<int>(d)).busy_cycles());
-    mem.drams[d] = dram(static_cast<int>(d)).contents();
+    mem.drams[d] = std::move(dram(static_cast<int>(d)).contents());
   }
   for (auto& [p, image] : mem.sram) image = chip_pe(p).sram.bytes();
   return r;

@@ -20,6 +20,12 @@ void Dram::reset(std::uint64_t bytes) {
   timing_.reset();
 }
 
+void Dram::reset(std::vector<std::uint8_t>&& image, std::uint64_t bytes) {
+  mem_ = std::move(image);
+  mem_.resize(bytes, 0);
+  timing_.reset();
+}
+
 void Dram::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   auto* ext = p.get_extension<DramRequestExtension>();
   const DramRange r = ext ? ext->range : DramRange{p.get_address(), p.get_data_length(), 1, p.get_data_length()};
