@@ -7,6 +7,8 @@
 #include <map>
 #include <ostream>
 
+#include <sys/resource.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -306,6 +308,7 @@ std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const
 }
 
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
+  const auto wall0 = std::chrono::steady_clock::now();
   std::vector<mapper::Strategy> strategies;
   mapper::ParsedNetwork n;
   mapper::NetworkSplit split;
@@ -570,9 +573,27 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     target(category_within == category_cells,
            fmt::format("whole network within 25% of Table 5.10 per category: {} of {} categories", category_within, category_cells));
   if (sum_within) target(*sum_within, "whole network within 15% of Table 5.10's sum");
+  if (req.whole && model && req.layers.empty()) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    target(wall < 20.0, fmt::format("whole network on the model, data checked, in under 20 s wall: {:.1f} s", wall));
+  }
   if (!thesis_cells && !ranked && !compared && !category_cells)
     out << "  none measured: no thesis clocks for these operations, and no RTL run (--backend both)\n";
   for (const std::string& s : skipped) out << "not run: " << s << "\n";
+  // how fast the model simulated: every stream it ran (ARM free and ARM timed), wall seconds inside it
+  double model_wall = 0, simulated = 0;
+  for (const BlockRun& r : runs) {
+    if (!r.model) continue;
+    model_wall += r.model->wall_s;
+    for (const StreamRow& row : r.streams) simulated += double(row.cycles) + double(row.cycles_arm_timed);
+  }
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  if (model)
+    out << fmt::format("\nmodel speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the model ({:.2e} clocks per "
+                       "second; each block's streams run twice, ARM free and ARM timed, and its data checked); peak memory "
+                       "{:.0f} MB\n",
+                       simulated, model_wall, model_wall > 0 ? simulated / model_wall : 0.0, double(usage.ru_maxrss) / 1024.0);
 
   if (!req.json_out.empty()) {
     nlohmann::json j;
