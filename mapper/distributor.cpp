@@ -866,14 +866,22 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
 
       // the blocks of Gr ring QPEs the parts need, spread evenly over the ring (and so over the double QPE
       // blocks and their DRAMs)
+      // With blocks to spare, the parts' arrangement repeats R times (R = 2 or 4) and replica r computes only
+      // the runs k = r, r + R, ... of each step: the QPE's filter parts shared out among the replicas.
       const int blocks = Q / Gr, used = (Pr + kPesPerQpe * S - 1) / (kPesPerQpe * S);
-      for (int f = 0; f < Pr; ++f) {
-        const int z = f % kPesPerQpe, rr = (f / kPesPerQpe) % S, b = f / (kPesPerQpe * S) * blocks / used;
-        for (int k = 0; k < m; ++k) {
-          const int a = b * Gr + rr + k * S;
-          part_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = f0 + f;
+      int R = 1;
+      while (R < kPesPerQpe && used * R * 2 <= blocks) R *= 2;
+      std::vector<int> replica_of(static_cast<std::size_t>(slots), 0);
+      for (int f = 0; f < Pr; ++f)
+        for (int rep = 0; rep < R; ++rep) {
+          const int z = f % kPesPerQpe, rr = (f / kPesPerQpe) % S;
+          const int b = (f / (kPesPerQpe * S) * R + rep) * blocks / (used * R);
+          for (int k = 0; k < m; ++k) {
+            const int a = b * Gr + rr + k * S;
+            part_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = f0 + f;
+            replica_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = rep;
+          }
         }
-      }
       // load (thesis 4.4: each double QPE block loads from its own DRAM, independently of the others): every
       // filter part and every input part a double QPE block holds comes once from its DRAM, into the first
       // of its PEs that holds it, and spreads to the block's other holders through the NoC as a binary
@@ -899,7 +907,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
           if (part < F && hold(a, z, part, p.a_base, static_cast<std::uint32_t>(r.filter_part_bytes)))
             load_filters(cmds, buffer[0], conv_piece(*p.b, s, 0, 0, part, 0));
           const int f = part_of[static_cast<std::size_t>(a * kPesPerQpe + z)];
-          if (f < 0) continue;
+          if (f < 0 || g0 > 0) continue;  // the input parts stay for every round of filters (input reuse)
           const PieceIndex& fi = fm[static_cast<std::size_t>(f)];
           const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, 0, 0);
           const SramLayout l = sram_layout(window_task(p, cp), p.cfg);
@@ -943,6 +951,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
               const int group = g0 + ((a - t) % Gr + Gr) % Gr;
               for (int k = 0; k < kPesPerQpe; ++k) {
                 if (group * kPesPerQpe + (z + k) % kPesPerQpe >= F) continue;  // (fewer than 4 filter parts)
+                if (k % R != replica_of[static_cast<std::size_t>(a * kPesPerQpe + z)]) continue;  // another replica's run
                 const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, group * kPesPerQpe + (z + k) % kPesPerQpe, 0);
                 run_mla(cmds, cur, cp, cp.task.C, k, p.o_base);
                 const ResultView v = result_view(p, cp, cp.task.C);
