@@ -334,7 +334,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
     if (!check_writable(req.json_out, err)) return 2;
     n = mapper::parse_network(mapper::load_network(req.net));
-    split = mapper::split_network(n, mapper::split_rules(target, cfg));
+    // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
+    HwConfig split_cfg = cfg;
+    if (target == mapper::Target::SpiNNaker2) set_mac_shape(split_cfg, "16x4");
+    split = mapper::split_network(n, mapper::split_rules(target, split_cfg));
     for (const std::string& l : req.layers)
       if (!n.find(l)) throw std::invalid_argument("--layers: " + n.name + " has no operation block " + l);
   } catch (const std::exception& e) {
@@ -352,6 +355,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   std::map<std::string, std::vector<std::uint8_t>> golden;
   std::vector<BlockRun> runs;
+  // the thesis's tables are for the 16x4 MAC array (Tables 5.11/5.12, the other arrays, are withheld)
+  const bool thesis_mac = cfg.mac_shape() == "16x4";
+  auto thesis_clocks = [&](const std::string& op, const std::string& strategy) -> std::optional<std::uint64_t> {
+    if (!thesis_mac) return std::nullopt;
+    return thesis_mapping_clocks(n.name, req.target, op, strategy);
+  };
   std::vector<std::string> skipped, substituted;
   std::map<std::string, std::map<std::string, double>> category_cycles;  // --whole: per strategy asked
   const std::string system = target_is_chip(req)
@@ -362,6 +371,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+  if (target_is_chip(req) && cfg.mac_shape() != "16x4")
+    out << "split: the 16x4 MAC array's scheme on the " << cfg.mac_shape() << " array too (thesis 5.4: \"the same split "
+           "scheme\")\n";
   if (model)
     out << "approximate (model): an MLA task in a stream is timed as if the PEs whose MLA is busy ran it in step (timed "
            "again when one joins or finishes), and DMA packets get the router's capacity the MLAs leave, as a fluid "
@@ -457,7 +469,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     std::vector<std::pair<std::uint64_t, int>> model_rank, thesis_rank;
     for (int k = 0; k < 3; ++k) {
       const auto it = by_block[name].find(k);
-      const auto thesis = thesis_mapping_clocks(n.name, req.target, name, mapper::to_string(mapper::Strategy(k)));
+      const auto thesis = thesis_clocks(name, mapper::to_string(mapper::Strategy(k)));
       std::string cell = "-";
       if (it != by_block[name].end()) {
         const BlockRun& br = *it->second;
@@ -484,9 +496,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   bool any_thesis = false;
   for (const BlockRun& r : runs)
-    any_thesis = any_thesis || thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy)).has_value();
+    any_thesis = any_thesis || thesis_clocks(r.block, mapper::to_string(r.strategy)).has_value();
   if (any_thesis) out << "(in brackets: deviation from the thesis's " << table << " clocks, where it gives them)\n";
-  else out << "(the project holds no thesis clocks for " << n.name << " on this target: VGG-16's Table 5.5 only)\n";
+  else if (!thesis_mac)
+    out << "(the thesis's clocks for the " << cfg.mac_shape() << " MAC array, Tables 5.11/5.12, are withheld from this "
+           "project: no comparison)\n";
+  else out << "(the project holds no thesis clocks for " << n.name << " on this target: VGG-16's Tables 5.5 and 5.7 only)\n";
 
   // --whole: thesis Table 5.10's layout
   int category_cells = 0, category_within = 0;
@@ -503,7 +518,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         const auto it = cats.find(cat);
         const std::uint64_t v = it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second));
         std::string cell = std::to_string(v);
-        const auto thesis = thesis_network_clocks(n.name, cat);
+        const auto thesis = thesis_mac ? thesis_network_clocks(n.name, cat) : std::nullopt;
         if (st == "fuse_reuse" && thesis && req.layers.empty()) {
           if (*thesis > 0) {
             const double dev = (double(v) - double(*thesis)) / double(*thesis);
@@ -525,7 +540,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       }
       out << line << "\n";
     }
-    if (req.layers.empty() && thesis_network_clocks(n.name, "sum"))
+    if (req.layers.empty() && thesis_mac && thesis_network_clocks(n.name, "sum"))
       out << "(in brackets: deviation from the thesis's Table 5.10, fuse_reuse; the thesis added Table 5.9 estimates to "
              "the simulated MLA clocks, the model runs the ARM operations in the streams and shares what they add "
              "among their categories by their Table 5.9 clocks)\n";
@@ -537,7 +552,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<std::string> compared_ops, failed_ops;  // operations compared; those with a run not passing
   for (const BlockRun& r : runs) {
     const BackendRun& main_run = r.model ? *r.model : *r.rtl;
-    if (const auto thesis = thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy))) {
+    if (const auto thesis = thesis_clocks(r.block, mapper::to_string(r.strategy))) {
       ++thesis_cells;
       thesis_within += std::abs(double(main_run.core_cycles) - double(*thesis)) <= 0.25 * double(*thesis);
     }
@@ -640,7 +655,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
       const std::string diff = r.rtl && !r.rtl->first_difference.empty() ? r.rtl->first_difference : main_run.first_difference;
       if (!diff.empty()) o["first_difference"] = diff;
-      const auto thesis = thesis_mapping_clocks(n.name, req.target, r.block, mapper::to_string(r.strategy));
+      const auto thesis = thesis_clocks(r.block, mapper::to_string(r.strategy));
       if (thesis) {
         o["thesis_cycles"] = *thesis;
         o["thesis_deviation"] = (double(main_run.core_cycles) - double(*thesis)) / double(*thesis);
