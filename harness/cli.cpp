@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
   netcmd->add_flag("--whole", nreq.whole,
                    "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
                    "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
-  netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs)");
+  netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs) or spinnaker2 (the taped-out "
+                     "chip's 152 PEs and 2 LPDDR4 channels, with the assumptions it prints)");
   netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
       ->delimiter(',');
   netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")

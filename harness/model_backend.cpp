@@ -13,13 +13,17 @@ namespace s2 {
 namespace {
 
 // SystemC elaborates a design once per process; every model backend shares this one system, built as
-// large as the prototype chip or the first configuration that asks for more (a QPE task uses QPE 0 only).
+// large as the largest preset or the first configuration that asks for more (a QPE task uses QPE 0 only).
 System& shared_system(const HwConfig& cfg) {
   static std::unique_ptr<System> system = [&] {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    const ChipShape prototype = prototype_chip();
-    auto q = std::make_unique<System>("system", std::max(prototype.qpes(), cfg.chip.qpes()),
-                                      static_cast<int>(std::max(prototype.drams.size(), cfg.chip.drams.size())));
+    int qpes = cfg.chip.qpes();
+    std::size_t drams = cfg.chip.drams.size();
+    for (const ChipShape& preset : {prototype_chip(), spinnaker2_chip()}) {
+      qpes = std::max(qpes, preset.qpes());
+      drams = std::max(drams, preset.drams.size());
+    }
+    auto q = std::make_unique<System>("system", qpes, static_cast<int>(drams));
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets complete their bindings here
     return q;
   }();

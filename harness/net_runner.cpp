@@ -355,8 +355,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   std::map<std::string, std::vector<std::uint8_t>> golden;
   std::vector<BlockRun> runs;
-  // the thesis's tables are for the 16x4 MAC array (Tables 5.11/5.12, the other arrays, are withheld)
-  const bool thesis_mac = cfg.mac_shape() == "16x4";
+  // the thesis's tables are for the 16x4 MAC array (Tables 5.11/5.12, the other arrays, are withheld) and,
+  // on the chip, for the prototype
+  const bool thesis_mac = cfg.mac_shape() == "16x4" && (!target_is_chip(req) || cfg.chip.name == "prototype");
   auto thesis_clocks = [&](const std::string& op, const std::string& strategy) -> std::optional<std::uint64_t> {
     if (!thesis_mac) return std::nullopt;
     return thesis_mapping_clocks(n.name, req.target, op, strategy);
@@ -364,13 +365,15 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<std::string> skipped, substituted;
   std::map<std::string, std::map<std::string, double>> category_cycles;  // --whole: per strategy asked
   const std::string system = target_is_chip(req)
-                                 ? fmt::format("the SpiNNaker2 chip '{}' ({} QPEs in a {}x{} mesh, {} DRAMs)", cfg.chip.name,
-                                               cfg.chip.qpes(), cfg.chip.mesh_cols, cfg.chip.mesh_rows, cfg.chip.drams.size())
+                                 ? fmt::format("the SpiNNaker2 chip '{}' ({} QPEs with PEs in a {}x{} mesh, {} DRAMs)",
+                                               cfg.chip.name, cfg.chip.qpes() - static_cast<int>(cfg.chip.routers_without_pes.size()),
+                                               cfg.chip.mesh_cols, cfg.chip.mesh_rows, cfg.chip.drams.size())
                                  : std::string("QPE-DRAM");
   out << fmt::format("{} on {}, backend {}, config hash {}\n", n.name, system, req.backend, config_hash(cfg));
   out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+  for (const std::string& a : cfg.chip.assumptions) out << "assumption (preset " << cfg.chip.name << "): " << a << "\n";
   if (target_is_chip(req) && cfg.mac_shape() != "16x4")
     out << "split: the 16x4 MAC array's scheme on the " << cfg.mac_shape() << " array too (thesis 5.4: \"the same split "
            "scheme\")\n";
@@ -498,6 +501,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   for (const BlockRun& r : runs)
     any_thesis = any_thesis || thesis_clocks(r.block, mapper::to_string(r.strategy)).has_value();
   if (any_thesis) out << "(in brackets: deviation from the thesis's " << table << " clocks, where it gives them)\n";
+  else if (target_is_chip(req) && cfg.chip.name != "prototype")
+    out << "(the thesis measured the prototype chip only: no comparison for '" << cfg.chip.name << "')\n";
   else if (!thesis_mac)
     out << "(the thesis's clocks for the " << cfg.mac_shape() << " MAC array, Tables 5.11/5.12, are withheld from this "
            "project: no comparison)\n";

@@ -99,6 +99,7 @@ Workers workers_of(const HwConfig& cfg) {
   w.chip_pes = cfg.chip.qpes() * kPesPerQpe;
   std::vector<int> group_of_dram(static_cast<std::size_t>(mesh.drams()), -1);
   for (int q = 0; q < mesh.qpes(); ++q) {
+    if (!cfg.chip.has_pes(q)) continue;  // a router only
     int best = 0;
     for (int d = 1; d < mesh.drams(); ++d)
       if (mesh.hops(q, mesh.dram_router(d, q)) < mesh.hops(q, mesh.dram_router(best, q))) best = d;

@@ -28,6 +28,28 @@ ChipShape prototype_chip() {
   return c;
 }
 
+ChipShape spinnaker2_chip() {
+  ChipShape c;
+  c.name = "spinnaker2";
+  c.mesh_cols = 8;
+  c.mesh_rows = 5;
+  c.routers_without_pes = {{3, 2}, {4, 2}};
+  c.drams = {{{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}}}, {{{7, 0}, {7, 1}, {7, 2}, {7, 3}, {7, 4}}}};
+  c.host_agents = {{3, 2}, {4, 2}};
+  c.assumptions = {
+      "152 PEs in 38 QPEs (published) placed in an 8x5 mesh whose two centre positions, (3,2) and (4,2), hold "
+      "routers but no PEs (the floorplan is not published)",
+      "the 2 LPDDR4 channels (published: about 6.4 GB/s sustained together) on the west and east edges, reached "
+      "through the edge router of the requesting QPE's row",
+      "the host reaches the chip through the two centre routers",
+      "PE clock 200 MHz (not published; 150-400 MHz circulate), NoC 400 MHz: each channel's 3.2 GB/s is then 16 "
+      "bytes per PE clock",
+      "DRAM latency 7 PE clocks to its router and the host interface's 10 clocks, as the prototype's",
+      "no storage QPEs or double QPE blocks: the thesis's data reuse strategy is the prototype's",
+  };
+  return c;
+}
+
 ChipShape qpe_dram_chip() {
   ChipShape c;
   c.name = "qpe_dram";
@@ -65,9 +87,14 @@ nlohmann::json to_json(const ChipShape& c) {
     for (const auto& block : b.qpe_blocks) qb.push_back(coords_json(block));
     blocks.push_back({{"dram", b.dram}, {"storage_qpe", coord_json(b.storage_qpe)}, {"qpe_blocks", qb}});
   }
-  return {{"name", c.name},           {"mesh_cols", c.mesh_cols},
-          {"mesh_rows", c.mesh_rows}, {"drams", drams},
-          {"host_agents", coords_json(c.host_agents)}, {"double_qpe_blocks", blocks}};
+  return {{"name", c.name},
+          {"mesh_cols", c.mesh_cols},
+          {"mesh_rows", c.mesh_rows},
+          {"drams", drams},
+          {"host_agents", coords_json(c.host_agents)},
+          {"double_qpe_blocks", blocks},
+          {"routers_without_pes", coords_json(c.routers_without_pes)},
+          {"assumptions", c.assumptions}};
 }
 
 ChipShape chip_shape_from_json(const nlohmann::json& j) {
@@ -87,6 +114,8 @@ ChipShape chip_shape_from_json(const nlohmann::json& j) {
     for (std::size_t i = 0; i < d.size(); ++i) c.drams.push_back({coords_from(d[i], "drams[" + std::to_string(i) + "]")});
   }
   if (j.contains("host_agents")) c.host_agents = coords_from(j.at("host_agents"), "host_agents");
+  if (j.contains("routers_without_pes")) c.routers_without_pes = coords_from(j.at("routers_without_pes"), "routers_without_pes");
+  if (j.contains("assumptions")) c.assumptions = j.at("assumptions").get<std::vector<std::string>>();
   if (j.contains("double_qpe_blocks")) {
     c.double_qpe_blocks.clear();
     const auto& a = j.at("double_qpe_blocks");
@@ -117,6 +146,7 @@ void validate(const ChipShape& c) {
     for (QpeCoord q : c.drams[d].attach) need(inside(q), "drams[" + std::to_string(d) + "]", mesh);
   }
   need(!c.host_agents.empty(), "host_agents", "at least one agent router");
+  for (QpeCoord q : c.routers_without_pes) need(inside(q), "routers_without_pes", mesh);
   for (QpeCoord q : c.host_agents) need(inside(q), "host_agents", mesh);
   std::vector<int> owner(static_cast<std::size_t>(c.qpes()), -1);
   for (std::size_t i = 0; i < c.double_qpe_blocks.size(); ++i) {
@@ -132,6 +162,7 @@ void validate(const ChipShape& c) {
     }
     for (QpeCoord q : all) {
       need(inside(q), f, mesh);
+      need(c.has_pes(c.qpe_index(q)), f, "QPEs with PEs");
       int& o = owner[static_cast<std::size_t>(c.qpe_index(q))];
       need(o < 0, f, "each QPE in one double QPE block only (QPE [" + std::to_string(q.x) + ", " + std::to_string(q.y) + "] twice)");
       o = static_cast<int>(i);
@@ -275,7 +306,16 @@ void apply_preset(HwConfig& cfg, const std::string& name) {
     cfg.chip = prototype_chip();
     return;
   }
-  throw std::invalid_argument("preset '" + name + "': expected prototype (the thesis's SpiNNaker2 prototype)");
+  if (name == "spinnaker2") {
+    cfg.chip = spinnaker2_chip();
+    cfg.pe_clock_mhz = 200.0;  // assumptions listed in the shape
+    cfg.noc_clock_mhz = 400.0;
+    cfg.dram_cycles_per_op = 1;
+    return;
+  }
+  throw std::invalid_argument("preset '" + name +
+                              "': expected prototype (the thesis's SpiNNaker2 prototype) or spinnaker2 (the taped-out "
+                              "chip, with the assumptions it lists)");
 }
 
 HwConfig load_hw_config(const std::string& path) {

@@ -58,7 +58,16 @@ struct ChipShape {
   // the routers that relay host traffic; a QPE's agent is the nearest one (thesis 3.4: one per 3x3 block)
   std::vector<QpeCoord> host_agents;
   std::vector<DoubleQpeBlock> double_qpe_blocks;  // empty: no storage QPEs (QPE-DRAM)
+  // mesh positions with a router but no PEs (a mesh that is not a full rectangle of QPEs)
+  std::vector<QpeCoord> routers_without_pes;
+  // what the shape assumes where no published figure exists: printed with every report that uses it
+  std::vector<std::string> assumptions;
   int qpes() const { return mesh_cols * mesh_rows; }
+  bool has_pes(int qpe) const {
+    for (QpeCoord c : routers_without_pes)
+      if (qpe_index(c) == qpe) return false;
+    return true;
+  }
   int qpe_index(QpeCoord c) const { return c.y * mesh_cols + c.x; }
   QpeCoord qpe_coord(int index) const { return {index % mesh_cols, index / mesh_cols}; }
 };
@@ -68,6 +77,9 @@ struct ChipShape {
 ChipShape prototype_chip();
 // QPE-DRAM (thesis 3.3): one QPE, one DRAM, the host.
 ChipShape qpe_dram_chip();
+// The taped-out SpiNNaker2 (152 PEs in 38 QPEs, 2 LPDDR4 channels); what is not published is an assumption
+// listed in its `assumptions` (apply_preset also sets the clocks and the DRAM's rate it assumes).
+ChipShape spinnaker2_chip();
 
 struct HwConfig {
   int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile

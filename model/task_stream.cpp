@@ -1,5 +1,6 @@
 #include "model/task_stream.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -89,6 +90,12 @@ void check_stream(const TaskStream& s, const StreamLimits& lim) {
                                     std::to_string(m) + ", the stream has PEs 0 to " + std::to_string(s.pe.size() - 1));
       member[g][static_cast<std::size_t>(m)] = 1;
     }
+  auto no_pe = [&](int pe) {
+    return std::find(lim.qpes_without_pes.begin(), lim.qpes_without_pes.end(), pe / kPesPerQpe) != lim.qpes_without_pes.end();
+  };
+  for (std::size_t p = 0; p < s.pe.size(); ++p)
+    if (!s.pe[p].empty() && no_pe(static_cast<int>(p)))
+      throw std::invalid_argument(where(p, 0) + ": QPE " + std::to_string(p / kPesPerQpe) + " has a router but no PEs");
   // each PE's Syncs in order (command indices), for the satisfiability check below
   std::vector<std::vector<std::size_t>> syncs(s.pe.size());
   for (std::size_t p = 0; p < s.pe.size(); ++p) {
@@ -114,6 +121,7 @@ void check_stream(const TaskStream& s, const StreamLimits& lim) {
           if (d.remote.index < 0 || d.remote.index >= lim.pes)
             fail(to_string(d.remote) + ": the system has " + std::to_string(lim.pes) + " PEs");
           if (static_cast<std::size_t>(d.remote.index) == p) fail("a transfer from the PE's SRAM to itself");
+          if (no_pe(d.remote.index)) fail(to_string(d.remote) + ": that QPE has a router but no PEs");
           if (remote_end > lim.sram_bytes)
             fail("range in the " + to_string(d.remote) + " beyond " + std::to_string(lim.sram_bytes) + " bytes");
         }

@@ -146,6 +146,7 @@ struct SystemMemory {
 struct StreamLimits {
   int pes = kPesPerQpe, drams = 1;
   std::uint32_t sram_bytes = 128 * 1024;
+  std::vector<int> qpes_without_pes;  // mesh positions with a router only (ChipShape::routers_without_pes)
 };
 
 // Throws std::invalid_argument naming the PE and command index of the first command that cannot run: a

@@ -130,6 +130,17 @@ TEST(ChipDistributor, PresetsAreConfigurationAndChangeTheHash) {
   const HwConfig back = hw_config_from_json(to_json(proto));
   EXPECT_EQ(config_hash(back), config_hash(proto));
   EXPECT_THROW(apply_preset(proto, "nonesuch"), std::invalid_argument);
+  // the taped-out chip: 152 PEs, 2 DRAMs, every unpublished figure listed as an assumption
+  HwConfig s2;
+  apply_preset(s2, "spinnaker2");
+  validate(s2);
+  int pes = 0;
+  for (int q = 0; q < s2.chip.qpes(); ++q) pes += s2.chip.has_pes(q) ? kPesPerQpe : 0;
+  EXPECT_EQ(pes, 152);
+  EXPECT_EQ(s2.chip.drams.size(), 2u);
+  EXPECT_FALSE(s2.chip.assumptions.empty());
+  EXPECT_EQ(to_json(s2)["chip"]["assumptions"].size(), s2.chip.assumptions.size());
+  EXPECT_NE(config_hash(s2), config_hash(proto));
   nlohmann::json bad = to_json(proto);
   bad["chip"]["host_agents"] = nlohmann::json::array({nlohmann::json::array({7, 0})});
   try {
@@ -137,5 +148,38 @@ TEST(ChipDistributor, PresetsAreConfigurationAndChangeTheHash) {
     FAIL() << "expected a refusal";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("chip.host_agents"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ChipDistributor, TheTapedOutPresetRunsBlocksExactAndRefusesWorkOnItsRouterOnlyPositions) {
+  HwConfig cfg;
+  apply_preset(cfg, "spinnaker2");
+  const ParsedNetwork n = parse_text(test_networks::kSmall);
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  BlockStreams bs;
+  ASSERT_TRUE(runs_exact(n.blocks[0], split.blocks[0], Strategy::FuseNoreuse, cfg, &bs));
+  // no PE of the router-only positions got work
+  for (QpeCoord c : cfg.chip.routers_without_pes)
+    for (int z = 0; z < kPesPerQpe; ++z)
+      EXPECT_TRUE(bs.streams[0].pe[static_cast<std::size_t>(cfg.chip.qpe_index(c) * kPesPerQpe + z)].empty());
+  // the data reuse strategy needs storage QPEs, which the preset does not assume
+  std::string why;
+  EXPECT_FALSE(distributable(n.blocks[0], split.blocks[0], Strategy::FuseReuse, cfg, &why));
+  EXPECT_NE(why.find("no storage QPEs"), std::string::npos) << why;
+  // a stream giving a router-only position work is refused before it runs
+  TaskStream st;
+  st.name = "bad";
+  st.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
+  st.dram_bytes = 64;
+  StreamCommand c;
+  c.kind = CommandKind::Arm;
+  c.operation = "ACTI";
+  st.pe[static_cast<std::size_t>(cfg.chip.qpe_index({3, 2}) * kPesPerQpe)].push_back(c);
+  SystemMemory mem;
+  try {
+    make_model_stream_backend(cfg)->run(st, mem, StreamRunOptions{});
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("has a router but no PEs"), std::string::npos) << e.what();
   }
 }

@@ -27,6 +27,7 @@ StreamLimits System::limits() const {
   l.pes = cfg_.chip.qpes() * kPesPerQpe;
   l.drams = static_cast<int>(cfg_.chip.drams.size());
   l.sram_bytes = static_cast<std::uint32_t>(qpes_.front()->pe(0).sram.size());
+  for (QpeCoord c : cfg_.chip.routers_without_pes) l.qpes_without_pes.push_back(cfg_.chip.qpe_index(c));
   return l;
 }
 
