@@ -34,11 +34,7 @@ double sc_time_stamp() { return 0; }
 namespace s2 {
 namespace {
 
-// Host-port packet kinds (rtl_stubs/s2_pkg.svh); the registers are model/pe/pe_registers.h.
-enum : unsigned { kPktRegWr = 0, kPktMemWr = 1, kPktMemRd = 2 };
-enum : unsigned {
-  kStatStart = 0, kStatEnd, kStatCompute, kStatOutput, kStatAWait, kStatBWait, kStatTiles, kStatSteps
-};
+using namespace rtl_protocol;
 constexpr int kSramLines = 8192;
 
 // The parameters the RTL was built with (rtl_stubs/*.sv); a config asking for others cannot run on it.
