@@ -22,7 +22,13 @@ Target parse_target(const std::string& s) {
 SplitRules split_rules(Target t, const HwConfig& cfg) {
   SplitRules r;
   r.target = t;
-  r.min_pieces = t == Target::Qpe ? 4 : 128;  // thesis 4.2.1: at least 4 parts for QPE, 128 for SpiNNaker2
+  // thesis 4.2.1: at least as many pieces as PEs work: 4 on QPE-DRAM, 128 on SpiNNaker2 (the prototype's
+  // PEs less its storage QPEs'); a SpiNNaker2 split without a chip in the configuration is the prototype's
+  const ChipShape chip = t == Target::Qpe ? qpe_dram_chip() : cfg.chip.qpes() > 1 ? cfg.chip : prototype_chip();
+  std::uint64_t work_qpes = 0;
+  for (int q = 0; q < chip.qpes(); ++q) work_qpes += chip.has_pes(q);
+  work_qpes -= chip.double_qpe_blocks.size();  // each has a storage QPE
+  r.min_pieces = r.work_pes = work_qpes * kPesPerQpe;
   r.budget_bytes = static_cast<std::uint64_t>(cfg.sram_mla_budget_bytes);
   r.second_filter_buffer = t == Target::SpiNNaker2;
   r.mac_rows = cfg.mac_rows;
@@ -83,10 +89,10 @@ std::string conv_shape_string(const ConvShape& t) {
 }
 
 // What one candidate scheme costs, for choosing between schemes.
-// SpiNNaker2 (thesis 4.2.1): how far a piece count is from the nearest 2^P x 128, in octaves (0 when it is
-// one of them, 0.5 at most), so that the distributor fills the chip's 128 work PEs evenly.
-double octaves_off_power_of_two(std::uint64_t pieces) {
-  const double octaves = std::log2(double(std::max<std::uint64_t>(pieces, 1)) / 128.0);
+// SpiNNaker2 (thesis 4.2.1): how far a piece count is from the nearest 2^P x (the PEs that work: 128 on the
+// prototype), in octaves (0 when it is one of them, 0.5 at most), so that the distributor fills them evenly.
+double octaves_off_power_of_two(std::uint64_t pieces, std::uint64_t work_pes) {
+  const double octaves = std::log2(double(std::max<std::uint64_t>(pieces, 1)) / double(work_pes));
   return std::abs(octaves - std::round(octaves));
 }
 
@@ -94,7 +100,7 @@ double octaves_off_power_of_two(std::uint64_t pieces) {
 struct Score {
   bool fits = false;
   double mac = 0;               // weighted MAC utilisation
-  double count_off = 0;         // SpiNNaker2: octaves_off_power_of_two(pieces); QPE: 0
+  double count_off = 0;         // SpiNNaker2: octaves_off_power_of_two(pieces, PEs); QPE: 0
   std::uint64_t bytes = 0;      // aligned bytes moved
   std::uint64_t pieces = 0;
   bool better_than(const Score& o) const {
@@ -189,7 +195,7 @@ struct ConvSplitter {
     if (!sc.fits) return sc;
     evaluate(s);
     sc.mac = s.mac_utilization;
-    if (r.target == Target::SpiNNaker2) sc.count_off = octaves_off_power_of_two(s.pieces);
+    if (r.target == Target::SpiNNaker2) sc.count_off = octaves_off_power_of_two(s.pieces, r.work_pes);
     sc.bytes = s.aligned_bytes_moved;
     sc.pieces = s.pieces;
     return sc;

@@ -34,10 +34,12 @@ Target parse_target(const std::string& s);
 
 struct SplitRules {
   Target target = Target::Qpe;
-  std::uint64_t min_pieces = 4;
-  std::uint64_t budget_bytes = 96 * 1024;  // SRAM for MLA data (HwConfig::sram_mla_budget_bytes)
+  // all from the configuration (split_rules)
+  std::uint64_t min_pieces = 0;            // the PEs that work (fewer for a layer with fewer pieces)
+  std::uint64_t work_pes = 0;              // the PEs that work
+  std::uint64_t budget_bytes = 0;          // SRAM for MLA data (HwConfig::sram_mla_budget_bytes)
   bool second_filter_buffer = false;       // SpiNNaker2: room for the next filters while migrating
-  int mac_rows = 4, mac_cols = 16;
+  int mac_rows = 0, mac_cols = 0;
 };
 SplitRules split_rules(Target t, const HwConfig& cfg);
 // The SRAM a piece needs: its aligned operands and results, plus a second weight buffer where the rules
