@@ -172,6 +172,7 @@ void validate(const ChipShape& c) {
 
 nlohmann::json to_json(const HwConfig& c) {
   return {
+      {"pes_per_qpe", c.pes_per_qpe},
       {"mac_rows", c.mac_rows},
       {"mac_cols", c.mac_cols},
       {"accumulator_bits", c.accumulator_bits},
@@ -192,6 +193,14 @@ nlohmann::json to_json(const HwConfig& c) {
       {"dram_aligned_words", c.dram_aligned_words},
       {"host_latency_cycles", c.host_latency_cycles},
       {"chip", to_json(c.chip)},
+      {"dma",
+       {{"request_lead_cycles", c.dma.request_lead_cycles},
+        {"line_lag_cycles", c.dma.line_lag_cycles},
+        {"idle_lag_cycles", c.dma.idle_lag_cycles},
+        {"ack_lag_cycles", c.dma.ack_lag_cycles},
+        {"ack_seen_cycles", c.dma.ack_seen_cycles},
+        {"store_requests_in_flight", c.dma.store_requests_in_flight},
+        {"sram_port_latency_cycles", c.dma.sram_port_latency_cycles}}},
       {"arm_clocks",
        {{"padding_per_word", c.arm.padding_per_word},
         {"quantization_per_pixel", c.arm.quantization_per_pixel},
@@ -220,13 +229,14 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   const nlohmann::json defaults = to_json(c);
   for (const auto& [key, value] : j.items()) {
     if (!defaults.contains(key)) throw std::invalid_argument("unknown hardware configuration field '" + key + "'");
-    if (key == "flaws" || key == "arm_clocks") {
+    if (key == "flaws" || key == "arm_clocks" || key == "dma") {
       for (const auto& [sub, v] : value.items()) {
         if (!defaults[key].contains(sub)) throw std::invalid_argument("unknown field '" + sub + "' in '" + key + "'");
         (void)v;
       }
     }
   }
+  take(j, "pes_per_qpe", c.pes_per_qpe);
   take(j, "mac_rows", c.mac_rows);
   take(j, "mac_cols", c.mac_cols);
   take(j, "accumulator_bits", c.accumulator_bits);
@@ -247,6 +257,16 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   take(j, "dram_aligned_words", c.dram_aligned_words);
   take(j, "host_latency_cycles", c.host_latency_cycles);
   if (j.contains("chip")) c.chip = chip_shape_from_json(j.at("chip"));
+  if (j.contains("dma")) {
+    const auto& d = j.at("dma");
+    take(d, "request_lead_cycles", c.dma.request_lead_cycles);
+    take(d, "line_lag_cycles", c.dma.line_lag_cycles);
+    take(d, "idle_lag_cycles", c.dma.idle_lag_cycles);
+    take(d, "ack_lag_cycles", c.dma.ack_lag_cycles);
+    take(d, "ack_seen_cycles", c.dma.ack_seen_cycles);
+    take(d, "store_requests_in_flight", c.dma.store_requests_in_flight);
+    take(d, "sram_port_latency_cycles", c.dma.sram_port_latency_cycles);
+  }
   if (j.contains("arm_clocks")) {
     const auto& a = j.at("arm_clocks");
     take(a, "padding_per_word", c.arm.padding_per_word);
@@ -272,6 +292,14 @@ void validate(const HwConfig& c) {
   auto need = [](bool ok, const char* field, const char* expected) {
     if (!ok) throw std::invalid_argument(std::string("hardware configuration field '") + field + "': expected " + expected);
   };
+  need(c.pes_per_qpe == 4, "pes_per_qpe", "4 (the model and the RTL are built with four PEs per QPE)");
+  const DmaClocks rtl_dma;
+  need(c.dma.request_lead_cycles == rtl_dma.request_lead_cycles && c.dma.line_lag_cycles == rtl_dma.line_lag_cycles &&
+           c.dma.idle_lag_cycles == rtl_dma.idle_lag_cycles && c.dma.ack_lag_cycles == rtl_dma.ack_lag_cycles &&
+           c.dma.ack_seen_cycles == rtl_dma.ack_seen_cycles &&
+           c.dma.store_requests_in_flight == rtl_dma.store_requests_in_flight,
+       "dma", "the RTL DMA's pipeline (3, 3, 2, 5, 4 clocks and 2 store rows in flight: rtl_stubs/dma.sv)");
+  need(c.dma.sram_port_latency_cycles >= 1 && c.dma.sram_port_latency_cycles <= 64, "dma.sram_port_latency_cycles", "1 to 64");
   need(c.mac_rows == 1 || c.mac_rows == 2 || c.mac_rows == 4, "mac_rows", "1, 2 or 4 (a divisor of the 4 bytes of operand A)");
   need(c.mac_cols == 8 || c.mac_cols == 16, "mac_cols", "8 or 16 (operand B is 64 or 128 bits)");
   need(c.accumulator_bits >= 2 && c.accumulator_bits <= 32, "accumulator_bits", "2 to 32");

@@ -18,6 +18,18 @@ struct FlawSwitches {
   bool mm_wide_a = false;      // mm with operand A from a neighbour PE: hang when W_A is too large
 };
 
+// The DMA's pipeline, in PE clocks (rtl_stubs/dma.sv and the QPE's DRAM port; model/pe/dma.h says what
+// each is). The RTL fixes them (validate() holds the configuration to them); the model follows them.
+struct DmaClocks {
+  int request_lead_cycles = 3;       // a load's request, or a store's last line, to the far end
+  int line_lag_cycles = 3;           // a read line, from the NoC to the SRAM
+  int idle_lag_cycles = 2;           // a load's last line written, to the DMA going idle
+  int ack_lag_cycles = 5;            // a store's last acknowledgement, to the DMA going idle
+  int ack_seen_cycles = 4;           // an acknowledgement, to a new store header
+  int store_requests_in_flight = 2;  // store rows unacknowledged at most (dma.sv STORE_REQUESTS_IN_FLIGHT)
+  int sram_port_latency_cycles = 2;  // model only: another PE's SRAM read, to the NoC (chip transfers)
+};
+
 // Thesis Table 5.9 ("average experimental value given by the supervisor").
 struct ArmOpClocks {
   double padding_per_word = 2.0;
@@ -82,6 +94,7 @@ ChipShape qpe_dram_chip();
 ChipShape spinnaker2_chip();
 
 struct HwConfig {
+  int pes_per_qpe = 4;                 // thesis 2.3.4; the model and the RTL are built for 4 (kPesPerQpe)
   int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile
   int mac_cols = 16;                   // MAC columns: output pixels (conv) or columns of B (mm) per tile
   int accumulator_bits = 29;           // two's-complement, wraps; stored as its 32-bit sign extension
@@ -105,6 +118,7 @@ struct HwConfig {
   // operation (a DRAM whose interface moves aligned words: narrow rows cost up to twice as much)
   bool dram_aligned_words = false;
   int host_latency_cycles = 10;        // host interface, each way
+  DmaClocks dma;
   // the system a task stream runs on: QPE-DRAM (the thesis's validation and Table 5.5), or a chip preset
   // (apply_preset: the prototype's 6x6 mesh, thesis 2.3.4) for run-net --target s2
   ChipShape chip = qpe_dram_chip();

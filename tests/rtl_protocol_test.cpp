@@ -11,7 +11,7 @@
 
 #include "harness/rtl_dram.h"
 #include "harness/rtl_qpe_adapter.h"
-#include "model/pe/dma.h"
+#include "model/hw_config.h"
 #include "model/pe/pe_registers.h"
 #include "model/qpe/qpe_address_map.h"
 #include "model/task.h"
@@ -77,5 +77,5 @@ TEST(RtlProtocol, TheCppCopiesEqualTheRtlsNumbers) {
       {"STAT_TILES", rtl_protocol::kStatTiles},         {"STAT_STEPS", rtl_protocol::kStatSteps},
   };
   for (const auto& [name, value] : stats) EXPECT_EQ(rtl(pkg, name), static_cast<long>(value)) << name;
-  EXPECT_EQ(rtl(dma, "STORE_REQUESTS_IN_FLIGHT"), static_cast<long>(Dma::kStoreRequestsInFlight));
+  EXPECT_EQ(rtl(dma, "STORE_REQUESTS_IN_FLIGHT"), static_cast<long>(HwConfig{}.dma.store_requests_in_flight));
 }

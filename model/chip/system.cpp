@@ -26,7 +26,7 @@ StreamLimits System::limits() const {
   StreamLimits l;
   l.pes = cfg_.chip.qpes() * kPesPerQpe;
   l.drams = static_cast<int>(cfg_.chip.drams.size());
-  l.sram_bytes = static_cast<std::uint32_t>(qpes_.front()->pe(0).sram.size());
+  l.sram_bytes = static_cast<std::uint32_t>(cfg_.sram_bytes);  // (the model's SRAMs are built at the largest size)
   for (QpeCoord c : cfg_.chip.routers_without_pes) l.qpes_without_pes.push_back(cfg_.chip.qpe_index(c));
   return l;
 }
@@ -47,9 +47,10 @@ void System::configure(const HwConfig& cfg) {
   const sc_core::sc_time clk = pe_clock();
   for (std::size_t d = 0; d < cfg.chip.drams.size(); ++d) drams_[d]->configure(cfg, clk);
   sram_ports_.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe),
-                     DramTiming(16, static_cast<std::uint64_t>(cfg.sram_cycles_per_access()), Dma::kSramPortLatencyCycles, true));
+                     DramTiming(16, static_cast<std::uint64_t>(cfg.sram_cycles_per_access()),
+                                static_cast<std::uint64_t>(cfg.dma.sram_port_latency_cycles), true));
   for (int q = 0; q < cfg.chip.qpes(); ++q)
-    for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, DramTiming(cfg), this, q);
+    for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, cfg, this, q);
 }
 
 std::uint64_t System::host_cycles(int q) const {

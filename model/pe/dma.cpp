@@ -34,9 +34,10 @@ void Dma::run() {
   }
 }
 
-void Dma::set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, DmaFabric* fabric, int qpe) {
+void Dma::set_timing(const sc_core::sc_time& pe_clock, const HwConfig& cfg, DmaFabric* fabric, int qpe) {
   pe_clock_ = pe_clock;
-  dram_timing_ = dram_timing;
+  dram_timing_ = DramTiming(cfg);
+  clocks_ = cfg.dma;
   fabric_ = fabric;
   qpe_ = qpe;
 }
@@ -45,6 +46,11 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
   // the far end: a DRAM behind its router, or another PE's SRAM behind its QPE's router
   const bool to_sram = t.remote.kind == MemoryRef::Kind::Sram;
+  const auto lead = static_cast<std::uint64_t>(clocks_.request_lead_cycles);
+  const auto line_lag = static_cast<std::uint64_t>(clocks_.line_lag_cycles);
+  const auto idle_lag = static_cast<std::uint64_t>(clocks_.idle_lag_cycles);
+  const auto ack_lag = static_cast<std::uint64_t>(clocks_.ack_lag_cycles);
+  const auto ack_seen = static_cast<std::uint64_t>(clocks_.ack_seen_cycles);
   if (to_sram && !fabric_) throw std::logic_error("model DMA: a transfer to another PE's SRAM without a NoC");
   std::vector<int> out{qpe_}, back{qpe_};
   if (fabric_) {
@@ -82,11 +88,12 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     std::uint64_t sent = 0;
     if (!load || !load_arrival) {
       if (!load) {
-        // a row goes when fewer than kStoreRequestsInFlight are unacknowledged; one acknowledged in clock c
+        // a row goes when fewer than store_requests_in_flight are unacknowledged; one acknowledged in clock c
         // frees its place from clock c + 1 (the RTL's counter)
         const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
         while (!in_flight.empty() && in_flight.front() < now) in_flight.pop_front();
-        if (in_flight.size() >= kStoreRequestsInFlight) wait_until(in_flight[in_flight.size() - kStoreRequestsInFlight] + 1);
+        const std::size_t most = static_cast<std::size_t>(clocks_.store_requests_in_flight);
+        if (in_flight.size() >= most) wait_until(in_flight[in_flight.size() - most] + 1);
       }
       sent = clock_of(sc_core::sc_time_stamp());
       // same-clock requests reach the DRAM lowest PE first: PE p calls p delta cycles into the clock
@@ -107,7 +114,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     p.set_data_length(static_cast<unsigned>(q.bytes()));
     p.set_streaming_width(static_cast<unsigned>(q.bytes()));
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // a load's request (its first plane, then its planes: two packets) reaches the far end kRequestLeadCycles
+    // a load's request (its first plane, then its planes: two packets) reaches the far end request_lead_cycles
     // after its second packet passed the last router, and the DRAM takes its planes back to back (this
     // thread asks for them one after the other without yielding); a store's row once its last line has
     // (one line per clock after the header); each packet waits for room in every router it passes
@@ -116,17 +123,17 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     if (load) {
       if (!load_arrival) {
         const Noc::Passage first = pass(out, sent);
-        load_arrival = pass(out, std::max(sent + 1, first.first + 1)).last + kRequestLeadCycles;
+        load_arrival = pass(out, std::max(sent + 1, first.first + 1)).last + lead;
       }
       arrival = load_arrival;
     } else {
       Noc::Passage last_packet = pass(out, sent);  // the header
       for (std::size_t i = 0; i < beats.size(); ++i) {
         last_packet = pass(out, std::max(sent + 2 + i, last_packet.first + 1));
-        if (i == 0) first_line_arrival = last_packet.last + kRequestLeadCycles;
+        if (i == 0) first_line_arrival = last_packet.last + lead;
       }
       store_lines_end = last_packet.first + 1;
-      arrival = last_packet.last + kRequestLeadCycles;
+      arrival = last_packet.last + lead;
     }
     std::uint64_t request_done = 0;
     if (to_sram) {
@@ -159,13 +166,13 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       });
       for (const DmaBeat& b : beats) {
         const std::uint64_t ready = far_port->byte_ready(request->service, q.dram(), b.last_byte());
-        last_write = std::max(pass(back, ready).last + kLineLagCycles, last_write + 1);
+        last_write = std::max(pass(back, ready).last + line_lag, last_write + 1);
       }
-      done = std::max(done, last_write + kIdleLagCycles);
+      done = std::max(done, last_write + idle_lag);
     } else {
       const std::uint64_t ack = pass(back, request_done).last;
-      in_flight.push_back(ack + kAckSeenCycles - 1);
-      done = std::max(done, ack + kAckLagCycles);
+      in_flight.push_back(ack + ack_seen - 1);
+      done = std::max(done, ack + ack_lag);
       wait_until(store_lines_end);  // the next header in the clock after the last line
     }
   });

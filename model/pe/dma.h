@@ -4,18 +4,18 @@
 // Its packets travel the NoC (noc/noc.h): the routers from its QPE to the DRAM's router or the other PE's
 // QPE and back; in QPE-DRAM that is the QPE's router alone.
 //   Load: one request for the whole transfer (its first plane, then its planes: two packets, one per
-//   clock), which reaches the DRAM kRequestLeadCycles after its second packet; the DRAM serves the planes
+//   clock), which reaches the DRAM request_lead_cycles after its second packet; the DRAM serves the planes
 //   back to back. Its data comes back as one packet per SRAM line, each leaving the DRAM when the DRAM has
-//   read the last byte it holds; the NoC slave writes it kLineLagCycles later, one line per clock. A load
-//   is done kIdleLagCycles after its last line was written.
+//   read the last byte it holds; the NoC slave writes it line_lag_cycles later, one line per clock. A load
+//   is done idle_lag_cycles after its last line was written (HwConfig::dma holds these clocks).
 //   Store: per row a header clock, a clock to read the first SRAM line, then one line per clock; the row
 //   reaches the DRAM with its last line (the DRAM takes a write once it holds all of it). A header waits
-//   until fewer than kStoreRequestsInFlight rows are unacknowledged. A store is done kAckLagCycles after
+//   until fewer than store_requests_in_flight rows are unacknowledged. A store is done ack_lag_cycles after
 //   the DRAM acknowledged its last row.
 // Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
 // from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
 // Another PE's SRAM answers as a DRAM does (the same request, line and acknowledgement rules), served by
-// that PE's NoC slave at one 16-byte line per SRAM access, kSramPortLatencyCycles from the read to the
+// that PE's NoC slave at one 16-byte line per SRAM access, sram_port_latency_cycles from the read to the
 // NoC; it does not contend with that PE's own MLA and DMA for the SRAM port (an approximation).
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
 #pragma once
@@ -42,14 +42,6 @@ class DmaFabric {
 
 class Dma : public sc_core::sc_module {
  public:
-  static constexpr std::uint64_t kSramPortLatencyCycles = 2;
-  static constexpr std::uint64_t kRequestLeadCycles = 3;
-  static constexpr std::uint64_t kLineLagCycles = 3;
-  static constexpr std::uint64_t kIdleLagCycles = 2;
-  static constexpr std::uint64_t kAckLagCycles = 5;
-  static constexpr std::size_t kStoreRequestsInFlight = 2;  // rtl_stubs/dma.sv STORE_REQUESTS_IN_FLIGHT
-  static constexpr std::uint64_t kAckSeenCycles = 4;        // from the DRAM's acknowledgement to a new header
-
   tlm_utils::multi_passthrough_initiator_socket<Dma> dram;  // bound to the system's DRAMs in order
 
   sc_core::sc_event done_event;  // a transfer ended: the ARM sees the DMA idle from now on
@@ -57,7 +49,7 @@ class Dma : public sc_core::sc_module {
   Dma(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::size_t sram_bytes);
   // `fabric`: the NoC and the other PEs (null: packets never wait, only DRAMs are reached); `qpe`: the
   // index of the DMA's QPE in the mesh.
-  void set_timing(const sc_core::sc_time& pe_clock, const DramTiming& dram_timing, DmaFabric* fabric, int qpe);
+  void set_timing(const sc_core::sc_time& pe_clock, const HwConfig& cfg, DmaFabric* fabric, int qpe);
   // Starts a transfer (the DMA must be idle) in the current clock, the one after its START register was
   // written. load: DRAM -> SRAM.
   void start(const DmaTransfer& t, bool load);
@@ -74,6 +66,7 @@ class Dma : public sc_core::sc_module {
   std::size_t sram_bytes_;
   sc_core::sc_time pe_clock_;
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
+  DmaClocks clocks_;        // the pipeline (HwConfig::dma)
   DmaFabric* fabric_ = nullptr;
   int qpe_ = 0;
 };
