@@ -690,7 +690,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
   TaskStream st = new_stream(p.core + " fuse_reuse", p.map, p.workers);
   const std::vector<PieceIndex> fm = fmap_parts(s);
   const int nf = static_cast<int>(fm.size()), nc = s.c.count();
-  const int fmap_rounds = (nf + 3) / 4, filter_rounds = (nc + 3) / 4;
+  const int fmap_rounds = (nf + kPesPerQpe - 1) / kPesPerQpe, filter_rounds = (nc + kPesPerQpe - 1) / kPesPerQpe;
   const bool ifmap_outer = reuse == Reuse::Ifmap;
   const int outer = ifmap_outer ? fmap_rounds : filter_rounds, inner = ifmap_outer ? filter_rounds : fmap_rounds;
   for (int o = 0; o < outer; ++o)
@@ -1359,8 +1359,8 @@ static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit
       fmap += double(w.Wi) * w.Hi * w.D;
     }
     filter = double(p.conv->Wf) * p.conv->Hf * p.conv->in.D * p.C;
-    r.fmap_reuse_bytes = fmap + filter * std::ceil(fmap_parts(s).size() / 4.0);
-    r.filter_reuse_bytes = filter + fmap * std::ceil(s.c.count() / 4.0);
+    r.fmap_reuse_bytes = fmap + filter * std::ceil(double(fmap_parts(s).size()) / kPesPerQpe);
+    r.filter_reuse_bytes = filter + fmap * std::ceil(double(s.c.count()) / kPesPerQpe);
     r.reuse = r.fmap_reuse_bytes <= r.filter_reuse_bytes ? Reuse::Ifmap : Reuse::Filter;
     r.streams.push_back(conv_fuse_reuse(p, r.reuse));
   }
