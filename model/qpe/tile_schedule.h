@@ -7,6 +7,11 @@
 // occupies it sram_cycles_per_access() clocks), the NoC slaves, and the router (one packet per NoC clock,
 // round-robin over request and response channels, latency in NoC clocks, output room reserved).
 //
+// Why the router is modelled here again, beside noc/router_share.h (the capacity ledger the DMAs' packets
+// book) and qpe/noc_router.h (TLM forwarding, no contention): inside one tile a single clock of an
+// operand-A round trip decides whether the MAC array steps, and the four PEs' round trips interleave at the
+// router's round robin; only a clock-level model gets those tiles exact (the QPE validation suites' 2%).
+//
 // The model does not run the task clock by clock: it asks this schedule for one tile of each distinct
 // situation (tile shape, operand-A sources, which PEs run, their start offsets) and caches the answer,
 // then advances whole tiles. A task's tiles are mostly identical, so a task costs a handful of tiles.
