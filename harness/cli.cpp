@@ -52,10 +52,11 @@ int main(int argc, char** argv) {
           "FRACTION"));
   regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
 
-  std::string config_file, mac;
+  std::string config_file, mac, config_preset;
   std::vector<std::string> flaws;
   CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
   add_config_options(config, config_file, mac, flaws);
+  config->add_option("--preset", config_preset, "the chip run-net --target s2 uses: prototype or spinnaker2 (default: QPE-DRAM)");
 
   std::uint64_t seed = 2026;
   int count = 240;
@@ -156,7 +157,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    const s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);
+    s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);
+    if (!config_preset.empty()) {
+      s2::apply_preset(cfg, config_preset);
+      s2::validate(cfg);
+    }
     std::cout << s2::to_json(cfg).dump(2) << "\nconfig hash: " << s2::config_hash(cfg) << "\n";
   } catch (const std::exception& e) {
     std::cerr << "s2cosim: " << e.what() << "\n";
