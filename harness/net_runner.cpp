@@ -295,7 +295,11 @@ std::optional<std::uint64_t> thesis_network_clocks(const std::string& net, const
 }
 
 const std::vector<std::string>& network_categories() {
-  static const std::vector<std::string> c{"CONV", "FC", "PADD", "MAT_ELE", "ACTI", "QUAN", "POOL", "sum"};
+  static const std::vector<std::string> c = [] {
+    std::vector<std::string> v;
+    for (const ThesisNetworkRow& t : kThesisNetworkRows) v.push_back(t.category);
+    return v;
+  }();
   return c;
 }
 

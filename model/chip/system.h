@@ -50,12 +50,11 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   bool arm_ops_timed() const override { return arm_ops_timed_; }
   // DmaFabric
   Noc& noc() override { return noc_; }
-  std::uint8_t* sram(int chip_pe) override { return chip_pe_of(chip_pe).sram.data(); }
-  std::size_t sram_bytes(int chip_pe) override { return chip_pe_of(chip_pe).sram.size(); }
+  std::uint8_t* sram(int pe) override { return chip_pe(pe).sram.data(); }
+  std::size_t sram_bytes(int pe) override { return chip_pe(pe).sram.size(); }
   DramTiming& sram_port(int chip_pe) override { return sram_ports_[static_cast<std::size_t>(chip_pe)]; }
 
  private:
-  Pe& chip_pe_of(int index) { return chip_pe(index); }
   // PE clocks between QPE `qpe` and the host: its agent's hops and the host interface
   std::uint64_t host_cycles(int qpe) const;
   struct SyncPoint {
@@ -68,7 +67,6 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   std::vector<std::unique_ptr<Dram>> drams_;
   std::vector<DramTiming> sram_ports_;
   Noc noc_;
-  const TaskStream* stream_ = nullptr;
   std::map<std::pair<int, std::size_t>, SyncPoint> syncs_;  // by group and index
   std::vector<int> group_size_;
   bool arm_ops_timed_ = true;

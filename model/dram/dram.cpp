@@ -15,11 +15,6 @@ void Dram::configure(const HwConfig& cfg, const sc_core::sc_time& pe_clock) {
   timing_ = DramTiming(cfg);
 }
 
-void Dram::reset(std::uint64_t bytes) {
-  mem_.assign(bytes, 0);
-  timing_.reset();
-}
-
 void Dram::reset(std::vector<std::uint8_t>&& image, std::uint64_t bytes) {
   mem_ = std::move(image);
   mem_.resize(bytes, 0);

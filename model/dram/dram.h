@@ -33,8 +33,6 @@ class Dram : public sc_core::sc_module {
 
   explicit Dram(sc_core::sc_module_name name);
   void configure(const HwConfig& cfg, const sc_core::sc_time& pe_clock);
-  // Clears the contents to `bytes` zero bytes and the timing state (between streams).
-  void reset(std::uint64_t bytes);
   // Takes `image` as the contents (resized to `bytes`, zeros after the image) and clears the timing state.
   void reset(std::vector<std::uint8_t>&& image, std::uint64_t bytes);
   std::vector<std::uint8_t>& contents() { return mem_; }

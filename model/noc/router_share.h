@@ -26,7 +26,6 @@ class RouterShare {
 
   // The packets the router passes per PE clock (its NoC clocks per PE clock: HwConfig).
   void set_capacity(double packets_per_pe_clock) { packets_per_pe_clock_ = packets_per_pe_clock; }
-  std::uint64_t packets() const { return packets_; }
 
   // The operand-A packets per PE clock PE `pe`'s MLA puts through the router (0: idle or local A).
   void set_mla_rate(int pe, double packets_per_cycle) { mla_rate_[static_cast<std::size_t>(pe)] = packets_per_cycle; }
@@ -39,7 +38,6 @@ class RouterShare {
     double mla = 0;
     for (double r : mla_rate_) mla += r;
     const double capacity = std::max(packets_per_pe_clock_ - mla, kDmaFloorPerPeClock);
-    ++packets_;
     double need = 1.0;
     for (;; ++clock) {
       clock = used_.first_below(clock, capacity);  // the first clock from `clock` on with room
@@ -51,7 +49,6 @@ class RouterShare {
   }
   void reset() {
     used_.clear();
-    packets_ = 0;
     mla_rate_.fill(0.0);
   }
 
@@ -122,7 +119,6 @@ class RouterShare {
   };
   Ledger used_;
   double packets_per_pe_clock_ = 2.0;
-  std::uint64_t packets_ = 0;
 };
 
 }  // namespace s2
