@@ -111,12 +111,13 @@ std::string first_difference(const std::vector<std::uint8_t>& golden, const mapp
 // Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
 // figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image.
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
+                   const mapper::BlockResidency& where,
                    const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
-  const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg);
+  const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
   const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
@@ -135,11 +136,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (model) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun m;
-    SystemMemory dram, timed;  // a copy of the block's image in each DRAM
-    dram.drams.assign(cfg.chip.drams.size(), image);
-    // storage PEs start empty and are read back (the block's output stays in them)
-    for (int pe : bs.storage_pes) dram.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
-    timed = dram;
+    SystemMemory dram = mapper::stage_block_memory(bs, cfg, image), timed = dram;
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       const StreamResult free_arm = model->run(bs.streams[i], dram, StreamRunOptions{false});
@@ -190,8 +187,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (rtl) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun t;
-    SystemMemory dram;
-    dram.drams.assign(cfg.chip.drams.size(), image);
+    SystemMemory dram = mapper::stage_block_memory(bs, cfg, image);
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       StreamRunOptions opt{false};
@@ -395,6 +391,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                      "operation", model ? "ARM free" : "", model ? "ARM timed" : "", model ? "ARM clk" : "", "DRAM ops",
                      "MLA", rtl_head, "data");
   bool all_ok = true;
+  // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
+  const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, split, cfg);
   for (std::size_t i = 0; i < n.blocks.size(); ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
     if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), b.name()) == req.layers.end()) continue;
@@ -416,7 +414,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (st != asked) substituted.push_back(fmt::format("{} ran {} for {}", b.name(), mapper::to_string(st), mapper::to_string(asked)));
       BlockRun r;
       try {
-        r = run_block(b, split.blocks[i], st, cfg, model.get(), rtl.get(), req.seed, golden);
+        r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{}, cfg,
+                      model.get(), rtl.get(), req.seed, golden);
       } catch (const std::exception& e) {
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
         all_ok = false;

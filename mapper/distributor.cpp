@@ -752,7 +752,6 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 struct ChipReusePlan {
   std::vector<int> ring;  // computation QPEs in ring order
   std::vector<int> ring_dram;
-  std::vector<int> storage_pes;
   std::uint32_t a2_base = 0;   // the second filter buffer (thesis 5.5: room for migrating filters)
   std::uint64_t filter_part_bytes = 0;
 };
@@ -779,7 +778,6 @@ ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
         r.ring.push_back(chip.qpe_index(q));
         r.ring_dram.push_back(db.dram);
       }
-    for (int z = 0; z < kPesPerQpe; ++z) r.storage_pes.push_back(chip.qpe_index(db.storage_qpe) * kPesPerQpe + z);
   }
   const int rows = p.cfg.mac_rows;
   const int per_part = p.s->c.sizes.front();
@@ -791,39 +789,56 @@ ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
   return r;
 }
 
-// A store of the block's int8 result (a transfer into the output region) into the storage PEs' SRAM:
-// as whole as each storage PE's chunk allows (the whole transfer, else per plane, else per row).
-void store_to_storage(std::vector<StreamCommand>& out, const ConvPlan& p, const DmaTransfer& t, const std::vector<int>& pes,
-                      std::uint64_t chunk) {
-  const auto place = [&](const DmaTransfer& x) {
-    const std::uint64_t lo = x.dram_addr - p.map.output;
+// (the pieces of via_storage, in address order)
+void via_storage_pieces(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where) {
+  const std::uint64_t chunk = where.chunk_bytes();
+  // whether the transfer lies in one storage PE
+  const auto in_one = [&](const DmaTransfer& x) {
+    const std::uint64_t lo = x.dram_addr - region;
     const std::uint64_t last = lo + (std::uint64_t(x.planes) - 1) * x.dram_plane_stride +
                                (std::uint64_t(x.rows) - 1) * x.dram_row_stride + x.row_bytes - 1;
-    if (lo / chunk != last / chunk) return false;
-    DmaTransfer y = x;
-    y.remote = {MemoryRef::Kind::Sram, pes[static_cast<std::size_t>(lo / chunk)]};
-    y.dram_addr = lo % chunk;
-    out.push_back(dma(CommandKind::DmaStore, p.core, y));
+    return lo / chunk == last / chunk;
+  };
+  const auto place = [&](const DmaTransfer& x) {
+    if (!in_one(x)) return false;
+    const std::uint64_t lo = x.dram_addr - region;
+    StreamCommand y = c;
+    y.dma = x;
+    y.dma.remote = {MemoryRef::Kind::Sram, where.pe_of(lo)};
+    y.dma.dram_addr = where.addr_of(lo);
+    out.push_back(y);
     return true;
   };
+  const DmaTransfer& t = c.dma;
   if (place(t)) return;
+  auto planes = [&](std::uint32_t first, std::uint32_t count) {
+    DmaTransfer x = t;
+    x.planes = count;
+    x.dram_addr += first * t.dram_plane_stride;
+    x.sram_addr += first * t.sram_plane_stride;
+    return x;
+  };
   for (std::uint32_t pl = 0; pl < t.planes; ++pl) {
-    DmaTransfer plane = t;
-    plane.planes = 1;
-    plane.dram_addr += pl * t.dram_plane_stride;
-    plane.sram_addr += pl * t.sram_plane_stride;
-    if (place(plane)) continue;
+    // as many planes as lie in one storage PE
+    std::uint32_t n = 1;
+    while (pl + n < t.planes && in_one(planes(pl, n + 1))) ++n;
+    if (place(planes(pl, n))) {
+      pl += n - 1;
+      continue;
+    }
+    const DmaTransfer plane = planes(pl, 1);
     for (std::uint32_t r = 0; r < t.rows; ++r) {
-      std::uint64_t off = plane.dram_addr + r * t.dram_row_stride - p.map.output;
+      std::uint64_t off = plane.dram_addr + r * t.dram_row_stride - region;
       std::uint32_t sram = plane.sram_addr + r * t.sram_row_stride, left = t.row_bytes;
       while (left > 0) {
         const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, chunk - off % chunk));
-        DmaTransfer y;
-        y.remote = {MemoryRef::Kind::Sram, pes[static_cast<std::size_t>(off / chunk)]};
-        y.dram_addr = off % chunk;
-        y.sram_addr = sram;
-        y.row_bytes = n;
-        out.push_back(dma(CommandKind::DmaStore, p.core, y));
+        StreamCommand y = c;
+        y.dma = DmaTransfer{};
+        y.dma.remote = {MemoryRef::Kind::Sram, where.pe_of(off)};
+        y.dma.dram_addr = where.addr_of(off);
+        y.dma.sram_addr = sram;
+        y.dma.row_bytes = n;
+        out.push_back(y);
         off += n;
         sram += n;
         left -= n;
@@ -832,7 +847,36 @@ void store_to_storage(std::vector<StreamCommand>& out, const ConvPlan& p, const 
   }
 }
 
-TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
+// A transfer between a PE's SRAM and the feature map that starts at DRAM address `region`, redirected to
+// where the storage QPEs keep that map: whole if it lies in one storage PE, else per plane, else per row.
+// The pieces go out starting with the `first`-th (mod their number), so that PEs given different `first`
+// do not all queue at the same storage PE's port at once.
+void via_storage(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where,
+                 std::size_t first = 0) {
+  std::vector<StreamCommand> pieces;
+  via_storage_pieces(pieces, c, region, where);
+  for (std::size_t i = 0; i < pieces.size(); ++i) out.push_back(pieces[(first + i) % pieces.size()]);
+}
+
+// The storage QPEs' PEs, in the order of the double QPE blocks.
+std::vector<int> storage_pes(const ChipShape& chip) {
+  std::vector<int> pes;
+  for (const DoubleQpeBlock& db : chip.double_qpe_blocks)
+    for (int z = 0; z < kPesPerQpe; ++z) pes.push_back(chip.qpe_index(db.storage_qpe) * kPesPerQpe + z);
+  return pes;
+}
+
+// A [D][H][W] map in the storage PEs from `base`: whole planes, as few per PE as cover D.
+StorageRegion storage_region(const ChipShape& chip, Shape3 map, std::uint32_t base) {
+  StorageRegion r;
+  r.pes = storage_pes(chip);
+  r.plane_bytes = std::uint64_t(map.W) * static_cast<std::uint64_t>(map.H);
+  r.planes_per_pe = (map.D + static_cast<int>(r.pes.size()) - 1) / static_cast<int>(r.pes.size());
+  r.base = base;
+  return r;
+}
+
+TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs, const BlockResidency& where) {
   const BlockSplit& s = *p.s;
   const ChipReusePlan r = chip_reuse_plan(p);
   TaskStream st = new_stream(p.core + " fuse_reuse", p.map, p.workers);
@@ -843,14 +887,15 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
   for (int a = 0; a < Q; ++a)
     for (int z = 0; z < kPesPerQpe; ++z) st.sync_groups[0].push_back(pe_at(a, z));
   std::sort(st.sync_groups[0].begin(), st.sync_groups[0].end());
-  // the output in the storage QPEs if it fits their MLA budget (as the thesis's simulator decides), else in DRAM
-  const std::uint64_t budget = std::uint64_t(r.storage_pes.size()) * static_cast<std::uint64_t>(p.cfg.sram_mla_budget_bytes);
-  const bool in_storage = p.map.output_bytes <= budget;
-  const std::uint64_t chunk = align_up((p.map.output_bytes + r.storage_pes.size() - 1) / r.storage_pes.size(), 16);
-  if (in_storage) {
-    bs.storage_pes = r.storage_pes;
-    bs.storage_chunk_bytes = chunk;
-  }
+  if (where.input_in_storage) bs.input_storage = storage_region(p.cfg.chip, p.in, where.input_base);
+  if (where.output_in_storage) bs.output_storage = storage_region(p.cfg.chip, {p.Wp, p.Hp, p.C}, where.output_base);
+  for (const StorageRegion* m : {&bs.input_storage, &bs.output_storage})
+    if (m->held() && m->base + m->chunk_bytes() > static_cast<std::uint64_t>(p.cfg.chip.storage_pe_bytes))
+      throw std::invalid_argument(p.core + ": a map's planes in the storage PEs end past their SRAM");
+  if (bs.input_storage.held() && bs.output_storage.held() &&
+      bs.input_storage.base < bs.output_storage.base + bs.output_storage.chunk_bytes() &&
+      bs.output_storage.base < bs.input_storage.base + bs.input_storage.chunk_bytes())
+    throw std::invalid_argument(p.core + ": input and output overlap in the storage PEs");
   ConvPlan buffer[2] = {p, p};
   buffer[1].a_base = r.a2_base;
   const std::vector<PieceIndex> fm = fmap_parts(s);
@@ -912,7 +957,17 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
           const PieceIndex& fi = fm[static_cast<std::size_t>(f)];
           const ConvPiece cp = conv_piece(*p.b, s, fi.iw, fi.ih, 0, 0);
           const SramLayout l = sram_layout(window_task(p, cp), p.cfg);
-          if (hold(a, z, -1 - f, l.b_base, l.b_bytes)) load_ifmap(cmds, p, cp, false, p.core);
+          if (!hold(a, z, -1 - f, l.b_base, l.b_bytes)) continue;
+          if (!bs.input_storage.held()) {
+            load_ifmap(cmds, p, cp, false, p.core);
+            continue;
+          }
+          // from the storage QPEs, where the previous block left the map
+          std::vector<StreamCommand> from_dram;
+          load_ifmap(from_dram, p, cp, false, p.core);
+          for (const StreamCommand& c : from_dram)
+            if (c.kind == CommandKind::DmaLoad) via_storage(cmds, c, p.map.input, bs.input_storage, static_cast<std::size_t>(f));
+            else cmds.push_back(c);
         }
       std::size_t most = 1;
       for (const Copies& c : trees) most = std::max(most, c.pes.size());
@@ -958,7 +1013,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs) {
                 const ResultView v = result_view(p, cp, cp.task.C);
                 element_wise(cmds, p, cp, v, p.o_base, p.sc_base, p.tail);
                 const DmaTransfer o = int8_results(p, cp, v, p.map.output, p.o_base);
-                if (in_storage) store_to_storage(cmds, p, o, r.storage_pes, chunk);
+                if (bs.output_storage.held()) via_storage(cmds, dma(CommandKind::DmaStore, p.core, o), p.map.output, bs.output_storage);
                 else cmds.push_back(dma(CommandKind::DmaStore, p.core, o));
               }
             }
@@ -1319,7 +1374,8 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   return true;
 }
 
-static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
+static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg,
+                                       const BlockResidency& where) {
   std::string why;
   if (!distributable(b, s, strategy, cfg, &why)) throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": " + why);
   BlockStreams r;
@@ -1349,7 +1405,7 @@ static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit
     r.streams.push_back(conv_fuse_noreuse(p));
   } else if (cfg.chip.qpes() > 1) {
     r.reuse = Reuse::Ifmap;  // the only reuse on the chip (thesis 4.4)
-    r.streams.push_back(conv_fuse_reuse_chip(p, r));
+    r.streams.push_back(conv_fuse_reuse_chip(p, r, where));
   } else {
     // equations 4.2 / 4.3 with the sizes of all parts (the thesis's "size of the split feature map" read
     // as the total over the parts, the only reading under which the comparison means anything)
@@ -1367,8 +1423,12 @@ static BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit
   return r;
 }
 
-BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg) {
-  BlockStreams r = distribute_streams(b, s, strategy, cfg);
+BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg,
+                        const BlockResidency& where) {
+  const bool chip_reuse = strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1 && b.kind == BlockKind::Convolution;
+  if ((where.input_in_storage || where.output_in_storage) && !chip_reuse)
+    throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": only fuse_reuse on the chip keeps maps in the storage QPEs");
+  BlockStreams r = distribute_streams(b, s, strategy, cfg, where);
   const Workers w = workers_of(cfg);
   // (the chip's reuse streams name their double QPE blocks' DRAMs themselves)
   if (!(strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1))
@@ -1377,14 +1437,76 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
   return r;
 }
 
+std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const NetworkSplit& split, const HwConfig& cfg) {
+  const std::size_t N = n.blocks.size();
+  std::vector<BlockResidency> where(N);
+  if (cfg.chip.qpes() <= 1 || cfg.chip.double_qpe_blocks.empty()) return where;
+  const auto reuses = [&](std::size_t i) {
+    return n.blocks[i].kind == BlockKind::Convolution &&
+           distributable(n.blocks[i], split.blocks[i], Strategy::FuseReuse, cfg, nullptr);
+  };
+  const std::uint64_t sram = static_cast<std::uint64_t>(cfg.chip.storage_pe_bytes);
+  // the maps that may be kept, with their bytes per storage PE (0: may not)
+  std::vector<std::uint64_t> chunk(N, 0);
+  for (std::size_t i = 0; i + 1 < N; ++i) {
+    const OperationBlock& b = n.blocks[i];
+    if (!reuses(i) || !reuses(i + 1) || n.blocks[i + 1].inputs.empty() || n.blocks[i + 1].inputs.front() != b.name()) continue;
+    int readers = 0;
+    for (const OperationBlock& c : n.blocks) readers += static_cast<int>(std::count(c.inputs.begin(), c.inputs.end(), b.name()));
+    const std::uint64_t bytes = align_up(storage_region(cfg.chip, b.out(), 0).chunk_bytes(), 16);
+    if (readers == 1 && bytes <= sram) chunk[i] = bytes;
+  }
+  // Which to keep: the most bytes kept out of DRAM (each is stored and loaded once less), where a block
+  // whose input and output are both kept needs room for both (dynamic programming along the blocks;
+  // best[i][k]: the most bytes over blocks 0..i with block i's output kept (k = 1) or not).
+  std::vector<std::array<std::uint64_t, 2>> best(N, {0, 0});
+  std::vector<std::array<int, 2>> from(N, {0, 0});
+  for (std::size_t i = 0; i < N; ++i) {
+    const std::array<std::uint64_t, 2> prev = i > 0 ? best[i - 1] : std::array<std::uint64_t, 2>{0, 0};
+    best[i][0] = std::max(prev[0], prev[1]);
+    from[i][0] = prev[1] > prev[0];
+    if (chunk[i] == 0) continue;
+    const bool beside = i > 0 && chunk[i - 1] > 0 && chunk[i - 1] + chunk[i] <= sram;
+    from[i][1] = beside && prev[1] > prev[0];
+    best[i][1] = (from[i][1] ? prev[1] : prev[0]) + chunk[i] * static_cast<std::uint64_t>(cfg.chip.double_qpe_blocks.size() * kPesPerQpe);
+  }
+  if (N == 0) return where;
+  int k = best[N - 1][1] > best[N - 1][0];
+  for (std::size_t i = N; i-- > 0;) {
+    where[i].output_in_storage = k == 1;
+    k = from[i][static_cast<std::size_t>(k)];
+  }
+  // inputs where the previous output is; a map kept beside a kept input goes to the other end of the SRAM
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0 && where[i - 1].output_in_storage) {
+      where[i].input_in_storage = true;
+      where[i].input_base = where[i - 1].output_base;
+    }
+    if (where[i].output_in_storage && where[i].input_in_storage && where[i].input_base == 0)
+      where[i].output_base = static_cast<std::uint32_t>(sram - chunk[i]);
+  }
+  return where;
+}
+
+SystemMemory stage_block_memory(const BlockStreams& bs, const HwConfig& cfg, const std::vector<std::uint8_t>& image) {
+  SystemMemory mem;
+  mem.drams.assign(cfg.chip.drams.size(), image);
+  for (const StorageRegion* m : {&bs.input_storage, &bs.output_storage})
+    for (int pe : m->pes) mem.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
+  if (bs.input_storage.held())
+    for (std::uint64_t o = 0; o < bs.map.input_bytes; ++o)
+      mem.sram[bs.input_storage.pe_of(o)][bs.input_storage.addr_of(o)] = image[static_cast<std::size_t>(bs.map.input + o)];
+  return mem;
+}
+
 std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem) {
   const std::uint64_t lo = bs.map.output, hi = bs.map.output + bs.map.output_bytes;
   std::vector<std::uint8_t> out(bs.map.output_bytes, 0);
-  if (!bs.storage_pes.empty()) {
+  if (bs.output_storage.held()) {
     for (std::uint64_t o = 0; o < bs.map.output_bytes; ++o) {
-      const auto it = mem.sram.find(bs.storage_pes[static_cast<std::size_t>(o / bs.storage_chunk_bytes)]);
-      if (it != mem.sram.end() && o % bs.storage_chunk_bytes < it->second.size())
-        out[static_cast<std::size_t>(o)] = it->second[static_cast<std::size_t>(o % bs.storage_chunk_bytes)];
+      const auto it = mem.sram.find(bs.output_storage.pe_of(o));
+      if (it != mem.sram.end() && bs.output_storage.addr_of(o) < it->second.size())
+        out[static_cast<std::size_t>(o)] = it->second[bs.output_storage.addr_of(o)];
     }
     return out;
   }

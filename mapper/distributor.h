@@ -44,6 +44,37 @@ struct BlockDramMap {
   std::uint64_t total = 0;
 };
 
+// A feature map kept in the storage QPEs' SRAM (thesis 4.4): its int8 [D][H][W] planes shared out among
+// the storage PEs in order, `planes_per_pe` whole planes each, from byte `base` of every PE's SRAM. Byte o
+// of the map sits in PE pes[o / chunk_bytes()] at base + o % chunk_bytes().
+struct StorageRegion {
+  std::vector<int> pes;
+  std::uint64_t plane_bytes = 0;
+  int planes_per_pe = 0;
+  std::uint32_t base = 0;
+  bool held() const { return !pes.empty(); }
+  std::uint64_t chunk_bytes() const { return plane_bytes * static_cast<std::uint64_t>(planes_per_pe); }
+  int pe_of(std::uint64_t o) const { return pes[static_cast<std::size_t>(o / chunk_bytes())]; }
+  std::uint32_t addr_of(std::uint64_t o) const { return base + static_cast<std::uint32_t>(o % chunk_bytes()); }
+};
+
+// Where a chip fuse_reuse block finds its input and leaves its output (thesis 4.4: results stay in the
+// storage QPEs where they fit, and the next layer loads its input from there). The default, and every
+// other strategy and target: both in DRAM.
+struct BlockResidency {
+  bool input_in_storage = false, output_in_storage = false;
+  std::uint32_t input_base = 0, output_base = 0;  // byte in each storage PE's SRAM
+};
+
+// For a network run fuse_reuse on the chip, block by block in order (blocks fuse_reuse does not apply to
+// run fuse_noreuse and use DRAM): a block keeps its output in the storage QPEs when
+//  - the next block is its only reader, reads it as its main input and runs fuse_reuse (a map that a later
+//    residual block adds as its shortcut, or a pooling or FC block reads, goes to DRAM),
+//  - its planes fit the storage PEs (ChipShape::storage_pe_bytes each), beside the block's own input if
+//    that is in the storage PEs too: the output then goes to the other end of their SRAM.
+// Indexed as n.blocks; all in DRAM on QPE-DRAM or a chip without storage QPEs.
+std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const NetworkSplit& split, const HwConfig& cfg);
+
 struct BlockStreams {
   std::string block;
   Strategy strategy = Strategy::FuseNoreuse;
@@ -53,17 +84,16 @@ struct BlockStreams {
   std::vector<TaskStream> streams;      // run in order on the same DRAMs; one per primitive op for nofuse
   BlockDramMap map;
   int drams = 1;  // DRAMs holding a copy of the block's image (BlockDramMap), each serving its PEs
-  // Chip fuse_reuse: the block's output kept in the storage QPEs' SRAM (thesis 4.4) when it fits: output
-  // byte o (of the output region) at address o % storage_chunk_bytes of PE storage_pes[o / chunk]. Empty:
-  // the output is in DRAM.
-  std::vector<int> storage_pes;
-  std::uint64_t storage_chunk_bytes = 0;
+  // Chip fuse_reuse (BlockResidency): the block's input as the previous block left it in the storage
+  // QPEs, and its output kept there for the next block. Not held: in DRAM.
+  StorageRegion input_storage, output_storage;
 };
 
 // Throws std::invalid_argument if the strategy does not apply to the block (fuse_reuse of an MM block)
 // or the block needs what the distributor does not do yet (strided convolutions, pooling blocks,
 // input-channel splits), saying which.
-BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg);
+BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg,
+                        const BlockResidency& where = {});
 // Whether distribute() can run the strategy on the block; if not, why (for tables).
 bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, std::string* why);
 
@@ -71,8 +101,13 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
                                            const HwConfig& cfg, std::uint64_t seed);
 // The block's int8 output as the streams left it: every byte of the output region from the DRAM the last
-// store that wrote it went to (each DRAM holds the outputs of its own PEs). Bytes no store wrote are 0.
+// store that wrote it went to (each DRAM holds the outputs of its own PEs), or from the storage QPEs.
+// Bytes no store wrote are 0.
 std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem);
+
+// The memories as the block's streams expect to find them: the image in each DRAM, and the storage PEs
+// holding the block's input (as the previous block left it) and room for its output.
+SystemMemory stage_block_memory(const BlockStreams& bs, const HwConfig& cfg, const std::vector<std::uint8_t>& image);
 
 // The block's int8 result computed from the image's input and weights with the golden kernels, as the
 // output region holds it.

@@ -93,6 +93,7 @@ nlohmann::json to_json(const ChipShape& c) {
           {"drams", drams},
           {"host_agents", coords_json(c.host_agents)},
           {"double_qpe_blocks", blocks},
+          {"storage_pe_bytes", c.storage_pe_bytes},
           {"routers_without_pes", coords_json(c.routers_without_pes)},
           {"assumptions", c.assumptions}};
 }
@@ -115,6 +116,7 @@ ChipShape chip_shape_from_json(const nlohmann::json& j) {
   }
   if (j.contains("host_agents")) c.host_agents = coords_from(j.at("host_agents"), "host_agents");
   if (j.contains("routers_without_pes")) c.routers_without_pes = coords_from(j.at("routers_without_pes"), "routers_without_pes");
+  if (j.contains("storage_pe_bytes")) c.storage_pe_bytes = j.at("storage_pe_bytes").get<int>();
   if (j.contains("assumptions")) c.assumptions = j.at("assumptions").get<std::vector<std::string>>();
   if (j.contains("double_qpe_blocks")) {
     c.double_qpe_blocks.clear();
@@ -308,6 +310,7 @@ void validate(const HwConfig& c) {
   need(c.sram_bytes > 0 && c.sram_bytes <= 128 * 1024, "sram_bytes", "1 to 131072 (the model's SRAM)");
   need(c.sram_mla_budget_bytes > 0 && c.sram_mla_budget_bytes <= c.sram_bytes, "sram_mla_budget_bytes", "1 to sram_bytes");
   need(c.sram_access_cycles >= 1, "sram_access_cycles", "at least 1");
+  need(c.chip.storage_pe_bytes > 0 && c.chip.storage_pe_bytes <= c.sram_bytes, "chip.storage_pe_bytes", "1 to sram_bytes");
   need(c.router_latency_noc_cycles >= 1 && c.router_latency_noc_cycles <= 15, "router_latency_noc_cycles", "1 to 15");
   need(c.router_out_fifo_packets >= 1 && c.router_out_fifo_packets <= 8, "router_out_fifo_packets", "1 to 8");
   need(c.noc_if_out_fifo_packets >= 1 && c.noc_if_out_fifo_packets <= 8, "noc_if_out_fifo_packets", "1 to 8");

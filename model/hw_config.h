@@ -70,6 +70,9 @@ struct ChipShape {
   // the routers that relay host traffic; a QPE's agent is the nearest one (thesis 3.4: one per 3x3 block)
   std::vector<QpeCoord> host_agents;
   std::vector<DoubleQpeBlock> double_qpe_blocks;  // empty: no storage QPEs (QPE-DRAM)
+  // what of a storage QPE's PE SRAM may keep feature maps (thesis 4.4: "if the storage QPE has enough
+  // space"): all of it by default, as a storage PE runs no MLA task (model/README.md, "The chip")
+  int storage_pe_bytes = 128 * 1024;
   // mesh positions with a router but no PEs (a mesh that is not a full rectangle of QPEs)
   std::vector<QpeCoord> routers_without_pes;
   // what the shape assumes where no published figure exists: printed with every report that uses it

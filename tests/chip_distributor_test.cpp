@@ -31,13 +31,12 @@ ParsedNetwork parse_text(const char* text) { return parse_network(parse_layer_li
 
 // Runs every stream of the block on the chip model; whether its output, gathered from wherever its stores
 // went, equals the golden block.
-bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, BlockStreams* out = nullptr) {
-  const BlockStreams bs = distribute(b, s, strategy, cfg);
+bool runs_exact(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, BlockStreams* out = nullptr,
+                const BlockResidency& where = {}) {
+  const BlockStreams bs = distribute(b, s, strategy, cfg, where);
   if (out) *out = bs;
   const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, 11);
-  SystemMemory mem;
-  mem.drams.assign(cfg.chip.drams.size(), image);
-  for (int pe : bs.storage_pes) mem.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
+  SystemMemory mem = stage_block_memory(bs, cfg, image);
   auto backend = make_model_stream_backend(cfg);
   for (const TaskStream& st : bs.streams) {
     const StreamResult r = backend->run(st, mem, StreamRunOptions{true});
@@ -77,15 +76,23 @@ TEST(ChipDistributor, DataReuseKeepsResultsInTheStorageQpesAndMigratesFiltersThr
   const HwConfig cfg = chip();
   // 256 filters in 64 parts (16 groups around the ring of 32 QPEs) over 16 input parts (8 copies each): each
   // PE sees its groups over two steps, the filters migrating between them; the pooled output (1 MB) fits
-  // the storage QPEs
-  const ParsedNetwork n = parse_text("network r\ninput 130 130 32\nconv 3 3 32 256 pad=valid act=relu\npool max 2 2 stride=2\n");
+  // the storage QPEs, and the next convolution, its only reader, loads it from there
+  const ParsedNetwork n = parse_text("network r\ninput 130 130 32\nconv 3 3 32 256 pad=valid act=relu\npool max 2 2 stride=2\n"
+                                     "conv 3 3 256 64 pad=same act=relu\n");
   const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
-  BlockStreams bs;
-  ASSERT_TRUE(runs_exact(n.blocks[0], split.blocks[0], Strategy::FuseReuse, cfg, &bs));
+  const std::vector<BlockResidency> where = storage_residency(n, split, cfg);
+  ASSERT_EQ(where.size(), 2u);
+  EXPECT_FALSE(where[0].input_in_storage);
+  EXPECT_TRUE(where[0].output_in_storage);
+  EXPECT_TRUE(where[1].input_in_storage);
+  EXPECT_FALSE(where[1].output_in_storage);  // the last block's output goes to DRAM
+  BlockStreams bs, next;
+  ASSERT_TRUE(runs_exact(n.blocks[0], split.blocks[0], Strategy::FuseReuse, cfg, &bs, where[0]));
+  ASSERT_TRUE(runs_exact(n.blocks[1], split.blocks[1], Strategy::FuseReuse, cfg, &next, where[1]));
   ASSERT_EQ(bs.streams.size(), 1u);
   const TaskStream& st = bs.streams[0];
   // the output stays in the 16 PEs of the four centre QPEs, which run nothing themselves
-  std::set<int> storage(bs.storage_pes.begin(), bs.storage_pes.end());
+  std::set<int> storage(bs.output_storage.pes.begin(), bs.output_storage.pes.end());
   const std::set<int> centre{cfg.chip.qpe_index({2, 2}), cfg.chip.qpe_index({3, 2}), cfg.chip.qpe_index({2, 3}),
                              cfg.chip.qpe_index({3, 3})};
   ASSERT_EQ(storage.size(), 16u);
@@ -116,6 +123,59 @@ TEST(ChipDistributor, DataReuseKeepsResultsInTheStorageQpesAndMigratesFiltersThr
   EXPECT_GT(shifted, 0);
   EXPECT_GT(migrations, 0);
   EXPECT_GT(to_storage, 0);
+  // the next block loads its input from the storage PEs only; its filters still come from DRAM
+  int from_storage = 0, input_from_dram = 0;
+  for (const auto& cmds : next.streams[0].pe)
+    for (const StreamCommand& c : cmds) {
+      if (c.kind != CommandKind::DmaLoad) continue;
+      if (c.dma.remote.kind == MemoryRef::Kind::Sram) {
+        EXPECT_TRUE(storage.count(c.dma.remote.index)) << c.dma.remote.index;
+        ++from_storage;
+      } else {
+        input_from_dram += c.dma.dram_addr >= next.map.input && c.dma.dram_addr < next.map.input + next.map.input_bytes;
+      }
+    }
+  EXPECT_GT(from_storage, 0);
+  EXPECT_EQ(input_from_dram, 0);
+}
+
+TEST(ChipDistributor, MapsAreKeptInTheStorageQpesOnlyForTheirOneReaderAndWhereTheyFit) {
+  const HwConfig cfg = chip();
+  // the first map (64 planes of 192 x 192: 4 planes, 144 KB, per storage PE) does not fit; the second is
+  // the residual unit's input and its shortcut (two readers); inside the unit the map has one reader; the
+  // last block's result has none
+  const ParsedNetwork n = parse_text("network r\ninput 192 192 16\nconv 3 3 16 64 pad=same act=relu\nconv 1 1 64 32 act=relu\n"
+                                     "residual begin\nconv 1 1 32 32 act=relu\nconv 1 1 32 32 act=none\nresidual end shortcut=identity\n");
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  const std::vector<BlockResidency> w = storage_residency(n, split, cfg);
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_FALSE(w[0].output_in_storage);
+  EXPECT_FALSE(w[1].output_in_storage);  // read by the unit's first convolution and as its shortcut
+  EXPECT_TRUE(w[2].output_in_storage);
+  EXPECT_TRUE(w[3].input_in_storage);
+  EXPECT_FALSE(w[3].output_in_storage);
+  // a chain: the middle blocks read from one end of the storage PEs' SRAM and write to the other
+  const ParsedNetwork c = parse_text("network c\ninput 56 56 32\nconv 3 3 32 64 pad=same act=relu\nconv 1 1 64 64 act=relu\n"
+                                     "conv 1 1 64 64 act=relu\nconv 1 1 64 32 act=relu\n");
+  const NetworkSplit csplit = split_network(c, split_rules(Target::SpiNNaker2, cfg));
+  const std::vector<BlockResidency> cw = storage_residency(c, csplit, cfg);
+  ASSERT_EQ(cw.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(c.blocks[i].name());
+    EXPECT_EQ(cw[i].input_in_storage, i > 0);
+    EXPECT_EQ(cw[i].output_in_storage, i < 3);
+    if (i > 0) {
+      EXPECT_EQ(cw[i].input_base, cw[i - 1].output_base);
+    }
+    BlockStreams bs;
+    EXPECT_TRUE(runs_exact(c.blocks[i], csplit.blocks[i], Strategy::FuseReuse, cfg, &bs, cw[i]));
+    if (i == 1 || i == 2) {
+      EXPECT_NE(bs.input_storage.base, bs.output_storage.base);
+    }
+  }
+  // on QPE-DRAM, nothing is kept in storage
+  const NetworkSplit qsplit = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+  for (const BlockResidency& r : storage_residency(n, qsplit, HwConfig{})) EXPECT_FALSE(r.output_in_storage || r.input_in_storage);
 }
 
 TEST(ChipDistributor, PresetsAreConfigurationAndChangeTheHash) {
