@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
   mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
   mapcmd->add_option("--config", mreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   mapcmd->add_option("--mac", mreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  mapcmd->add_option("--split", mreq.split_file,
+                     "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
+                     "the others as the splitter finds");
   mapcmd->add_flag("--verify", mreq.verify,
                    "compute every block whole and from its pieces with the golden kernels and compare (slow at full size)");
 
@@ -122,6 +125,9 @@ int main(int argc, char** argv) {
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  netcmd->add_option("--split", nreq.split_file,
+                     "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
+                     "the others as the splitter finds");
 
   try {
     app.parse(argc, argv);

@@ -159,8 +159,11 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
     const mapper::Target target = mapper::parse_target(req.target);
     if (!check_writable(req.json_out, err)) return 2;
     const mapper::ParsedNetwork n = mapper::parse_network(mapper::load_network(req.net));
-    const mapper::NetworkSplit s = mapper::split_network(n, mapper::split_rules(target, cfg));
+    const std::vector<mapper::SplitChoice> chosen = req.split_file.empty() ? std::vector<mapper::SplitChoice>{}
+                                                                           : mapper::read_split_file(req.split_file);
+    const mapper::NetworkSplit s = mapper::split_network(n, mapper::split_rules(target, cfg), chosen);
     out << format_split(n, s);
+    if (!chosen.empty()) out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses, the others searched\n";
     out << "hardware: " << cfg.mac_shape() << " MAC array, config hash " << config_hash(cfg) << "\n";
     if (!req.json_out.empty()) write_text_file(req.json_out, split_json(n, s, cfg));
     if (req.verify) {

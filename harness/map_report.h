@@ -17,6 +17,7 @@ struct MapRequest {
   std::string target = "qpe";  // qpe | s2
   std::string json_out;
   std::string config_file, mac_shape;
+  std::string split_file;  // blocks split as the file says (mapper/README.md, "Split files")
   bool verify = false;  // compute every block whole and in pieces, and compare (thesis 5.1.1)
 };
 

@@ -312,6 +312,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<mapper::Strategy> strategies;
   mapper::ParsedNetwork n;
   mapper::NetworkSplit split;
+  std::vector<mapper::SplitChoice> chosen;  // --split
   HwConfig cfg;
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, {});
@@ -337,7 +338,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
     HwConfig split_cfg = cfg;
     if (target == mapper::Target::SpiNNaker2) set_mac_shape(split_cfg, "16x4");
-    split = mapper::split_network(n, mapper::split_rules(target, split_cfg));
+    if (!req.split_file.empty()) chosen = mapper::read_split_file(req.split_file);
+    split = mapper::split_network(n, mapper::split_rules(target, split_cfg), chosen);
     for (const std::string& l : req.layers)
       if (!n.find(l)) throw std::invalid_argument("--layers: " + n.name + " has no operation block " + l);
   } catch (const std::exception& e) {
@@ -374,6 +376,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
   for (const std::string& a : cfg.chip.assumptions) out << "assumption (preset " << cfg.chip.name << "): " << a << "\n";
+  if (!chosen.empty()) {
+    out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses (";
+    for (std::size_t i = 0; i < chosen.size(); ++i) out << (i ? ", " : "") << chosen[i].operation;
+    out << "), the others as the splitter finds\n";
+  }
   if (target_is_chip(req) && cfg.mac_shape() != "16x4")
     out << "split: the 16x4 MAC array's scheme on the " << cfg.mac_shape() << " array too (thesis 5.4: \"the same split "
            "scheme\")\n";
@@ -626,6 +633,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     j["seed"] = req.seed;
     j["config"] = to_json(cfg);
     j["config_hash"] = config_hash(cfg);
+    if (!req.split_file.empty()) j["split_file"] = req.split_file;
     if (req.whole) {
       j["whole"] = true;
       for (const auto& [st, cats] : category_cycles)

@@ -19,6 +19,7 @@ struct RunNetRequest {
   std::string backend = "model";        // model | rtl | both
   std::string json_out, config_file, mac_shape;
   std::string preset;  // --target s2: the chip (empty: the configuration file's chip, else prototype)
+  std::string split_file;  // blocks split as the file says (mapper/README.md, "Split files")
   // every block (or those of `layers`), ARM operations timed, summed per thesis Table 5.10 category; a
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;

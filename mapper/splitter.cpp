@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -361,6 +363,39 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
 
 // ---- matrix multiplication blocks ----
 
+// Every distinct piece of an MM split (W_B and H_B parts in s.w, s.h) with its count, sizes and
+// utilisation; fills the split's totals.
+void evaluate_mm(BlockSplit& s, const SplitRules& r) {
+  s.c = whole(1);
+  s.d = whole(1);
+  clear_groups(s);
+  std::map<std::pair<int, int>, std::uint64_t> shapes;
+  for (int w : s.w.sizes)
+    for (int h : s.h.sizes) ++shapes[{w, h}];
+  double valid = 0, lanes = 0;
+  for (const auto& [key, n] : shapes) {
+    const auto [w, h] = key;
+    const MmShape m{h, 1, w, h};
+    PieceGroup g;
+    g.count = n;
+    g.shape = fmt::format("[{},1]x[{},{}]", m.W_A, m.W_B, m.H_B);
+    g.aligned = mm_aligned_sizes(m, r.mac_rows);
+    g.raw.operand_a_bytes = std::uint64_t(m.W_A) * m.H_A;
+    g.raw.operand_b_bytes = std::uint64_t(m.W_B) * m.H_B;
+    g.raw.result_bytes = std::uint64_t(m.W_B) * m.H_A * 4;
+    const double v = double(m.H_A) * w, l = double(align_up(m.H_A, r.mac_rows)) * double(align_up(w, r.mac_cols));
+    g.mac_utilization = v / l;
+    valid += v * double(n);
+    lanes += l * double(n);
+    add_group(s, std::move(g), r);
+  }
+  most_pieces_first(s);
+  s.mac_utilization = valid / lanes;
+  int wb = 0;
+  for (int w : s.w.sizes) wb += w;
+  s.partial_sum_adds = std::uint64_t(wb) * static_cast<std::uint64_t>(s.h.count() - 1);  // Appendix B: W_B * (Y - 1)
+}
+
 BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
   const Operation& fc = b.core_op();
   const int WB = fc.out.W, HB = fc.in.W;  // weight [W_B, H_B]; the input vector is A [W_A = H_B, H_A = 1]
@@ -399,34 +434,9 @@ BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
   s.kind = b.kind;
   s.w = fixed_parts(WB, c.pw);
   s.h = fixed_parts(HB, c.ph);
-  s.c = whole(1);
-  s.d = whole(1);
-  std::map<std::pair<int, int>, std::uint64_t> shapes;
-  for (int w : s.w.sizes)
-    for (int h : s.h.sizes) ++shapes[{w, h}];
-  double valid = 0, lanes = 0;
-  for (const auto& [key, n] : shapes) {
-    const auto [w, h] = key;
-    const MmShape m = piece_shape(w, h);
-    PieceGroup g;
-    g.count = n;
-    g.shape = fmt::format("[{},1]x[{},{}]", m.W_A, m.W_B, m.H_B);
-    g.aligned = mm_aligned_sizes(m, r.mac_rows);
-    g.raw.operand_a_bytes = std::uint64_t(m.W_A) * m.H_A;
-    g.raw.operand_b_bytes = std::uint64_t(m.W_B) * m.H_B;
-    g.raw.result_bytes = std::uint64_t(m.W_B) * m.H_A * 4;
-    const double v = double(m.H_A) * w, l = double(align_up(m.H_A, r.mac_rows)) * double(align_up(w, r.mac_cols));
-    g.mac_utilization = v / l;
-    valid += v * double(n);
-    lanes += l * double(n);
-    add_group(s, std::move(g), r);
-  }
-  most_pieces_first(s);
-  s.mac_utilization = valid / lanes;
-  s.partial_sum_adds = std::uint64_t(WB) * (s.h.count() - 1);  // Appendix B: W_B * (Y - 1)
+  evaluate_mm(s, r);
   return s;
 }
-
 }  // namespace
 
 BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
@@ -462,11 +472,136 @@ BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
   throw std::logic_error("split_block: unknown block kind");
 }
 
-NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules) {
+NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules) { return split_network(n, rules, {}); }
+
+Parts parse_parts(const std::string& text) {
+  Parts p;
+  std::stringstream in(text);
+  std::string group;
+  while (std::getline(in, group, ',')) {
+    const std::size_t x = group.find('x');
+    int size = 0, count = 0;
+    std::size_t used_size = 0, used_count = 0;
+    try {
+      if (x == std::string::npos) throw std::invalid_argument("");
+      size = std::stoi(group.substr(0, x), &used_size);
+      count = std::stoi(group.substr(x + 1), &used_count);
+    } catch (const std::exception&) {
+      used_size = 0;
+    }
+    if (used_size != x || used_count != group.size() - x - 1 || size < 1 || count < 1)
+      throw std::invalid_argument("expected SIZExCOUNT groups joined by commas (e.g. 14x2,12x7), got '" + text + "'");
+    p.sizes.insert(p.sizes.end(), static_cast<std::size_t>(count), size);
+  }
+  if (p.sizes.empty() || text.back() == ',')
+    throw std::invalid_argument("expected SIZExCOUNT groups joined by commas (e.g. 14x2,12x7), got '" + text + "'");
+  return p;
+}
+
+std::vector<SplitChoice> read_split_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot read the split file");
+  std::vector<SplitChoice> out;
+  std::string line;
+  static const char* fields[] = {"W parts", "H parts", "C parts", "D parts"};
+  for (int number = 1; std::getline(in, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::stringstream words(line);
+    std::vector<std::string> w;
+    for (std::string x; words >> x;) w.push_back(x);
+    if (w.empty()) continue;
+    const std::string where = path + ":" + std::to_string(number);
+    if (w.size() < 3 || w.size() > 5)
+      throw std::invalid_argument(where + ": expected OPERATION W_PARTS H_PARTS [C_PARTS [D_PARTS]], got " +
+                                  std::to_string(w.size()) + " fields");
+    SplitChoice c;
+    c.operation = w[0];
+    c.source = where;
+    Parts* parts[] = {&c.w, &c.h, &c.c, &c.d};
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      try {
+        *parts[i - 1] = parse_parts(w[i]);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + ": field " + fields[i - 1] + ": " + e.what());
+      }
+    }
+    for (const SplitChoice& o : out)
+      if (o.operation == c.operation) throw std::invalid_argument(where + ": " + c.operation + " chosen twice (also " + o.source + ")");
+    out.push_back(c);
+  }
+  return out;
+}
+
+BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, const SplitChoice& choice) {
+  const auto fail = [&](const std::string& field, const std::string& what) {
+    throw std::invalid_argument(choice.source + ": " + choice.operation + ", field " + field + ": expected " + what);
+  };
+  if (b.kind == BlockKind::Pooling) fail("operation", "a convolution or matrix multiplication block (a pooling block is split by the splitter)");
+  if (b.kind == BlockKind::MatMul) {
+    // W_B and H_B parts of the weight
+    if (!choice.c.sizes.empty()) fail("C parts", "none (a matrix multiplication has W_B and H_B parts only)");
+    BlockSplit s;
+    s.name = b.name();
+    s.kind = b.kind;
+    s.w = choice.w;
+    s.h = choice.h;
+    for (const auto& [p, total, field] : {std::tuple{&s.w, b.core_op().out.W, "W parts"}, std::tuple{&s.h, b.core_op().in.W, "H parts"}}) {
+      int sum = 0;
+      for (int v : p->sizes) sum += v;
+      if (sum != total) fail(field, "parts summing to " + std::to_string(total) + ", got " + std::to_string(sum));
+    }
+    for (int w : s.w.sizes)
+      for (int h : s.h.sizes)
+        if (piece_footprint_bytes(mm_aligned_sizes(MmShape{h, 1, w, h}, rules.mac_rows), BlockKind::MatMul, rules) > rules.budget_bytes)
+          fail("parts", "pieces that fit the SRAM budget of " + std::to_string(rules.budget_bytes) + " bytes");
+    evaluate_mm(s, rules);
+    return s;
+  }
+  if (choice.c.sizes.empty()) fail("C parts", "the filters' parts (a convolution block)");
+  const Operation& conv = b.core_op();
+  const int step = b.fused_pool() ? b.fused_pool()->stride : 1;
+  BlockSplit s;
+  s.name = b.name();
+  s.kind = b.kind;
+  s.w = choice.w;
+  s.h = choice.h;
+  s.c = choice.c;
+  s.d = choice.d.sizes.empty() ? whole(conv.in.D) : choice.d;
+  const auto check = [&](const Parts& p, int total, int unit, const std::string& field, const std::string& what) {
+    int sum = 0;
+    for (int v : p.sizes) sum += v;
+    if (sum != total) fail(field, "parts summing to " + what + " " + std::to_string(total) + ", got " + std::to_string(sum));
+    for (std::size_t i = 0; i + 1 < p.sizes.size(); ++i)
+      if (p.sizes[i] % unit != 0)
+        fail(field, "parts in multiples of " + std::to_string(unit) + " but the last, got " + p.to_string());
+  };
+  check(s.w, conv.out.W, step, "W parts", "the output width");
+  check(s.h, conv.out.H, step, "H parts", "the output height");
+  check(s.c, conv.out.D, rules.mac_rows, "C parts", "the filters");
+  check(s.d, conv.in.D, 1, "D parts", "the input channels");
+  ConvSplitter cs{b, conv, rules};
+  cs.step = step;
+  if (!cs.fits(s)) {
+    const ConvShape t = cs.piece_task(s.w.largest(), s.h.largest(), s.c.largest(), s.d.largest());
+    fail("parts", "pieces that fit the SRAM budget of " + std::to_string(rules.budget_bytes) + " bytes; the largest, " +
+                      conv_shape_string(t) + ", needs " +
+                      std::to_string(piece_footprint_bytes(conv_aligned_sizes(t, rules.mac_rows), BlockKind::Convolution, rules)));
+  }
+  cs.evaluate(s);
+  return s;
+}
+
+NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules, const std::vector<SplitChoice>& chosen) {
+  for (const SplitChoice& c : chosen)
+    if (!n.find(c.operation))
+      throw std::invalid_argument(c.source + ": field operation: expected a block of " + n.name + ", got " + c.operation);
   NetworkSplit s;
   s.network = n.name;
   s.rules = rules;
-  for (const OperationBlock& b : n.blocks) s.blocks.push_back(split_block(b, rules));
+  for (const OperationBlock& b : n.blocks) {
+    const auto c = std::find_if(chosen.begin(), chosen.end(), [&](const SplitChoice& x) { return x.operation == b.name(); });
+    s.blocks.push_back(c == chosen.end() ? split_block(b, rules) : split_block_as(b, rules, *c));
+  }
   return s;
 }
 

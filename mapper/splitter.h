@@ -91,6 +91,28 @@ struct NetworkSplit {
 };
 NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules);
 
+// A split chosen by hand instead of searched (thesis 5.5: its splits were "manually adjusted"; Appendix I
+// prints them). Convolution blocks only: output width, height, filters and input channels in parts.
+struct SplitChoice {
+  std::string operation;  // the block's core operation, e.g. CONV_5
+  Parts w, h, c, d;       // d empty: the input channels whole
+  std::string source;     // "file:line", for errors
+};
+// Parts as `map` prints them: SIZExCOUNT groups joined by commas, e.g. "14x2,12x7". Throws
+// std::invalid_argument saying what is wrong.
+Parts parse_parts(const std::string& text);
+// A split file: one line per block, "OPERATION W_PARTS H_PARTS C_PARTS [D_PARTS]"; '#' starts a comment.
+// Throws std::invalid_argument naming the file, line and field.
+std::vector<SplitChoice> read_split_file(const std::string& path);
+// The block split as chosen: the parts must cover the output's width and height (in multiples of a fused
+// pooling's stride, but the last part), the filters (in multiples of the MAC rows, but the last) and the
+// input channels, and the largest piece must fit the rules' SRAM budget. Throws std::invalid_argument
+// naming the choice's source, the field and what was expected.
+BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, const SplitChoice& choice);
+// The network's split with the chosen blocks as chosen (a choice naming no block of the network is an
+// error) and the others searched.
+NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules, const std::vector<SplitChoice>& chosen);
+
 // The MLA task of piece (iw, ih, ic, id) of a convolution block: its input window at stride 1 (a strided
 // convolution runs at stride 1, and every stride-th result is kept: thesis 5.2.2), input offset in the
 // block's padded input, and output offset.

@@ -11,6 +11,7 @@
 #include "mapper/split_check.h"
 #include "mapper/splitter.h"
 #include "model/splitmix64.h"
+#include "test_support.h"
 
 using namespace s2::mapper;
 
@@ -169,4 +170,60 @@ TEST(MapperSplitter, BalancedPartsDifferByOneStep) {
   EXPECT_EQ(balanced_parts(224, 38, 2).to_string(), "6x36,4x2");
   EXPECT_EQ(balanced_parts(7, 2, 2).to_string(), "4x1,3x1");  // an odd remainder goes to the last part
   EXPECT_TRUE(balanced_parts(4, 3, 2).sizes.empty());          // not enough whole steps
+}
+
+TEST(MapperSplitter, TheThesisSplitFileGivesTableI2) {
+  // vectors/thesis_vgg16_s2_split.txt holds Appendix I's Table I.1; the pieces it makes are Table I.2's
+  const ParsedNetwork n = parse_network(load_network("vgg16"));
+  s2::HwConfig cfg;
+  const std::vector<SplitChoice> chosen = read_split_file(s2::test::source_path("vectors/thesis_vgg16_s2_split.txt"));
+  EXPECT_EQ(chosen.size(), 16u);  // every convolution and FC block
+  const NetworkSplit s = split_network(n, split_rules(Target::SpiNNaker2, cfg), chosen);
+  const std::vector<std::tuple<std::string, std::uint64_t, double>> table_i2 = {
+      {"CONV_1", 256, 0.62},   {"CONV_2", 1568, 0.51},  {"CONV_4", 512, 0.82},  {"CONV_5", 1792, 0.68},
+      {"CONV_7", 256, 0.85},   {"CONV_8", 1024, 0.83},  {"CONV_9", 1024, 0.79}, {"CONV_11", 512, 0.83},
+      {"CONV_12", 1792, 0.70}, {"CONV_13", 1792, 0.70}, {"CONV_15", 896, 0.53}, {"CONV_17", 896, 0.53},
+      {"FC_19", 3136, 0.34},   {"FC_20", 512, 0.34},    {"FC_21", 512, 0.09}};
+  for (const auto& [op, pieces, sram] : table_i2) {
+    SCOPED_TRACE(op);
+    const BlockSplit& b = find(s, op);
+    EXPECT_EQ(b.pieces, pieces);
+    EXPECT_NEAR(b.sram_utilization_max, sram, 0.005);
+  }
+}
+
+TEST(MapperSplitter, AChosenSplitMustCoverTheLayerAndFitAndAFileSaysWhereItIsWrong) {
+  const ParsedNetwork n = parse_network(load_network("vgg16"));
+  const SplitRules r = split_rules(Target::SpiNNaker2, s2::HwConfig{});
+  const OperationBlock& conv5 = *n.find("CONV_5");  // 112 x 112 output, 128 filters, fused 2x2 pooling
+  auto choose = [](const char* w, const char* h, const char* c) {
+    return SplitChoice{"CONV_5", parse_parts(w), parse_parts(h), parse_parts(c), {}, "f:3"};
+  };
+  EXPECT_EQ(split_block_as(conv5, r, choose("112x1", "2x56", "4x32")).pieces, 1792u);
+  auto message = [&](const SplitChoice& c) {
+    try {
+      split_block_as(conv5, r, c);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message(choose("112x1", "2x55", "4x32")),
+            "f:3: CONV_5, field H parts: expected parts summing to the output height 112, got 110");
+  EXPECT_NE(message(choose("112x1", "3x36,4x1", "4x32")).find("multiples of 2"), std::string::npos);  // the pooling
+  EXPECT_NE(message(choose("112x1", "2x56", "6x21,2x1")).find("multiples of 4"), std::string::npos);  // MAC rows
+  EXPECT_NE(message(choose("112x1", "112x1", "4x32")).find("fit the SRAM budget"), std::string::npos);
+  EXPECT_THROW(parse_parts("14x2,"), std::invalid_argument);
+  EXPECT_THROW(parse_parts("14y2"), std::invalid_argument);
+  EXPECT_EQ(parse_parts("14x2,12x1").to_string(), "14x2,12x1");
+  // the file: line and field named, unknown blocks refused
+  const s2::test::TempDir dir;
+  const std::string path = dir.write("split.txt", "# comment\n\nCONV_5 112x1 2x56 4x3x2\n");
+  try {
+    read_split_file(path);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3: field C parts"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(split_network(n, r, read_split_file(dir.write("split.txt", "CONV_55 112x1 2x56 4x32\n"))), std::invalid_argument);
 }
