@@ -791,60 +791,60 @@ ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
 
 // (the pieces of via_storage, in address order)
 void via_storage_pieces(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where) {
-  const std::uint64_t chunk = where.chunk_bytes();
-  // whether the transfer lies in one storage PE
-  const auto in_one = [&](const DmaTransfer& x) {
-    const std::uint64_t lo = x.dram_addr - region;
-    const std::uint64_t last = lo + (std::uint64_t(x.planes) - 1) * x.dram_plane_stride +
-                               (std::uint64_t(x.rows) - 1) * x.dram_row_stride + x.row_bytes - 1;
-    return lo / chunk == last / chunk;
-  };
-  const auto place = [&](const DmaTransfer& x) {
-    if (!in_one(x)) return false;
-    const std::uint64_t lo = x.dram_addr - region;
-    StreamCommand y = c;
-    y.dma = x;
-    y.dma.remote = {MemoryRef::Kind::Sram, where.pe_of(lo)};
-    y.dma.dram_addr = where.addr_of(lo);
-    out.push_back(y);
-    return true;
-  };
   const DmaTransfer& t = c.dma;
-  if (place(t)) return;
-  auto planes = [&](std::uint32_t first, std::uint32_t count) {
-    DmaTransfer x = t;
-    x.planes = count;
-    x.dram_addr += first * t.dram_plane_stride;
-    x.sram_addr += first * t.sram_plane_stride;
-    return x;
-  };
-  for (std::uint32_t pl = 0; pl < t.planes; ++pl) {
-    // as many planes as lie in one storage PE
-    std::uint32_t n = 1;
-    while (pl + n < t.planes && in_one(planes(pl, n + 1))) ++n;
-    if (place(planes(pl, n))) {
-      pl += n - 1;
-      continue;
+  const std::uint64_t W = static_cast<std::uint64_t>(where.width);
+  const std::uint64_t lo = t.dram_addr - region;
+  const auto emit = [&](std::uint64_t off, std::uint32_t sram, std::uint32_t planes, std::uint32_t rows, std::uint32_t bytes) {
+    StreamCommand y = c;
+    y.dma = t;
+    y.dma.remote = {MemoryRef::Kind::Sram, where.pe_of(off)};
+    y.dma.dram_addr = where.addr_of(off);
+    y.dma.dram_plane_stride = std::uint64_t(where.band_rows) * W;
+    y.dma.sram_addr = sram;
+    y.dma.planes = planes;
+    y.dma.rows = rows;
+    y.dma.row_bytes = bytes;
+    // rows (then planes) that follow one another on both sides move as one: the DMA waits for each row's
+    // acknowledgement, and a storage PE is hops away
+    DmaTransfer& d = y.dma;
+    if (d.rows > 1 && d.dram_row_stride == d.row_bytes && d.sram_row_stride == d.row_bytes) {
+      d.row_bytes *= d.rows;
+      d.rows = 1;
     }
-    const DmaTransfer plane = planes(pl, 1);
+    if (d.rows == 1 && d.planes > 1 && d.dram_plane_stride == d.row_bytes && d.sram_plane_stride == d.row_bytes) {
+      d.row_bytes *= d.planes;
+      d.planes = 1;
+    }
+    out.push_back(y);
+  };
+  // the usual case: whole planes of the map apart, rows a whole number of map rows apart, each row within
+  // a map row: split at the bands' edges only
+  if ((t.planes == 1 || t.dram_plane_stride == where.plane_bytes()) && (t.rows == 1 || t.dram_row_stride % W == 0) &&
+      lo % W + t.row_bytes <= W && t.dram_row_stride / W <= std::uint64_t(where.band_rows)) {
+    const std::uint64_t step = t.rows == 1 ? 1 : t.dram_row_stride / W, y0 = lo / W % where.height;
+    std::uint32_t r = 0;
+    while (r < t.rows) {
+      const std::uint64_t band = (y0 + r * step) / where.band_rows;
+      std::uint32_t n = 1;
+      while (r + n < t.rows && (y0 + (r + n) * step) / where.band_rows == band) ++n;
+      emit(lo + std::uint64_t(r) * t.dram_row_stride, t.sram_addr + r * t.sram_row_stride, t.planes, n, t.row_bytes);
+      r += n;
+    }
+    return;
+  }
+  // else byte runs within one map row each
+  for (std::uint32_t pl = 0; pl < t.planes; ++pl)
     for (std::uint32_t r = 0; r < t.rows; ++r) {
-      std::uint64_t off = plane.dram_addr + r * t.dram_row_stride - region;
-      std::uint32_t sram = plane.sram_addr + r * t.sram_row_stride, left = t.row_bytes;
+      std::uint64_t off = lo + pl * t.dram_plane_stride + r * t.dram_row_stride;
+      std::uint32_t sram = t.sram_addr + pl * t.sram_plane_stride + r * t.sram_row_stride, left = t.row_bytes;
       while (left > 0) {
-        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, chunk - off % chunk));
-        StreamCommand y = c;
-        y.dma = DmaTransfer{};
-        y.dma.remote = {MemoryRef::Kind::Sram, where.pe_of(off)};
-        y.dma.dram_addr = where.addr_of(off);
-        y.dma.sram_addr = sram;
-        y.dma.row_bytes = n;
-        out.push_back(y);
+        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, W - off % W));
+        emit(off, sram, 1, 1, n);
         off += n;
         sram += n;
         left -= n;
       }
     }
-  }
 }
 
 // A transfer between a PE's SRAM and the feature map that starts at DRAM address `region`, redirected to
@@ -866,12 +866,15 @@ std::vector<int> storage_pes(const ChipShape& chip) {
   return pes;
 }
 
-// A [D][H][W] map in the storage PEs from `base`: whole planes, as few per PE as cover D.
+// A [D][H][W] map in the storage PEs from `base`: bands of as few rows as spread it over them all.
 StorageRegion storage_region(const ChipShape& chip, Shape3 map, std::uint32_t base) {
   StorageRegion r;
-  r.pes = storage_pes(chip);
-  r.plane_bytes = std::uint64_t(map.W) * static_cast<std::uint64_t>(map.H);
-  r.planes_per_pe = (map.D + static_cast<int>(r.pes.size()) - 1) / static_cast<int>(r.pes.size());
+  const std::vector<int> pes = storage_pes(chip);
+  r.width = map.W;
+  r.height = map.H;
+  r.planes = map.D;
+  r.band_rows = (map.H + static_cast<int>(pes.size()) - 1) / static_cast<int>(pes.size());
+  r.pes.assign(pes.begin(), pes.begin() + (map.H + r.band_rows - 1) / r.band_rows);
   r.base = base;
   return r;
 }

@@ -44,18 +44,24 @@ struct BlockDramMap {
   std::uint64_t total = 0;
 };
 
-// A feature map kept in the storage QPEs' SRAM (thesis 4.4): its int8 [D][H][W] planes shared out among
-// the storage PEs in order, `planes_per_pe` whole planes each, from byte `base` of every PE's SRAM. Byte o
-// of the map sits in PE pes[o / chunk_bytes()] at base + o % chunk_bytes().
+// A feature map kept in the storage QPEs' SRAM (thesis 4.4): its int8 [D][H][W] map cut into bands of
+// `band_rows` rows, band k (every channel's rows of it) in storage PE pes[k] as [D][band_rows][W] from byte
+// `base` of its SRAM. By rows, so that the PEs working on different parts of the map at once (their
+// results in a step, their input parts in a load) reach different storage PEs.
 struct StorageRegion {
   std::vector<int> pes;
-  std::uint64_t plane_bytes = 0;
-  int planes_per_pe = 0;
+  int width = 0, height = 0, planes = 0;  // the map: W, H, D
+  int band_rows = 0;
   std::uint32_t base = 0;
   bool held() const { return !pes.empty(); }
-  std::uint64_t chunk_bytes() const { return plane_bytes * static_cast<std::uint64_t>(planes_per_pe); }
-  int pe_of(std::uint64_t o) const { return pes[static_cast<std::size_t>(o / chunk_bytes())]; }
-  std::uint32_t addr_of(std::uint64_t o) const { return base + static_cast<std::uint32_t>(o % chunk_bytes()); }
+  std::uint64_t plane_bytes() const { return std::uint64_t(width) * static_cast<std::uint64_t>(height); }
+  std::uint64_t chunk_bytes() const { return std::uint64_t(planes) * static_cast<std::uint64_t>(band_rows) * width; }
+  // where byte o of the map ([D][H][W] order) sits
+  int pe_of(std::uint64_t o) const { return pes[static_cast<std::size_t>(o / width % height / band_rows)]; }
+  std::uint32_t addr_of(std::uint64_t o) const {
+    const std::uint64_t d = o / plane_bytes(), y = o / width % height, x = o % width;
+    return base + static_cast<std::uint32_t>((d * band_rows + y % band_rows) * width + x);
+  }
 };
 
 // Where a chip fuse_reuse block finds its input and leaves its output (thesis 4.4: results stay in the
