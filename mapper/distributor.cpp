@@ -931,11 +931,11 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs, const Block
             replica_of[static_cast<std::size_t>(a * kPesPerQpe + z)] = rep;
           }
         }
-      // load (thesis 4.4: each double QPE block loads from its own DRAM, independently of the others): every
-      // filter part and every input part a double QPE block holds comes once from its DRAM, into the first
-      // of its PEs that holds it, and spreads to the block's other holders through the NoC as a binary
-      // tree (level l: holder j sends to holder j + 2^l; every computation PE meets the others between
-      // levels), so that no PE sends more than log2 of the copies
+      // load (thesis 4.4: each double QPE block loads from its own DRAM or storage QPEs, independently of
+      // the others): every filter part and every input part a double QPE block holds comes once from its
+      // DRAM (an input part the previous block left in the storage QPEs, from there), into the first of its
+      // PEs that holds it, and spreads to the block's other holders through the NoC as a binary tree (every
+      // computation PE meets the others between levels), so that no PE sends more than log2 of the copies
       const int segment = Q / static_cast<int>(p.cfg.chip.double_qpe_blocks.size());  // ring QPEs per double QPE block
       struct Copies {
         std::vector<int> pes;  // holders in one double QPE block, the one loading from DRAM first
@@ -972,19 +972,31 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs, const Block
             if (c.kind == CommandKind::DmaLoad) via_storage(cmds, c, p.map.input, bs.input_storage, static_cast<std::size_t>(f));
             else cmds.push_back(c);
         }
-      std::size_t most = 1;
-      for (const Copies& c : trees) most = std::max(most, c.pes.size());
-      for (std::size_t level = 1; level < most; level *= 2) {
+      // the far copies first, when few holders send, the near ones last, when many do: level l of a tree
+      // of h holders (L levels, 2^L >= h) sends from every holder j that is a multiple of 2s, s = 2^(L-1-l),
+      // to holder j + s (holders are in ring order, so that s is about the distance)
+      const auto levels = [](std::size_t h) {
+        std::size_t L = 0;
+        while ((std::size_t{1} << L) < h) ++L;
+        return L;
+      };
+      std::size_t most = 0;
+      for (const Copies& c : trees) most = std::max(most, levels(c.pes.size()));
+      for (std::size_t level = 0; level < most; ++level) {
         for (int pe : st.sync_groups[0]) st.pe[static_cast<std::size_t>(pe)].push_back(sync());
-        for (const Copies& c : trees)
-          for (std::size_t j = 0; j < level && j + level < c.pes.size(); ++j) {
+        for (const Copies& c : trees) {
+          const std::size_t L = levels(c.pes.size());
+          if (level >= L) continue;
+          const std::size_t stride = std::size_t{1} << (L - 1 - level);
+          for (std::size_t j = 0; j + stride < c.pes.size(); j += 2 * stride) {
             DmaTransfer t;
-            t.remote = {MemoryRef::Kind::Sram, c.pes[j + level]};
+            t.remote = {MemoryRef::Kind::Sram, c.pes[j + stride]};
             t.dram_addr = c.addr;
             t.sram_addr = c.addr;
             t.row_bytes = c.bytes;
             st.pe[static_cast<std::size_t>(c.pes[j])].push_back(dma(CommandKind::DmaStore, p.core, t));
           }
+        }
       }
       for (int pe : st.sync_groups[0]) st.pe[static_cast<std::size_t>(pe)].push_back(sync());
       for (int t = 0; t < S; ++t) {
