@@ -176,10 +176,10 @@ struct Chain {
     if (!residual) throw NetworkError(where + "'residual end' without 'residual begin'");
     if (last != LayerKind::Conv || layers_seen == residual->layers_before)
       throw NetworkError(where + "a residual block must end with a convolution");
-    OperationBlock& last_conv = out.blocks.back();
-    const int n = last_conv.core_op().layer;
-    std::string shortcut = residual->producer;
+    const int n = out.blocks.back().core_op().layer;
     if (l.shortcut == Shortcut::Projection) {
+      // As the thesis's parser orders it: the block's last convolution first, then the projection CONV_SC_n,
+      // whose block adds the last convolution's output (MAT_ELE_n) and applies the ReLU: the unit's output.
       const Shape3 in = residual->in;
       const Shape3 o{(in.W - 1) / l.stride + 1, (in.H - 1) / l.stride + 1, cur.D};
       const std::string name = "CONV_SC_" + std::to_string(n);
@@ -189,23 +189,25 @@ struct Chain {
                                     to_string(cur));
       OperationBlock sc;
       sc.kind = BlockKind::Convolution;
-      sc.inputs = {residual->producer};
+      sc.inputs = {residual->producer, producer};
       Operation c = op("CONV_SC", n, PrimitiveKind::Convolution, in, o);
       c.stride = l.stride;
       sc.ops.push_back(c);
       sc.ops.push_back(op("QUAN_SC", n, PrimitiveKind::Quantization, o, o));
-      shortcut = name;
-      // it runs before the block's last convolution, whose block adds it
-      out.blocks.insert(out.blocks.end() - 1, std::move(sc));
-    } else if (!(residual->in == cur)) {
-      fail(l, "MAT_ELE_" + std::to_string(n), "shortcut",
-           "identity needs the block's input " + to_string(residual->in) + " to equal its output " + to_string(cur) +
-               " (use shortcut=projection)");
+      sc.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, o, o));
+      if (l.relu) sc.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
+      out.blocks.push_back(std::move(sc));
+      producer = name;
+    } else {
+      if (!(residual->in == cur))
+        fail(l, "MAT_ELE_" + std::to_string(n), "shortcut",
+             "identity needs the block's input " + to_string(residual->in) + " to equal its output " + to_string(cur) +
+                 " (use shortcut=projection)");
+      OperationBlock& b = out.blocks.back();
+      b.inputs.push_back(residual->producer);
+      b.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, cur, cur));
+      if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, cur, cur));
     }
-    OperationBlock& b = out.blocks.back();
-    b.inputs.push_back(shortcut);
-    b.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, cur, cur));
-    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, cur, cur));
     residual.reset();
   }
 };

@@ -69,18 +69,23 @@ TEST(MapperParser, Resnet50NumbersShortcutsAsTheThesisDoes) {
   EXPECT_EQ(p2.kind, BlockKind::Pooling);
   EXPECT_EQ(op_names(p2), (std::vector<std::string>{"PADD_2", "POOL_2"}));
   EXPECT_EQ(p2.out(), (Shape3{56, 56, 64}));
-  // the first bottleneck: projection shortcut and addition carry the number of its last convolution
+  // the first bottleneck: projection shortcut and addition carry the number of its last convolution; as
+  // the thesis's parser orders them, the last convolution comes first and the projection's block adds it
   const OperationBlock& c5 = *n.find("CONV_5");
-  EXPECT_EQ(op_names(c5), (std::vector<std::string>{"CONV_5", "QUAN_5", "MAT_ELE_5", "ACTI_5"}));
-  EXPECT_EQ(c5.inputs, (std::vector<std::string>{"CONV_4", "CONV_SC_5"}));
-  EXPECT_EQ(n.find("CONV_8")->inputs, (std::vector<std::string>{"CONV_7", "CONV_5"}));  // identity shortcut
-  // the shortcut runs before the block that adds it
-  std::size_t sc = 0, add = 0;
+  EXPECT_EQ(op_names(c5), (std::vector<std::string>{"CONV_5", "QUAN_5"}));
+  EXPECT_EQ(c5.inputs, (std::vector<std::string>{"CONV_4"}));
+  const OperationBlock& sc5 = *n.find("CONV_SC_5");
+  EXPECT_EQ(op_names(sc5), (std::vector<std::string>{"CONV_SC_5", "QUAN_SC_5", "MAT_ELE_5", "ACTI_5"}));
+  EXPECT_EQ(sc5.inputs, (std::vector<std::string>{"POOL_2", "CONV_5"}));
+  EXPECT_EQ(n.find("CONV_6")->inputs, (std::vector<std::string>{"CONV_SC_5"}));  // the unit's output
+  EXPECT_EQ(n.find("CONV_8")->inputs, (std::vector<std::string>{"CONV_7", "CONV_SC_5"}));  // identity shortcut
+  EXPECT_EQ(op_names(*n.find("CONV_8")), (std::vector<std::string>{"CONV_8", "QUAN_8", "MAT_ELE_8", "ACTI_8"}));
+  std::size_t sc = 0, last = 0;
   for (std::size_t i = 0; i < n.blocks.size(); ++i) {
     if (n.blocks[i].name() == "CONV_SC_5") sc = i;
-    if (n.blocks[i].name() == "CONV_5") add = i;
+    if (n.blocks[i].name() == "CONV_5") last = i;
   }
-  EXPECT_LT(sc, add);
+  EXPECT_EQ(sc, last + 1);
   EXPECT_EQ(n.find("CONV_50")->out(), (Shape3{7, 7, 2048}));
   EXPECT_EQ(n.find("POOL_51")->out(), (Shape3{1, 1, 2048}));
   EXPECT_EQ(n.find("FC_52")->core_op().out.W, 1000);
