@@ -789,8 +789,14 @@ ChipReusePlan chip_reuse_plan(const ConvPlan& p) {
   return r;
 }
 
-// (the pieces of via_storage, in address order)
-void via_storage_pieces(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where) {
+// A transfer between a PE's SRAM and the feature map that starts at DRAM address `region`, redirected to
+// where the storage QPEs keep that map: split where it crosses from one row band (storage PE) to the next
+// (or, rows that are not whole map rows apart, per run within a map row). The pieces go out starting with
+// the `first`-th (mod their number), so that PEs given different `first` do not all queue at the same
+// storage PE's port at once.
+void via_storage(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where,
+                 std::size_t first = 0) {
+  const std::size_t start = out.size();
   const DmaTransfer& t = c.dma;
   const std::uint64_t W = static_cast<std::uint64_t>(where.width);
   const std::uint64_t lo = t.dram_addr - region;
@@ -820,7 +826,7 @@ void via_storage_pieces(std::vector<StreamCommand>& out, const StreamCommand& c,
   // the usual case: whole planes of the map apart, rows a whole number of map rows apart, each row within
   // a map row: split at the bands' edges only
   if ((t.planes == 1 || t.dram_plane_stride == where.plane_bytes()) && (t.rows == 1 || t.dram_row_stride % W == 0) &&
-      lo % W + t.row_bytes <= W && t.dram_row_stride / W <= std::uint64_t(where.band_rows)) {
+      lo % W + t.row_bytes <= W) {
     const std::uint64_t step = t.rows == 1 ? 1 : t.dram_row_stride / W, y0 = lo / W % where.height;
     std::uint32_t r = 0;
     while (r < t.rows) {
@@ -830,32 +836,22 @@ void via_storage_pieces(std::vector<StreamCommand>& out, const StreamCommand& c,
       emit(lo + std::uint64_t(r) * t.dram_row_stride, t.sram_addr + r * t.sram_row_stride, t.planes, n, t.row_bytes);
       r += n;
     }
-    return;
-  }
-  // else byte runs within one map row each
-  for (std::uint32_t pl = 0; pl < t.planes; ++pl)
-    for (std::uint32_t r = 0; r < t.rows; ++r) {
-      std::uint64_t off = lo + pl * t.dram_plane_stride + r * t.dram_row_stride;
-      std::uint32_t sram = t.sram_addr + pl * t.sram_plane_stride + r * t.sram_row_stride, left = t.row_bytes;
-      while (left > 0) {
-        const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, W - off % W));
-        emit(off, sram, 1, 1, n);
-        off += n;
-        sram += n;
-        left -= n;
+  } else {
+    for (std::uint32_t pl = 0; pl < t.planes; ++pl)
+      for (std::uint32_t r = 0; r < t.rows; ++r) {
+        std::uint64_t off = lo + pl * t.dram_plane_stride + r * t.dram_row_stride;
+        std::uint32_t sram = t.sram_addr + pl * t.sram_plane_stride + r * t.sram_row_stride, left = t.row_bytes;
+        while (left > 0) {
+          const std::uint32_t n = static_cast<std::uint32_t>(std::min<std::uint64_t>(left, W - off % W));
+          emit(off, sram, 1, 1, n);
+          off += n;
+          sram += n;
+          left -= n;
+        }
       }
-    }
-}
-
-// A transfer between a PE's SRAM and the feature map that starts at DRAM address `region`, redirected to
-// where the storage QPEs keep that map: whole if it lies in one storage PE, else per plane, else per row.
-// The pieces go out starting with the `first`-th (mod their number), so that PEs given different `first`
-// do not all queue at the same storage PE's port at once.
-void via_storage(std::vector<StreamCommand>& out, const StreamCommand& c, std::uint64_t region, const StorageRegion& where,
-                 std::size_t first = 0) {
-  std::vector<StreamCommand> pieces;
-  via_storage_pieces(pieces, c, region, where);
-  for (std::size_t i = 0; i < pieces.size(); ++i) out.push_back(pieces[(first + i) % pieces.size()]);
+  }
+  const std::size_t n = out.size() - start;
+  std::rotate(out.begin() + static_cast<std::ptrdiff_t>(start), out.begin() + static_cast<std::ptrdiff_t>(start + first % n), out.end());
 }
 
 // The storage QPEs' PEs, in the order of the double QPE blocks.
@@ -1455,7 +1451,7 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
 std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const NetworkSplit& split, const HwConfig& cfg) {
   const std::size_t N = n.blocks.size();
   std::vector<BlockResidency> where(N);
-  if (cfg.chip.qpes() <= 1 || cfg.chip.double_qpe_blocks.empty()) return where;
+  if (N == 0 || cfg.chip.qpes() <= 1 || cfg.chip.double_qpe_blocks.empty()) return where;
   const auto reuses = [&](std::size_t i) {
     return n.blocks[i].kind == BlockKind::Convolution &&
            distributable(n.blocks[i], split.blocks[i], Strategy::FuseReuse, cfg, nullptr);
@@ -1483,9 +1479,8 @@ std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const Netw
     if (chunk[i] == 0) continue;
     const bool beside = i > 0 && chunk[i - 1] > 0 && chunk[i - 1] + chunk[i] <= sram;
     from[i][1] = beside && prev[1] > prev[0];
-    best[i][1] = (from[i][1] ? prev[1] : prev[0]) + chunk[i] * static_cast<std::uint64_t>(cfg.chip.double_qpe_blocks.size() * kPesPerQpe);
+    best[i][1] = (from[i][1] ? prev[1] : prev[0]) + static_cast<std::uint64_t>(n.blocks[i].out().elements());
   }
-  if (N == 0) return where;
   int k = best[N - 1][1] > best[N - 1][0];
   for (std::size_t i = N; i-- > 0;) {
     where[i].output_in_storage = k == 1;

@@ -141,7 +141,7 @@ TEST(ChipDistributor, DataReuseKeepsResultsInTheStorageQpesAndMigratesFiltersThr
 
 TEST(ChipDistributor, MapsAreKeptInTheStorageQpesOnlyForTheirOneReaderAndWhereTheyFit) {
   const HwConfig cfg = chip();
-  // the first map (64 planes of 192 x 192: 4 planes, 144 KB, per storage PE) does not fit; the second is
+  // the first map (192 x 192 x 64: bands of 12 rows, 144 KB, per storage PE) does not fit; the second is
   // the residual unit's input and its shortcut (two readers); inside the unit the map has one reader; the
   // last block's result has none
   const ParsedNetwork n = parse_text("network r\ninput 192 192 16\nconv 3 3 16 64 pad=same act=relu\nconv 1 1 64 32 act=relu\n"
