@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_config_options(regress, req.config_file, req.mac_shape, req.flaws);
   regress->add_option("--json", req.json_out, "write the JSON report (contract 2) to FILE");
   regress->add_option("--csv", req.csv_out, "write one CSV row per task to FILE");
+  regress->add_option("--journal", req.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   regress->add_option("--backend", backend, "both (default), model or rtl")
       ->check(CLI::IsMember({"both", "model", "rtl"}));
   regress
@@ -125,6 +126,8 @@ int main(int argc, char** argv) {
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  netcmd->add_option("--journal", nreq.journal,
+                     "append each finished block run to FILE as a JSON line (default with --json F: F.jsonl)");
   netcmd->add_option("--split", nreq.split_file,
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");

@@ -14,6 +14,7 @@
 
 #include "harness/backend.h"
 #include "harness/comparators.h"
+#include "harness/journal.h"
 #include "harness/runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
@@ -263,6 +264,54 @@ nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
   return j;
 }
 
+// A block run's record in run-net's JSON (contract 3, operations[]) and journal.
+nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis) {
+  nlohmann::json o;
+  o["name"] = r.block;
+  o["strategy"] = mapper::to_string(r.strategy);
+  o["reuse"] = mapper::to_string(r.reuse);
+  const BackendRun& main_run = r.model ? *r.model : *r.rtl;
+  if (r.model) {
+    o["model_cycles"] = r.model->core_cycles;
+    o["model_block_cycles"] = r.model->block_cycles;
+    o["model_block_cycles_arm_timed"] = r.model->block_cycles_arm_timed;
+    o["arm_cycles"] = r.arm_cycles;
+    o["model_data_match"] = r.model->data_match;
+    o["model_wall_s"] = r.model->wall_s;
+  }
+  if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
+  if (r.rtl) {
+    o["rtl_cycles"] = r.rtl->core_cycles;
+    o["rtl_block_cycles"] = r.rtl->block_cycles;
+    o["rtl_wall_s"] = r.rtl->wall_s;
+    if (!r.rtl->stalled.empty()) o["rtl_stalled"] = r.rtl->stalled;
+  }
+  if (r.delta) o["delta"] = *r.delta;
+  if (!r.status.empty()) o["status"] = r.status;
+  o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
+  // RTL results against the golden block where the RTL ran (contract 3), else the model's
+  o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
+  const std::string diff = r.rtl && !r.rtl->first_difference.empty() ? r.rtl->first_difference : main_run.first_difference;
+  if (!diff.empty()) o["first_difference"] = diff;
+  if (thesis) {
+    o["thesis_cycles"] = *thesis;
+    o["thesis_deviation"] = (double(main_run.core_cycles) - double(*thesis)) / double(*thesis);
+  }
+  o["streams"] = nlohmann::json::array();
+  for (const StreamRow& row : r.streams) {
+    nlohmann::json sj = {{"operation", row.operation}, {"dram_ops", row.dram_ops}, {"mla_tasks", row.mla_tasks}};
+    if (r.model) {
+      sj["model_cycles"] = row.cycles;
+      sj["model_cycles_arm_timed"] = row.cycles_arm_timed;
+      sj["arm_cycles"] = row.arm_cycles;
+    }
+    if (row.rtl_cycles) sj["rtl_cycles"] = *row.rtl_cycles;
+    o["streams"].push_back(sj);
+  }
+  return o;
+}
+
+
 std::string describe_time(const nlohmann::json& t) {
   std::string s = fmt::format("{} PEs' clocks: MLA {:.0f}%, DRAM {:.0f}%, NoC {:.0f}%, sync {:.0f}%, ARM {:.0f}%, other {:.0f}%",
                               t["pes"].get<std::uint64_t>(), 100 * t["shares"]["mla"].get<double>(),
@@ -398,12 +447,23 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                      "operation", model ? "ARM free" : "", model ? "ARM timed" : "", model ? "ARM clk" : "", "DRAM ops",
                      "MLA", rtl_head, "data");
   bool all_ok = true;
+  // every finished block run goes to the journal as it finishes; SIGINT / SIGTERM stop after the block in hand
+  Journal journal;
+  try {
+    journal = Journal(journal_path(req.json_out, req.journal));
+  } catch (const std::exception& e) {
+    err << "s2cosim run-net: " << e.what() << "\n";
+    return 2;
+  }
+  const StopOnSignal stop_on_signal;
+  int stopped = 0;
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
   const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, split, cfg);
-  for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+  for (std::size_t i = 0; i < n.blocks.size() && !stopped; ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
     if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), b.name()) == req.layers.end()) continue;
     for (mapper::Strategy asked : strategies) {
+      if ((stopped = StopOnSignal::signal()) != 0) break;
       std::string why;
       mapper::Strategy st = asked;
       if (req.whole) {
@@ -460,9 +520,13 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            r.delta ? pct(*r.delta) : "-",
                            r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
       out.flush();
+      journal.append(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
       runs.push_back(std::move(r));
     }
   }
+  if (stopped)
+    out << fmt::format("\nstopped by signal {} after {} block runs: what finished is reported below{}\n", stopped,
+                       runs.size(), journal.on() ? " and in " + journal.path() : "");
 
   // thesis Tables 5.5-5.8 layout: the core operation's clocks per strategy
   const std::string table = std::string("Table ") + (req.target == "qpe" ? (n.name == "resnet50" ? "5.6" : "5.5")
@@ -634,6 +698,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     j["config"] = to_json(cfg);
     j["config_hash"] = config_hash(cfg);
     if (!req.split_file.empty()) j["split_file"] = req.split_file;
+    if (stopped) j["stopped_by_signal"] = stopped;  // the operations that finished before the stop
     if (req.whole) {
       j["whole"] = true;
       for (const auto& [st, cats] : category_cycles)
@@ -643,52 +708,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         }
     }
     j["operations"] = nlohmann::json::array();
-    for (const BlockRun& r : runs) {
-      nlohmann::json o;
-      o["name"] = r.block;
-      o["strategy"] = mapper::to_string(r.strategy);
-      o["reuse"] = mapper::to_string(r.reuse);
-      const BackendRun& main_run = r.model ? *r.model : *r.rtl;
-      if (r.model) {
-        o["model_cycles"] = r.model->core_cycles;
-        o["model_block_cycles"] = r.model->block_cycles;
-        o["model_block_cycles_arm_timed"] = r.model->block_cycles_arm_timed;
-        o["arm_cycles"] = r.arm_cycles;
-        o["model_data_match"] = r.model->data_match;
-        o["model_wall_s"] = r.model->wall_s;
-      }
-      if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
-      if (r.rtl) {
-        o["rtl_cycles"] = r.rtl->core_cycles;
-        o["rtl_block_cycles"] = r.rtl->block_cycles;
-        o["rtl_wall_s"] = r.rtl->wall_s;
-        if (!r.rtl->stalled.empty()) o["rtl_stalled"] = r.rtl->stalled;
-      }
-      if (r.delta) o["delta"] = *r.delta;
-      if (!r.status.empty()) o["status"] = r.status;
-      o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
-      // RTL results against the golden block where the RTL ran (contract 3), else the model's
-      o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
-      const std::string diff = r.rtl && !r.rtl->first_difference.empty() ? r.rtl->first_difference : main_run.first_difference;
-      if (!diff.empty()) o["first_difference"] = diff;
-      const auto thesis = thesis_clocks(r.block, mapper::to_string(r.strategy));
-      if (thesis) {
-        o["thesis_cycles"] = *thesis;
-        o["thesis_deviation"] = (double(main_run.core_cycles) - double(*thesis)) / double(*thesis);
-      }
-      o["streams"] = nlohmann::json::array();
-      for (const StreamRow& row : r.streams) {
-        nlohmann::json sj = {{"operation", row.operation}, {"dram_ops", row.dram_ops}, {"mla_tasks", row.mla_tasks}};
-        if (r.model) {
-          sj["model_cycles"] = row.cycles;
-          sj["model_cycles_arm_timed"] = row.cycles_arm_timed;
-          sj["arm_cycles"] = row.arm_cycles;
-        }
-        if (row.rtl_cycles) sj["rtl_cycles"] = *row.rtl_cycles;
-        o["streams"].push_back(sj);
-      }
-      j["operations"].push_back(o);
-    }
+    for (const BlockRun& r : runs)
+      j["operations"].push_back(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
+
     std::ofstream f(req.json_out);
     f << j.dump(2) << "\n";
     if (!f) {
@@ -696,6 +718,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       return 2;
     }
   }
+  if (stopped) return StopOnSignal::exit_code(stopped);
   return all_ok ? 0 : 1;
 }
 

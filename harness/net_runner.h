@@ -20,6 +20,7 @@ struct RunNetRequest {
   std::string json_out, config_file, mac_shape;
   std::string preset;  // --target s2: the chip (empty: the configuration file's chip, else prototype)
   std::string split_file;  // blocks split as the file says (mapper/README.md, "Split files")
+  std::string journal;     // JSON Lines journal of finished block runs (default: JSON report + ".jsonl")
   // every block (or those of `layers`), ARM operations timed, summed per thesis Table 5.10 category; a
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;
@@ -38,7 +39,8 @@ std::optional<std::uint64_t> thesis_network_clocks(const std::string& net, const
 const std::vector<std::string>& network_categories();
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
-// passed; 1 otherwise; 2 bad input.
+// passed; 1 otherwise; 2 bad input; 128 + the signal (130, 143) when SIGINT or SIGTERM stopped it (after
+// the block in hand; what finished is reported and in the journal).
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

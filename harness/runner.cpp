@@ -8,6 +8,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "harness/journal.h"
 #include "harness/report.h"
 #include "harness/task_vectors.h"
 
@@ -110,6 +111,7 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
   r.backends = rtl && model ? BackendSelection::Both : (rtl ? BackendSelection::Rtl : BackendSelection::Model);
   r.tasks.reserve(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (opt.stop && opt.stop()) break;
     const Task& t = tasks[i];
     BackendResult mres, rres;
     // the test data is drawn once and loaded into both backends; drawing it is not backend time
@@ -195,16 +197,35 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   }
   if (!check_writable(req.json_out, err) || !check_writable(req.csv_out, err)) return 2;
 
+  // every finished task goes to the journal as it finishes; SIGINT / SIGTERM stop after the task in hand
+  Journal journal;
+  try {
+    journal = Journal(journal_path(req.json_out, req.journal));
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  const StopOnSignal stop_on_signal;
   RunnerOptions opt;
   opt.backends = req.backends;
   opt.compare.deviation_threshold = req.deviation_threshold;
-  if (!req.quiet) {
-    opt.progress = [&err](std::size_t i, std::size_t n, const TaskComparison& c) {
-      err << fmt::format("[{}/{}] {} {}\n", i + 1, n, c.task.id, to_string(c.status)) << std::flush;
-    };
+  opt.stop = [] { return StopOnSignal::signal() != 0; };
+  opt.progress = [&](std::size_t i, std::size_t n, const TaskComparison& c) {
+    journal.append(task_json(c));
+    if (!req.quiet) err << fmt::format("[{}/{}] {} {}\n", i + 1, n, c.task.id, to_string(c.status)) << std::flush;
+  };
+  RunResult r;
+  try {
+    r = run_tasks(tasks, cfg, opt);
+  } catch (const std::exception& e) {  // the journal could not be written
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
   }
-  RunResult r = run_tasks(tasks, cfg, opt);
   r.vectors_path = req.vectors;
+  const int stopped = StopOnSignal::signal();
+  if (stopped)
+    out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
+                       r.tasks.size(), tasks.size(), journal.on() ? " and in " + journal.path() : "");
 
   if (!req.quiet) out << format_table(r) << "\n";
   out << format_summary(r);
@@ -212,12 +233,17 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
   try {
-    if (!req.json_out.empty()) write_text_file(req.json_out, report_json(r).dump(2) + "\n");
+    if (!req.json_out.empty()) {
+      nlohmann::ordered_json j = report_json(r);
+      if (stopped) j["stopped_by_signal"] = stopped;  // the tasks that finished before the stop
+      write_text_file(req.json_out, j.dump(2) + "\n");
+    }
     if (!req.csv_out.empty()) write_text_file(req.csv_out, report_csv(r));
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
+  if (stopped) return StopOnSignal::exit_code(stopped);
   return summarize(r).all_passed() ? 0 : 1;
 }
 

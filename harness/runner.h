@@ -44,6 +44,8 @@ struct RunnerOptions {
   CompareOptions compare;
   // called after each task with its index (0-based), the number of tasks and its comparison
   std::function<void(std::size_t index, std::size_t total, const TaskComparison&)> progress;
+  // asked before each task: true stops the run there (the tasks done so far are the result)
+  std::function<bool()> stop;
 };
 
 struct RunResult {
@@ -79,10 +81,13 @@ struct RegressRequest {
   std::vector<std::string> flaws;
   std::string json_out;  // empty: none
   std::string csv_out;   // empty: none
+  std::string journal;   // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   BackendSelection backends = BackendSelection::Both;
   double deviation_threshold = 0.02;
   bool quiet = false;  // no progress lines and no table: the summary only
 };
+// Exit code: 0 every task passed, 1 otherwise, 2 bad input (nothing run), 128 + the signal (130, 143) when
+// SIGINT or SIGTERM stopped it (after the task in hand; what finished is reported and in the journal).
 int regress(const RegressRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

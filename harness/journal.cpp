@@ -1,0 +1,87 @@
+#include "harness/journal.h"
+
+#include <csignal>
+#include <stdexcept>
+
+namespace s2 {
+
+Journal::Journal(const std::string& path) : path_(path) {
+  if (path_.empty()) return;
+  file_.open(path_, std::ios::out | std::ios::trunc);
+  if (!file_) throw std::runtime_error("cannot write the journal " + path_);
+}
+
+void Journal::append_line(const std::string& line) {
+  if (!on()) return;
+  file_ << line << '\n';
+  file_.flush();
+  if (!file_) throw std::runtime_error("cannot write the journal " + path_);
+}
+
+std::string journal_path(const std::string& json_out, const std::string& journal) {
+  if (!journal.empty()) return journal;
+  return json_out.empty() ? "" : json_out + ".jsonl";
+}
+
+std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read the journal " + path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  // a file that does not end in a newline was cut while its last line was being written
+  in.clear();
+  in.seekg(0, std::ios::end);
+  bool ends_cut = false;
+  if (in.tellg() > 0) {
+    in.seekg(-1, std::ios::end);
+    ends_cut = in.get() != '\n';
+  }
+  if (cut) *cut = 0;
+  std::vector<nlohmann::ordered_json> records;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    try {
+      records.push_back(nlohmann::ordered_json::parse(lines[i]));
+    } catch (const nlohmann::json::parse_error& e) {
+      if (i + 1 == lines.size() && ends_cut) {
+        if (cut) ++*cut;
+        continue;
+      }
+      throw std::runtime_error(path + ":" + std::to_string(i + 1) + ": not a JSON record (" + e.what() + ")");
+    }
+  }
+  return records;
+}
+
+namespace {
+volatile std::sig_atomic_t g_signal = 0;
+std::atomic<int> g_installed{0};
+void (*g_previous_int)(int) = SIG_DFL;
+void (*g_previous_term)(int) = SIG_DFL;
+
+extern "C" void remember(int sig) {
+  if (g_signal == sig) {  // asked twice: go
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_signal = sig;
+}
+}  // namespace
+
+StopOnSignal::StopOnSignal() {
+  if (g_installed++ > 0) return;
+  g_signal = 0;
+  g_previous_int = std::signal(SIGINT, remember);
+  g_previous_term = std::signal(SIGTERM, remember);
+}
+
+StopOnSignal::~StopOnSignal() {
+  if (--g_installed > 0) return;
+  std::signal(SIGINT, g_previous_int);
+  std::signal(SIGTERM, g_previous_term);
+}
+
+int StopOnSignal::signal() { return static_cast<int>(g_signal); }
+
+}  // namespace s2

@@ -1,0 +1,117 @@
+// Nothing finished is lost: the journal keeps every finished task whole when the run is killed, and a run
+// stopped by SIGINT or SIGTERM writes what finished and exits 128 + the signal.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "harness/journal.h"
+#include "harness/runner.h"
+#include "test_support.h"
+
+using namespace s2;
+
+namespace {
+
+std::size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string l; std::getline(in, l);) ++n;
+  return n;
+}
+
+// Runs the random suite on both backends in a child process (about 15 s: far longer than the test waits)
+// with its journal at `journal`, sends `sig` once the journal holds at least `after` records, and returns
+// the child's wait status.
+int run_and_signal(const std::string& json, const std::string& journal, int sig, std::size_t after) {
+  const pid_t child = fork();
+  if (child == 0) {
+    RegressRequest req;
+    req.vectors = test::source_path("vectors/random_suite.csv");
+    req.backends = BackendSelection::Both;
+    req.json_out = json;
+    req.journal = journal;
+    req.quiet = true;
+    std::ostringstream out, err;
+    _exit(regress(req, out, err));
+  }
+  while (lines_in(journal) < after) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) return status;  // finished first
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  kill(child, sig);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return status;
+}
+
+}  // namespace
+
+TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
+  const test::TempDir dir;
+  const std::string path = dir.path("j.jsonl");
+  {
+    Journal j(path);
+    j.append(nlohmann::ordered_json{{"id", "a"}, {"n", 1}});
+    j.append(nlohmann::json{{"id", "b"}});
+  }
+  std::ofstream(path, std::ios::app) << "{\"id\": \"c\", \"n";  // killed while writing
+  int cut = 0;
+  const auto records = read_journal(path, &cut);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[1]["id"], "b");
+  EXPECT_EQ(cut, 1);
+  std::ofstream(path) << "{\"id\": 1}\nnot json\n{\"id\": 2}\n";
+  try {
+    read_journal(path);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(journal_path("out.json", ""), "out.json.jsonl");
+  EXPECT_EQ(journal_path("out.json", "mine.jsonl"), "mine.jsonl");
+  EXPECT_EQ(journal_path("", ""), "");
+}
+
+TEST(Journal, AKilledRunLeavesEveryFinishedTaskWhole) {
+  const test::TempDir dir;
+  const std::string journal = dir.path("r.jsonl");
+  const int status = run_and_signal(dir.path("r.json"), journal, SIGKILL, 20);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before 20 tasks were in its journal";
+  int cut = 0;
+  const auto records = read_journal(journal, &cut);
+  EXPECT_GE(records.size(), 20u);
+  // every record is flushed whole, newline included, as its task finishes, so the kill cuts none and the
+  // journal ends with a full line (a buffered journal holds some of it back)
+  EXPECT_EQ(cut, 0);
+  const std::string text = test::read_text(journal);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  // the tasks in the suite's order, each whole
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_TRUE(records[i].contains("id"));
+    EXPECT_TRUE(records[i].contains("status"));
+    EXPECT_EQ(records[i]["status"], "pass") << records[i]["id"];
+  }
+}
+
+TEST(Journal, SigintAndSigtermStopTheRunAndItReportsWhatFinished) {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    const test::TempDir dir;
+    const std::string json = dir.path("r.json"), journal = dir.path("r.jsonl");
+    const int status = run_and_signal(json, journal, sig, 10);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed instead of stopping";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    const auto records = read_journal(journal);
+    const nlohmann::json report = test::read_json(json);
+    EXPECT_EQ(report["summary"]["tasks"], records.size());
+    EXPECT_LT(records.size(), 240u);
+  }
+}
