@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -24,9 +25,11 @@ namespace {
   throw NetworkError(source + ":" + std::to_string(line) + ": " + what);
 }
 
-int to_int(const std::string& source, int line, const std::string& field, const std::string& text, int min) {
+int to_int(const std::string& source, int line, const std::string& field, const std::string& text, int min, int max) {
   int v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && p == text.data() + text.size() && v > max))
+    fail(source, line, "field " + field + ": expected at most " + std::to_string(max) + ", got " + text);
   if (ec != std::errc() || p != text.data() + text.size())
     fail(source, line, "field " + field + ": expected an integer, got '" + text + "'");
   if (v < min) fail(source, line, "field " + field + ": expected at least " + std::to_string(min) + ", got " + text);
@@ -61,7 +64,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
     auto need = [&](std::size_t n, const char* form) {
       if (pos.size() != n) fail(source, line, "'" + kw + "' expects: " + form);
     };
-    auto field = [&](std::size_t i, const char* name, int min) { return to_int(source, line, name, pos[i], min); };
+    auto field = [&](std::size_t i, const char* name, int min, int max) { return to_int(source, line, name, pos[i], min, max); };
     LayerSpec l;
     l.line = line;
     // options each keyword accepts; the rest are errors (a typo must not pass silently)
@@ -71,15 +74,18 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       net.name = pos[1];
     } else if (kw == "input") {
       need(4, "input W H D");
-      net.input = {field(1, "W", 1), field(2, "H", 1), field(3, "D", 1)};
+      net.input = {field(1, "W", 1, kMaxSide), field(2, "H", 1, kMaxSide), field(3, "D", 1, kMaxChannels)};
+      if (net.input.elements() > kMaxMapValues)
+        fail(source, line, "expected an input of at most " + std::to_string(kMaxMapValues) + " values, got " +
+                               std::to_string(net.input.elements()));
       have_input = true;
     } else if (kw == "conv") {
       need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none]");
       l.kind = LayerKind::Conv;
-      l.Wf = field(1, "Wf", 1);
-      l.Hf = field(2, "Hf", 1);
-      l.D = field(3, "D", 1);
-      l.C = field(4, "C", 1);
+      l.Wf = field(1, "Wf", 1, kMaxSide);
+      l.Hf = field(2, "Hf", 1, kMaxSide);
+      l.D = field(3, "D", 1, kMaxChannels);
+      l.C = field(4, "C", 1, kMaxChannels);
       allowed = {"stride", "pad", "act"};
     } else if (kw == "pool") {
       need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N]");
@@ -87,15 +93,15 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       if (pos[1] == "max") l.pool = PoolType::Max;
       else if (pos[1] == "avg") l.pool = PoolType::Avg;
       else fail(source, line, "field type: expected max or avg, got '" + pos[1] + "'");
-      l.Wf = field(2, "Wf", 1);
-      l.Hf = field(3, "Hf", 1);
+      l.Wf = field(2, "Wf", 1, kMaxSide);
+      l.Hf = field(3, "Hf", 1, kMaxSide);
       l.stride = l.Wf;
       allowed = {"stride", "pad"};
     } else if (kw == "fc") {
       need(3, "fc IN OUT [act=relu|none]");
       l.kind = LayerKind::Fc;
-      l.D = field(1, "IN", 1);
-      l.C = field(2, "OUT", 1);
+      l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
+      l.C = field(2, "OUT", 1, kMaxChannels);
       allowed = {"act"};
     } else if (kw == "residual") {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
@@ -114,7 +120,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
         fail(source, line, "unknown option '" + k + "' for " + kw);
       if (k == "stride") {
-        l.stride = to_int(source, line, "stride", v, 1);
+        l.stride = to_int(source, line, "stride", v, 1, kMaxSide);
       } else if (k == "pad") {
         if (v == "valid") l.pad = 0;
         else if (v == "same") {
@@ -122,7 +128,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
           if (l.Wf != l.Hf || l.Wf % 2 == 0)
             fail(source, line, "field pad: 'same' needs a square filter of odd size; give the padding as a number");
           l.pad = (l.Wf - 1) / 2;
-        } else l.pad = to_int(source, line, "pad", v, 0);
+        } else l.pad = to_int(source, line, "pad", v, 0, kMaxSide);
       } else if (k == "act") {
         if (v == "relu") l.relu = true;
         else if (v == "none") l.relu = false;
@@ -139,6 +145,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.stride != 1)
       fail(source, line, "field stride: an identity shortcut has no stride");
     if (!have_input) fail(source, line, "the 'input W H D' line must come before the first layer");
+    if (net.layers.size() >= kMaxLayers) fail(source, line, "expected at most " + std::to_string(kMaxLayers) + " layers");
     net.layers.push_back(l);
   }
   if (!have_input) fail(source, line, "no 'input W H D' line");
@@ -149,6 +156,11 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
 Network read_layer_list(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw NetworkError(path + ": cannot open the layer list");
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxFileBytes)
+    throw NetworkError(path + ": expected a layer list of at most " + std::to_string(kMaxFileBytes / (1024 * 1024)) +
+                       " MB, got " + std::to_string(size) + " bytes");
   std::stringstream ss;
   ss << f.rdbuf();
   return parse_layer_list(ss.str(), path);

@@ -3,11 +3,22 @@
 // ResNet-50 are built in, written in that same format, so they go through the same checks as a user's file.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace s2::mapper {
+
+// What a network may ask for, refused before anything is allocated (the model holds every feature map
+// in memory and the splitter's search grows with the map's sides): far above VGG-16's and ResNet-50's
+// largest (a 224 x 224 input, 3.2 M values in a map, 512 channels, 55 layers).
+inline constexpr int kMaxSide = 16384;                // W, H, filter sides, strides, padding
+inline constexpr int kMaxChannels = 65536;            // D, C, FC outputs
+inline constexpr long long kMaxMapValues = 1LL << 27;  // values in one feature map (checked by the parser)
+inline constexpr std::size_t kMaxLayers = 10000;
+inline constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
 
 // A network that cannot be what it says: the message names the file, line, layer and field.
 class NetworkError : public std::runtime_error {

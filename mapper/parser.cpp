@@ -89,7 +89,16 @@ struct Chain {
     if (l.Hf > padded.H)
       fail(l, name, "Hf", "expected at most " + std::to_string(padded.H) + " (the padded input height; " +
                               source_of_cur() + ", pad " + std::to_string(l.pad) + "), got " + std::to_string(l.Hf));
-    return {padded, Shape3{(padded.W - l.Wf) / l.stride + 1, (padded.H - l.Hf) / l.stride + 1, out_d}};
+    const Shape3 o{(padded.W - l.Wf) / l.stride + 1, (padded.H - l.Hf) / l.stride + 1, out_d};
+    bounded(l, name, padded);
+    bounded(l, name, o);
+    return {padded, o};
+  }
+  // a feature map the model can hold (network.h, kMaxMapValues)
+  void bounded(const LayerSpec& l, const std::string& name, const Shape3& s) const {
+    if (s.elements() > kMaxMapValues)
+      fail(l, name, "size", "expected feature maps of at most " + std::to_string(kMaxMapValues) + " values, got " + to_string(s) +
+                                " (" + std::to_string(s.elements()) + ")");
   }
 
   // A convolution or FC layer's block ends with its ReLU (if any) and quantization; its output `o`

@@ -123,3 +123,19 @@ TEST(MapperParser, OtherInconsistenciesAreRefused) {
 TEST(MapperParser, UnreadableFileIsAnError) {
   EXPECT_THROW(load_network("/nonexistent/net.txt"), NetworkError);
 }
+
+TEST(MapperParser, AbsurdSizesAreRefusedBeforeAnythingIsAllocated) {
+  // a 10^10-pixel input, a map of 2^30 values after a layer, a field beyond int, a million layers
+  EXPECT_EQ(error_of("input 100000 100000 3\nconv 3 3 3 64\n"), "net.txt:1: field W: expected at most 16384, got 100000");
+  EXPECT_NE(error_of("input 16384 16384 3\n").find("net.txt:1: expected an input of at most 134217728 values"), std::string::npos);
+  EXPECT_EQ(error_of("input 4096 4096 3\nconv 3 3 3 64 pad=same\n"),
+            "net.txt:2: layer CONV_1, field size: expected feature maps of at most 134217728 values, got "
+            "[4096,4096,64] (1073741824)");
+  EXPECT_EQ(error_of("input 8 8 4\nconv 1 1 4 99999999999\n"), "net.txt:2: field C: expected at most 65536, got 99999999999");
+  std::string many = "input 8 8 4\n";
+  for (int i = 0; i < 20000; ++i) many += "conv 1 1 4 4\n";
+  EXPECT_EQ(error_of(many), "net.txt:10002: expected at most 10000 layers");
+  // the thesis's networks are far inside the bounds
+  EXPECT_NO_THROW(parse_network(load_network("vgg16")));
+  EXPECT_NO_THROW(parse_network(load_network("resnet50")));
+}
