@@ -128,6 +128,8 @@ int main(int argc, char** argv) {
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
   netcmd->add_option("--journal", nreq.journal,
                      "append each finished block run to FILE as a JSON line (default with --json F: F.jsonl)");
+  netcmd->add_option("--resume", nreq.resume,
+                     "take the block runs a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
   netcmd->add_option("--split", nreq.split_file,
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");

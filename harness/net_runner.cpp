@@ -94,6 +94,7 @@ struct BlockRun {
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
   std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
+  nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
   bool ok() const {
     return (!model || (model->completed && model->data_match)) && (!rtl || (rtl->completed && rtl->data_match));
   }
@@ -266,6 +267,7 @@ nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
 
 // A block run's record in run-net's JSON (contract 3, operations[]) and journal.
 nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis) {
+  if (!r.record.is_null()) return r.record;
   nlohmann::json o;
   o["name"] = r.block;
   o["strategy"] = mapper::to_string(r.strategy);
@@ -276,18 +278,25 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
     o["model_block_cycles"] = r.model->block_cycles;
     o["model_block_cycles_arm_timed"] = r.model->block_cycles_arm_timed;
     o["arm_cycles"] = r.arm_cycles;
+    o["model_completed"] = r.model->completed;
     o["model_data_match"] = r.model->data_match;
+    if (!r.model->first_difference.empty()) o["model_first_difference"] = r.model->first_difference;
     o["model_wall_s"] = r.model->wall_s;
   }
   if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
+  if (!r.categories.empty()) o["category_cycles"] = r.categories;
   if (r.rtl) {
     o["rtl_cycles"] = r.rtl->core_cycles;
     o["rtl_block_cycles"] = r.rtl->block_cycles;
+    o["rtl_completed"] = r.rtl->completed;
+    o["rtl_data_match"] = r.rtl->data_match;
+    if (!r.rtl->first_difference.empty()) o["rtl_first_difference"] = r.rtl->first_difference;
     o["rtl_wall_s"] = r.rtl->wall_s;
     if (!r.rtl->stalled.empty()) o["rtl_stalled"] = r.rtl->stalled;
   }
   if (r.delta) o["delta"] = *r.delta;
   if (!r.status.empty()) o["status"] = r.status;
+  if (!r.where.empty()) o["deviation_where"] = r.where;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
   o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
@@ -309,6 +318,56 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
     o["streams"].push_back(sj);
   }
   return o;
+}
+
+// A block run as its record holds it (for --resume): what the reports read, not the model's time line.
+BlockRun block_run_from_json(const nlohmann::json& o) {
+  BlockRun r;
+  r.record = o;
+  r.block = o.at("name").get<std::string>();
+  r.strategy = mapper::parse_strategy(o.at("strategy").get<std::string>());
+  const std::string reuse = o.value("reuse", "none");
+  r.reuse = reuse == "ifmap" ? mapper::Reuse::Ifmap : reuse == "filter" ? mapper::Reuse::Filter : mapper::Reuse::None;
+  r.arm_cycles = o.value("arm_cycles", std::uint64_t{0});
+  if (o.contains("model_cycles")) {
+    BackendRun m;
+    m.core_cycles = o.at("model_cycles").get<std::uint64_t>();
+    m.block_cycles = o.value("model_block_cycles", std::uint64_t{0});
+    m.block_cycles_arm_timed = o.value("model_block_cycles_arm_timed", std::uint64_t{0});
+    m.completed = o.value("model_completed", true);
+    m.data_match = o.value("model_data_match", false);
+    m.first_difference = o.value("model_first_difference", "");
+    m.wall_s = o.value("model_wall_s", 0.0);
+    r.model = m;
+  }
+  if (o.contains("rtl_cycles")) {
+    BackendRun t;
+    t.core_cycles = o.at("rtl_cycles").get<std::uint64_t>();
+    t.block_cycles = o.value("rtl_block_cycles", std::uint64_t{0});
+    t.completed = o.value("rtl_completed", true);
+    t.data_match = o.value("rtl_data_match", false);
+    t.first_difference = o.value("rtl_first_difference", "");
+    t.stalled = o.value("rtl_stalled", "");
+    t.wall_s = o.value("rtl_wall_s", 0.0);
+    r.rtl = t;
+  }
+  if (o.contains("delta")) r.delta = o.at("delta").get<double>();
+  r.status = o.value("status", "");
+  r.where = o.value("deviation_where", "");
+  if (o.contains("category_cycles")) r.categories = o.at("category_cycles").get<std::map<std::string, double>>();
+  for (const auto& sj : o.at("streams")) {
+    StreamRow row;
+    row.operation = sj.at("operation").get<std::string>();
+    row.dram_ops = sj.value("dram_ops", std::uint64_t{0});
+    row.mla_tasks = sj.value("mla_tasks", std::uint64_t{0});
+    row.cycles = sj.value("model_cycles", std::uint64_t{0});
+    row.cycles_arm_timed = sj.value("model_cycles_arm_timed", std::uint64_t{0});
+    row.arm_cycles = sj.value("arm_cycles", std::uint64_t{0});
+    if (sj.contains("rtl_cycles")) row.rtl_cycles = sj.at("rtl_cycles").get<std::uint64_t>();
+    row.completed = o.value("completed", true);
+    r.streams.push_back(row);
+  }
+  return r;
 }
 
 
@@ -447,14 +506,34 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                      "operation", model ? "ARM free" : "", model ? "ARM timed" : "", model ? "ARM clk" : "", "DRAM ops",
                      "MLA", rtl_head, "data");
   bool all_ok = true;
-  // every finished block run goes to the journal as it finishes; SIGINT / SIGTERM stop after the block in hand
+  // every finished block run goes to the journal as it finishes, after a first record naming the run;
+  // SIGINT / SIGTERM stop after the block in hand. --resume takes the runs a journal of the same run holds.
+  nlohmann::json header = {{"journal", "run-net"},       {"network", n.name},       {"target", req.target},
+                           {"backend", req.backend},     {"seed", req.seed},        {"config_hash", config_hash(cfg)},
+                           {"split_file", req.split_file}, {"whole", req.whole}};
+  std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
   Journal journal;
   try {
+    if (!req.resume.empty()) {
+      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
+      if (records.empty() || records.front().value("journal", "") != "run-net")
+        throw std::runtime_error(req.resume + ": not a run-net journal (its first record names no run-net run)");
+      for (const auto& [key, value] : header.items())
+        if (records.front().value(key, nlohmann::json()) != value)
+          throw std::runtime_error(req.resume + ": a journal of another run: its " + key + " is " +
+                                   records.front().value(key, nlohmann::json()).dump() + ", this run's " + value.dump());
+      for (std::size_t i = 1; i < records.size(); ++i)
+        resumed[{records[i].at("name").get<std::string>(), records[i].at("strategy").get<std::string>()}] =
+            nlohmann::json::parse(records[i].dump());
+    }
     journal = Journal(journal_path(req.json_out, req.journal));
+    journal.append(header);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return 2;
   }
+  if (!req.resume.empty())
+    out << fmt::format("resumed: {} block runs from {} are not run again\n", resumed.size(), req.resume);
   const StopOnSignal stop_on_signal;
   int stopped = 0;
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
@@ -481,8 +560,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (st != asked) substituted.push_back(fmt::format("{} ran {} for {}", b.name(), mapper::to_string(st), mapper::to_string(asked)));
       BlockRun r;
       try {
-        r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{}, cfg,
-                      model.get(), rtl.get(), req.seed, golden);
+        if (const auto done = resumed.find({b.name(), mapper::to_string(st)}); done != resumed.end())
+          r = block_run_from_json(done->second);
+        else
+          r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
+                        cfg, model.get(), rtl.get(), req.seed, golden);
       } catch (const std::exception& e) {
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
         all_ok = false;
@@ -514,6 +596,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (r.model_core)
         out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, mapper::to_string(r.strategy), r.model_core->cycles,
                            describe_time(time_report(*r.model_core, cfg)));
+      else if (r.record.contains("model_time"))
+        out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, mapper::to_string(r.strategy),
+                           r.model ? r.model->core_cycles : 0, describe_time(r.record["model_time"]));
       if (!r.status.empty())
         out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
                            mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,

@@ -201,6 +201,10 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   Journal journal;
   try {
     journal = Journal(journal_path(req.json_out, req.journal));
+    journal.append(nlohmann::ordered_json{{"journal", "regress"},
+                                          {"vectors", req.vectors},
+                                          {"backends", to_string(req.backends)},
+                                          {"config_hash", config_hash(cfg)}});
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/journal.h"
+#include "harness/net_runner.h"
 #include "harness/runner.h"
 #include "test_support.h"
 
@@ -40,7 +42,7 @@ int run_and_signal(const std::string& json, const std::string& journal, int sig,
     std::ostringstream out, err;
     _exit(regress(req, out, err));
   }
-  while (lines_in(journal) < after) {
+  while (lines_in(journal) < after + 1) {  // the run's first record, then `after` tasks
     int status = 0;
     if (waitpid(child, &status, WNOHANG) == child) return status;  // finished first
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -86,7 +88,8 @@ TEST(Journal, AKilledRunLeavesEveryFinishedTaskWhole) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before 20 tasks were in its journal";
   int cut = 0;
   const auto records = read_journal(journal, &cut);
-  EXPECT_GE(records.size(), 20u);
+  ASSERT_GE(records.size(), 21u);
+  EXPECT_EQ(records[0]["journal"], "regress");  // the first record names the run
   // every record is flushed whole, newline included, as its task finishes, so the kill cuts none and the
   // journal ends with a full line (a buffered journal holds some of it back)
   EXPECT_EQ(cut, 0);
@@ -94,7 +97,7 @@ TEST(Journal, AKilledRunLeavesEveryFinishedTaskWhole) {
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   // the tasks in the suite's order, each whole
-  for (std::size_t i = 0; i < records.size(); ++i) {
+  for (std::size_t i = 1; i < records.size(); ++i) {
     EXPECT_TRUE(records[i].contains("id"));
     EXPECT_TRUE(records[i].contains("status"));
     EXPECT_EQ(records[i]["status"], "pass") << records[i]["id"];
@@ -111,7 +114,60 @@ TEST(Journal, SigintAndSigtermStopTheRunAndItReportsWhatFinished) {
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     const auto records = read_journal(journal);
     const nlohmann::json report = test::read_json(json);
-    EXPECT_EQ(report["summary"]["tasks"], records.size());
-    EXPECT_LT(records.size(), 240u);
+    EXPECT_EQ(report["summary"]["tasks"], records.size() - 1);  // and the run's own first record
+    EXPECT_LT(records.size(), 241u);
   }
+}
+
+TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
+  const test::TempDir dir;
+  RunNetRequest req;
+  req.net = "resnet50";
+  req.layers = {"CONV_3", "CONV_4", "CONV_5", "CONV_SC_5", "CONV_6"};
+  // the whole run, uninterrupted
+  req.json_out = dir.path("whole.json");
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << err.str();
+  // the same run stopped by SIGINT after three block runs, in a child process
+  req.json_out = dir.path("cut.json");
+  const std::string journal = req.json_out + ".jsonl";
+  const pid_t child = fork();
+  if (child == 0) {
+    std::ostringstream o, e;
+    _exit(run_net(req, o, e));
+  }
+  while (lines_in(journal) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  const std::size_t done = read_journal(journal).size() - 1;
+  ASSERT_LT(done, 15u);
+  // resumed from its own journal (read whole before the new one is written over it)
+  req.resume = journal;
+  std::ostringstream out2, err2;
+  ASSERT_EQ(run_net(req, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("resumed: " + std::to_string(done) + " block runs"), std::string::npos);
+  // equal apart from wall times
+  const std::function<nlohmann::json(const nlohmann::json&)> strip = [&](const nlohmann::json& x) {
+    if (x.is_object()) {
+      nlohmann::json y = nlohmann::json::object();
+      for (const auto& [k, v] : x.items())
+        if (k.size() < 6 || k.substr(k.size() - 6) != "wall_s") y[k] = strip(v);
+      return y;
+    }
+    if (x.is_array()) {
+      nlohmann::json y = nlohmann::json::array();
+      for (const auto& v : x) y.push_back(strip(v));
+      return y;
+    }
+    return x;
+  };
+  EXPECT_EQ(strip(test::read_json(dir.path("whole.json"))), strip(test::read_json(req.json_out)));
+  // a journal of another run is refused, naming what differs
+  req.seed = 2;
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_net(req, out3, err3), 2);
+  EXPECT_NE(err3.str().find("a journal of another run: its seed is 1, this run's 2"), std::string::npos) << err3.str();
 }
