@@ -1,18 +1,23 @@
 // Determinism: the same vectors run twice give the same JSON report once the wall-clock fields
 // (summary.rtl_wall_s, summary.model_wall_s: report.h says they are the only ones that differ) are
-// removed, and the random-suite generator gives the same text for the same seed.
+// removed, and the random-suite generator gives the same text for the same seed; run-net (QPE-DRAM on
+// both backends, the chip) and flaw-limit too.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "harness/flaw_limit.h"
+#include "harness/net_runner.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
+#include "tests/test_networks.h"
 #include "tests/test_support.h"
 
 namespace s2 {
@@ -104,4 +109,67 @@ TEST(Determinism, SmokeTasksRunTwiceGiveTheSameReport) {
 }
 
 }  // namespace
+}  // namespace s2
+
+namespace s2 {
+namespace {
+
+// A JSON report with every wall-clock field ("..._wall_s", the only ones that may differ) removed.
+nlohmann::json without_wall_times(const nlohmann::json& x) {
+  if (x.is_object()) {
+    nlohmann::json y = nlohmann::json::object();
+    for (const auto& [k, v] : x.items())
+      if (k.size() < 6 || k.compare(k.size() - 6, 6, "wall_s") != 0) y[k] = without_wall_times(v);
+    return y;
+  }
+  if (x.is_array()) {
+    nlohmann::json y = nlohmann::json::array();
+    for (const auto& v : x) y.push_back(without_wall_times(v));
+    return y;
+  }
+  return x;
+}
+
+nlohmann::json run_net_report(const RunNetRequest& base, const std::string& json) {
+  RunNetRequest req = base;
+  req.json_out = json;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_net(req, out, err), 0) << err.str();
+  return without_wall_times(read_json(json));
+}
+
+}  // namespace
+
+TEST(Determinism, RunNetTwiceGivesTheSameReportOnQpeDramAndTheChip) {
+  const TempDir dir;
+  const std::string net = dir.write("small.txt", test_networks::kSmall);
+  RunNetRequest qpe;
+  qpe.net = net;
+  qpe.backend = "both";
+  RunNetRequest chip;
+  chip.net = net;
+  chip.target = "s2";
+  for (const RunNetRequest& req : {qpe, chip}) {
+    SCOPED_TRACE(req.target);
+    const nlohmann::json first = run_net_report(req, dir.path("first.json"));
+    const nlohmann::json second = run_net_report(req, dir.path("second.json"));
+    ASSERT_FALSE(first.at("operations").empty());
+    EXPECT_TRUE(first == second) << differences(first, second);
+  }
+}
+
+TEST(Determinism, FlawLimitTwiceGivesTheSameReport) {
+  const TempDir dir;
+  std::array<nlohmann::json, 2> reports;
+  for (int i = 0; i < 2; ++i) {
+    FlawLimitRequest req;
+    req.flaw = "neighbor_conv";
+    req.json_out = dir.path("limit" + std::to_string(i) + ".json");
+    std::ostringstream out, err;
+    EXPECT_NE(flaw_limit(req, out, err), 2) << err.str();
+    reports[static_cast<std::size_t>(i)] = without_wall_times(read_json(req.json_out));
+  }
+  EXPECT_TRUE(reports[0] == reports[1]) << differences(reports[0], reports[1]);
+}
+
 }  // namespace s2
