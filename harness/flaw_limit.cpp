@@ -54,7 +54,7 @@ Family family_of(const std::string& flaw) {
     f.make = [](int d) { return conv_task(40, 5, d); };
     f.dimension_of = [](int d) { return std::uint64_t(3) * 3 * std::uint64_t(d) * 4; };
     for (auto [wi, hi] : {std::pair{18, 3}, std::pair{100, 4}, std::pair{226, 8}})
-      f.samples.push_back({"ifmap Wi x Hi", fmt::format("{}x{}", wi, hi), [wi, hi](int d) { return conv_task(wi, hi, d); }});
+      f.samples.push_back({"ifmap Wi x Hi", fmt::format("{}x{}", wi, hi), [w = wi, h = hi](int d) { return conv_task(w, h, d); }});
     return f;
   }
   if (flaw == "mm_wide_a") {
@@ -62,7 +62,7 @@ Family family_of(const std::string& flaw) {
     f.make = [](int w_a) { return mm_task(w_a, 4, 32); };
     f.dimension_of = [](int w_a) { return std::uint64_t(w_a); };
     for (auto [h_a, w_b] : {std::pair{1, 32}, std::pair{13, 5}, std::pair{8, 200}})
-      f.samples.push_back({"H_A, W_B", fmt::format("{}, {}", h_a, w_b), [h_a, w_b](int w_a) { return mm_task(w_a, h_a, w_b); }});
+      f.samples.push_back({"H_A, W_B", fmt::format("{}, {}", h_a, w_b), [h = h_a, w = w_b](int w_a) { return mm_task(w_a, h, w); }});
     return f;
   }
   throw std::invalid_argument("flaw-limit: no search for flaw '" + flaw +

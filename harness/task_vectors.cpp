@@ -14,10 +14,14 @@
 // fccp reads ahead on a second thread unless told not to; vector files are small.
 // Its error classes copy file names with strncpy, which GCC's middle end warns about once inlined here.
 #define CSV_IO_NO_THREAD
+#if defined(__clang__)
+#include <libfccp/csv.h>
+#else
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-truncation"
 #include <libfccp/csv.h>
 #pragma GCC diagnostic pop
+#endif
 
 #include "model/sram_layout.h"
 

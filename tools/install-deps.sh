@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages s2cosim needs, only those that are missing.
+# Installs the Debian 12 packages s2cosim needs, only those that are missing; arguments name more packages
+# (tools/test-sanitized.sh asks for clang).
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev libfccp-dev
-      libcli11-dev nlohmann-json3-dev)
+      libcli11-dev nlohmann-json3-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
