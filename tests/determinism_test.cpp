@@ -114,22 +114,6 @@ TEST(Determinism, SmokeTasksRunTwiceGiveTheSameReport) {
 namespace s2 {
 namespace {
 
-// A JSON report with every wall-clock field ("..._wall_s", the only ones that may differ) removed.
-nlohmann::json without_wall_times(const nlohmann::json& x) {
-  if (x.is_object()) {
-    nlohmann::json y = nlohmann::json::object();
-    for (const auto& [k, v] : x.items())
-      if (k.size() < 6 || k.compare(k.size() - 6, 6, "wall_s") != 0) y[k] = without_wall_times(v);
-    return y;
-  }
-  if (x.is_array()) {
-    nlohmann::json y = nlohmann::json::array();
-    for (const auto& v : x) y.push_back(without_wall_times(v));
-    return y;
-  }
-  return x;
-}
-
 nlohmann::json run_net_report(const RunNetRequest& base, const std::string& json) {
   RunNetRequest req = base;
   req.json_out = json;

@@ -4,7 +4,6 @@
 
 #include <csignal>
 #include <fstream>
-#include <functional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -150,21 +149,8 @@ TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
   ASSERT_EQ(run_net(req, out2, err2), 0) << err2.str();
   EXPECT_NE(out2.str().find("resumed: " + std::to_string(done) + " block runs"), std::string::npos);
   // equal apart from wall times
-  const std::function<nlohmann::json(const nlohmann::json&)> strip = [&](const nlohmann::json& x) {
-    if (x.is_object()) {
-      nlohmann::json y = nlohmann::json::object();
-      for (const auto& [k, v] : x.items())
-        if (k.size() < 6 || k.substr(k.size() - 6) != "wall_s") y[k] = strip(v);
-      return y;
-    }
-    if (x.is_array()) {
-      nlohmann::json y = nlohmann::json::array();
-      for (const auto& v : x) y.push_back(strip(v));
-      return y;
-    }
-    return x;
-  };
-  EXPECT_EQ(strip(test::read_json(dir.path("whole.json"))), strip(test::read_json(req.json_out)));
+  EXPECT_EQ(test::without_wall_times(test::read_json(dir.path("whole.json"))),
+            test::without_wall_times(test::read_json(req.json_out)));
   // a journal of another run is refused, naming what differs
   req.seed = 2;
   std::ostringstream out3, err3;

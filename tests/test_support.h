@@ -1,7 +1,7 @@
 // Helpers shared by the GoogleTest files in tests/ (header-only; everything is in namespace s2::test).
 // A test file includes it and says `using namespace s2::test;` inside its own anonymous namespace.
 //
-//   files          source_path, smoke_csv, read_text, read_json, TempDir
+//   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir
 //   configuration  config(shape, sram2clk), mac_shape_configs
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
@@ -50,6 +50,23 @@ inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   EXPECT_TRUE(in) << "cannot open " << path;
   return nlohmann::json::parse(in);
+}
+
+// A JSON report with every wall-clock field (a key ending in "wall_s", the only ones two runs of the same
+// inputs may differ in) removed, at any depth.
+inline nlohmann::json without_wall_times(const nlohmann::json& x) {
+  if (x.is_object()) {
+    nlohmann::json y = nlohmann::json::object();
+    for (const auto& [k, v] : x.items())
+      if (k.size() < 6 || k.compare(k.size() - 6, 6, "wall_s") != 0) y[k] = without_wall_times(v);
+    return y;
+  }
+  if (x.is_array()) {
+    nlohmann::json y = nlohmann::json::array();
+    for (const auto& v : x) y.push_back(without_wall_times(v));
+    return y;
+  }
+  return x;
 }
 
 // A fresh directory for the running test case, <tmp>/s2_<Suite>_<Test>_<pid>, removed with everything in it
