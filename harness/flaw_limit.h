@@ -2,14 +2,14 @@
 // RTL would. Each probe is one task run on both backends; a probe "shows the flaw" when the comparators'
 // status is not `pass` (hang, early stop, mismatch or deviation). Nothing here knows how a flaw is built.
 //
-// The search walks one family of tasks along the dimension the flaw is known to depend on (flaws.md):
+// The search walks one family of tasks along the dimension the flaw is known to depend on (thesis 5.1.2):
 //   neighbor_conv: convolution [40,5,D] x [3,3,D,4] on all PEs, operand A from neighbour shift 1;
 //                  dimension weight_bytes = 3*3*D*4 (the thesis's filter family), searched over D
 //   mm_wide_a:     matrix multiplication [W_A,4] x [32,W_A] on all PEs, operand A from neighbour shift 1;
 //                  dimension W_A
 // It checks that the smallest member passes and the largest that fits the SRAM budget shows the flaw,
 // bisects between them, and confirms the first failing task passes with the flaw switched off. Then it
-// samples the dimensions flaws.md says the flaw does not depend on, just below and at the limit, and reports
+// samples the dimensions thesis 5.1.2 says the flaw does not depend on, just below and at the limit, and reports
 // whether the status stays the same.
 #pragma once
 

@@ -48,7 +48,7 @@ constexpr std::array<int, 5> kFilters = {1, 3, 5, 7, 9};
 constexpr std::array<DataPattern, 3> kExtreme = {DataPattern::AllMin, DataPattern::MinMax, DataPattern::AllMax};
 // A task's estimated clocks (sram2clk on) may not exceed this; keeps a suite of 240 at a few minutes of RTL.
 constexpr std::uint64_t kMaxTaskClocks = 600000;
-// Known-good sizes of the thesis (flaws.md): neighbour conv weights of [3,3,3,4] and neighbour mm W_A = 64.
+// Known-good sizes of the thesis (5.1.2): neighbour conv weights of [3,3,3,4] and neighbour mm W_A = 64.
 constexpr std::uint64_t kSafeNeighborConvWeightBytes = 3 * 3 * 3 * 4;
 constexpr int kSafeNeighborMmWA = 64;
 
@@ -394,7 +394,7 @@ std::string random_suite_csv(std::uint64_t seed, int count, const HwConfig& cfg)
     << "#     minmax -16256, so an output sums product x D*Hf*Wf (conv) or x W_A (mm); it wraps above " << acc_top
     << "\n#     or below " << -acc_top - 1 << ". E.g. conv 9x9, min data, D = 203: 16384*81*203 = 269402112 wraps to "
     << "-267468800.\n#     An mm would need W_A > 16384, which no budget-sized task has.)\n"
-    << "#   beyond the thesis's known-good neighbour sizes (flaws.md; may stop early or hang with those flaws on):\n"
+    << "#   beyond the thesis's known-good neighbour sizes (thesis 5.1.2; may stop early or hang with those flaws on):\n"
     << "#     neighbour conv with weights > " << kSafeNeighborConvWeightBytes << " bytes: " << neighbor_conv_big
     << ", neighbour mm with W_A > " << kSafeNeighborMmWA << ": " << neighbor_mm_wide << "\n"
     << "# Estimated QPE clocks with the sram2clk flaw on (estimate_pe_clocks_sram2clk): total " << clocks

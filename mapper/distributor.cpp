@@ -150,7 +150,7 @@ void use_group_drams(TaskStream& st, const Workers& w) {
 // ---------------------------------------------------------------------------------------------------
 // Convolution blocks
 
-// How a piece's input rows reach the MLA, which only convolves at stride 1 (hardware.md): a strided
+// How a piece's input rows reach the MLA, which only convolves at stride 1 (thesis 2.3.2): a strided
 // convolution computes every column at stride 1 and keeps every stride-th (about half the MAC work is
 // useful at stride 2: thesis 5.2.2), and skips the rows it does not need.
 enum class RowMode {

@@ -1,5 +1,5 @@
 // Seeded test data and the golden int8 kernels every backend is checked against.
-// The accumulator is a 29-bit two's-complement register that wraps (hardware.md Decision); the stored
+// The accumulator is a 29-bit two's-complement register that wraps (thesis 2.3.2: 29-bit MAC outputs; rtl_stubs/README.md, mla.sv); the stored
 // 32-bit result is its sign extension. Golden, RTL and model all follow exactly this rule.
 #pragma once
 

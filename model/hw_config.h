@@ -11,7 +11,7 @@
 
 namespace s2 {
 
-// The prototype's known flaws (flaws.md). All off = correct hardware.
+// The prototype's known flaws (thesis 5.1.2; rtl_stubs/README.md, "The known flaws"). All off = correct hardware.
 struct FlawSwitches {
   bool sram2clk = false;       // every SRAM access takes 2 PE clocks instead of 1
   bool neighbor_conv = false;  // conv with operand A from a neighbour PE: early stop / long run
@@ -109,7 +109,7 @@ struct HwConfig {
   int router_latency_noc_cycles = 4;   // thesis 2.3.3
   int router_out_fifo_packets = 4;     // per router output port
   int noc_if_out_fifo_packets = 4;     // PE -> router FIFO
-  int noc_payload_bytes = 16;          // hardware.md Decision: 128-bit payload
+  int noc_payload_bytes = 16;          // 128-bit payload, the SRAM's and operand A's width (thesis 2.3.1-2.3.2)
   int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
   int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
   // QPE-DRAM (thesis 3.3, Figure 5.1, Appendix B)
@@ -158,7 +158,7 @@ HwConfig load_hw_config(const std::string& path);
 std::string config_hash(const HwConfig& cfg);
 // Parses "16x4" (columns x rows) into cfg; throws std::invalid_argument with what was expected.
 void set_mac_shape(HwConfig& cfg, const std::string& shape);
-// Switches a flaw on by its flaws.md name; throws std::invalid_argument listing the known names.
+// Switches a flaw on by its name (rtl_stubs/README.md, "The known flaws"); throws std::invalid_argument listing the known names.
 void enable_flaw(HwConfig& cfg, const std::string& name);
 
 }  // namespace s2

@@ -50,7 +50,7 @@ package s2_pkg;
     logic [16:0] planes;
   } dma_planes_t;
 
-  // One NoC packet: 128 bits of payload plus a header (hardware.md Decision: 128-bit payload).
+  // One NoC packet: 128 bits of payload plus a header (the SRAM's and operand A's width, thesis 2.3.1-2.3.2).
   // An MLA operand-A read also carries a return tag, {requester PE, word index in the tile}: a remote
   // PE's NoC slave answers such a read to the PE the tag names (rtl_stubs/README.md, neighbor_conv).
   localparam int RTAG_INDEX_BITS = 5;

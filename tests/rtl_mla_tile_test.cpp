@@ -17,7 +17,7 @@
 //   (a_wait 2, b_wait 5). OUTPUT: 16 writes every 2 clocks = 31 clocks to the last grant, OUT_WAIT 2 (out_wait
 //   covers the busy clock of the last write). Total 1 + 11 + 33 = 45.
 // conv [Wi=16, Hi=1, D=4] x [Wf=1, Hf=1, D=4, C=4], 1 tile, 4 steps, 1 A word, 4 B rows, 0 refills. Operand A
-//   of a convolution always travels through the NoC, even from the own SRAM (hardware.md):
+//   of a convolution always travels through the NoC, even from the own SRAM (thesis 2.3.2; rtl_stubs/README.md, "Microarchitecture"):
 //   no flaw: C1 the A read request is pushed into the PE's outbound request FIFO, B row 0 granted;
 //   C2 the router takes the request in the NoC half-clock after the PE edge (B row 0 arrives and is staged);
 //   4 NoC clocks = 2 PE clocks later it is in PE 0's inbound request FIFO, so the NoC slave asks for the SRAM
