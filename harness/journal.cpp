@@ -1,5 +1,6 @@
 #include "harness/journal.h"
 
+#include <atomic>
 #include <csignal>
 #include <stdexcept>
 

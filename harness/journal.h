@@ -3,7 +3,6 @@
 // on SIGINT / SIGTERM after the task or block in hand, so that the run still writes what finished.
 #pragma once
 
-#include <atomic>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>

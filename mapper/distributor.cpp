@@ -890,7 +890,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs, const Block
   if (where.output_in_storage) bs.output_storage = storage_region(p.cfg.chip, {p.Wp, p.Hp, p.C}, where.output_base);
   for (const StorageRegion* m : {&bs.input_storage, &bs.output_storage})
     if (m->held() && m->base + m->chunk_bytes() > static_cast<std::uint64_t>(p.cfg.chip.storage_pe_bytes))
-      throw std::invalid_argument(p.core + ": a map's planes in the storage PEs end past their SRAM");
+      throw std::invalid_argument(p.core + ": a map's row bands in the storage PEs end past the bytes they may keep (chip.storage_pe_bytes)");
   if (bs.input_storage.held() && bs.output_storage.held() &&
       bs.input_storage.base < bs.output_storage.base + bs.output_storage.chunk_bytes() &&
       bs.output_storage.base < bs.input_storage.base + bs.input_storage.chunk_bytes())
