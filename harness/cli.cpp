@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   regress->add_option("--json", req.json_out, "write the JSON report (contract 2) to FILE");
   regress->add_option("--csv", req.csv_out, "write one CSV row per task to FILE");
   regress->add_option("--journal", req.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
+  regress->add_option("--resume", req.resume,
+                      "take the tasks a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
   regress->add_option("--backend", backend, "both (default), model or rtl")
       ->check(CLI::IsMember({"both", "model", "rtl"}));
   regress

@@ -364,6 +364,129 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
   };
 }
 
+namespace {
+
+template <typename T>
+std::optional<T> opt_from(const nlohmann::ordered_json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+std::optional<Mismatch> mismatch_from(const nlohmann::ordered_json& j) {
+  if (j.is_null()) return std::nullopt;
+  Mismatch m;
+  m.backend = j.at("backend").get<std::string>();
+  m.pe = j.at("pe").get<int>();
+  m.missing = j.at("missing").get<bool>();
+  m.differing = j.at("differing").get<std::size_t>();
+  if (!m.missing) {
+    m.index = j.at("index").get<std::size_t>();
+    m.tile = j.at("tile").get<std::uint64_t>();
+    m.row = j.at("row").get<int>();
+    m.column = j.at("column").get<int>();
+    m.expected = j.at("expected").get<std::int32_t>();
+    m.got = j.at("got").get<std::int32_t>();
+    m.unwritten = j.at("unwritten").get<bool>();
+  }
+  return m;
+}
+
+DataCheck data_from(const nlohmann::ordered_json& j) {
+  DataCheck d;
+  if (j.is_null()) return d;
+  d.checked = true;
+  d.match = j.at("match").get<bool>();
+  d.differing = j.at("differing").get<std::size_t>();
+  d.unwritten = j.at("unwritten").get<std::size_t>();
+  d.bad_pes = j.at("bad_pes").get<std::vector<int>>();
+  d.first = mismatch_from(j.at("first"));
+  for (const auto& m : j.at("first_per_pe"))
+    if (auto mm = mismatch_from(m)) d.first_per_pe.push_back(*mm);
+  return d;
+}
+
+std::optional<PhaseCycles> phases_from(const nlohmann::ordered_json& j) {
+  if (j.is_null()) return std::nullopt;
+  return PhaseCycles{j.at("compute").get<std::uint64_t>(), j.at("output").get<std::uint64_t>(),
+                     j.at("a_wait").get<std::uint64_t>(), j.at("b_wait").get<std::uint64_t>(),
+                     j.at("setup").get<std::uint64_t>()};
+}
+
+std::uint64_t phase_of(const PhaseCycles& p, const std::string& name) {
+  if (name == "compute") return p.compute;
+  if (name == "output") return p.output;
+  if (name == "a_wait") return p.a_wait;
+  if (name == "b_wait") return p.b_wait;
+  return p.setup;
+}
+
+}  // namespace
+
+TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const Task& t) {
+  TaskComparison c;
+  c.task = t;
+  const std::string status = j.at("status").get<std::string>();
+  bool known = false;
+  for (Status st : kAllStatuses)
+    if (status == to_string(st)) c.status = st, known = true;
+  if (!known) throw std::runtime_error("unknown status '" + status + "'");
+  c.rtl_cycles = opt_from<std::uint64_t>(j, "rtl_cycles");
+  c.model_cycles = opt_from<std::uint64_t>(j, "model_cycles");
+  c.delta = opt_from<double>(j, "delta");
+  c.rtl_completed = opt_from<bool>(j, "rtl_completed");
+  c.model_completed = opt_from<bool>(j, "model_completed");
+  c.rtl_budget_cycles = opt_from<std::uint64_t>(j, "rtl_budget_cycles").value_or(0);
+  c.rtl_elapsed_cycles = opt_from<std::uint64_t>(j, "rtl_elapsed_cycles").value_or(0);
+  c.rtl_data = data_from(j.at("rtl_data"));
+  c.model_data = data_from(j.at("model_data"));
+  c.hung_pes = j.at("hung_pes").get<std::vector<int>>();
+  c.early_stop_pes = j.at("early_stop_pes").get<std::vector<int>>();
+  c.long_run_pes = j.at("long_run_pes").get<std::vector<int>>();
+  c.flags = j.at("flags").get<std::vector<std::string>>();
+  c.error = opt_from<std::string>(j, "error").value_or("");
+  c.rtl_error = opt_from<std::string>(j, "rtl_error").value_or("");
+  c.model_error = opt_from<std::string>(j, "model_error").value_or("");
+  for (const auto& pj : j.at("pes")) {
+    PeComparison p;
+    p.pe = pj.at("pe").get<int>();
+    p.rtl_cycles = opt_from<std::uint64_t>(pj, "rtl_cycles");
+    p.model_cycles = opt_from<std::uint64_t>(pj, "model_cycles");
+    p.delta = opt_from<double>(pj, "delta");
+    if (auto s = opt_from<std::string>(pj, "state")) p.rtl_state = *s, c.rtl_ran = true;
+    if (auto s = opt_from<std::string>(pj, "model_state")) p.model_state = *s, c.model_ran = true;
+    p.rtl_done = opt_from<bool>(pj, "rtl_done").value_or(false);
+    p.model_done = opt_from<bool>(pj, "model_done").value_or(false);
+    p.rtl_phases = phases_from(pj.at("rtl_phases"));
+    p.model_phases = phases_from(pj.at("model_phases"));
+    if (const auto& pd = pj.at("phase_delta"); !pd.is_null() && p.rtl_phases && p.model_phases) {
+      for (const auto& [phase, d] : pd.items())
+        p.phase_deltas.push_back({phase, phase_of(*p.rtl_phases, phase), phase_of(*p.model_phases, phase),
+                                  d.is_null() ? std::nullopt : std::optional<double>(d.get<double>())});
+    }
+    p.rtl_data_ok = opt_from<bool>(pj, "rtl_data_ok");
+    p.model_data_ok = opt_from<bool>(pj, "model_data_ok");
+    p.rtl_differing = pj.at("rtl_differing").get<std::size_t>();
+    p.rtl_unwritten = pj.at("rtl_unwritten").get<std::size_t>();
+    p.model_differing = pj.at("model_differing").get<std::size_t>();
+    p.long_run = pj.at("long_run").get<bool>();
+    c.pes.push_back(std::move(p));
+  }
+  if (!c.rtl_error.empty()) c.rtl_ran = true;
+  if (!c.model_error.empty()) c.model_ran = true;
+  if (const auto w = j.find("wall_s"); w != j.end()) {
+    c.rtl_wall_s = w->value("rtl", 0.0);
+    c.model_wall_s = w->value("model", 0.0);
+  }
+  return c;
+}
+
+nlohmann::ordered_json task_journal_json(const TaskComparison& c) {
+  nlohmann::ordered_json j = task_json(c);
+  j["wall_s"] = {{"rtl", c.rtl_wall_s}, {"model", c.model_wall_s}};
+  return j;
+}
+
 nlohmann::ordered_json report_json(const RunResult& r) {
   const RunSummary s = summarize(r);
   nlohmann::ordered_json tasks = nlohmann::ordered_json::array();

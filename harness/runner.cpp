@@ -113,6 +113,15 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     if (opt.stop && opt.stop()) break;
     const Task& t = tasks[i];
+    if (opt.resumed) {
+      if (std::optional<TaskComparison> done = opt.resumed(i, t)) {
+        r.rtl_wall_s += done->rtl_wall_s;
+        r.model_wall_s += done->model_wall_s;
+        r.tasks.push_back(std::move(*done));
+        if (opt.progress) opt.progress(i, tasks.size(), r.tasks.back());
+        continue;
+      }
+    }
     BackendResult mres, rres;
     // the test data is drawn once and loaded into both backends; drawing it is not backend time
     std::optional<SramImages> images;
@@ -137,8 +146,10 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
       c.status = Status::Error;
       c.error = std::string("comparison failed: ") + e.what();
     }
-    if (rres.ok()) r.rtl_wall_s += rres.trace->wall_s;
-    if (mres.ok()) r.model_wall_s += mres.trace->wall_s;
+    if (rres.ok()) c.rtl_wall_s = rres.trace->wall_s;
+    if (mres.ok()) c.model_wall_s = mres.trace->wall_s;
+    r.rtl_wall_s += c.rtl_wall_s;
+    r.model_wall_s += c.model_wall_s;
     r.tasks.push_back(std::move(c));
     if (opt.progress) opt.progress(i, tasks.size(), r.tasks.back());
   }
@@ -197,25 +208,59 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   }
   if (!check_writable(req.json_out, err) || !check_writable(req.csv_out, err)) return 2;
 
-  // every finished task goes to the journal as it finishes; SIGINT / SIGTERM stop after the task in hand
+  // every finished task goes to the journal as it finishes, after a first record naming the run; SIGINT /
+  // SIGTERM stop after the task in hand. --resume takes the tasks a journal of the same run holds.
+  const nlohmann::ordered_json header{{"journal", "regress"},
+                                      {"vectors", req.vectors},
+                                      {"backends", to_string(req.backends)},
+                                      {"config_hash", config_hash(cfg)}};
+  std::vector<nlohmann::ordered_json> resumed;
+  std::vector<TaskComparison> done;  // the resumed tasks, in order
   Journal journal;
   try {
+    if (!req.resume.empty()) {
+      resumed = read_journal(req.resume);
+      if (resumed.empty() || resumed.front().value("journal", "") != "regress")
+        throw std::runtime_error(req.resume + ": not a regress journal (its first record names no regress run)");
+      for (const char* key : {"vectors", "backends", "config_hash"})
+        if (resumed.front().value(key, "") != header.at(key).get<std::string>())
+          throw std::runtime_error(fmt::format("{}: a journal of another run: its {} is '{}', this run's '{}'",
+                                               req.resume, key, resumed.front().value(key, ""),
+                                               header.at(key).get<std::string>()));
+      resumed.erase(resumed.begin());
+      if (resumed.size() > tasks.size())
+        throw std::runtime_error(fmt::format("{}: holds {} tasks, {} has {}", req.resume, resumed.size(),
+                                             req.vectors, tasks.size()));
+      for (std::size_t i = 0; i < resumed.size(); ++i) {
+        if (resumed[i].value("id", "") != tasks[i].id)
+          throw std::runtime_error(fmt::format("{}:{}: task '{}', where {} has '{}'", req.resume, i + 2,
+                                               resumed[i].value("id", ""), req.vectors, tasks[i].id));
+        try {
+          done.push_back(task_comparison_from_json(resumed[i], tasks[i]));
+        } catch (const std::exception& e) {
+          throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, i + 2, tasks[i].id, e.what()));
+        }
+      }
+    }
     journal = Journal(journal_path(req.json_out, req.journal));
-    journal.append(nlohmann::ordered_json{{"journal", "regress"},
-                                          {"vectors", req.vectors},
-                                          {"backends", to_string(req.backends)},
-                                          {"config_hash", config_hash(cfg)}});
+    journal.append(header);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
+  if (!req.resume.empty())
+    out << fmt::format("resumed: {} tasks from {} are not run again\n", resumed.size(), req.resume);
   const StopOnSignal stop_on_signal;
   RunnerOptions opt;
   opt.backends = req.backends;
   opt.compare.deviation_threshold = req.deviation_threshold;
   opt.stop = [] { return StopOnSignal::signal() != 0; };
+  opt.resumed = [&](std::size_t i, const Task&) -> std::optional<TaskComparison> {
+    if (i >= done.size()) return std::nullopt;
+    return std::move(done[i]);
+  };
   opt.progress = [&](std::size_t i, std::size_t n, const TaskComparison& c) {
-    journal.append(task_json(c));
+    journal.append(task_journal_json(c));
     if (!req.quiet) err << fmt::format("[{}/{}] {} {}\n", i + 1, n, c.task.id, to_string(c.status)) << std::flush;
   };
   RunResult r;

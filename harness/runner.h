@@ -46,6 +46,8 @@ struct RunnerOptions {
   std::function<void(std::size_t index, std::size_t total, const TaskComparison&)> progress;
   // asked before each task: true stops the run there (the tasks done so far are the result)
   std::function<bool()> stop;
+  // asked before each task (--resume): a comparison to take as it is instead of running the task
+  std::function<std::optional<TaskComparison>(std::size_t index, const Task&)> resumed;
 };
 
 struct RunResult {
@@ -82,6 +84,7 @@ struct RegressRequest {
   std::string json_out;  // empty: none
   std::string csv_out;   // empty: none
   std::string journal;   // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
+  std::string resume;    // a journal of the same run: its tasks are taken, not run again
   BackendSelection backends = BackendSelection::Both;
   double deviation_threshold = 0.02;
   bool quiet = false;  // no progress lines and no table: the summary only

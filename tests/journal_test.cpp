@@ -118,6 +118,44 @@ TEST(Journal, SigintAndSigtermStopTheRunAndItReportsWhatFinished) {
   }
 }
 
+TEST(Journal, AKilledRegressResumesToTheReportOfAnUninterruptedOne) {
+  const test::TempDir dir;
+  RegressRequest req;
+  req.vectors = test::source_path("vectors/thesis_qpe_validation.csv");
+  req.quiet = true;
+  req.json_out = dir.path("whole.json");
+  std::ostringstream out, err;
+  ASSERT_EQ(regress(req, out, err), 0) << err.str();
+  // the same run SIGKILLed once three tasks are in its journal
+  req.json_out = dir.path("cut.json");
+  const std::string journal = req.json_out + ".jsonl";
+  const pid_t child = fork();
+  if (child == 0) {
+    std::ostringstream o, e;
+    _exit(regress(req, o, e));
+  }
+  while (lines_in(journal) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it was killed";
+  const std::size_t done = read_journal(journal).size() - 1;
+  ASSERT_LT(done, 9u);
+  req.resume = journal;
+  std::ostringstream out2, err2;
+  ASSERT_EQ(regress(req, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("resumed: " + std::to_string(done) + " tasks"), std::string::npos) << out2.str();
+  EXPECT_EQ(test::without_wall_times(test::read_json(dir.path("whole.json"))),
+            test::without_wall_times(test::read_json(req.json_out)));
+  // the new journal holds every task again, so it can itself be resumed
+  EXPECT_EQ(read_journal(journal).size(), 10u);
+  // a journal of another run is refused, naming what differs
+  req.flaws = {"sram2clk"};
+  std::ostringstream out3, err3;
+  EXPECT_EQ(regress(req, out3, err3), 2);
+  EXPECT_NE(err3.str().find("a journal of another run: its config_hash is"), std::string::npos) << err3.str();
+}
+
 TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
   const test::TempDir dir;
   RunNetRequest req;
