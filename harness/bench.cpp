@@ -1,9 +1,12 @@
 #include "harness/bench.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/journal.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
@@ -20,6 +23,37 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   };
   std::vector<Row> rows;
   double rtl_wall = 0.0, model_wall = 0.0;
+  // every finished task goes to the journal as it finishes, after a first record naming the bench;
+  // --resume takes the tasks a journal of the same bench holds (by suite, MAC shape, flaws and position)
+  nlohmann::ordered_json header{{"journal", "bench"}, {"suites", req.suites}, {"mac", req.mac_shapes}};
+  std::map<std::tuple<std::string, std::string, std::string, std::size_t>, nlohmann::ordered_json> resumed;
+  Journal journal;
+  try {
+    if (!req.resume.empty()) {
+      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
+      if (records.empty() || records.front().value("journal", "") != "bench")
+        throw std::runtime_error(req.resume + ": not a bench journal (its first record names no bench)");
+      if (records.front().value("suites", nlohmann::ordered_json()) != header["suites"] ||
+          records.front().value("mac", nlohmann::ordered_json()) != header["mac"])
+        throw std::runtime_error(fmt::format("{}: a journal of another bench (suites {}, MAC {}; this bench: {}, {})",
+                                             req.resume, records.front().value("suites", nlohmann::ordered_json()).dump(),
+                                             records.front().value("mac", nlohmann::ordered_json()).dump(),
+                                             header["suites"].dump(), header["mac"].dump()));
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const auto& rec = records[i];
+        if (!rec.contains("suite") || !rec.contains("mac") || !rec.contains("flaws") || !rec.contains("index"))
+          throw std::runtime_error(fmt::format("{}:{}: a task record needs suite, mac, flaws and index", req.resume, i + 1));
+        resumed[{rec["suite"].get<std::string>(), rec["mac"].get<std::string>(), rec["flaws"].get<std::string>(),
+                 rec["index"].get<std::size_t>()}] = rec;
+      }
+    }
+    journal = Journal(journal_path(req.json_out, req.journal));
+    journal.append(header);
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  const StopOnSignal stop_on_signal;
   for (const std::string& mac : req.mac_shapes) {
     for (const bool flaw : {false, true}) {
       HwConfig cfg;
@@ -39,9 +73,30 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
           return 2;
         }
         err << fmt::format("bench: {} on {} with {}...\n", suite, mac, flaw ? "sram2clk" : "flaws off") << std::flush;
+        const std::string flaws = flaw ? "sram2clk" : "none";
         RunnerOptions opt;
-        const RunResult r = run_tasks(tasks, cfg, opt);
-        Row row{suite, mac, flaw ? "sram2clk" : "none", summarize(r)};
+        opt.stop = [] { return StopOnSignal::signal() != 0; };
+        opt.resumed = [&](std::size_t i, const Task& t) -> std::optional<TaskComparison> {
+          const auto it = resumed.find({suite, mac, flaws, i});
+          if (it == resumed.end()) return std::nullopt;
+          if (it->second.value("id", "") != t.id)
+            throw std::runtime_error(fmt::format("{}: task {} of {} is '{}' in the journal, '{}' in the file",
+                                                 req.resume, i, suite, it->second.value("id", ""), t.id));
+          return task_comparison_from_json(it->second, t);
+        };
+        opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
+          nlohmann::ordered_json rec{{"suite", suite}, {"mac", mac}, {"flaws", flaws}, {"index", i}};
+          rec.update(task_journal_json(c));
+          journal.append(rec);
+        };
+        RunResult r;
+        try {
+          r = run_tasks(tasks, cfg, opt);
+        } catch (const std::exception& e) {  // the journal could not be written, or a resumed record read
+          err << "s2cosim: " << e.what() << "\n";
+          return 2;
+        }
+        Row row{suite, mac, flaws, summarize(r)};
         for (const TaskComparison& c : r.tasks) {
           if (c.data_match() == true && c.model_data_match() == true) ++row.bit_exact;
           // the thesis's prototype had a 16x4 MAC array and the 2-clock SRAM flaw
@@ -55,8 +110,15 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         rtl_wall += r.rtl_wall_s;
         model_wall += r.model_wall_s;
         rows.push_back(row);
+        if (StopOnSignal::signal()) break;
       }
+      if (StopOnSignal::signal()) break;
     }
+    if (StopOnSignal::signal()) break;
+  }
+  if (const int sig = StopOnSignal::signal()) {
+    out << fmt::format("stopped by signal {}: what finished is below{}; the targets are not judged\n", sig,
+                       journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
   }
 
   bool ok = true;
@@ -68,10 +130,11 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
                        r.s.max_abs_delta.value_or(0.0) * 100.0, r.s.median_abs_delta.value_or(0.0) * 100.0,
                        r.s.rtl_wall_s, r.s.model_wall_s);
   }
-  out << "\ntargets:\n";
+  const int stopped = StopOnSignal::signal();
+  if (!stopped) out << "\ntargets:\n";
   auto target = [&](bool met, const std::string& what) {
     ok = ok && met;
-    out << fmt::format("  [{}] {}\n", met ? "met " : "MISS", what);
+    if (!stopped) out << fmt::format("  [{}] {}\n", met ? "met " : "MISS", what);
   };
   for (const Row& r : rows) {
     if (r.hdl_rows == 0) continue;
@@ -105,6 +168,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     j["rtl_wall_s"] = rtl_wall;
     j["model_wall_s"] = model_wall;
     j["max_abs_delta"] = worst;
+    if (stopped) j["stopped_by_signal"] = stopped;
     for (const Row& r : rows) {
       j["suites"].push_back({{"suite", r.suite},
                              {"mac", r.mac},
@@ -122,6 +186,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     }
     write_text_file(req.json_out, j.dump(2) + "\n");
   }
+  if (const int sig = StopOnSignal::signal()) return StopOnSignal::exit_code(sig);
   return ok ? 0 : 1;
 }
 

@@ -13,8 +13,11 @@ struct BenchRequest {
   std::vector<std::string> suites;  // task-vector files
   std::vector<std::string> mac_shapes = {"16x4"};
   std::string json_out;             // empty: none
+  std::string journal;              // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
+  std::string resume;               // a journal of the same bench: its tasks are not run again
 };
-// Returns 0 when every target holds, 1 when one is missed (the printout says which), 2 on bad input.
+// Returns 0 when every target holds, 1 when one is missed (the printout says which), 2 on bad input, 128 +
+// the signal when SIGINT or SIGTERM stopped it (after the task in hand; what finished is reported).
 int bench(const BenchRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

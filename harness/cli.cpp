@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
+  benchcmd->add_option("--journal", breq.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
+  benchcmd->add_option("--resume", breq.resume, "take the tasks a journal of the same bench holds and run the rest");
 
   s2::FlawLimitRequest freq;
   CLI::App* flawcmd = app.add_subcommand(
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
   flawcmd->add_option("flaw", freq.flaw, "neighbor_conv (searched over weight bytes) or mm_wide_a (over W_A)")->required();
   add_config_options(flawcmd, freq.config_file, freq.mac_shape, freq.other_flaws);
   flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
+  flawcmd->add_option("--journal", freq.journal, "append each finished probe to FILE as a JSON line (default with --json F: F.jsonl)");
+  flawcmd->add_option("--resume", freq.resume, "take the probes a journal of the same search holds and run the rest");
 
   s2::MapRequest mreq;
   CLI::App* mapcmd = app.add_subcommand(

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "harness/backend.h"
+#include "harness/journal.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
@@ -70,16 +71,35 @@ Family family_of(const std::string& flaw) {
                               "predicts, so it has no limit to find)");
 }
 
+// Thrown between probes when SIGINT / SIGTERM asked the search to stop.
+struct Stopped {
+  int signal;
+};
+
 class Prober {
  public:
-  Prober(const HwConfig& cfg) : cfg_(cfg), rtl_(make_rtl_backend(cfg)), model_(make_model_backend(cfg)) {}
+  Prober(const HwConfig& cfg, ProbeLog* log, int* resumed)
+      : cfg_(cfg), hash_(config_hash(cfg)), log_(log), resumed_(resumed) {}
   std::string status(const Task& t) {
+    if (log_) {
+      if (const auto it = log_->done.find({hash_, task_vector_row(t)}); it != log_->done.end()) {
+        ++*resumed_;
+        return it->second;
+      }
+    }
+    if (const int sig = StopOnSignal::signal()) throw Stopped{sig};
+    if (!rtl_) rtl_ = make_rtl_backend(cfg_), model_ = make_model_backend(cfg_);
     RunResult r = run_tasks({t}, cfg_, rtl_.get(), model_.get());
-    return to_string(r.tasks.front().status);
+    const std::string s = to_string(r.tasks.front().status);
+    if (log_ && log_->finished) log_->finished(hash_, t, s);
+    return s;
   }
 
  private:
   HwConfig cfg_;
+  std::string hash_;
+  ProbeLog* log_;
+  int* resumed_;
   std::unique_ptr<Backend> rtl_, model_;
 };
 
@@ -87,14 +107,15 @@ bool shows(const std::string& status) { return status != "pass"; }
 
 }  // namespace
 
-FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress) {
+namespace {
+
+void find_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log, FlawLimitResult& r) {
   const Family fam = family_of(flaw);
-  FlawLimitResult r;
   r.flaw = flaw;
   r.dimension = fam.dimension;
   HwConfig with = base;
   enable_flaw(with, flaw);
-  Prober on(with);
+  Prober on(with, log, &r.resumed);
 
   auto fits = [&](const Task& t) { return validate_task(t, with).empty(); };
   auto probe = [&](int v) {
@@ -117,12 +138,12 @@ FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, s
   int lo = 1;
   if (probe(lo)) {
     r.why_not = fmt::format("the smallest task of the family already shows it ({} {})", fam.dimension, fam.dimension_of(lo));
-    return r;
+    return;
   }
   if (!probe(hi)) {
     r.why_not = fmt::format("no task of the family up to the SRAM budget shows it ({} {} passes)", fam.dimension,
                             fam.dimension_of(hi));
-    return r;
+    return;
   }
   // invariant: lo passes, hi shows the flaw (bisection assumes one change along the dimension)
   while (hi - lo > 1) {
@@ -139,7 +160,7 @@ FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, s
 
   // the reproducer with the flaw off must pass, or the symptom is not the flaw's
   {
-    Prober off(base);
+    Prober off(base, log, &r.resumed);
     r.control_status = off.status(r.reproducer);
     ++r.independence_simulations;
   }
@@ -161,8 +182,22 @@ FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, s
                 << std::flush;
     r.independence.push_back(c);
   }
+}
+
+}  // namespace
+
+FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log) {
+  FlawLimitResult r;
+  try {
+    find_limit(flaw, base, progress, log, r);
+  } catch (const Stopped& s) {
+    r.stopped_by_signal = s.signal;
+    r.found = false;
+    r.why_not = fmt::format("stopped by signal {} after {} probes", s.signal, r.search.size());
+  }
   return r;
 }
+
 
 std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg) {
   std::string s = fmt::format("flaw-limit {} over {} (status of each probe from the comparators only)\n", r.flaw, r.dimension);
@@ -203,6 +238,7 @@ std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
   j["independence"] = ind;
   j["independence_holds"] = r.independence_holds;
   j["independence_simulations"] = r.independence_simulations;
+  if (r.stopped_by_signal) j["stopped_by_signal"] = r.stopped_by_signal;
   j["config"] = to_json(cfg);
   j["config_hash"] = config_hash(cfg);
   return j.dump(2) + "\n";
@@ -222,9 +258,53 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
     return 2;
   }
   if (!check_writable(req.json_out, err)) return 2;
-  const FlawLimitResult r = find_flaw_limit(req.flaw, base, &err);
   HwConfig with = base;
   enable_flaw(with, req.flaw);
+  // every probe goes to the journal as it finishes, after a first record naming the search; --resume takes
+  // the probes a journal of the same search holds (a probe is known by its configuration and task)
+  const nlohmann::ordered_json header{{"journal", "flaw-limit"}, {"flaw", req.flaw}, {"config_hash", config_hash(with)}};
+  ProbeLog log;
+  Journal journal;
+  try {
+    if (!req.resume.empty()) {
+      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
+      if (records.empty() || records.front().value("journal", "") != "flaw-limit")
+        throw std::runtime_error(req.resume + ": not a flaw-limit journal (its first record names no flaw-limit search)");
+      for (const char* key : {"flaw", "config_hash"})
+        if (records.front().value(key, "") != header.at(key).get<std::string>())
+          throw std::runtime_error(fmt::format("{}: a journal of another search: its {} is '{}', this search's '{}'",
+                                               req.resume, key, records.front().value(key, ""),
+                                               header.at(key).get<std::string>()));
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const auto& p = records[i];
+        if (!p.contains("config_hash") || !p.contains("task") || !p.contains("status") || !p["task"].is_string() ||
+            !p["status"].is_string() || !p["config_hash"].is_string())
+          throw std::runtime_error(fmt::format("{}:{}: a probe record needs config_hash, task and status (strings)",
+                                               req.resume, i + 1));
+        log.done[{p["config_hash"].get<std::string>(), p["task"].get<std::string>()}] = p["status"].get<std::string>();
+      }
+    }
+    journal = Journal(journal_path(req.json_out, req.journal));
+    journal.append(header);
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  log.finished = [&](const std::string& hash, const Task& t, const std::string& status) {
+    journal.append(nlohmann::ordered_json{{"config_hash", hash}, {"task", task_vector_row(t)}, {"status", status}});
+  };
+  const StopOnSignal stop_on_signal;
+  FlawLimitResult r;
+  try {
+    r = find_flaw_limit(req.flaw, base, &err, &log);
+  } catch (const std::exception& e) {  // the journal could not be written
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  if (r.resumed) out << fmt::format("resumed: {} probes from {} were not run again\n", r.resumed, req.resume);
+  if (r.stopped_by_signal)
+    out << fmt::format("stopped by signal {}: the probes that finished are below{}\n", r.stopped_by_signal,
+                       journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
   out << format_flaw_limit(r, with);
   try {
     if (!req.json_out.empty()) write_text_file(req.json_out, flaw_limit_json(r, with));
@@ -232,6 +312,7 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
+  if (r.stopped_by_signal) return StopOnSignal::exit_code(r.stopped_by_signal);
   return r.found ? 0 : 1;
 }
 

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -53,11 +55,23 @@ struct FlawLimitResult {
   std::vector<IndependenceCheck> independence;
   bool independence_holds = false;
   int independence_simulations = 0;  // the control run and the independence samples
+  int stopped_by_signal = 0;         // SIGINT / SIGTERM stopped the search after the probe in hand
+  int resumed = 0;                   // probes taken from a journal, not run again
+};
+
+// Each probe's status as it finishes (journal lines), and the probes an interrupted search already ran
+// (its journal, for --resume), by the configuration hash and the task's vector row.
+struct ProbeLog {
+  std::function<void(const std::string& config_hash, const Task& t, const std::string& status)> finished;
+  std::map<std::pair<std::string, std::string>, std::string> done;  // (config hash, task row) -> status
 };
 
 // Runs the search. `base` is the configuration without the flaw under test (other flaws, e.g. sram2clk, as
 // the user asked); `progress` gets one line per probe (may be null).
-FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress);
+// `log` (may be null) journals each probe and supplies the ones already run; SIGINT / SIGTERM (while a
+// StopOnSignal lives) stop the search between probes.
+FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress,
+                                ProbeLog* log = nullptr);
 
 std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg);
 // Contract 3: flaw, dimension, limit, simulations, reproducer (+ what else the search saw).
@@ -69,8 +83,11 @@ struct FlawLimitRequest {
   std::string mac_shape;
   std::vector<std::string> other_flaws;  // switched on for every probe (e.g. sram2clk)
   std::string json_out;
+  std::string journal;  // JSON Lines journal of finished probes (default: JSON report + ".jsonl")
+  std::string resume;   // a journal of the same search: its probes are not run again
 };
-// `s2cosim flaw-limit`: returns 0 when the limit was found, 1 when not, 2 on bad arguments.
+// `s2cosim flaw-limit`: returns 0 when the limit was found, 1 when not, 2 on bad arguments, 128 + the
+// signal when SIGINT or SIGTERM stopped it.
 int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

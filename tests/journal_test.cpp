@@ -10,6 +10,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "harness/bench.h"
+#include "harness/flaw_limit.h"
 #include "harness/journal.h"
 #include "harness/net_runner.h"
 #include "harness/runner.h"
@@ -194,4 +196,71 @@ TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
   std::ostringstream out3, err3;
   EXPECT_EQ(run_net(req, out3, err3), 2);
   EXPECT_NE(err3.str().find("a journal of another run: its seed is 1, this run's 2"), std::string::npos) << err3.str();
+}
+
+TEST(Journal, AStoppedFlawLimitSearchResumesToTheSameResult) {
+  const test::TempDir dir;
+  FlawLimitRequest req;
+  req.flaw = "mm_wide_a";
+  req.json_out = dir.path("whole.json");
+  std::ostringstream out, err;
+  ASSERT_EQ(flaw_limit(req, out, err), 0) << err.str();
+  const std::size_t probes = read_journal(req.json_out + ".jsonl").size() - 1;
+  ASSERT_GE(probes, 10u);
+  // SIGTERM once four probes are in the journal
+  req.json_out = dir.path("cut.json");
+  const std::string journal = req.json_out + ".jsonl";
+  const pid_t child = fork();
+  if (child == 0) {
+    std::ostringstream o, e;
+    _exit(flaw_limit(req, o, e));
+  }
+  while (lines_in(journal) < 5) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 143);
+  EXPECT_EQ(test::read_json(req.json_out)["stopped_by_signal"], SIGTERM);
+  const std::size_t done = read_journal(journal).size() - 1;
+  ASSERT_LT(done, probes);
+  req.resume = journal;
+  std::ostringstream out2, err2;
+  ASSERT_EQ(flaw_limit(req, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("resumed: " + std::to_string(done) + " probes"), std::string::npos) << out2.str();
+  EXPECT_EQ(test::read_json(dir.path("whole.json")), test::read_json(req.json_out));
+}
+
+TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
+  const test::TempDir dir;
+  BenchRequest req;
+  req.suites = {test::source_path("vectors/thesis_qpe_validation.csv")};
+  req.json_out = dir.path("whole.json");
+  std::ostringstream out, err;
+  bench(req, out, err);
+  req.json_out = dir.path("cut.json");
+  const std::string journal = req.json_out + ".jsonl";
+  const pid_t child = fork();
+  if (child == 0) {
+    std::ostringstream o, e;
+    _exit(bench(req, o, e));
+  }
+  while (lines_in(journal) < 12) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // into sram2clk
+  kill(child, SIGINT);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130);
+  const std::size_t done = read_journal(journal).size() - 1;
+  ASSERT_LT(done, 18u);
+  req.resume = journal;
+  std::ostringstream out2, err2;
+  bench(req, out2, err2);
+  // equal apart from the wall times and the speed ratio made of them
+  nlohmann::json whole = test::without_wall_times(test::read_json(dir.path("whole.json")));
+  nlohmann::json resumed = test::without_wall_times(test::read_json(req.json_out));
+  whole.erase("speed_ratio");
+  resumed.erase("speed_ratio");
+  EXPECT_EQ(whole, resumed);
+  EXPECT_EQ(read_journal(journal).size(), 19u);
 }
