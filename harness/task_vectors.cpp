@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include "model/text_file.h"
+
 // fccp reads ahead on a second thread unless told not to; vector files are small.
 // Its error classes copy file names with strncpy, which GCC's middle end warns about once inlined here.
 #define CSV_IO_NO_THREAD
@@ -74,7 +76,12 @@ VectorProblem problem(const std::string& file, int line, const std::string& fiel
 
 VectorProblem field_problem(const std::string& file, int line, const std::string& field, const std::string& expected,
                             const std::string& got) {
-  return problem(file, line, field, fmt::format("field '{}': expected {}, got '{}'", field, expected, got));
+  // a long cell is shown by its start, so that one bad cell cannot flood the terminal
+  std::size_t cut = std::min<std::size_t>(got.size(), 48);
+  while (cut > 0 && cut < got.size() && (static_cast<unsigned char>(got[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+  const std::string shown = got.size() <= 64 ? got : got.substr(0, cut) + fmt::format("...' ({} bytes)", got.size());
+  return problem(file, line, field,
+                 fmt::format("field '{}': expected {}, got '{}", field, expected, shown) + (got.size() <= 64 ? "'" : ""));
 }
 
 // Digits only, no sign; false on anything else or on overflow of uint64.
@@ -252,6 +259,11 @@ std::vector<VectorProblem> validate_task(const Task& t, const HwConfig& cfg) {
 std::vector<Task> parse_task_vectors(const std::string& text, const std::string& name, const HwConfig& cfg) {
   std::vector<VectorProblem> problems;
   std::vector<Task> tasks;
+  if (const auto bad = first_invalid_utf8(text)) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n'));
+    throw VectorError({problem(name, line, "",
+                               fmt::format("expected UTF-8 text, got byte 0x{:02X}", static_cast<unsigned char>(text[*bad])))});
+  }
   Reader in(name, text.data(), text.data() + text.size());
 
   int header_line = 0;
@@ -331,6 +343,12 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
       t.id = cells[kId];
       if (t.id.empty()) {
         row.fail(kId, "a task name");
+        ok = false;
+      } else if (t.id.size() > kMaxTaskIdBytes) {
+        row.fail(kId, fmt::format("a task id of at most {} bytes", kMaxTaskIdBytes));
+        ok = false;
+      } else if (std::any_of(t.id.begin(), t.id.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+        row.fail(kId, "a task id without control characters");
         ok = false;
       } else if (auto it = id_lines.find(t.id); it != id_lines.end()) {
         row.fail(kId, fmt::format("a unique task id (this one is already used at line {})", it->second));
@@ -448,6 +466,10 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
       for (auto& p : more) problems.push_back(std::move(p));
     }
     if (ok && shape_ok) tasks.push_back(std::move(t));
+    if (tasks.size() > kMaxTasks) {
+      problems.push_back(problem(name, line, "", fmt::format("expected at most {} tasks in one file", kMaxTasks)));
+      break;
+    }
   }
 
   if (first_conv_line)
@@ -471,11 +493,21 @@ std::vector<Task> parse_task_vectors(const std::string& text, const std::string&
 }
 
 std::vector<Task> read_task_vectors(const std::string& path, const HwConfig& cfg) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw VectorError({problem(path, 0, "", "cannot open the task-vector file")});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_task_vectors(text.str(), path, cfg);
+  std::string text;
+  {
+    std::ifstream probe(path, std::ios::binary);
+    if (!probe) throw VectorError({problem(path, 0, "", "cannot open the task-vector file")});
+  }
+  try {
+    text = read_text_file(path, kMaxTaskFileBytes, "task-vector file");
+  } catch (const std::runtime_error& e) {
+    // read_text_file's message names the file already
+    VectorProblem p;
+    p.file = path;
+    p.message = e.what();
+    throw VectorError({std::move(p)});
+  }
+  return parse_task_vectors(text, path, cfg);
 }
 
 std::string task_vector_header() { return "id,op,pe,Wi,Hi,D,Wf,Hf,C,stride,W_A,H_A,W_B,H_B,a_src,seed,data"; }

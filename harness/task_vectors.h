@@ -45,6 +45,10 @@ class VectorError : public std::runtime_error {
 
 // Reads and validates `path` against `cfg` (SRAM budget and MAC rows for the alignment).
 // Throws VectorError listing every problem; returns the tasks in file order otherwise.
+// Bounds on a task-vector file, checked before anything is allocated for it.
+inline constexpr std::uintmax_t kMaxTaskFileBytes = 32u << 20;
+inline constexpr std::size_t kMaxTasks = 1000000;
+inline constexpr std::size_t kMaxTaskIdBytes = 256;
 std::vector<Task> read_task_vectors(const std::string& path, const HwConfig& cfg);
 // The same for CSV text already in memory; `name` stands for the file name in messages.
 std::vector<Task> parse_task_vectors(const std::string& text, const std::string& name, const HwConfig& cfg);

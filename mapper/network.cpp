@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/text_file.h"
+
 namespace s2::mapper {
 
 std::string to_string(const Shape3& s) {
@@ -154,16 +156,13 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
 }
 
 Network read_layer_list(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw NetworkError(path + ": cannot open the layer list");
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxFileBytes)
-    throw NetworkError(path + ": expected a layer list of at most " + std::to_string(kMaxFileBytes / (1024 * 1024)) +
-                       " MB, got " + std::to_string(size) + " bytes");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_layer_list(ss.str(), path);
+  std::string text;
+  try {
+    text = read_text_file(path, kMaxFileBytes, "layer list");
+  } catch (const std::runtime_error& e) {
+    throw NetworkError(e.what());
+  }
+  return parse_layer_list(text, path);
 }
 
 const std::string& vgg16_layer_list() {

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "model/text_file.h"
+
 namespace s2::mapper {
 
 const char* to_string(Target t) { return t == Target::Qpe ? "qpe" : "s2"; }
@@ -499,8 +501,13 @@ Parts parse_parts(const std::string& text) {
 }
 
 std::vector<SplitChoice> read_split_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot read the split file");
+  std::string text;
+  try {
+    text = read_text_file(path, kMaxSplitFileBytes, "split file");
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  std::istringstream in(text);
   std::vector<SplitChoice> out;
   std::string line;
   static const char* fields[] = {"W parts", "H parts", "C parts", "D parts"};

@@ -103,6 +103,7 @@ struct SplitChoice {
 Parts parse_parts(const std::string& text);
 // A split file: one line per block, "OPERATION W_PARTS H_PARTS C_PARTS [D_PARTS]"; '#' starts a comment.
 // Throws std::invalid_argument naming the file, line and field.
+inline constexpr std::uintmax_t kMaxSplitFileBytes = 1u << 20;
 std::vector<SplitChoice> read_split_file(const std::string& path);
 // The block split as chosen: the parts must cover the output's width and height (in multiples of a fused
 // pooling's stride, but the last part), the filters (in multiples of the MAC rows, but the last) and the

@@ -1,5 +1,7 @@
 #include "model/hw_config.h"
 
+#include "model/text_file.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -350,10 +352,9 @@ void apply_preset(HwConfig& cfg, const std::string& name) {
 }
 
 HwConfig load_hw_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open hardware configuration file");
+  const std::string text = read_text_file(path, kMaxConfigFileBytes, "hardware configuration file");
   try {
-    return hw_config_from_json(nlohmann::json::parse(in));
+    return hw_config_from_json(nlohmann::json::parse(text));
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

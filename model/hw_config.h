@@ -153,6 +153,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j);
 // Throws std::invalid_argument naming the first field whose value the hardware cannot have.
 void validate(const HwConfig& cfg);
 // Reads a JSON file of HwConfig fields (see hw_config_from_json); throws std::runtime_error naming the file.
+inline constexpr std::uintmax_t kMaxConfigFileBytes = 1u << 20;
 HwConfig load_hw_config(const std::string& path);
 // A short stable hash of the configuration (FNV-1a over its canonical JSON), stamped into reports.
 std::string config_hash(const HwConfig& cfg);
