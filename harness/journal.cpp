@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <stdexcept>
 
 namespace s2 {
@@ -27,6 +28,10 @@ std::string journal_path(const std::string& json_out, const std::string& journal
 std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read the journal " + path);
+  std::error_code ec;
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxJournalBytes)
+    throw std::runtime_error(path + ": expected a journal of at most " + std::to_string(kMaxJournalBytes) +
+                             " bytes, got " + std::to_string(size));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   // a file that does not end in a newline was cut while its last line was being written

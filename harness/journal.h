@@ -3,6 +3,7 @@
 // on SIGINT / SIGTERM after the task or block in hand, so that the run still writes what finished.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,6 +35,7 @@ std::string journal_path(const std::string& json_out, const std::string& journal
 
 // The records of a journal, in order. A last line cut short (a run killed while writing it) is dropped and
 // counted in `*cut` if given; a malformed line elsewhere is an error naming the file and line.
+inline constexpr std::uintmax_t kMaxJournalBytes = 1ull << 30;
 std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut = nullptr);
 
 // While one lives, SIGINT and SIGTERM do not kill the process: they are remembered, and the run asks

@@ -142,6 +142,11 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       const StreamResult free_arm = model->run(bs.streams[i], dram, StreamRunOptions{false});
+      if (!free_arm.completed) {  // the model's watchdog: a model bug, reported as what it waited for
+        row.completed = m.completed = false;
+        m.stalled = bs.streams[i].name + ": " + free_arm.stalled;
+        break;
+      }
       const StreamResult with_arm = model->run(bs.streams[i], timed, StreamRunOptions{true});
       row.cycles = free_arm.cycles;
       row.cycles_arm_timed = with_arm.cycles;
@@ -150,6 +155,10 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       row.mla_tasks = free_arm.mla_tasks;
       row.completed = free_arm.completed && with_arm.completed;
       m.completed = m.completed && row.completed;
+      if (!with_arm.completed) {
+        m.stalled = bs.streams[i].name + " (ARM operations timed): " + with_arm.stalled;
+        break;
+      }
       m.block_cycles += row.cycles;
       m.block_cycles_arm_timed += row.cycles_arm_timed;
       r.arm_cycles += row.arm_cycles;
@@ -281,6 +290,7 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
     o["model_completed"] = r.model->completed;
     o["model_data_match"] = r.model->data_match;
     if (!r.model->first_difference.empty()) o["model_first_difference"] = r.model->first_difference;
+    if (!r.model->stalled.empty()) o["model_stalled"] = r.model->stalled;
     o["model_wall_s"] = r.model->wall_s;
   }
   if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
@@ -337,6 +347,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
     m.completed = o.value("model_completed", true);
     m.data_match = o.value("model_data_match", false);
     m.first_difference = o.value("model_first_difference", "");
+    m.stalled = o.value("model_stalled", "");
     m.wall_s = o.value("model_wall_s", 0.0);
     r.model = m;
   }
@@ -577,7 +588,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           category_cycles[mapper::to_string(asked)]["sum"] += v;
         }
       std::string data = "ok";
-      if (r.model && !r.model->completed) data = "model incomplete";
+      if (r.model && !r.model->completed) data = "MODEL HANG " + r.model->stalled;
       else if (r.rtl && !r.rtl->completed) data = "RTL HANG " + r.rtl->stalled;
       else if (r.model && !r.model->data_match) data = "MISMATCH (model) " + r.model->first_difference;
       else if (r.rtl && !r.rtl->data_match) data = "MISMATCH (RTL) " + r.rtl->first_difference;

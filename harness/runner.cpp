@@ -33,26 +33,6 @@ BackendSelection parse_backend_selection(const std::string& s) {
   throw std::invalid_argument("backend '" + s + "': expected both, model or rtl");
 }
 
-std::uint64_t mla_work_cycles(const Task& t, const HwConfig& cfg) {
-  const std::uint64_t rows = static_cast<std::uint64_t>(std::max(cfg.mac_rows, 1));
-  const std::uint64_t cols = static_cast<std::uint64_t>(std::max(cfg.mac_cols, 1));
-  auto ceil_div = [](std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; };
-  auto u = [](int v) { return static_cast<std::uint64_t>(std::max(v, 0)); };
-  std::uint64_t steps = 0, writes = 0;
-  if (t.op == Op::Conv) {
-    const ConvShape& s = t.conv;
-    const std::uint64_t wo = u(s.Wo()), ho = u(s.Ho()), groups = ceil_div(u(s.C), rows);
-    steps = ceil_div(wo, cols) * ho * groups * u(s.D) * u(s.Hf) * u(s.Wf);
-    writes = groups * rows * ho * ceil_div(wo, 4);
-  } else {
-    const MmShape& s = t.mm;
-    const std::uint64_t tiles = ceil_div(u(s.W_B), cols) * ceil_div(u(s.H_A), rows);
-    steps = tiles * u(s.W_A);
-    writes = tiles * rows * ceil_div(cols, 4);
-  }
-  return std::max(steps + writes, t.macs_per_pe() / (rows * cols));
-}
-
 std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
                                 const BudgetOptions& opt) {
   if (model_cycles && *model_cycles > 0)

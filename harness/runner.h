@@ -30,10 +30,6 @@ struct BudgetOptions {
   std::uint64_t rtl_only_base = 100000;
 };
 
-// A lower bound on the PE clocks a task takes on one PE: MLA compute steps (per tile: D*Hf*Wf for conv,
-// W_A for mm, at least one step per tile however narrow) plus result writes. Never smaller than
-// macs_per_pe() / (MAC units).
-std::uint64_t mla_work_cycles(const Task& t, const HwConfig& cfg);
 // The RTL's watchdog budget for `t`: from the model's cycles when there are any, else from mla_work_cycles.
 std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
                                 const BudgetOptions& opt = {});

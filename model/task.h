@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/hw_config.h"
+
 namespace s2 {
 
 inline constexpr int kPesPerQpe = 4;
@@ -64,5 +66,10 @@ const char* to_string(Op op);
 const char* to_string(DataPattern p);
 // "local" or "neighbor:S"
 std::string a_src_string(const Task& t);
+
+// A lower bound on the PE clocks a task takes on one PE: MLA compute steps (per tile: D*Hf*Wf for conv,
+// W_A for mm, at least one step per tile however narrow) plus result writes. Never smaller than
+// macs_per_pe() / (MAC units).
+std::uint64_t mla_work_cycles(const Task& t, const HwConfig& cfg);
 
 }  // namespace s2

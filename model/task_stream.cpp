@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/pe/arm_ops.h"
 #include "model/sram_layout.h"
 
 namespace s2 {
@@ -168,6 +169,33 @@ void check_stream(const TaskStream& s, const StreamLimits& lim) {
       throw std::invalid_argument(where(p, syncs[p][next[p]]) + ": a Sync of group " + std::to_string(g) +
                                   " that can never be met: " + waiting);
     }
+}
+
+std::uint64_t stream_cycle_bound(const TaskStream& s, const HwConfig& cfg) {
+  std::uint64_t serial = 0;
+  for (const std::vector<StreamCommand>& cmds : s.pe) {
+    for (const StreamCommand& c : cmds) {
+      switch (c.kind) {
+        case CommandKind::DmaLoad:
+        case CommandKind::DmaStore:
+          serial += 2 * c.dma.bytes() + 64 * std::uint64_t(c.dma.rows) * c.dma.planes;
+          break;
+        case CommandKind::Mla:
+          serial += 8 * mla_work_cycles(c.mla, cfg) + 1000;
+          break;
+        case CommandKind::Arm:
+          serial += arm_op_cycles(c.arm, cfg.arm) + 100;
+          break;
+        case CommandKind::WaitDma:
+        case CommandKind::WaitMla:
+          break;
+        case CommandKind::Sync:
+          serial += 10000;
+          break;
+      }
+    }
+  }
+  return 4 * serial + 1000000;
 }
 
 }  // namespace s2

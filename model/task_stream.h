@@ -106,8 +106,16 @@ struct TaskStream {
 
 struct StreamRunOptions {
   bool arm_ops_timed = true;  // false: element-wise operations complete at once (thesis Tables 5.5-5.8)
-  std::uint64_t watchdog_cycles = 0;  // RTL: give up after this many PE clocks (0 = no limit)
+  // give up after this many PE clocks and report what each PE waited for (`hang`); 0: the RTL has no
+  // limit, the model takes stream_cycle_bound
+  std::uint64_t watchdog_cycles = 0;
 };
+
+// A bound no run of `s` may reach, on any backend that works: every PE's commands one after the other
+// (DMA transfers at 2 clocks per byte plus 64 per row, MLA tasks at 8 clocks per step or result write
+// (mla_work_cycles), element-wise operations at their Table 5.9 clocks, 10000 clocks per Sync), summed over
+// the PEs, times 4, plus a million. The model's watchdog when none is given.
+std::uint64_t stream_cycle_bound(const TaskStream& s, const HwConfig& cfg);
 
 // Where a PE's time goes (PE clocks its ARM spent): waiting for its MLA, for DMA transfers with a DRAM, for
 // DMA transfers between PEs' SRAMs over the NoC, at Syncs for other PEs, on element-wise operations.

@@ -2,7 +2,10 @@
 // between PEs' SRAMs, the 1x1 system as QPE-DRAM, and streams the system refuses before running them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness/backend.h"
 #include "model/hw_config.h"
@@ -238,4 +241,41 @@ TEST(RouterShare, TheLedgerBooksWhatAClockByClockScanBooks) {
     const std::uint64_t want = now + next() % 400;
     ASSERT_EQ(share.pass(want, now), scan.pass(std::max(want, now), capacity)) << "packet " << i;
   }
+}
+
+TEST(ChipModel, TheModelsWatchdogEndsAStreamAsAHangNamingWhatEachPeWaitedFor) {
+  // The model cannot be made to deadlock by a stream (check_stream refuses what cannot finish), so the
+  // watchdog is shown with a budget too small for the work. A stopped model leaves its SystemC processes
+  // waiting and refuses later streams: the test runs in a child process, so that the rest of this
+  // executable keeps a clean model.
+  const pid_t child = fork();
+  if (child == 0) {
+    const HwConfig cfg = row_of_qpes(2);
+    auto backend = make_model_stream_backend(cfg);
+    TaskStream s = stream_of(cfg, "slow");
+    s.sync_groups = {{0, 5}};
+    s.pe[0].push_back(transfer(CommandKind::DmaLoad, kDram0, 0, 0, 60000));
+    s.pe[0].push_back(StreamCommand{});
+    s.pe[5].push_back(StreamCommand{});
+    SystemMemory mem;
+    StreamRunOptions opt;
+    opt.watchdog_cycles = 2000;
+    const StreamResult r = backend->run(s, mem, opt);
+    bool ok = !r.completed && r.cycles == 2000 &&
+              r.stalled.find("PE 0 waited for command 1 of 2 (dma_load MOVE): the DMA's transfer") != std::string::npos &&
+              r.stalled.find("PE 5 waited for command 1 of 1 (sync): the other PEs of Sync group 0 at its Sync 1") !=
+                  std::string::npos;
+    if (!ok) fprintf(stderr, "stalled: %s\n", r.stalled.c_str());
+    try {
+      backend->run(s, mem, opt);
+      ok = false;
+    } catch (const std::runtime_error& e) {
+      ok = ok && std::string(e.what()).find("the model's watchdog stopped stream slow") != std::string::npos;
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }

@@ -77,6 +77,10 @@ void System::sync(int pe, int group, std::size_t index) {
 }
 
 StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) {
+  if (!stopped_by_watchdog_.empty())
+    throw std::runtime_error("the model's watchdog stopped stream " + stopped_by_watchdog_ +
+                             " with its PEs still waiting; this process cannot run another stream (run the rest "
+                             "in a new one, e.g. with --resume)");
   check_stream(s, limits());
   const std::size_t n_drams = cfg_.chip.drams.size();
   if (mem.drams.size() > n_drams)
@@ -124,9 +128,26 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     for (int p = 0; p < pes; ++p)
       if (!chip_pe(p).arm.done()) sc_core::wait(chip_pe(p).arm.done_event);
   });
-  sc_core::sc_start();
+  // the watchdog: a stream that has not ended within its budget (or runs out of events first) stops
+  // there as a hang, with what each PE waited for
+  const std::uint64_t budget = opt.watchdog_cycles ? opt.watchdog_cycles : stream_cycle_bound(s, cfg_);
+  sc_core::sc_start(clk * static_cast<double>(budget), sc_core::SC_EXIT_ON_STARVATION);
   for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(false);
   r.completed = true;
+  for (int p = 0; p < pes; ++p) {
+    const ArmCore& a = chip_pe(p).arm;
+    if (a.done()) continue;
+    r.completed = false;
+    if (!r.stalled.empty()) r.stalled += "; ";
+    r.stalled += "PE " + std::to_string(p) + " waited for " + a.waiting();
+  }
+  if (!r.completed) {
+    // its processes still wait: the simulation cannot be taken back to a clean state
+    stopped_by_watchdog_ = s.name.empty() ? "(unnamed)" : s.name;
+    r.stalled = "after " + std::to_string(budget) + " PE clocks (watchdog): " + r.stalled;
+    r.cycles = budget;
+    return r;
+  }
   std::uint64_t end_cycle = start_cycle;
   r.pe_end_cycle.resize(static_cast<std::size_t>(pes));
   r.command_end_cycle.resize(static_cast<std::size_t>(pes));

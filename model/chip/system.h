@@ -40,7 +40,9 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
 
   // Runs `s` with the DRAMs holding mem.drams (each resized to s.dram_bytes) and the SRAMs of the PEs in
   // mem.sram loaded; afterwards mem holds what the stream left in them. Drives sc_start(); call from
-  // outside the simulation. Throws std::invalid_argument (check_stream) before anything runs.
+  // outside the simulation. Throws std::invalid_argument (check_stream) before anything runs. A stream that
+  // has not ended after opt.watchdog_cycles (default stream_cycle_bound) ends incomplete with `stalled`
+  // saying what each waiting PE waited for; its processes are left waiting, so every later run throws.
   StreamResult run_stream(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt);
 
   // ArmSystem
@@ -70,6 +72,7 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   std::map<std::pair<int, std::size_t>, SyncPoint> syncs_;  // by group and index
   std::vector<int> group_size_;
   bool arm_ops_timed_ = true;
+  std::string stopped_by_watchdog_;  // the stream a watchdog stopped (then no other may run)
 };
 
 }  // namespace s2

@@ -22,19 +22,29 @@ ArmCore::ArmCore(sc_core::sc_module_name name, int pe, std::uint8_t* sram, std::
 void ArmCore::start(const std::vector<StreamCommand>* commands) {
   commands_ = commands;
   done_ = false;
+  waiting_ = "its start";
   end_cycle_ = arm_cycles_ = 0;
   command_end_.clear();
   start_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void ArmCore::wait_dma_idle() {
-  if (dma_.busy()) sc_core::wait(dma_.done_event);
+  if (!dma_.busy()) return;
+  const std::size_t was = waiting_.size();
+  waiting_ += ": the DMA's transfer";
+  sc_core::wait(dma_.done_event);
+  waiting_.resize(was);
 }
 
 void ArmCore::wait_mla_idle() {
   if (!mla_.started()) return;
   const sc_core::sc_time clk = system_->pe_clock();
-  if (!mla_.done()) sc_core::wait(mla_.done_event);
+  if (!mla_.done()) {
+    const std::size_t was = waiting_.size();
+    waiting_ += ": the MLA";
+    sc_core::wait(mla_.done_event);
+    waiting_.resize(was);
+  }
   // the task controller registers the MLA's done into its interrupt: the ARM sees it a clock later
   const sc_core::sc_time seen = clk * static_cast<double>(mla_.end_cycle() + 1);
   if (seen > sc_core::sc_time_stamp()) sc_core::wait(seen - sc_core::sc_time_stamp());
@@ -50,7 +60,10 @@ void ArmCore::run() {
     time_.fill(0);
     // charges the clocks since `from` to `t`
     auto charge = [&](PeTime t, std::uint64_t from) { time_[static_cast<std::size_t>(t)] += cycle_now() - from; };
-    for (const StreamCommand& c : *commands_) {
+    for (std::size_t k = 0; k < commands_->size(); ++k) {
+      const StreamCommand& c = (*commands_)[k];
+      waiting_ = "command " + std::to_string(k + 1) + " of " + std::to_string(commands_->size()) + " (" +
+                 to_string(c.kind) + (c.operation.empty() ? "" : " " + c.operation) + ")";
       const std::uint64_t began = cycle_now();
       switch (c.kind) {
         case CommandKind::DmaLoad:
@@ -98,6 +111,8 @@ void ArmCore::run() {
           break;
         }
         case CommandKind::Sync:
+          waiting_ += ": the other PEs of Sync group " + std::to_string(c.sync_group) + " at its Sync " +
+                      std::to_string(syncs[c.sync_group] + 1);
           system_->sync(chip_pe_, c.sync_group, syncs[c.sync_group]++);
           charge(PeTime::Sync, began);
           break;
@@ -105,6 +120,7 @@ void ArmCore::run() {
       command_end_.push_back(cycle_now());
     }
     // the PE's work ends when its engines are idle
+    waiting_ = "after its last command";
     std::uint64_t began = cycle_now();
     wait_dma_idle();
     charge(dma_kind_, began);
@@ -112,6 +128,7 @@ void ArmCore::run() {
     wait_mla_idle();
     charge(PeTime::Mla, began);
     end_cycle_ = cycle_now();
+    waiting_.clear();
     done_ = true;
     done_event.notify(sc_core::SC_ZERO_TIME);
   }

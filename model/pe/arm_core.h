@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/pe/arm_ops.h"
@@ -44,6 +45,8 @@ class ArmCore : public sc_core::sc_module {
   // Starts the command list at the current simulated time.
   void start(const std::vector<StreamCommand>* commands);
   bool done() const { return done_; }
+  // What the ARM waits for now ("command 3 of 12 (mla CONV_1): the MLA"); empty when it is done or idle.
+  const std::string& waiting() const { return waiting_; }
   std::uint64_t end_cycle() const { return end_cycle_; }
   std::uint64_t arm_cycles() const { return arm_cycles_; }
   const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }  // PE clocks
@@ -67,6 +70,7 @@ class ArmCore : public sc_core::sc_module {
   const std::vector<StreamCommand>* commands_ = nullptr;
   sc_core::sc_event start_event_;
   bool done_ = false;
+  std::string waiting_;
   std::uint64_t end_cycle_ = 0, arm_cycles_ = 0;
 };
 
