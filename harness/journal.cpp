@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 namespace s2 {
@@ -26,35 +27,38 @@ std::string journal_path(const std::string& json_out, const std::string& journal
 }
 
 std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read the journal " + path);
   std::error_code ec;
   if (const std::uintmax_t size = std::filesystem::file_size(path, ec); !ec && size > kMaxJournalBytes)
     throw std::runtime_error(path + ": expected a journal of at most " + std::to_string(kMaxJournalBytes) +
                              " bytes, got " + std::to_string(size));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_journal(text.str(), path, cut);
+}
+
+std::vector<nlohmann::ordered_json> parse_journal(const std::string& text, const std::string& path, int* cut) {
   std::vector<std::string> lines;
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   // a file that does not end in a newline was cut while its last line was being written
-  in.clear();
-  in.seekg(0, std::ios::end);
-  bool ends_cut = false;
-  if (in.tellg() > 0) {
-    in.seekg(-1, std::ios::end);
-    ends_cut = in.get() != '\n';
-  }
+  const bool ends_cut = !text.empty() && text.back() != '\n';
   if (cut) *cut = 0;
   std::vector<nlohmann::ordered_json> records;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
+    const std::string where = path + ":" + std::to_string(i + 1) + ": ";
     try {
       records.push_back(nlohmann::ordered_json::parse(lines[i]));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number beyond a double
       if (i + 1 == lines.size() && ends_cut) {
         if (cut) ++*cut;
         continue;
       }
-      throw std::runtime_error(path + ":" + std::to_string(i + 1) + ": not a JSON record (" + e.what() + ")");
+      throw std::runtime_error(where + "not a JSON record (" + e.what() + ")");
     }
+    if (!records.back().is_object()) throw std::runtime_error(where + "expected a JSON object, got " + records.back().type_name());
   }
   return records;
 }

@@ -37,6 +37,8 @@ std::string journal_path(const std::string& json_out, const std::string& journal
 // counted in `*cut` if given; a malformed line elsewhere is an error naming the file and line.
 inline constexpr std::uintmax_t kMaxJournalBytes = 1ull << 30;
 std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut = nullptr);
+// The same for a journal's text; `path` names it in messages. Every record must be a JSON object.
+std::vector<nlohmann::ordered_json> parse_journal(const std::string& text, const std::string& path, int* cut = nullptr);
 
 // While one lives, SIGINT and SIGTERM do not kill the process: they are remembered, and the run asks
 // `signal()` between tasks or blocks and stops. A second signal of the same kind kills as usual.

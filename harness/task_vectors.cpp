@@ -79,7 +79,10 @@ VectorProblem field_problem(const std::string& file, int line, const std::string
   // a long cell is shown by its start, so that one bad cell cannot flood the terminal
   std::size_t cut = std::min<std::size_t>(got.size(), 48);
   while (cut > 0 && cut < got.size() && (static_cast<unsigned char>(got[cut]) & 0xC0) == 0x80) --cut;  // whole characters
-  const std::string shown = got.size() <= 64 ? got : got.substr(0, cut) + fmt::format("...' ({} bytes)", got.size());
+  std::string shown;
+  for (char c : got.size() <= 64 ? got : got.substr(0, cut))  // control characters as escapes
+    shown += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", static_cast<unsigned char>(c)) : std::string(1, c);
+  if (got.size() > 64) shown += fmt::format("...' ({} bytes)", got.size());
   return problem(file, line, field,
                  fmt::format("field '{}': expected {}, got '{}", field, expected, shown) + (got.size() <= 64 ? "'" : ""));
 }

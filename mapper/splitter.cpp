@@ -493,6 +493,11 @@ Parts parse_parts(const std::string& text) {
     }
     if (used_size != x || used_count != group.size() - x - 1 || size < 1 || count < 1)
       throw std::invalid_argument("expected SIZExCOUNT groups joined by commas (e.g. 14x2,12x7), got '" + text + "'");
+    // no dimension of a layer exceeds kMaxChannels (network.h), so neither may a part or the number of parts
+    if (size > kMaxChannels || count > kMaxChannels ||
+        p.sizes.size() + static_cast<std::size_t>(count) > static_cast<std::size_t>(kMaxChannels))
+      throw std::invalid_argument(fmt::format("expected parts of at most {} and at most {} parts in all, got '{}'",
+                                              kMaxChannels, kMaxChannels, text));
     p.sizes.insert(p.sizes.end(), static_cast<std::size_t>(count), size);
   }
   if (p.sizes.empty() || text.back() == ',')
@@ -507,6 +512,10 @@ std::vector<SplitChoice> read_split_file(const std::string& path) {
   } catch (const std::runtime_error& e) {
     throw std::invalid_argument(e.what());
   }
+  return parse_split_file(text, path);
+}
+
+std::vector<SplitChoice> parse_split_file(const std::string& text, const std::string& path) {
   std::istringstream in(text);
   std::vector<SplitChoice> out;
   std::string line;

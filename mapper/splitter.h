@@ -105,6 +105,8 @@ Parts parse_parts(const std::string& text);
 // Throws std::invalid_argument naming the file, line and field.
 inline constexpr std::uintmax_t kMaxSplitFileBytes = 1u << 20;
 std::vector<SplitChoice> read_split_file(const std::string& path);
+// The same for the text of a split file; `path` names it in messages.
+std::vector<SplitChoice> parse_split_file(const std::string& text, const std::string& path);
 // The block split as chosen: the parts must cover the output's width and height (in multiples of a fused
 // pooling's stride, but the last part), the filters (in multiples of the MAC rows, but the last) and the
 // input channels, and the largest piece must fit the rules' SRAM budget. Throws std::invalid_argument

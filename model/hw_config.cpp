@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace s2 {
 
@@ -100,16 +101,46 @@ nlohmann::json to_json(const ChipShape& c) {
           {"assumptions", c.assumptions}};
 }
 
+namespace {
+template <typename T>
+void take(const nlohmann::json& j, const char* key, T& field, const std::string& in = "") {
+  if (!j.contains(key)) return;
+  const nlohmann::json& v = j.at(key);
+  const char* kind = std::is_same_v<T, bool> ? "true or false"
+                     : std::is_arithmetic_v<T> ? "a number"
+                     : std::is_same_v<T, std::string> ? "a string"
+                                                      : "a list of strings";
+  // a boolean is not a number here, nor a number a boolean (nlohmann converts between them)
+  const bool fits = std::is_same_v<T, bool> ? v.is_boolean()
+                    : std::is_arithmetic_v<T> ? v.is_number()
+                    : std::is_same_v<T, std::string> ? v.is_string()
+                                                     : v.is_array();
+  try {
+    if (!fits) throw std::invalid_argument("");
+    field = v.get<T>();
+  } catch (const std::exception&) {
+    throw std::invalid_argument("hardware configuration field '" + in + key + "': expected " + kind + ", got " +
+                                v.dump().substr(0, 40));
+  }
+}
+
+void require_object(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_object())
+    throw std::invalid_argument(what + ": expected a JSON object of fields, got " + std::string(j.type_name()));
+}
+}  // namespace
+
 ChipShape chip_shape_from_json(const nlohmann::json& j) {
   ChipShape c;
+  require_object(j, "hardware configuration field 'chip'");
   const nlohmann::json keys = to_json(c);
   for (const auto& [key, value] : j.items()) {
     if (!keys.contains(key)) throw std::invalid_argument("unknown field '" + key + "' in 'chip'");
     (void)value;
   }
-  if (j.contains("name")) c.name = j.at("name").get<std::string>();
-  if (j.contains("mesh_cols")) c.mesh_cols = j.at("mesh_cols").get<int>();
-  if (j.contains("mesh_rows")) c.mesh_rows = j.at("mesh_rows").get<int>();
+  take(j, "name", c.name, "chip.");
+  take(j, "mesh_cols", c.mesh_cols, "chip.");
+  take(j, "mesh_rows", c.mesh_rows, "chip.");
   if (j.contains("drams")) {
     c.drams.clear();
     const auto& d = j.at("drams");
@@ -118,8 +149,8 @@ ChipShape chip_shape_from_json(const nlohmann::json& j) {
   }
   if (j.contains("host_agents")) c.host_agents = coords_from(j.at("host_agents"), "host_agents");
   if (j.contains("routers_without_pes")) c.routers_without_pes = coords_from(j.at("routers_without_pes"), "routers_without_pes");
-  if (j.contains("storage_pe_bytes")) c.storage_pe_bytes = j.at("storage_pe_bytes").get<int>();
-  if (j.contains("assumptions")) c.assumptions = j.at("assumptions").get<std::vector<std::string>>();
+  take(j, "storage_pe_bytes", c.storage_pe_bytes, "chip.");
+  take(j, "assumptions", c.assumptions, "chip.");
   if (j.contains("double_qpe_blocks")) {
     c.double_qpe_blocks.clear();
     const auto& a = j.at("double_qpe_blocks");
@@ -221,18 +252,15 @@ nlohmann::json to_json(const HwConfig& c) {
   };
 }
 
-namespace {
-template <typename T>
-void take(const nlohmann::json& j, const char* key, T& field) {
-  if (j.contains(key)) field = j.at(key).get<T>();
-}
-}  // namespace
 
 HwConfig hw_config_from_json(const nlohmann::json& j) {
   HwConfig c;
   const nlohmann::json defaults = to_json(c);
+  require_object(j, "hardware configuration");
   for (const auto& [key, value] : j.items()) {
     if (!defaults.contains(key)) throw std::invalid_argument("unknown hardware configuration field '" + key + "'");
+    if (key == "flaws" || key == "arm_clocks" || key == "dma" || key == "chip")
+      require_object(value, "hardware configuration field '" + key + "'");
     if (key == "flaws" || key == "arm_clocks" || key == "dma") {
       for (const auto& [sub, v] : value.items()) {
         if (!defaults[key].contains(sub)) throw std::invalid_argument("unknown field '" + sub + "' in '" + key + "'");
@@ -352,7 +380,10 @@ void apply_preset(HwConfig& cfg, const std::string& name) {
 }
 
 HwConfig load_hw_config(const std::string& path) {
-  const std::string text = read_text_file(path, kMaxConfigFileBytes, "hardware configuration file");
+  return parse_hw_config(read_text_file(path, kMaxConfigFileBytes, "hardware configuration file"), path);
+}
+
+HwConfig parse_hw_config(const std::string& text, const std::string& path) {
   try {
     return hw_config_from_json(nlohmann::json::parse(text));
   } catch (const std::exception& e) {

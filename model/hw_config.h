@@ -155,6 +155,8 @@ void validate(const HwConfig& cfg);
 // Reads a JSON file of HwConfig fields (see hw_config_from_json); throws std::runtime_error naming the file.
 inline constexpr std::uintmax_t kMaxConfigFileBytes = 1u << 20;
 HwConfig load_hw_config(const std::string& path);
+// The same for the text of such a file; `path` names it in messages.
+HwConfig parse_hw_config(const std::string& text, const std::string& path);
 // A short stable hash of the configuration (FNV-1a over its canonical JSON), stamped into reports.
 std::string config_hash(const HwConfig& cfg);
 // Parses "16x4" (columns x rows) into cfg; throws std::invalid_argument with what was expected.

@@ -1,0 +1,103 @@
+// The corpus of bad inputs (tests/bad_inputs/<reader>/): every file there must be refused by its reader
+// with exactly the error line in the file beside it (NAME.expected; "{file}" stands for the file's path).
+// Inputs too big to keep in the repository (a million-layer network, a 40 MB task file) are made here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "harness/journal.h"
+#include "harness/task_vectors.h"
+#include "mapper/network.h"
+#include "mapper/parser.h"
+#include "mapper/splitter.h"
+#include "model/hw_config.h"
+#include "test_support.h"
+
+using namespace s2;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each reader as the CLI calls it; returns the first line of the error it throws ("" if it throws none).
+const std::map<std::string, std::function<void(const std::string&)>>& readers() {
+  static const std::map<std::string, std::function<void(const std::string&)>> r = {
+      {"task_vectors", [](const std::string& p) { read_task_vectors(p, HwConfig{}); }},
+      {"layer_list", [](const std::string& p) { mapper::parse_network(mapper::read_layer_list(p)); }},
+      {"config", [](const std::string& p) { load_hw_config(p); }},
+      {"split_file", [](const std::string& p) { mapper::read_split_file(p); }},
+      {"journal", [](const std::string& p) { read_journal(p); }},
+  };
+  return r;
+}
+
+std::string first_error_line(const std::string& reader, const std::string& path) {
+  try {
+    readers().at(reader)(path);
+  } catch (const std::exception& e) {
+    std::string m = e.what();
+    m = m.substr(0, m.find('\n'));
+    for (std::size_t at; (at = m.find(path)) != std::string::npos;) m.replace(at, path.size(), "{file}");
+    return m;
+  }
+  return "";
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+TEST(BadInputs, EveryFileOfTheCorpusIsRefusedWithItsErrorLine) {
+  const fs::path root = test::source_path("tests/bad_inputs");
+  std::size_t cases = 0;
+  for (const auto& [reader, read] : readers()) {
+    const fs::path dir = root / reader;
+    ASSERT_TRUE(fs::is_directory(dir)) << dir;
+    std::size_t here = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string path = entry.path().string();
+      if (entry.path().extension() == ".expected") continue;
+      SCOPED_TRACE(path);
+      ++here;
+      const std::string got = first_error_line(reader, path);
+      const fs::path expected = path + ".expected";
+      if (!fs::exists(expected)) {
+        ADD_FAILURE() << "no " << expected.string() << "; the reader said: " << got;
+        continue;
+      }
+      EXPECT_EQ(got, trimmed(test::read_text(expected.string())));
+    }
+    EXPECT_GE(here, 3u) << reader;
+    cases += here;
+  }
+  EXPECT_GE(cases, 50u);
+}
+
+TEST(BadInputs, InputsTooBigForTheRepositoryAreRefusedBeforeTheyAreRead) {
+  const test::TempDir dir;
+  // a million layers, each a valid line: refused by count
+  const std::string net = dir.path("million.net");
+  {
+    std::ofstream f(net);
+    f << "network deep\ninput 8 8 3\n";
+    for (int i = 0; i < 1000000; ++i) f << "conv 1 1 3 3\n";
+  }
+  EXPECT_EQ(first_error_line("layer_list", net), "{file}:10003: expected at most 10000 layers");
+  // a task file of 40 MB (sparse: its size alone refuses it)
+  const std::string big = dir.path("big.csv");
+  std::ofstream(big).close();
+  fs::resize_file(big, 40u << 20);
+  EXPECT_EQ(first_error_line("task_vectors", big),
+            "{file}: expected a task-vector file of at most 33554432 bytes, got 41943040");
+  // the same for a journal of more than a gigabyte
+  const std::string journal = dir.path("big.jsonl");
+  std::ofstream(journal).close();
+  fs::resize_file(journal, (1ull << 30) + 1);
+  EXPECT_EQ(first_error_line("journal", journal), "{file}: expected a journal of at most 1073741824 bytes, got 1073741825");
+}

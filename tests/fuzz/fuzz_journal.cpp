@@ -1,0 +1,31 @@
+// libFuzzer target: the journal reader and the task records --resume takes from it. Any input must end in
+// records or a std::runtime_error / JSON exception naming what is wrong; anything else is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/journal.h"
+#include "harness/report.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    int cut = 0;
+    const auto records = s2::parse_journal(text, "fuzz.jsonl", &cut);
+    s2::Task t;
+    t.id = "t";
+    for (const auto& r : records) {
+      try {
+        const s2::TaskComparison c = s2::task_comparison_from_json(r, t);
+        (void)s2::task_json(c);  // the report the resumed record goes into
+      } catch (const nlohmann::json::exception&) {
+      } catch (const std::runtime_error&) {
+      }
+    }
+  } catch (const std::runtime_error&) {
+  }
+  return 0;
+}
