@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "harness/task_vectors.h"
+#include "model/json_field.h"
 
 #ifndef S2COSIM_VERSION
 #define S2COSIM_VERSION "0.0"
@@ -366,28 +367,45 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
 
 namespace {
 
+// A record's field as T; errors name the field.
+template <typename T>
+T field_of(const nlohmann::ordered_json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
+  try {
+    return json_field<T>(j.at(key));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("field '") + key + "': " + e.what());
+  }
+}
+
+// A record's field that is itself JSON (an object, a list or null); errors name the field.
+const nlohmann::ordered_json& member(const nlohmann::ordered_json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
+  return j.at(key);
+}
+
 template <typename T>
 std::optional<T> opt_from(const nlohmann::ordered_json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
+  return field_of<T>(j, key);
 }
 
 std::optional<Mismatch> mismatch_from(const nlohmann::ordered_json& j) {
   if (j.is_null()) return std::nullopt;
   Mismatch m;
-  m.backend = j.at("backend").get<std::string>();
-  m.pe = j.at("pe").get<int>();
-  m.missing = j.at("missing").get<bool>();
-  m.differing = j.at("differing").get<std::size_t>();
+  m.backend = field_of<std::string>(j, "backend");
+  m.pe = field_of<int>(j, "pe");
+  m.missing = field_of<bool>(j, "missing");
+  m.differing = field_of<std::size_t>(j, "differing");
   if (!m.missing) {
-    m.index = j.at("index").get<std::size_t>();
-    m.tile = j.at("tile").get<std::uint64_t>();
-    m.row = j.at("row").get<int>();
-    m.column = j.at("column").get<int>();
-    m.expected = j.at("expected").get<std::int32_t>();
-    m.got = j.at("got").get<std::int32_t>();
-    m.unwritten = j.at("unwritten").get<bool>();
+    m.index = field_of<std::size_t>(j, "index");
+    m.tile = field_of<std::uint64_t>(j, "tile");
+    m.row = field_of<int>(j, "row");
+    m.column = field_of<int>(j, "column");
+    m.expected = field_of<std::int32_t>(j, "expected");
+    m.got = field_of<std::int32_t>(j, "got");
+    m.unwritten = field_of<bool>(j, "unwritten");
   }
   return m;
 }
@@ -396,21 +414,21 @@ DataCheck data_from(const nlohmann::ordered_json& j) {
   DataCheck d;
   if (j.is_null()) return d;
   d.checked = true;
-  d.match = j.at("match").get<bool>();
-  d.differing = j.at("differing").get<std::size_t>();
-  d.unwritten = j.at("unwritten").get<std::size_t>();
-  d.bad_pes = j.at("bad_pes").get<std::vector<int>>();
-  d.first = mismatch_from(j.at("first"));
-  for (const auto& m : j.at("first_per_pe"))
+  d.match = field_of<bool>(j, "match");
+  d.differing = field_of<std::size_t>(j, "differing");
+  d.unwritten = field_of<std::size_t>(j, "unwritten");
+  d.bad_pes = field_of<std::vector<int>>(j, "bad_pes");
+  d.first = mismatch_from(member(j, "first"));
+  for (const auto& m : member(j, "first_per_pe"))
     if (auto mm = mismatch_from(m)) d.first_per_pe.push_back(*mm);
   return d;
 }
 
 std::optional<PhaseCycles> phases_from(const nlohmann::ordered_json& j) {
   if (j.is_null()) return std::nullopt;
-  return PhaseCycles{j.at("compute").get<std::uint64_t>(), j.at("output").get<std::uint64_t>(),
-                     j.at("a_wait").get<std::uint64_t>(), j.at("b_wait").get<std::uint64_t>(),
-                     j.at("setup").get<std::uint64_t>()};
+  return PhaseCycles{field_of<std::uint64_t>(j, "compute"), field_of<std::uint64_t>(j, "output"),
+                     field_of<std::uint64_t>(j, "a_wait"), field_of<std::uint64_t>(j, "b_wait"),
+                     field_of<std::uint64_t>(j, "setup")};
 }
 
 std::uint64_t phase_of(const PhaseCycles& p, const std::string& name) {
@@ -426,7 +444,7 @@ std::uint64_t phase_of(const PhaseCycles& p, const std::string& name) {
 TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const Task& t) {
   TaskComparison c;
   c.task = t;
-  const std::string status = j.at("status").get<std::string>();
+  const std::string status = field_of<std::string>(j, "status");
   bool known = false;
   for (Status st : kAllStatuses)
     if (status == to_string(st)) c.status = st, known = true;
@@ -438,18 +456,18 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   c.model_completed = opt_from<bool>(j, "model_completed");
   c.rtl_budget_cycles = opt_from<std::uint64_t>(j, "rtl_budget_cycles").value_or(0);
   c.rtl_elapsed_cycles = opt_from<std::uint64_t>(j, "rtl_elapsed_cycles").value_or(0);
-  c.rtl_data = data_from(j.at("rtl_data"));
-  c.model_data = data_from(j.at("model_data"));
-  c.hung_pes = j.at("hung_pes").get<std::vector<int>>();
-  c.early_stop_pes = j.at("early_stop_pes").get<std::vector<int>>();
-  c.long_run_pes = j.at("long_run_pes").get<std::vector<int>>();
-  c.flags = j.at("flags").get<std::vector<std::string>>();
+  c.rtl_data = data_from(member(j, "rtl_data"));
+  c.model_data = data_from(member(j, "model_data"));
+  c.hung_pes = field_of<std::vector<int>>(j, "hung_pes");
+  c.early_stop_pes = field_of<std::vector<int>>(j, "early_stop_pes");
+  c.long_run_pes = field_of<std::vector<int>>(j, "long_run_pes");
+  c.flags = field_of<std::vector<std::string>>(j, "flags");
   c.error = opt_from<std::string>(j, "error").value_or("");
   c.rtl_error = opt_from<std::string>(j, "rtl_error").value_or("");
   c.model_error = opt_from<std::string>(j, "model_error").value_or("");
-  for (const auto& pj : j.at("pes")) {
+  for (const auto& pj : member(j, "pes")) {
     PeComparison p;
-    p.pe = pj.at("pe").get<int>();
+    p.pe = field_of<int>(pj, "pe");
     p.rtl_cycles = opt_from<std::uint64_t>(pj, "rtl_cycles");
     p.model_cycles = opt_from<std::uint64_t>(pj, "model_cycles");
     p.delta = opt_from<double>(pj, "delta");
@@ -457,26 +475,26 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
     if (auto s = opt_from<std::string>(pj, "model_state")) p.model_state = *s, c.model_ran = true;
     p.rtl_done = opt_from<bool>(pj, "rtl_done").value_or(false);
     p.model_done = opt_from<bool>(pj, "model_done").value_or(false);
-    p.rtl_phases = phases_from(pj.at("rtl_phases"));
-    p.model_phases = phases_from(pj.at("model_phases"));
-    if (const auto& pd = pj.at("phase_delta"); !pd.is_null() && p.rtl_phases && p.model_phases) {
+    p.rtl_phases = phases_from(member(pj, "rtl_phases"));
+    p.model_phases = phases_from(member(pj, "model_phases"));
+    if (const auto& pd = member(pj, "phase_delta"); !pd.is_null() && p.rtl_phases && p.model_phases) {
       for (const auto& [phase, d] : pd.items())
         p.phase_deltas.push_back({phase, phase_of(*p.rtl_phases, phase), phase_of(*p.model_phases, phase),
-                                  d.is_null() ? std::nullopt : std::optional<double>(d.get<double>())});
+                                  d.is_null() ? std::nullopt : std::optional<double>(json_field<double>(d))});
     }
     p.rtl_data_ok = opt_from<bool>(pj, "rtl_data_ok");
     p.model_data_ok = opt_from<bool>(pj, "model_data_ok");
-    p.rtl_differing = pj.at("rtl_differing").get<std::size_t>();
-    p.rtl_unwritten = pj.at("rtl_unwritten").get<std::size_t>();
-    p.model_differing = pj.at("model_differing").get<std::size_t>();
-    p.long_run = pj.at("long_run").get<bool>();
+    p.rtl_differing = field_of<std::size_t>(pj, "rtl_differing");
+    p.rtl_unwritten = field_of<std::size_t>(pj, "rtl_unwritten");
+    p.model_differing = field_of<std::size_t>(pj, "model_differing");
+    p.long_run = field_of<bool>(pj, "long_run");
     c.pes.push_back(std::move(p));
   }
   if (!c.rtl_error.empty()) c.rtl_ran = true;
   if (!c.model_error.empty()) c.model_ran = true;
   if (const auto w = j.find("wall_s"); w != j.end()) {
-    c.rtl_wall_s = w->value("rtl", 0.0);
-    c.model_wall_s = w->value("model", 0.0);
+    if (w->contains("rtl")) c.rtl_wall_s = json_field<double>(w->at("rtl"));
+    if (w->contains("model")) c.model_wall_s = json_field<double>(w->at("model"));
   }
   return c;
 }

@@ -51,7 +51,8 @@ nlohmann::ordered_json task_json(const TaskComparison& c);
 // A task's journal record: task_json plus the wall seconds each backend took ("wall_s": {"rtl", "model"}).
 nlohmann::ordered_json task_journal_json(const TaskComparison& c);
 // The comparison a task_json / task_journal_json record holds, for task `t` (regress --resume): what the
-// reports read. Throws (nlohmann::json::exception, std::runtime_error) if the record is malformed.
+// reports read. Throws (nlohmann::json::exception, std::invalid_argument, std::runtime_error) if the record is
+// malformed.
 TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const Task& t);
 nlohmann::ordered_json report_json(const RunResult& r);
 // One row per task: id, op, pe, shape, a_src, seed, data, status, rtl_cycles, model_cycles, delta,

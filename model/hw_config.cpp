@@ -1,12 +1,12 @@
 #include "model/hw_config.h"
 
+#include "model/json_field.h"
 #include "model/text_file.h"
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-#include <type_traits>
 
 namespace s2 {
 
@@ -105,22 +105,10 @@ namespace {
 template <typename T>
 void take(const nlohmann::json& j, const char* key, T& field, const std::string& in = "") {
   if (!j.contains(key)) return;
-  const nlohmann::json& v = j.at(key);
-  const char* kind = std::is_same_v<T, bool> ? "true or false"
-                     : std::is_arithmetic_v<T> ? "a number"
-                     : std::is_same_v<T, std::string> ? "a string"
-                                                      : "a list of strings";
-  // a boolean is not a number here, nor a number a boolean (nlohmann converts between them)
-  const bool fits = std::is_same_v<T, bool> ? v.is_boolean()
-                    : std::is_arithmetic_v<T> ? v.is_number()
-                    : std::is_same_v<T, std::string> ? v.is_string()
-                                                     : v.is_array();
   try {
-    if (!fits) throw std::invalid_argument("");
-    field = v.get<T>();
-  } catch (const std::exception&) {
-    throw std::invalid_argument("hardware configuration field '" + in + key + "': expected " + kind + ", got " +
-                                v.dump().substr(0, 40));
+    field = json_field<T>(j.at(key));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("hardware configuration field '" + in + key + "': " + e.what());
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/journal.h"
+#include "harness/report.h"
 #include "harness/task_vectors.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
@@ -30,6 +31,18 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
       {"config", [](const std::string& p) { load_hw_config(p); }},
       {"split_file", [](const std::string& p) { mapper::read_split_file(p); }},
       {"journal", [](const std::string& p) { read_journal(p); }},
+      // the task records regress --resume takes from a journal, as it reads them
+      {"task_records",
+       [](const std::string& p) {
+         const auto records = read_journal(p);
+         for (std::size_t i = 1; i < records.size(); ++i) {
+           try {
+             task_comparison_from_json(records[i], Task{});
+           } catch (const std::exception& e) {
+             throw std::runtime_error(p + ":" + std::to_string(i + 1) + ": " + e.what());
+           }
+         }
+       }},
   };
   return r;
 }

@@ -1,5 +1,5 @@
 // libFuzzer target: the journal reader and the task records --resume takes from it. Any input must end in
-// records or a std::runtime_error / JSON exception naming what is wrong; anything else is a finding.
+// records or a std::runtime_error, std::invalid_argument or JSON exception naming what is wrong; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)s2::task_json(c);  // the report the resumed record goes into
       } catch (const nlohmann::json::exception&) {
       } catch (const std::runtime_error&) {
+      } catch (const std::invalid_argument&) {
       }
     }
   } catch (const std::runtime_error&) {
