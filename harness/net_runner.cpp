@@ -15,6 +15,7 @@
 #include "harness/backend.h"
 #include "harness/comparators.h"
 #include "harness/journal.h"
+#include "model/json_field.h"
 #include "harness/runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
@@ -330,73 +331,110 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   return o;
 }
 
+std::string describe_time(const nlohmann::json& t) {
+  try {
+    const nlohmann::json& sh = t.at("shares");
+    auto share = [&](const char* k) { return 100 * json_field<double>(sh.at(k)); };
+    std::string s = fmt::format(
+        "{} PEs' clocks: MLA {:.0f}%, DRAM {:.0f}%, NoC {:.0f}%, sync {:.0f}%, ARM {:.0f}%, other {:.0f}%",
+        json_field<std::uint64_t>(t.at("pes")), share("mla"), share("dram"), share("noc"), share("sync"), share("arm"),
+        share("other"));
+    if (t.contains("busiest_dram")) {
+      const nlohmann::json& d = t.at("busiest_dram");
+      s += fmt::format("; busiest DRAM {} ({:.0f}% busy)", json_field<std::size_t>(d.at("dram")),
+                       100 * json_field<double>(d.at("busy_share")));
+    }
+    if (t.contains("busiest_link")) {
+      const nlohmann::json& l = t.at("busiest_link");
+      s += fmt::format("; busiest link {} -> {} ({} packets, {:.2f} per clock)", json_field<std::string>(l.at("from")),
+                       json_field<std::string>(l.at("to")), json_field<std::uint64_t>(l.at("packets")),
+                       json_field<double>(l.at("packets_per_cycle")));
+    }
+    return s;
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("field 'model_time': ") + e.what());
+  }
+}
+
+// A record's field as T, or `otherwise` when it is absent; errors name the field (json_field: no undefined
+// behaviour on a number beyond T's range).
+template <typename T>
+T field_or(const nlohmann::json& o, const char* key, T otherwise) {
+  if (!o.contains(key)) return otherwise;
+  try {
+    return json_field<T>(o.at(key));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("field '") + key + "': " + e.what());
+  }
+}
+template <typename T>
+T field(const nlohmann::json& o, const char* key) {
+  if (!o.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
+  return field_or<T>(o, key, T{});
+}
+
 // A block run as its record holds it (for --resume): what the reports read, not the model's time line.
+// Throws std::invalid_argument naming the field of a malformed record.
 BlockRun block_run_from_json(const nlohmann::json& o) {
+  if (!o.is_object()) throw std::invalid_argument("expected a JSON object");
   BlockRun r;
   r.record = o;
-  r.block = o.at("name").get<std::string>();
-  r.strategy = mapper::parse_strategy(o.at("strategy").get<std::string>());
-  const std::string reuse = o.value("reuse", "none");
+  r.block = field<std::string>(o, "name");
+  r.strategy = mapper::parse_strategy(field<std::string>(o, "strategy"));
+  const std::string reuse = field_or<std::string>(o, "reuse", "none");
   r.reuse = reuse == "ifmap" ? mapper::Reuse::Ifmap : reuse == "filter" ? mapper::Reuse::Filter : mapper::Reuse::None;
-  r.arm_cycles = o.value("arm_cycles", std::uint64_t{0});
+  r.arm_cycles = field_or<std::uint64_t>(o, "arm_cycles", 0);
   if (o.contains("model_cycles")) {
     BackendRun m;
-    m.core_cycles = o.at("model_cycles").get<std::uint64_t>();
-    m.block_cycles = o.value("model_block_cycles", std::uint64_t{0});
-    m.block_cycles_arm_timed = o.value("model_block_cycles_arm_timed", std::uint64_t{0});
-    m.completed = o.value("model_completed", true);
-    m.data_match = o.value("model_data_match", false);
-    m.first_difference = o.value("model_first_difference", "");
-    m.stalled = o.value("model_stalled", "");
-    m.wall_s = o.value("model_wall_s", 0.0);
+    m.core_cycles = field<std::uint64_t>(o, "model_cycles");
+    m.block_cycles = field_or<std::uint64_t>(o, "model_block_cycles", 0);
+    m.block_cycles_arm_timed = field_or<std::uint64_t>(o, "model_block_cycles_arm_timed", 0);
+    m.completed = field_or<bool>(o, "model_completed", true);
+    m.data_match = field_or<bool>(o, "model_data_match", false);
+    m.first_difference = field_or<std::string>(o, "model_first_difference", "");
+    m.stalled = field_or<std::string>(o, "model_stalled", "");
+    m.wall_s = field_or<double>(o, "model_wall_s", 0.0);
     r.model = m;
   }
   if (o.contains("rtl_cycles")) {
     BackendRun t;
-    t.core_cycles = o.at("rtl_cycles").get<std::uint64_t>();
-    t.block_cycles = o.value("rtl_block_cycles", std::uint64_t{0});
-    t.completed = o.value("rtl_completed", true);
-    t.data_match = o.value("rtl_data_match", false);
-    t.first_difference = o.value("rtl_first_difference", "");
-    t.stalled = o.value("rtl_stalled", "");
-    t.wall_s = o.value("rtl_wall_s", 0.0);
+    t.core_cycles = field<std::uint64_t>(o, "rtl_cycles");
+    t.block_cycles = field_or<std::uint64_t>(o, "rtl_block_cycles", 0);
+    t.completed = field_or<bool>(o, "rtl_completed", true);
+    t.data_match = field_or<bool>(o, "rtl_data_match", false);
+    t.first_difference = field_or<std::string>(o, "rtl_first_difference", "");
+    t.stalled = field_or<std::string>(o, "rtl_stalled", "");
+    t.wall_s = field_or<double>(o, "rtl_wall_s", 0.0);
     r.rtl = t;
   }
-  if (o.contains("delta")) r.delta = o.at("delta").get<double>();
-  r.status = o.value("status", "");
-  r.where = o.value("deviation_where", "");
-  if (o.contains("category_cycles")) r.categories = o.at("category_cycles").get<std::map<std::string, double>>();
+  if (o.contains("delta")) r.delta = field<double>(o, "delta");
+  r.status = field_or<std::string>(o, "status", "");
+  if (!r.status.empty() && (!r.model || !r.rtl))
+    throw std::invalid_argument("field 'status': a comparator status needs model_cycles and rtl_cycles");
+  r.where = field_or<std::string>(o, "deviation_where", "");
+  if (o.contains("category_cycles")) {
+    const nlohmann::json& cats = o.at("category_cycles");
+    if (!cats.is_object()) throw std::invalid_argument("field 'category_cycles': expected an object");
+    for (const auto& [cat, v] : cats.items()) r.categories[cat] = field<double>(cats, cat.c_str());
+  }
+  if (!o.contains("streams") || !o.at("streams").is_array()) throw std::invalid_argument("field 'streams': expected a list");
   for (const auto& sj : o.at("streams")) {
+    if (!sj.is_object()) throw std::invalid_argument("field 'streams': expected a list of objects");
     StreamRow row;
-    row.operation = sj.at("operation").get<std::string>();
-    row.dram_ops = sj.value("dram_ops", std::uint64_t{0});
-    row.mla_tasks = sj.value("mla_tasks", std::uint64_t{0});
-    row.cycles = sj.value("model_cycles", std::uint64_t{0});
-    row.cycles_arm_timed = sj.value("model_cycles_arm_timed", std::uint64_t{0});
-    row.arm_cycles = sj.value("arm_cycles", std::uint64_t{0});
-    if (sj.contains("rtl_cycles")) row.rtl_cycles = sj.at("rtl_cycles").get<std::uint64_t>();
-    row.completed = o.value("completed", true);
+    row.operation = field<std::string>(sj, "operation");
+    row.dram_ops = field_or<std::uint64_t>(sj, "dram_ops", 0);
+    row.mla_tasks = field_or<std::uint64_t>(sj, "mla_tasks", 0);
+    row.cycles = field_or<std::uint64_t>(sj, "model_cycles", 0);
+    row.cycles_arm_timed = field_or<std::uint64_t>(sj, "model_cycles_arm_timed", 0);
+    row.arm_cycles = field_or<std::uint64_t>(sj, "arm_cycles", 0);
+    if (sj.contains("rtl_cycles")) row.rtl_cycles = field<std::uint64_t>(sj, "rtl_cycles");
+    row.completed = field_or<bool>(o, "completed", true);
     r.streams.push_back(row);
   }
+  if (o.contains("model_time")) describe_time(o.at("model_time"));  // refuses a time report it cannot print
   return r;
 }
 
-
-std::string describe_time(const nlohmann::json& t) {
-  std::string s = fmt::format("{} PEs' clocks: MLA {:.0f}%, DRAM {:.0f}%, NoC {:.0f}%, sync {:.0f}%, ARM {:.0f}%, other {:.0f}%",
-                              t["pes"].get<std::uint64_t>(), 100 * t["shares"]["mla"].get<double>(),
-                              100 * t["shares"]["dram"].get<double>(), 100 * t["shares"]["noc"].get<double>(),
-                              100 * t["shares"]["sync"].get<double>(), 100 * t["shares"]["arm"].get<double>(),
-                              100 * t["shares"]["other"].get<double>());
-  if (t.contains("busiest_dram"))
-    s += fmt::format("; busiest DRAM {} ({:.0f}% busy)", t["busiest_dram"]["dram"].get<std::size_t>(),
-                     100 * t["busiest_dram"]["busy_share"].get<double>());
-  if (t.contains("busiest_link"))
-    s += fmt::format("; busiest link {} -> {} ({} packets, {:.2f} per clock)", t["busiest_link"]["from"].get<std::string>(),
-                     t["busiest_link"]["to"].get<std::string>(), t["busiest_link"]["packets"].get<std::uint64_t>(),
-                     t["busiest_link"]["packets_per_cycle"].get<double>());
-  return s;
-}
 
 }  // namespace
 
@@ -425,6 +463,8 @@ std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const
     if (net == t.net && target == t.target && operation == t.operation && t.clocks[k]) return t.clocks[k];
   return std::nullopt;
 }
+
+void check_block_record(const nlohmann::json& record) { block_run_from_json(record); }
 
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -533,9 +573,15 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         if (records.front().value(key, nlohmann::json()) != value)
           throw std::runtime_error(req.resume + ": a journal of another run: its " + key + " is " +
                                    records.front().value(key, nlohmann::json()).dump() + ", this run's " + value.dump());
-      for (std::size_t i = 1; i < records.size(); ++i)
-        resumed[{records[i].at("name").get<std::string>(), records[i].at("strategy").get<std::string>()}] =
-            nlohmann::json::parse(records[i].dump());
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const nlohmann::json record = nlohmann::json::parse(records[i].dump());
+        try {
+          const BlockRun br = block_run_from_json(record);  // refuses a malformed record before anything runs
+          resumed[{br.block, mapper::to_string(br.strategy)}] = record;
+        } catch (const std::exception& e) {
+          throw std::runtime_error(fmt::format("{}:{}: {}", req.resume, i + 1, e.what()));
+        }
+      }
     }
     journal = Journal(journal_path(req.json_out, req.journal));
     journal.append(header);
@@ -609,7 +655,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            describe_time(time_report(*r.model_core, cfg)));
       else if (r.record.contains("model_time"))
         out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, mapper::to_string(r.strategy),
-                           r.model ? r.model->core_cycles : 0, describe_time(r.record["model_time"]));
+                           r.model ? r.model->core_cycles : 0, describe_time(r.record.at("model_time")));
       if (!r.status.empty())
         out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
                            mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace s2 {
 
 struct RunNetRequest {
@@ -42,6 +44,9 @@ const std::vector<std::string>& network_categories();
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
 // passed; 1 otherwise; 2 bad input; 128 + the signal (130, 143) when SIGINT or SIGTERM stopped it (after
 // the block in hand; what finished is reported and in the journal).
+// Reads a block run's journal record as run-net --resume does; throws std::invalid_argument naming the
+// field of a malformed one (the fuzz target and the bad-input corpus call it).
+void check_block_record(const nlohmann::json& record);
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/journal.h"
+#include "harness/net_runner.h"
 #include "harness/report.h"
 #include "harness/task_vectors.h"
 #include "mapper/network.h"
@@ -38,6 +39,18 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
          for (std::size_t i = 1; i < records.size(); ++i) {
            try {
              task_comparison_from_json(records[i], Task{});
+           } catch (const std::exception& e) {
+             throw std::runtime_error(p + ":" + std::to_string(i + 1) + ": " + e.what());
+           }
+         }
+       }},
+      // the block runs run-net --resume takes from a journal
+      {"block_records",
+       [](const std::string& p) {
+         const auto records = read_journal(p);
+         for (std::size_t i = 1; i < records.size(); ++i) {
+           try {
+             check_block_record(nlohmann::json::parse(records[i].dump()));
            } catch (const std::exception& e) {
              throw std::runtime_error(p + ":" + std::to_string(i + 1) + ": " + e.what());
            }

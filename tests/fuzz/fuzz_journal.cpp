@@ -1,4 +1,5 @@
-// libFuzzer target: the journal reader and the task records --resume takes from it. Any input must end in
+// libFuzzer target: the journal reader and the records --resume takes from it (regress's tasks, run-net's
+// block runs). Any input must end in
 // records or a std::runtime_error, std::invalid_argument or JSON exception naming what is wrong; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/journal.h"
+#include "harness/net_runner.h"
 #include "harness/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -19,8 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     t.id = "t";
     for (const auto& r : records) {
       try {
-        const s2::TaskComparison c = s2::task_comparison_from_json(r, t);
-        (void)s2::task_json(c);  // the report the resumed record goes into
+        if (r.contains("strategy")) {  // a run-net block run
+          s2::check_block_record(nlohmann::json::parse(r.dump()));
+        } else {
+          const s2::TaskComparison c = s2::task_comparison_from_json(r, t);
+          (void)s2::task_json(c);  // the report the resumed record goes into
+        }
       } catch (const nlohmann::json::exception&) {
       } catch (const std::runtime_error&) {
       } catch (const std::invalid_argument&) {
