@@ -234,7 +234,7 @@ TEST(Journal, AStoppedFlawLimitSearchResumesToTheSameResult) {
 TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
   const test::TempDir dir;
   BenchRequest req;
-  req.suites = {test::source_path("vectors/thesis_qpe_validation.csv")};
+  req.suites = {test::source_path("vectors/smoke.csv")};  // small tasks: the test runs the bench three times
   req.json_out = dir.path("whole.json");
   std::ostringstream out, err;
   bench(req, out, err);
@@ -245,14 +245,14 @@ TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
     std::ostringstream o, e;
     _exit(bench(req, o, e));
   }
-  while (lines_in(journal) < 12) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // into sram2clk
+  while (lines_in(journal) < 11) std::this_thread::sleep_for(std::chrono::microseconds(200));  // into sram2clk
   kill(child, SIGINT);
   int status = 0;
   waitpid(child, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
   const std::size_t done = read_journal(journal).size() - 1;
-  ASSERT_LT(done, 18u);
+  ASSERT_LT(done, 16u);
   req.resume = journal;
   std::ostringstream out2, err2;
   bench(req, out2, err2);
@@ -262,5 +262,5 @@ TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
   whole.erase("speed_ratio");
   resumed.erase("speed_ratio");
   EXPECT_EQ(whole, resumed);
-  EXPECT_EQ(read_journal(journal).size(), 19u);
+  EXPECT_EQ(read_journal(journal).size(), 17u);
 }
