@@ -10,6 +10,7 @@
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
+#include "model/json_field.h"
 
 namespace s2 {
 
@@ -30,21 +31,16 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   Journal journal;
   try {
     if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
-      if (records.empty() || records.front().value("journal", "") != "bench")
-        throw std::runtime_error(req.resume + ": not a bench journal (its first record names no bench)");
-      if (records.front().value("suites", nlohmann::ordered_json()) != header["suites"] ||
-          records.front().value("mac", nlohmann::ordered_json()) != header["mac"])
-        throw std::runtime_error(fmt::format("{}: a journal of another bench (suites {}, MAC {}; this bench: {}, {})",
-                                             req.resume, records.front().value("suites", nlohmann::ordered_json()).dump(),
-                                             records.front().value("mac", nlohmann::ordered_json()).dump(),
-                                             header["suites"].dump(), header["mac"].dump()));
-      for (std::size_t i = 1; i < records.size(); ++i) {
+      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
+      for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& rec = records[i];
-        if (!rec.contains("suite") || !rec.contains("mac") || !rec.contains("flaws") || !rec.contains("index"))
-          throw std::runtime_error(fmt::format("{}:{}: a task record needs suite, mac, flaws and index", req.resume, i + 1));
-        resumed[{rec["suite"].get<std::string>(), rec["mac"].get<std::string>(), rec["flaws"].get<std::string>(),
-                 rec["index"].get<std::size_t>()}] = rec;
+        try {
+          resumed[{json_field<std::string>(rec.at("suite")), json_field<std::string>(rec.at("mac")),
+                   json_field<std::string>(rec.at("flaws")), json_field<std::size_t>(rec.at("index"))}] = rec;
+        } catch (const std::exception& e) {
+          throw std::runtime_error(fmt::format("{}:{}: a task record needs suite, mac and flaws (strings) and index "
+                                               "(an integer): {}", req.resume, i + 2, e.what()));
+        }
       }
     }
     journal = Journal(journal_path(req.json_out, req.journal));

@@ -267,20 +267,13 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   Journal journal;
   try {
     if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
-      if (records.empty() || records.front().value("journal", "") != "flaw-limit")
-        throw std::runtime_error(req.resume + ": not a flaw-limit journal (its first record names no flaw-limit search)");
-      for (const char* key : {"flaw", "config_hash"})
-        if (records.front().value(key, "") != header.at(key).get<std::string>())
-          throw std::runtime_error(fmt::format("{}: a journal of another search: its {} is '{}', this search's '{}'",
-                                               req.resume, key, records.front().value(key, ""),
-                                               header.at(key).get<std::string>()));
-      for (std::size_t i = 1; i < records.size(); ++i) {
+      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
+      for (std::size_t i = 0; i < records.size(); ++i) {
         const auto& p = records[i];
         if (!p.contains("config_hash") || !p.contains("task") || !p.contains("status") || !p["task"].is_string() ||
             !p["status"].is_string() || !p["config_hash"].is_string())
           throw std::runtime_error(fmt::format("{}:{}: a probe record needs config_hash, task and status (strings)",
-                                               req.resume, i + 1));
+                                               req.resume, i + 2));
         log.done[{p["config_hash"].get<std::string>(), p["task"].get<std::string>()}] = p["status"].get<std::string>();
       }
     }

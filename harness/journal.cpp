@@ -38,6 +38,22 @@ std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* c
   return parse_journal(text.str(), path, cut);
 }
 
+std::vector<nlohmann::ordered_json> read_journal_of_run(const std::string& path, const nlohmann::ordered_json& header) {
+  std::vector<nlohmann::ordered_json> records = read_journal(path);
+  const nlohmann::ordered_json& command = header.at("journal");
+  const std::string name = command.get<std::string>();
+  if (records.empty() || !records.front().contains("journal") || records.front().at("journal") != command)
+    throw std::runtime_error(path + ": not a " + name + " journal (its first record names no " + name + " run)");
+  for (const auto& [key, value] : header.items()) {
+    const nlohmann::ordered_json theirs = records.front().contains(key) ? records.front().at(key) : nlohmann::ordered_json();
+    if (theirs != value)
+      throw std::runtime_error(path + ": a journal of another run: its " + key + " is " + theirs.dump() + ", this run's " +
+                               value.dump());
+  }
+  records.erase(records.begin());
+  return records;
+}
+
 std::vector<nlohmann::ordered_json> parse_journal(const std::string& text, const std::string& path, int* cut) {
   std::vector<std::string> lines;
   std::istringstream in(text);

@@ -37,6 +37,10 @@ std::string journal_path(const std::string& json_out, const std::string& journal
 // counted in `*cut` if given; a malformed line elsewhere is an error naming the file and line.
 inline constexpr std::uintmax_t kMaxJournalBytes = 1ull << 30;
 std::vector<nlohmann::ordered_json> read_journal(const std::string& path, int* cut = nullptr);
+// The records of `path` after its first, which must name the same run as `header` (the record the run
+// writes first): the same "journal" (the command) and the same value of every other field of `header`.
+// Throws std::runtime_error naming the file, and for a journal of another run the field that differs.
+std::vector<nlohmann::ordered_json> read_journal_of_run(const std::string& path, const nlohmann::ordered_json& header);
 // The same for a journal's text; `path` names it in messages. Every record must be a JSON object.
 std::vector<nlohmann::ordered_json> parse_journal(const std::string& text, const std::string& path, int* cut = nullptr);
 

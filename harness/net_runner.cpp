@@ -559,27 +559,21 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   bool all_ok = true;
   // every finished block run goes to the journal as it finishes, after a first record naming the run;
   // SIGINT / SIGTERM stop after the block in hand. --resume takes the runs a journal of the same run holds.
-  nlohmann::json header = {{"journal", "run-net"},       {"network", n.name},       {"target", req.target},
+  const nlohmann::ordered_json header = {{"journal", "run-net"},       {"network", n.name},       {"target", req.target},
                            {"backend", req.backend},     {"seed", req.seed},        {"config_hash", config_hash(cfg)},
                            {"split_file", req.split_file}, {"whole", req.whole}};
   std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
   Journal journal;
   try {
     if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal(req.resume);
-      if (records.empty() || records.front().value("journal", "") != "run-net")
-        throw std::runtime_error(req.resume + ": not a run-net journal (its first record names no run-net run)");
-      for (const auto& [key, value] : header.items())
-        if (records.front().value(key, nlohmann::json()) != value)
-          throw std::runtime_error(req.resume + ": a journal of another run: its " + key + " is " +
-                                   records.front().value(key, nlohmann::json()).dump() + ", this run's " + value.dump());
-      for (std::size_t i = 1; i < records.size(); ++i) {
+      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
+      for (std::size_t i = 0; i < records.size(); ++i) {
         const nlohmann::json record = nlohmann::json::parse(records[i].dump());
         try {
           const BlockRun br = block_run_from_json(record);  // refuses a malformed record before anything runs
           resumed[{br.block, mapper::to_string(br.strategy)}] = record;
         } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}:{}: {}", req.resume, i + 1, e.what()));
+          throw std::runtime_error(fmt::format("{}:{}: {}", req.resume, i + 2, e.what()));
         }
       }
     }

@@ -199,15 +199,7 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   Journal journal;
   try {
     if (!req.resume.empty()) {
-      resumed = read_journal(req.resume);
-      if (resumed.empty() || resumed.front().value("journal", "") != "regress")
-        throw std::runtime_error(req.resume + ": not a regress journal (its first record names no regress run)");
-      for (const char* key : {"vectors", "backends", "config_hash"})
-        if (resumed.front().value(key, "") != header.at(key).get<std::string>())
-          throw std::runtime_error(fmt::format("{}: a journal of another run: its {} is '{}', this run's '{}'",
-                                               req.resume, key, resumed.front().value(key, ""),
-                                               header.at(key).get<std::string>()));
-      resumed.erase(resumed.begin());
+      resumed = read_journal_of_run(req.resume, header);
       if (resumed.size() > tasks.size())
         throw std::runtime_error(fmt::format("{}: holds {} tasks, {} has {}", req.resume, resumed.size(),
                                              req.vectors, tasks.size()));

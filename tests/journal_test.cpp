@@ -28,30 +28,37 @@ std::size_t lines_in(const std::string& path) {
   return n;
 }
 
-// Runs the random suite on both backends in a child process (about 15 s: far longer than the test waits)
-// with its journal at `journal`, sends `sig` once the journal holds at least `after` records, and returns
-// the child's wait status.
-int run_and_signal(const std::string& json, const std::string& journal, int sig, std::size_t after) {
+// Runs `run` (a command: returns its exit code) in a child process, sends `sig` once `journal` holds at
+// least `records` lines (the run's first record included), and returns the child's wait status; if the
+// child ends first, its own status.
+template <typename Run>
+int run_and_signal(Run run, const std::string& journal, std::size_t records, int sig) {
   const pid_t child = fork();
   if (child == 0) {
-    RegressRequest req;
-    req.vectors = test::source_path("vectors/random_suite.csv");
-    req.backends = BackendSelection::Both;
-    req.json_out = json;
-    req.journal = journal;
-    req.quiet = true;
     std::ostringstream out, err;
-    _exit(regress(req, out, err));
+    _exit(run(out, err));
   }
-  while (lines_in(journal) < after + 1) {  // the run's first record, then `after` tasks
+  while (lines_in(journal) < records) {
     int status = 0;
     if (waitpid(child, &status, WNOHANG) == child) return status;  // finished first
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   kill(child, sig);
   int status = 0;
   waitpid(child, &status, 0);
   return status;
+}
+
+// The random suite on both backends (about 15 s: far longer than the tests wait), signalled with `sig` once
+// its journal holds `after` tasks.
+int run_suite_and_signal(const std::string& json, const std::string& journal, int sig, std::size_t after) {
+  RegressRequest req;
+  req.vectors = test::source_path("vectors/random_suite.csv");
+  req.backends = BackendSelection::Both;
+  req.json_out = json;
+  req.journal = journal;
+  req.quiet = true;
+  return run_and_signal([&](std::ostream& o, std::ostream& e) { return regress(req, o, e); }, journal, after + 1, sig);
 }
 
 }  // namespace
@@ -85,7 +92,7 @@ TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
 TEST(Journal, AKilledRunLeavesEveryFinishedTaskWhole) {
   const test::TempDir dir;
   const std::string journal = dir.path("r.jsonl");
-  const int status = run_and_signal(dir.path("r.json"), journal, SIGKILL, 20);
+  const int status = run_suite_and_signal(dir.path("r.json"), journal, SIGKILL, 20);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before 20 tasks were in its journal";
   int cut = 0;
   const auto records = read_journal(journal, &cut);
@@ -110,7 +117,7 @@ TEST(Journal, SigintAndSigtermStopTheRunAndItReportsWhatFinished) {
     SCOPED_TRACE(sig);
     const test::TempDir dir;
     const std::string json = dir.path("r.json"), journal = dir.path("r.jsonl");
-    const int status = run_and_signal(json, journal, sig, 10);
+    const int status = run_suite_and_signal(json, journal, sig, 10);
     ASSERT_TRUE(WIFEXITED(status)) << "killed instead of stopping";
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
     const auto records = read_journal(journal);
@@ -131,15 +138,8 @@ TEST(Journal, AKilledRegressResumesToTheReportOfAnUninterruptedOne) {
   // the same run SIGKILLed once three tasks are in its journal
   req.json_out = dir.path("cut.json");
   const std::string journal = req.json_out + ".jsonl";
-  const pid_t child = fork();
-  if (child == 0) {
-    std::ostringstream o, e;
-    _exit(regress(req, o, e));
-  }
-  while (lines_in(journal) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
+  const int status =
+      run_and_signal([&](std::ostream& o, std::ostream& e) { return regress(req, o, e); }, journal, 4, SIGKILL);
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it was killed";
   const std::size_t done = read_journal(journal).size() - 1;
   ASSERT_LT(done, 9u);
@@ -170,15 +170,8 @@ TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
   // the same run stopped by SIGINT after three block runs, in a child process
   req.json_out = dir.path("cut.json");
   const std::string journal = req.json_out + ".jsonl";
-  const pid_t child = fork();
-  if (child == 0) {
-    std::ostringstream o, e;
-    _exit(run_net(req, o, e));
-  }
-  while (lines_in(journal) < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
+  const int status =
+      run_and_signal([&](std::ostream& o, std::ostream& e) { return run_net(req, o, e); }, journal, 4, SIGINT);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
   const std::size_t done = read_journal(journal).size() - 1;
@@ -210,15 +203,8 @@ TEST(Journal, AStoppedFlawLimitSearchResumesToTheSameResult) {
   // SIGTERM once four probes are in the journal
   req.json_out = dir.path("cut.json");
   const std::string journal = req.json_out + ".jsonl";
-  const pid_t child = fork();
-  if (child == 0) {
-    std::ostringstream o, e;
-    _exit(flaw_limit(req, o, e));
-  }
-  while (lines_in(journal) < 5) std::this_thread::sleep_for(std::chrono::microseconds(200));
-  kill(child, SIGTERM);
-  int status = 0;
-  waitpid(child, &status, 0);
+  const int status =
+      run_and_signal([&](std::ostream& o, std::ostream& e) { return flaw_limit(req, o, e); }, journal, 5, SIGTERM);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 143);
   EXPECT_EQ(test::read_json(req.json_out)["stopped_by_signal"], SIGTERM);
@@ -240,15 +226,8 @@ TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
   bench(req, out, err);
   req.json_out = dir.path("cut.json");
   const std::string journal = req.json_out + ".jsonl";
-  const pid_t child = fork();
-  if (child == 0) {
-    std::ostringstream o, e;
-    _exit(bench(req, o, e));
-  }
-  while (lines_in(journal) < 11) std::this_thread::sleep_for(std::chrono::microseconds(200));  // into sram2clk
-  kill(child, SIGINT);
-  int status = 0;
-  waitpid(child, &status, 0);
+  const int status =
+      run_and_signal([&](std::ostream& o, std::ostream& e) { return bench(req, o, e); }, journal, 11, SIGINT);  // into sram2clk
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 130);
   const std::size_t done = read_journal(journal).size() - 1;
