@@ -19,6 +19,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     std::string suite, mac, flaws;
     RunSummary s;
     std::size_t bit_exact = 0;
+    std::uint64_t model_clocks = 0;  // simulated QPE clocks of the tasks the model ran
     double hdl_worst = 0.0;
     int hdl_rows = 0, hdl_within = 0;
   };
@@ -95,6 +96,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         Row row{suite, mac, flaws, summarize(r)};
         for (const TaskComparison& c : r.tasks) {
           if (c.data_match() == true && c.model_data_match() == true) ++row.bit_exact;
+          row.model_clocks += c.model_cycles.value_or(0);
           // the thesis's prototype had a 16x4 MAC array and the 2-clock SRAM flaw
           if (c.task.thesis_hdl_clocks && c.rtl_cycles && flaw && cfg.mac_cols == 16 && cfg.mac_rows == 4) {
             const double d = (double(*c.rtl_cycles) - double(c.task.thesis_hdl_clocks)) / double(c.task.thesis_hdl_clocks);
@@ -118,13 +120,18 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   }
 
   bool ok = true;
-  out << fmt::format("{:<34} {:>5} {:>8} {:>6} {:>6} {:>10} {:>10} {:>9} {:>9} {:>8}\n", "suite", "MAC", "flaws", "tasks",
-                     "pass", "bit-exact", "max|d|", "median|d|", "RTL s", "model s");
+  // per row: the speed ratio (RTL wall seconds / model wall seconds) and the model's simulated QPE clocks per
+  // wall second, so that a configuration the model is slow on shows, not only the total
+  auto speed_ratio = [](double rtl, double model) { return model > 0 ? rtl / model : 0.0; };
+  out << fmt::format("{:<34} {:>5} {:>8} {:>6} {:>6} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7} {:>12}\n", "suite", "MAC",
+                     "flaws", "tasks", "pass", "bit-exact", "max|d|", "median|d|", "RTL s", "model s", "ratio",
+                     "model Mclk/s");
   for (const Row& r : rows) {
-    out << fmt::format("{:<34} {:>5} {:>8} {:>6} {:>6} {:>10} {:>9.2f}% {:>8.2f}% {:>9.2f} {:>8.3f}\n", r.suite, r.mac,
-                       r.flaws, r.s.tasks, r.s.counts.at(Status::Pass), r.bit_exact,
+    out << fmt::format("{:<34} {:>5} {:>8} {:>6} {:>6} {:>10} {:>9.2f}% {:>8.2f}% {:>9.2f} {:>8.3f} {:>6.1f}x {:>12.1f}\n",
+                       r.suite, r.mac, r.flaws, r.s.tasks, r.s.counts.at(Status::Pass), r.bit_exact,
                        r.s.max_abs_delta.value_or(0.0) * 100.0, r.s.median_abs_delta.value_or(0.0) * 100.0,
-                       r.s.rtl_wall_s, r.s.model_wall_s);
+                       r.s.rtl_wall_s, r.s.model_wall_s, speed_ratio(r.s.rtl_wall_s, r.s.model_wall_s),
+                       r.s.model_wall_s > 0 ? double(r.model_clocks) / r.s.model_wall_s / 1e6 : 0.0);
   }
   const int stopped = StopOnSignal::signal();
   if (!stopped) out << "\ntargets:\n";
@@ -152,7 +159,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
          fmt::format("median |delta| within 0.5% in every suite: worst median {:.2f}%", worst_median * 100.0));
   target(exact == exact_due, fmt::format("bit-exact against the golden results (flaws off and sram2clk): {} of {} tasks",
                                          exact, exact_due));
-  const double ratio = model_wall > 0 ? rtl_wall / model_wall : 0.0;
+  const double ratio = speed_ratio(rtl_wall, model_wall);
   target(ratio >= 100.0, fmt::format("model at least 100x faster than the RTL: {:.1f}x ({:.2f} s RTL / {:.3f} s model, "
                                      "{} tasks, wall seconds inside the backends, one run)",
                                      ratio, rtl_wall, model_wall, tasks));
@@ -176,6 +183,8 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
                              {"median_abs_delta", r.s.median_abs_delta.value_or(0.0)},
                              {"rtl_wall_s", r.s.rtl_wall_s},
                              {"model_wall_s", r.s.model_wall_s},
+                             {"speed_ratio", speed_ratio(r.s.rtl_wall_s, r.s.model_wall_s)},
+                             {"model_clocks", r.model_clocks},
                              {"thesis_hdl_rows", r.hdl_rows},
                              {"thesis_hdl_within_10pct", r.hdl_within},
                              {"thesis_hdl_worst_abs_deviation", r.hdl_worst}});
