@@ -235,11 +235,8 @@ TEST(Journal, AStoppedBenchResumesToTheSameFigures) {
   req.resume = journal;
   std::ostringstream out2, err2;
   bench(req, out2, err2);
-  // equal apart from the wall times and the speed ratio made of them
-  nlohmann::json whole = test::without_wall_times(test::read_json(dir.path("whole.json")));
-  nlohmann::json resumed = test::without_wall_times(test::read_json(req.json_out));
-  whole.erase("speed_ratio");
-  resumed.erase("speed_ratio");
-  EXPECT_EQ(whole, resumed);
+  // equal apart from the wall times and the speed ratios made of them
+  EXPECT_EQ(test::without_wall_times(test::read_json(dir.path("whole.json"))),
+            test::without_wall_times(test::read_json(req.json_out)));
   EXPECT_EQ(read_journal(journal).size(), 17u);
 }
