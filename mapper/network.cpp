@@ -23,8 +23,9 @@ std::string to_string(const Shape3& s) {
 
 namespace {
 
+// line 0: the file as a whole
 [[noreturn]] void fail(const std::string& source, int line, const std::string& what) {
-  throw NetworkError(source + ":" + std::to_string(line) + ": " + what);
+  throw NetworkError(source + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what);
 }
 
 int to_int(const std::string& source, int line, const std::string& field, const std::string& text, int min, int max) {
