@@ -356,79 +356,62 @@ std::string describe_time(const nlohmann::json& t) {
   }
 }
 
-// A record's field as T, or `otherwise` when it is absent; errors name the field (json_field: no undefined
-// behaviour on a number beyond T's range).
-template <typename T>
-T field_or(const nlohmann::json& o, const char* key, T otherwise) {
-  if (!o.contains(key)) return otherwise;
-  try {
-    return json_field<T>(o.at(key));
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("field '") + key + "': " + e.what());
-  }
-}
-template <typename T>
-T field(const nlohmann::json& o, const char* key) {
-  if (!o.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
-  return field_or<T>(o, key, T{});
-}
-
 // A block run as its record holds it (for --resume): what the reports read, not the model's time line.
 // Throws std::invalid_argument naming the field of a malformed record.
 BlockRun block_run_from_json(const nlohmann::json& o) {
   if (!o.is_object()) throw std::invalid_argument("expected a JSON object");
   BlockRun r;
   r.record = o;
-  r.block = field<std::string>(o, "name");
-  r.strategy = mapper::parse_strategy(field<std::string>(o, "strategy"));
-  const std::string reuse = field_or<std::string>(o, "reuse", "none");
+  r.block = json_member<std::string>(o, "name");
+  r.strategy = mapper::parse_strategy(json_member<std::string>(o, "strategy"));
+  const std::string reuse = json_member_or<std::string>(o, "reuse", "none");
   r.reuse = reuse == "ifmap" ? mapper::Reuse::Ifmap : reuse == "filter" ? mapper::Reuse::Filter : mapper::Reuse::None;
-  r.arm_cycles = field_or<std::uint64_t>(o, "arm_cycles", 0);
+  r.arm_cycles = json_member_or<std::uint64_t>(o, "arm_cycles", 0);
   if (o.contains("model_cycles")) {
     BackendRun m;
-    m.core_cycles = field<std::uint64_t>(o, "model_cycles");
-    m.block_cycles = field_or<std::uint64_t>(o, "model_block_cycles", 0);
-    m.block_cycles_arm_timed = field_or<std::uint64_t>(o, "model_block_cycles_arm_timed", 0);
-    m.completed = field_or<bool>(o, "model_completed", true);
-    m.data_match = field_or<bool>(o, "model_data_match", false);
-    m.first_difference = field_or<std::string>(o, "model_first_difference", "");
-    m.stalled = field_or<std::string>(o, "model_stalled", "");
-    m.wall_s = field_or<double>(o, "model_wall_s", 0.0);
+    m.core_cycles = json_member<std::uint64_t>(o, "model_cycles");
+    m.block_cycles = json_member_or<std::uint64_t>(o, "model_block_cycles", 0);
+    m.block_cycles_arm_timed = json_member_or<std::uint64_t>(o, "model_block_cycles_arm_timed", 0);
+    m.completed = json_member_or<bool>(o, "model_completed", true);
+    m.data_match = json_member_or<bool>(o, "model_data_match", false);
+    m.first_difference = json_member_or<std::string>(o, "model_first_difference", "");
+    m.stalled = json_member_or<std::string>(o, "model_stalled", "");
+    m.wall_s = json_member_or<double>(o, "model_wall_s", 0.0);
     r.model = m;
   }
   if (o.contains("rtl_cycles")) {
     BackendRun t;
-    t.core_cycles = field<std::uint64_t>(o, "rtl_cycles");
-    t.block_cycles = field_or<std::uint64_t>(o, "rtl_block_cycles", 0);
-    t.completed = field_or<bool>(o, "rtl_completed", true);
-    t.data_match = field_or<bool>(o, "rtl_data_match", false);
-    t.first_difference = field_or<std::string>(o, "rtl_first_difference", "");
-    t.stalled = field_or<std::string>(o, "rtl_stalled", "");
-    t.wall_s = field_or<double>(o, "rtl_wall_s", 0.0);
+    t.core_cycles = json_member<std::uint64_t>(o, "rtl_cycles");
+    t.block_cycles = json_member_or<std::uint64_t>(o, "rtl_block_cycles", 0);
+    t.completed = json_member_or<bool>(o, "rtl_completed", true);
+    t.data_match = json_member_or<bool>(o, "rtl_data_match", false);
+    t.first_difference = json_member_or<std::string>(o, "rtl_first_difference", "");
+    t.stalled = json_member_or<std::string>(o, "rtl_stalled", "");
+    t.wall_s = json_member_or<double>(o, "rtl_wall_s", 0.0);
     r.rtl = t;
   }
-  if (o.contains("delta")) r.delta = field<double>(o, "delta");
-  r.status = field_or<std::string>(o, "status", "");
+  if (o.contains("delta")) r.delta = json_member<double>(o, "delta");
+  r.status = json_member_or<std::string>(o, "status", "");
   if (!r.status.empty() && (!r.model || !r.rtl))
     throw std::invalid_argument("field 'status': a comparator status needs model_cycles and rtl_cycles");
-  r.where = field_or<std::string>(o, "deviation_where", "");
+  r.where = json_member_or<std::string>(o, "deviation_where", "");
   if (o.contains("category_cycles")) {
     const nlohmann::json& cats = o.at("category_cycles");
     if (!cats.is_object()) throw std::invalid_argument("field 'category_cycles': expected an object");
-    for (const auto& [cat, v] : cats.items()) r.categories[cat] = field<double>(cats, cat.c_str());
+    for (const auto& [cat, v] : cats.items()) r.categories[cat] = json_member<double>(cats, cat.c_str());
   }
   if (!o.contains("streams") || !o.at("streams").is_array()) throw std::invalid_argument("field 'streams': expected a list");
   for (const auto& sj : o.at("streams")) {
     if (!sj.is_object()) throw std::invalid_argument("field 'streams': expected a list of objects");
     StreamRow row;
-    row.operation = field<std::string>(sj, "operation");
-    row.dram_ops = field_or<std::uint64_t>(sj, "dram_ops", 0);
-    row.mla_tasks = field_or<std::uint64_t>(sj, "mla_tasks", 0);
-    row.cycles = field_or<std::uint64_t>(sj, "model_cycles", 0);
-    row.cycles_arm_timed = field_or<std::uint64_t>(sj, "model_cycles_arm_timed", 0);
-    row.arm_cycles = field_or<std::uint64_t>(sj, "arm_cycles", 0);
-    if (sj.contains("rtl_cycles")) row.rtl_cycles = field<std::uint64_t>(sj, "rtl_cycles");
-    row.completed = field_or<bool>(o, "completed", true);
+    row.operation = json_member<std::string>(sj, "operation");
+    row.dram_ops = json_member_or<std::uint64_t>(sj, "dram_ops", 0);
+    row.mla_tasks = json_member_or<std::uint64_t>(sj, "mla_tasks", 0);
+    row.cycles = json_member_or<std::uint64_t>(sj, "model_cycles", 0);
+    row.cycles_arm_timed = json_member_or<std::uint64_t>(sj, "model_cycles_arm_timed", 0);
+    row.arm_cycles = json_member_or<std::uint64_t>(sj, "arm_cycles", 0);
+    if (sj.contains("rtl_cycles")) row.rtl_cycles = json_member<std::uint64_t>(sj, "rtl_cycles");
+    row.completed = json_member_or<bool>(o, "completed", true);
     r.streams.push_back(row);
   }
   if (o.contains("model_time")) describe_time(o.at("model_time"));  // refuses a time report it cannot print

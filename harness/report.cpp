@@ -367,17 +367,6 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
 
 namespace {
 
-// A record's field as T; errors name the field.
-template <typename T>
-T field_of(const nlohmann::ordered_json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
-  try {
-    return json_field<T>(j.at(key));
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("field '") + key + "': " + e.what());
-  }
-}
-
 // A record's field that is itself JSON (an object, a list or null); errors name the field.
 const nlohmann::ordered_json& member(const nlohmann::ordered_json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
@@ -388,24 +377,24 @@ template <typename T>
 std::optional<T> opt_from(const nlohmann::ordered_json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
-  return field_of<T>(j, key);
+  return json_member<T>(j, key);
 }
 
 std::optional<Mismatch> mismatch_from(const nlohmann::ordered_json& j) {
   if (j.is_null()) return std::nullopt;
   Mismatch m;
-  m.backend = field_of<std::string>(j, "backend");
-  m.pe = field_of<int>(j, "pe");
-  m.missing = field_of<bool>(j, "missing");
-  m.differing = field_of<std::size_t>(j, "differing");
+  m.backend = json_member<std::string>(j, "backend");
+  m.pe = json_member<int>(j, "pe");
+  m.missing = json_member<bool>(j, "missing");
+  m.differing = json_member<std::size_t>(j, "differing");
   if (!m.missing) {
-    m.index = field_of<std::size_t>(j, "index");
-    m.tile = field_of<std::uint64_t>(j, "tile");
-    m.row = field_of<int>(j, "row");
-    m.column = field_of<int>(j, "column");
-    m.expected = field_of<std::int32_t>(j, "expected");
-    m.got = field_of<std::int32_t>(j, "got");
-    m.unwritten = field_of<bool>(j, "unwritten");
+    m.index = json_member<std::size_t>(j, "index");
+    m.tile = json_member<std::uint64_t>(j, "tile");
+    m.row = json_member<int>(j, "row");
+    m.column = json_member<int>(j, "column");
+    m.expected = json_member<std::int32_t>(j, "expected");
+    m.got = json_member<std::int32_t>(j, "got");
+    m.unwritten = json_member<bool>(j, "unwritten");
   }
   return m;
 }
@@ -414,10 +403,10 @@ DataCheck data_from(const nlohmann::ordered_json& j) {
   DataCheck d;
   if (j.is_null()) return d;
   d.checked = true;
-  d.match = field_of<bool>(j, "match");
-  d.differing = field_of<std::size_t>(j, "differing");
-  d.unwritten = field_of<std::size_t>(j, "unwritten");
-  d.bad_pes = field_of<std::vector<int>>(j, "bad_pes");
+  d.match = json_member<bool>(j, "match");
+  d.differing = json_member<std::size_t>(j, "differing");
+  d.unwritten = json_member<std::size_t>(j, "unwritten");
+  d.bad_pes = json_member<std::vector<int>>(j, "bad_pes");
   d.first = mismatch_from(member(j, "first"));
   for (const auto& m : member(j, "first_per_pe"))
     if (auto mm = mismatch_from(m)) d.first_per_pe.push_back(*mm);
@@ -426,9 +415,9 @@ DataCheck data_from(const nlohmann::ordered_json& j) {
 
 std::optional<PhaseCycles> phases_from(const nlohmann::ordered_json& j) {
   if (j.is_null()) return std::nullopt;
-  return PhaseCycles{field_of<std::uint64_t>(j, "compute"), field_of<std::uint64_t>(j, "output"),
-                     field_of<std::uint64_t>(j, "a_wait"), field_of<std::uint64_t>(j, "b_wait"),
-                     field_of<std::uint64_t>(j, "setup")};
+  return PhaseCycles{json_member<std::uint64_t>(j, "compute"), json_member<std::uint64_t>(j, "output"),
+                     json_member<std::uint64_t>(j, "a_wait"), json_member<std::uint64_t>(j, "b_wait"),
+                     json_member<std::uint64_t>(j, "setup")};
 }
 
 std::uint64_t phase_of(const PhaseCycles& p, const std::string& name) {
@@ -444,7 +433,7 @@ std::uint64_t phase_of(const PhaseCycles& p, const std::string& name) {
 TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const Task& t) {
   TaskComparison c;
   c.task = t;
-  const std::string status = field_of<std::string>(j, "status");
+  const std::string status = json_member<std::string>(j, "status");
   bool known = false;
   for (Status st : kAllStatuses)
     if (status == to_string(st)) c.status = st, known = true;
@@ -458,16 +447,16 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   c.rtl_elapsed_cycles = opt_from<std::uint64_t>(j, "rtl_elapsed_cycles").value_or(0);
   c.rtl_data = data_from(member(j, "rtl_data"));
   c.model_data = data_from(member(j, "model_data"));
-  c.hung_pes = field_of<std::vector<int>>(j, "hung_pes");
-  c.early_stop_pes = field_of<std::vector<int>>(j, "early_stop_pes");
-  c.long_run_pes = field_of<std::vector<int>>(j, "long_run_pes");
-  c.flags = field_of<std::vector<std::string>>(j, "flags");
+  c.hung_pes = json_member<std::vector<int>>(j, "hung_pes");
+  c.early_stop_pes = json_member<std::vector<int>>(j, "early_stop_pes");
+  c.long_run_pes = json_member<std::vector<int>>(j, "long_run_pes");
+  c.flags = json_member<std::vector<std::string>>(j, "flags");
   c.error = opt_from<std::string>(j, "error").value_or("");
   c.rtl_error = opt_from<std::string>(j, "rtl_error").value_or("");
   c.model_error = opt_from<std::string>(j, "model_error").value_or("");
   for (const auto& pj : member(j, "pes")) {
     PeComparison p;
-    p.pe = field_of<int>(pj, "pe");
+    p.pe = json_member<int>(pj, "pe");
     p.rtl_cycles = opt_from<std::uint64_t>(pj, "rtl_cycles");
     p.model_cycles = opt_from<std::uint64_t>(pj, "model_cycles");
     p.delta = opt_from<double>(pj, "delta");
@@ -484,10 +473,10 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
     }
     p.rtl_data_ok = opt_from<bool>(pj, "rtl_data_ok");
     p.model_data_ok = opt_from<bool>(pj, "model_data_ok");
-    p.rtl_differing = field_of<std::size_t>(pj, "rtl_differing");
-    p.rtl_unwritten = field_of<std::size_t>(pj, "rtl_unwritten");
-    p.model_differing = field_of<std::size_t>(pj, "model_differing");
-    p.long_run = field_of<bool>(pj, "long_run");
+    p.rtl_differing = json_member<std::size_t>(pj, "rtl_differing");
+    p.rtl_unwritten = json_member<std::size_t>(pj, "rtl_unwritten");
+    p.model_differing = json_member<std::size_t>(pj, "model_differing");
+    p.long_run = json_member<bool>(pj, "long_run");
     c.pes.push_back(std::move(p));
   }
   if (!c.rtl_error.empty()) c.rtl_ran = true;

@@ -61,4 +61,23 @@ T json_field(const Json& v) {
   }
 }
 
+// A record's field `key` as T (json_field), or `otherwise` where the record has no such field. Errors name
+// the field: "field 'KEY': expected ..., got ...".
+template <typename T, typename Json>
+T json_member_or(const Json& j, const char* key, T otherwise) {
+  if (!j.is_object() || !j.contains(key)) return otherwise;
+  try {
+    return json_field<T>(j.at(key));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("field '") + key + "': " + e.what());
+  }
+}
+
+// The same for a field the record must have: "field 'KEY': missing" otherwise.
+template <typename T, typename Json>
+T json_member(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
+  return json_member_or<T>(j, key, T{});
+}
+
 }  // namespace s2
