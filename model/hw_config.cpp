@@ -232,6 +232,7 @@ nlohmann::json to_json(const HwConfig& c) {
         {"maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel},
         {"maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel},
         {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel}}},
+      {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
        {{"sram2clk", c.flaws.sram2clk},
@@ -297,6 +298,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(a, "maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel);
     take(a, "elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel);
   }
+  take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
   if (j.contains("flaws")) {
     const auto& f = j.at("flaws");
@@ -343,6 +345,7 @@ void validate(const HwConfig& c) {
                    c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
                    c.arm.elementwise_add_per_pixel})
     need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
+  need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
   // the tile schedule (model/qpe/tile_schedule.cpp) and the RTL's QPE step two NoC clocks per PE clock
   need(std::abs(c.noc_clock_mhz - 2 * c.pe_clock_mhz) < 1e-9 * c.pe_clock_mhz, "noc_clock_mhz",

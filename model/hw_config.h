@@ -128,6 +128,11 @@ struct HwConfig {
   // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
   // per input pixel for the others
   ArmOpClocks arm;
+  // model only: how the MLAs' tile schedule is worked out (model/README.md, "How the model keeps time"):
+  // "event": a PE that shares no router and no SRAM port with another advances tile by tile, each tile's
+  // clocks worked out once per tile shape; PEs that contend are resolved clock by clock as in "clock".
+  // "clock": every PE clock by clock (the reference the event schedule is tested against).
+  std::string model_schedule = "event";
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
   long long model_resolve_window_cycles = 20000;
   FlawSwitches flaws;

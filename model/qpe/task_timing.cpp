@@ -32,6 +32,43 @@ TaskTiles task_tiles(const Task& t, const HwConfig& cfg) {
   return tt;
 }
 
+namespace {
+
+// The event schedule of a PE that shares nothing with the others: it advances tile by tile, each tile
+// starting in the clock after the one before ended and taking the clocks its shape takes on a lone PE.
+// That is exact, not an estimate: a lone PE's tile leaves the router, its NoC slave and the SRAM ports idle
+// when it ends (every operand-A word it asked for has arrived and been used), so the next tile starts from
+// the same state. Each tile shape is worked out once, by the clock-level rules (TileSchedule), and cached.
+PeTaskTiming lone_pe_timing(const Task& t, TileSchedule& schedule, int pe, const TaskTiles& tiles) {
+  std::uint64_t row_cycles = 0;
+  PhaseCycles row;
+  for (const TileShape& shape : tiles.row) {
+    TileSituation s;
+    s.tiles = {shape};
+    s.active[pe] = true;
+    s.a_source[pe] = t.a_source_pe(pe);  // the other PEs' entries stay 0: one cache entry per shape and source
+    const PeTileTiming& one = schedule.tile(s)[pe];
+    row_cycles += one.tile_end.front();
+    row.setup += one.setup;
+    row.compute += one.compute;
+    row.output += one.output;
+    row.a_wait += one.a_wait;
+    row.b_wait += one.b_wait;
+  }
+  const std::uint64_t rows = tiles.rows_total();
+  PeTaskTiming o;
+  o.row_end.resize(rows);
+  for (std::uint64_t r = 0; r < rows; ++r) o.row_end[r] = (r + 1) * row_cycles;
+  o.phases.setup = rows * row.setup;
+  o.phases.compute = rows * row.compute;
+  o.phases.output = rows * row.output;
+  o.phases.a_wait = rows * row.a_wait;
+  o.phases.b_wait = rows * row.b_wait;
+  return o;
+}
+
+}  // namespace
+
 TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedule,
                        const std::array<bool, kPesPerQpe>& active, const std::array<std::uint64_t, kPesPerQpe>& start,
                        std::uint64_t window) {
@@ -42,6 +79,15 @@ TaskTiming task_timing(const Task& t, const HwConfig& cfg, TileSchedule& schedul
   const std::uint64_t total_rows = tiles.rows_total();
   TaskTiming out;
   if (total_rows == 0) return out;
+
+  // Event schedule: PEs that share no router and no SRAM port (operand A in their own SRAM, read without
+  // the NoC; or one PE alone, whose operand-A source, if another PE, is idle) are timed tile by tile,
+  // exactly. PEs whose operand-A reads meet at the router are resolved clock by clock below.
+  if (cfg.model_schedule == "event" && (!tiles.row.front().a_via_noc || pes.size() == 1)) {
+    for (int p : pes) out.pe[p] = lone_pe_timing(t, schedule, p, tiles);
+    out.rows_resolved = total_rows;
+    return out;
+  }
 
   // rows to resolve: as many as fit the window by a rough estimate of a row's clocks, at least two
   // a row's clocks, roughly: per operand-B row its steps plus the row-start (and first refill) wait, per

@@ -35,7 +35,7 @@ struct PeTaskTiming {
 
 struct TaskTiming {
   std::array<PeTaskTiming, kPesPerQpe> pe;
-  std::uint64_t rows_resolved = 0;      // output rows resolved clock by clock
+  std::uint64_t rows_resolved = 0;      // output rows timed exactly (clock by clock, or tile by tile)
   std::uint64_t rows_extrapolated = 0;  // output rows that repeat the steady state
 };
 
