@@ -34,21 +34,21 @@ class ModelBackend final : public Backend {
  public:
   // The system is elaborated here, once per process, not inside a task's wall time (as the RTL's model is
   // built before its first task is timed): bench's per-suite figures would otherwise charge it to the first.
-  explicit ModelBackend(const HwConfig& cfg) : cfg_(cfg) { shared_system(cfg_); }
+  explicit ModelBackend(const HwConfig& cfg) : cfg_(cfg), hash_(config_hash(cfg)) { shared_system(cfg_); }
   std::string name() const override { return "model"; }
   const HwConfig& config() const override { return cfg_; }
 
   TaskTrace run(const Task& t, const RunOptions& opt) override {
     const auto wall0 = std::chrono::steady_clock::now();
     Qpe& qpe = shared_system(cfg_).qpe(0);
-    qpe.configure(cfg_);
+    qpe.configure(cfg_, hash_);
     const SramLayout l = sram_layout(t, cfg_);
     SramImages own;
     if (!opt.sram_images) own = initial_sram_images(t, cfg_, l);
     TaskTrace tr = qpe.run_task(t, l, opt.sram_images ? *opt.sram_images : own, opt.watchdog_cycles);
     for (PeTrace& pt : tr.pes) {
-      const std::vector<std::uint8_t> img = qpe.read_sram(pt.pe, l.total_bytes());
-      pt.results = unpack_results(t, cfg_, l, img.data(), img.size());
+      const Sram& sram = qpe.pe(pt.pe).sram;
+      pt.results = unpack_results(t, cfg_, l, sram.data(), std::min<std::size_t>(sram.size(), l.total_bytes()));
     }
     tr.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return tr;
@@ -56,6 +56,7 @@ class ModelBackend final : public Backend {
 
  private:
   HwConfig cfg_;
+  std::string hash_;
 };
 
 class ModelStreamBackend final : public StreamBackend {

@@ -39,8 +39,9 @@ void System::configure(const HwConfig& cfg) {
                                 " (run it in a process of its own)");
   cfg_ = cfg;
   std::vector<RouterShare*> routers;
+  const std::string hash = config_hash(cfg);
   for (int q = 0; q < cfg.chip.qpes(); ++q) {
-    qpe(q).configure(cfg);
+    qpe(q).configure(cfg, hash);
     routers.push_back(&qpe(q).router_share());
   }
   noc_.configure(cfg, routers);

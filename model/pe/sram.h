@@ -18,6 +18,7 @@ class Sram : public sc_core::sc_module {
   Sram(sc_core::sc_module_name name, std::size_t bytes);
   void set_access_time(const sc_core::sc_time& t) { access_time_ = t; }
   std::uint8_t* data() { return mem_.data(); }
+  const std::uint8_t* data() const { return mem_.data(); }
   std::vector<std::uint8_t>& bytes() { return mem_; }
   std::size_t size() const { return mem_.size(); }
 

@@ -19,17 +19,6 @@ void Host::load(std::uint64_t address, const std::vector<std::uint8_t>& bytes) {
   if (got != bytes.size()) throw std::runtime_error("model: SRAM load of " + std::to_string(bytes.size()) + " bytes at " + std::to_string(address) + " took " + std::to_string(got) + " (status " + p.get_response_string() + ")");
 }
 
-std::vector<std::uint8_t> Host::read(std::uint64_t address, std::size_t bytes) {
-  std::vector<std::uint8_t> v(bytes);
-  tlm::tlm_generic_payload p;
-  p.set_command(tlm::TLM_READ_COMMAND);
-  p.set_address(address);
-  p.set_data_ptr(v.data());
-  p.set_data_length(static_cast<unsigned>(bytes));
-  if (noc->transport_dbg(p) != bytes) throw std::runtime_error("model: SRAM read out of range");
-  return v;
-}
-
 void Host::submit(std::function<void()> job) {
   job_ = std::move(job);
   job_event_.notify(sc_core::SC_ZERO_TIME);

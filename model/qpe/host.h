@@ -17,7 +17,6 @@ class Host : public sc_core::sc_module {
 
   explicit Host(sc_core::sc_module_name name);
   void load(std::uint64_t address, const std::vector<std::uint8_t>& bytes);
-  std::vector<std::uint8_t> read(std::uint64_t address, std::size_t bytes);
   // Runs `job` in the host's thread at the next sc_start(); the simulation pauses when it returns.
   void submit(std::function<void()> job);
   // From inside a job: a 32-bit register write through the NoC, one packet per NoC clock.

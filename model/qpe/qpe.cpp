@@ -17,9 +17,8 @@ Qpe::Qpe(sc_core::sc_module_name name) : sc_module(name), host("host"), router("
   configure(HwConfig{});
 }
 
-void Qpe::configure(const HwConfig& cfg) {
+void Qpe::configure(const HwConfig& cfg, const std::string& hash) {
   cfg_ = cfg;
-  const std::string hash = config_hash(cfg);
   if (cache_->config_hash != hash) {
     cache_->stream_timings.clear();
     cache_->config_hash = hash;

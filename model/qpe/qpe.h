@@ -33,15 +33,16 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   NocRouter router;
 
   explicit Qpe(sc_core::sc_module_name name);
-  void configure(const HwConfig& cfg);
+  void configure(const HwConfig& cfg) { configure(cfg, config_hash(cfg)); }
+  // `hash` is config_hash(cfg), worked out once by a caller that configures often (per task, per QPE)
+  void configure(const HwConfig& cfg, const std::string& hash);
   Pe& pe(int i) { return *pes_[i]; }
   void share_timing_cache(std::shared_ptr<QpeTimingCache> cache) { cache_ = std::move(cache); }
 
   // Loads `images` (one SRAM image per PE, from address 0), runs `t` on its PEs, returns the trace
-  // (results not read back: see read_sram). Drives sc_start(); call from outside the simulation.
+  // (results not read back: they are in pe(p).sram). Drives sc_start(); call from outside the simulation.
   TaskTrace run_task(const Task& t, const SramLayout& l, const std::array<std::vector<std::uint8_t>, kPesPerQpe>& images,
                      std::uint64_t watchdog_cycles);
-  std::vector<std::uint8_t> read_sram(int pe, std::size_t bytes) { return host.read(qpe_addr::sram(pe, 0), bytes); }
   std::uint64_t rows_resolved() const { return timing_.rows_resolved; }
   std::uint64_t rows_extrapolated() const { return timing_.rows_extrapolated; }
 
