@@ -275,6 +275,33 @@ nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
   return j;
 }
 
+// One backend's fields of a block run's record, each key prefixed with "model_" or "rtl_"; only the model
+// times the block with ARM clocks too (block_cycles_arm_timed). backend_run_from_json reads them back.
+void put_backend_run(nlohmann::json& o, const std::string& prefix, const BackendRun& b, bool arm_timed) {
+  o[prefix + "cycles"] = b.core_cycles;
+  o[prefix + "block_cycles"] = b.block_cycles;
+  if (arm_timed) o[prefix + "block_cycles_arm_timed"] = b.block_cycles_arm_timed;
+  o[prefix + "completed"] = b.completed;
+  o[prefix + "data_match"] = b.data_match;
+  if (!b.first_difference.empty()) o[prefix + "first_difference"] = b.first_difference;
+  if (!b.stalled.empty()) o[prefix + "stalled"] = b.stalled;
+  o[prefix + "wall_s"] = b.wall_s;
+}
+
+BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& prefix, bool arm_timed) {
+  BackendRun b;
+  b.core_cycles = json_member<std::uint64_t>(o, (prefix + "cycles").c_str());
+  b.block_cycles = json_member_or<std::uint64_t>(o, (prefix + "block_cycles").c_str(), 0);
+  if (arm_timed)
+    b.block_cycles_arm_timed = json_member_or<std::uint64_t>(o, (prefix + "block_cycles_arm_timed").c_str(), 0);
+  b.completed = json_member_or<bool>(o, (prefix + "completed").c_str(), true);
+  b.data_match = json_member_or<bool>(o, (prefix + "data_match").c_str(), false);
+  b.first_difference = json_member_or<std::string>(o, (prefix + "first_difference").c_str(), "");
+  b.stalled = json_member_or<std::string>(o, (prefix + "stalled").c_str(), "");
+  b.wall_s = json_member_or<double>(o, (prefix + "wall_s").c_str(), 0.0);
+  return b;
+}
+
 // A block run's record in run-net's JSON (contract 3, operations[]) and journal.
 nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis) {
   if (!r.record.is_null()) return r.record;
@@ -284,27 +311,12 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   o["reuse"] = mapper::to_string(r.reuse);
   const BackendRun& main_run = r.model ? *r.model : *r.rtl;
   if (r.model) {
-    o["model_cycles"] = r.model->core_cycles;
-    o["model_block_cycles"] = r.model->block_cycles;
-    o["model_block_cycles_arm_timed"] = r.model->block_cycles_arm_timed;
+    put_backend_run(o, "model_", *r.model, true);
     o["arm_cycles"] = r.arm_cycles;
-    o["model_completed"] = r.model->completed;
-    o["model_data_match"] = r.model->data_match;
-    if (!r.model->first_difference.empty()) o["model_first_difference"] = r.model->first_difference;
-    if (!r.model->stalled.empty()) o["model_stalled"] = r.model->stalled;
-    o["model_wall_s"] = r.model->wall_s;
   }
   if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
   if (!r.categories.empty()) o["category_cycles"] = r.categories;
-  if (r.rtl) {
-    o["rtl_cycles"] = r.rtl->core_cycles;
-    o["rtl_block_cycles"] = r.rtl->block_cycles;
-    o["rtl_completed"] = r.rtl->completed;
-    o["rtl_data_match"] = r.rtl->data_match;
-    if (!r.rtl->first_difference.empty()) o["rtl_first_difference"] = r.rtl->first_difference;
-    o["rtl_wall_s"] = r.rtl->wall_s;
-    if (!r.rtl->stalled.empty()) o["rtl_stalled"] = r.rtl->stalled;
-  }
+  if (r.rtl) put_backend_run(o, "rtl_", *r.rtl, false);
   if (r.delta) o["delta"] = *r.delta;
   if (!r.status.empty()) o["status"] = r.status;
   if (!r.where.empty()) o["deviation_where"] = r.where;
@@ -367,29 +379,8 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   const std::string reuse = json_member_or<std::string>(o, "reuse", "none");
   r.reuse = reuse == "ifmap" ? mapper::Reuse::Ifmap : reuse == "filter" ? mapper::Reuse::Filter : mapper::Reuse::None;
   r.arm_cycles = json_member_or<std::uint64_t>(o, "arm_cycles", 0);
-  if (o.contains("model_cycles")) {
-    BackendRun m;
-    m.core_cycles = json_member<std::uint64_t>(o, "model_cycles");
-    m.block_cycles = json_member_or<std::uint64_t>(o, "model_block_cycles", 0);
-    m.block_cycles_arm_timed = json_member_or<std::uint64_t>(o, "model_block_cycles_arm_timed", 0);
-    m.completed = json_member_or<bool>(o, "model_completed", true);
-    m.data_match = json_member_or<bool>(o, "model_data_match", false);
-    m.first_difference = json_member_or<std::string>(o, "model_first_difference", "");
-    m.stalled = json_member_or<std::string>(o, "model_stalled", "");
-    m.wall_s = json_member_or<double>(o, "model_wall_s", 0.0);
-    r.model = m;
-  }
-  if (o.contains("rtl_cycles")) {
-    BackendRun t;
-    t.core_cycles = json_member<std::uint64_t>(o, "rtl_cycles");
-    t.block_cycles = json_member_or<std::uint64_t>(o, "rtl_block_cycles", 0);
-    t.completed = json_member_or<bool>(o, "rtl_completed", true);
-    t.data_match = json_member_or<bool>(o, "rtl_data_match", false);
-    t.first_difference = json_member_or<std::string>(o, "rtl_first_difference", "");
-    t.stalled = json_member_or<std::string>(o, "rtl_stalled", "");
-    t.wall_s = json_member_or<double>(o, "rtl_wall_s", 0.0);
-    r.rtl = t;
-  }
+  if (o.contains("model_cycles")) r.model = backend_run_from_json(o, "model_", true);
+  if (o.contains("rtl_cycles")) r.rtl = backend_run_from_json(o, "rtl_", false);
   if (o.contains("delta")) r.delta = json_member<double>(o, "delta");
   r.status = json_member_or<std::string>(o, "status", "");
   if (!r.status.empty() && (!r.model || !r.rtl))
