@@ -36,10 +36,17 @@ std::uint64_t dram_of(const DmaRequest& q, std::uint64_t offset) {
 
 }  // namespace
 
-RtlDram::RtlDram(const HwConfig& cfg, std::vector<std::uint8_t>& memory) : mem_(memory), timing_(cfg) {}
+RtlDram::RtlDram(const HwConfig& cfg, std::vector<std::uint8_t>& memory, std::vector<int> egress)
+    : mem_(memory), timing_(cfg), egress_(std::move(egress)), writes_(egress_.size()), reads_(egress_.size()) {
+  int ports = 0;
+  for (int e : egress_) ports = std::max(ports, e + 1);
+  ports_.resize(static_cast<std::size_t>(ports));
+}
 
 void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
-  if (p.pe >= writes_.size()) throw std::runtime_error(fmt::format("RTL DRAM: packet from port {}, not a PE", p.pe));
+  if (p.pe >= writes_.size() || egress_[p.pe] < 0)
+    throw std::runtime_error(fmt::format("RTL DRAM: packet from chip PE {}, which does not reach this DRAM", p.pe));
+  Port& port = ports_[static_cast<std::size_t>(egress_[p.pe])];
   Write& w = writes_[p.pe];
   if (p.kind == kPktDramRd || p.kind == kPktDramWr) {
     const DmaRequest q = request_of(p);
@@ -83,10 +90,10 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
           }
         }
         d.release_cycle = timing_.byte_ready(s, q.dram(), b.last_byte());
-        data_.push_back(d);
+        port.data.push_back(d);
       });
     }
-    data_.back().kind = kPktDmaLast;
+    port.data.back().kind = kPktDmaLast;
     return;
   }
   if (p.kind != kPktDramWdata) throw std::runtime_error(fmt::format("RTL DRAM: PE {} sent packet kind {}", p.pe, p.kind));
@@ -103,19 +110,24 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   a.pe = p.pe;
   a.kind = kPktDmaAck;
   a.release_cycle = timing_.done(s);
-  acks_.push_back(a);
+  port.acks.push_back(a);
   w = Write{};
 }
 
-const DramPortPacket* RtlDram::due(bool rsp, std::uint64_t cycle) const {
-  const auto& q = rsp ? acks_ : data_;
+const DramPortPacket* RtlDram::due(int port, bool rsp, std::uint64_t cycle) const {
+  if (port < 0 || static_cast<std::size_t>(port) >= ports_.size()) return nullptr;
+  const Port& p = ports_[static_cast<std::size_t>(port)];
+  const auto& q = rsp ? p.acks : p.data;
   return !q.empty() && q.front().release_cycle <= cycle ? &q.front() : nullptr;
 }
 
-void RtlDram::pop(bool rsp) { (rsp ? acks_ : data_).pop_front(); }
+void RtlDram::pop(int port, bool rsp) {
+  Port& p = ports_[static_cast<std::size_t>(port)];
+  (rsp ? p.acks : p.data).pop_front();
+}
 
 bool RtlDram::idle() const {
-  return data_.empty() && acks_.empty() &&
+  return std::all_of(ports_.begin(), ports_.end(), [](const Port& p) { return p.data.empty() && p.acks.empty(); }) &&
          std::none_of(writes_.begin(), writes_.end(), [](const Write& w) { return w.open; }) &&
          std::none_of(reads_.begin(), reads_.end(), [](const auto& r) { return r.has_value(); });
 }

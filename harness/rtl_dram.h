@@ -4,10 +4,14 @@
 // SRAM line, the transfer's last PKT_DMA_LAST)
 // and a written request's acknowledgement (PKT_DMA_ACK). Its timing is the model's DramTiming, requests
 // served in the order they reached the port.
-// It knows no signal names: the RTL adapter moves packets between it and the port.
+// On a chip a DRAM sits behind several routers' DRAM ports (model/hw_config.h ChipShape): a request comes in
+// at whichever port its PE's DMA addressed, and the DRAM's packets to a PE leave at the port `egress` names
+// for that PE (the attached router nearest the PE's QPE, as the requests came). Each port has its own queue.
+// It knows no signal names: the RTL adapter moves packets between it and the ports.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -26,7 +30,7 @@ enum DramPortKind : unsigned {
 };
 
 struct DramPortPacket {
-  unsigned pe = 0;           // source (to the DRAM) or destination (from it)
+  unsigned pe = 0;           // source (to the DRAM) or destination (from it): the chip PE
   unsigned kind = 0;
   std::uint32_t addr = 0;    // SRAM byte address
   std::uint16_t be = 0;      // byte enables (PKT_DMA_DATA)
@@ -36,13 +40,15 @@ struct DramPortPacket {
 
 class RtlDram {
  public:
-  RtlDram(const HwConfig& cfg, std::vector<std::uint8_t>& memory);
-  // A packet the port delivered in PE clock `cycle`. Throws std::runtime_error on a malformed request.
+  // `egress[pe]`: the port through which chip PE `pe` is answered (its size: the PEs that may ask);
+  // QPE-DRAM: four PEs, one port.
+  RtlDram(const HwConfig& cfg, std::vector<std::uint8_t>& memory, std::vector<int> egress = {0, 0, 0, 0});
+  // A packet a port delivered in PE clock `cycle`. Throws std::runtime_error on a malformed request.
   void receive(const DramPortPacket& p, std::uint64_t cycle);
-  // The packet to offer the port in `cycle` on message class `rsp` (acknowledgements) or not (data), if
+  // The packet to offer port `port` in `cycle` on message class `rsp` (acknowledgements) or not (data), if
   // one is due; pop() it once the port took it.
-  const DramPortPacket* due(bool rsp, std::uint64_t cycle) const;
-  void pop(bool rsp);
+  const DramPortPacket* due(int port, bool rsp, std::uint64_t cycle) const;
+  void pop(int port, bool rsp);
   bool idle() const;
   std::uint64_t ops_served() const { return timing_.ops_served(); }
 
@@ -53,11 +59,15 @@ class RtlDram {
     std::size_t received = 0;
     bool open = false;
   };
+  struct Port {
+    std::deque<DramPortPacket> data, acks;
+  };
   std::vector<std::uint8_t>& mem_;
   DramTiming timing_;
-  std::array<Write, 4> writes_;
-  std::array<std::optional<DmaRequest>, 4> reads_;  // a read's first plane, until its planes (RDX) arrive
-  std::deque<DramPortPacket> data_, acks_;
+  std::vector<int> egress_;
+  std::vector<Write> writes_;                        // per PE
+  std::vector<std::optional<DmaRequest>> reads_;    // per PE: a read's first plane, until its planes (RDX) arrive
+  std::vector<Port> ports_;
 };
 
 }  // namespace s2

@@ -20,12 +20,12 @@
 module dma
   import s2_pkg::*;
 #(
-    parameter logic [1:0] PE_ID = 2'd0,
     parameter int STORE_REQUESTS_IN_FLIGHT = 2
 ) (
     input  logic         clk,
     input  logic         rst_n,
     input  logic         ce,
+    input  node_t        me,  // this PE's node
     // register writes (the ARM port or the NoC)
     input  logic         reg_wr,
     input  logic [4:0]   reg_idx,
@@ -48,6 +48,7 @@ module dma
   logic [31:0] dram_addr, dram_row_stride, dram_plane_stride;
   logic [16:0] sram_addr, sram_row_stride, sram_plane_stride;
   logic [16:0] row_bytes, rows, planes;
+  node_t       far_end;  // where the transfer's requests go: a DRAM port (REG_DMA_START, s2_pkg)
 
   typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_LOAD_PLANES, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
   state_e state;
@@ -79,8 +80,8 @@ module dma
 
   always_comb begin
     pkt = '0;
-    pkt.dst = 3'(DRAM_PORT);
-    pkt.src = {1'b0, PE_ID};
+    pkt.dst = far_end;
+    pkt.src = me;
     pkt.addr = row_sram;
     pkt_valid = 1'b0;
     case (state)
@@ -130,6 +131,7 @@ module dma
       {row_bytes, rows, planes} <= '0;
       state <= S_IDLE;
       store <= 1'b0;
+      far_end <= '0;
       {row_i, plane_i, plane_sram, row_sram} <= '0;
       {plane_dram, row_dram} <= '0;
       outstanding <= '0;
@@ -151,7 +153,10 @@ module dma
           REG_DMA_ROWS:              rows <= reg_data[16:0];
           REG_DMA_PLANES:            planes <= reg_data[16:0];
           REG_DMA_START: if (state == S_IDLE) begin
-            store <= reg_data[0];
+            dma_start_t go;
+            go = dma_start_t'(reg_data[$bits(dma_start_t)-1:0]);
+            store <= go.store;
+            far_end <= go.explicit_node ? go.node : '{x: me.x, y: me.y, port: 3'(DRAM_PORT)};
             row_i <= '0;
             plane_i <= '0;
             plane_dram <= dram_addr;
@@ -160,7 +165,7 @@ module dma
             row_sram <= sram_addr;
             outstanding <= '0;
             if (rows == 0 || planes == 0 || row_bytes == 0) state <= S_DRAIN;
-            else state <= reg_data[0] ? S_STORE_HDR : S_LOAD_REQ;
+            else state <= go.store ? S_STORE_HDR : S_LOAD_REQ;
           end
           default: ;
         endcase

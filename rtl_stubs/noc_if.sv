@@ -13,6 +13,7 @@ module noc_if
     input  logic         clk,
     input  logic         rst_n,
     input  logic         ce,
+    input  node_t        me,               // this PE's node (its QPE's coordinates, port PE_ID)
     input  logic         flaw_neighbor_conv,
     // towards the router, [CLS_REQ] and [CLS_RSP]
     output logic         out_valid[NUM_CLASSES],
@@ -96,12 +97,13 @@ module noc_if
   // A read from this PE's own MLA is answered to this PE; a remote MLA's operand-A read is answered to
   // the PE its return tag names (which is the requester, unless the tag was formed wrongly: neighbor_conv).
   logic remote_a_read;
-  assign remote_a_read = sl_pkt.a_read && sl_pkt.src != {1'b0, PE_ID};
+  assign remote_a_read = sl_pkt.a_read && sl_pkt.src != me;
   noc_pkt_t rsp_pkt;
   always_comb begin
     rsp_pkt = sl_pkt;
-    rsp_pkt.dst = remote_a_read ? {1'b0, sl_pkt.rtag[RTAG_INDEX_BITS +: 2]} : sl_pkt.src;
-    rsp_pkt.src = {1'b0, PE_ID};
+    rsp_pkt.dst = sl_pkt.src;
+    if (remote_a_read) rsp_pkt.dst.port = {1'b0, sl_pkt.rtag[RTAG_INDEX_BITS +: 2]};
+    rsp_pkt.src = me;
     rsp_pkt.kind = PKT_RD_RSP;
     rsp_pkt.be = '0;
     rsp_pkt.data = sram_rdata;
@@ -121,8 +123,8 @@ module noc_if
   assign rtag_sum = {PE_ID, {RTAG_INDEX_BITS{1'b0}}} + rtag_index;
   always_comb begin
     if (na_req_valid) begin
-      ob_data[CLS_REQ].dst = na_req_dst;
-      ob_data[CLS_REQ].src = {1'b0, PE_ID};
+      ob_data[CLS_REQ].dst = '{x: me.x, y: me.y, port: na_req_dst};
+      ob_data[CLS_REQ].src = me;
       ob_data[CLS_REQ].kind = PKT_MEM_RD;
       ob_data[CLS_REQ].a_read = 1'b1;
       ob_data[CLS_REQ].rtag = rtag_sum;

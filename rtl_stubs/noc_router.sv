@@ -4,6 +4,11 @@
 // channel has room, and delivers it into the destination's output FIFO LATENCY clocks later. Room is
 // reserved at acceptance, so a packet in the pipeline never stalls; packets of one input channel to one
 // output channel stay in order. Requests and responses travel in separate channels (s2_pkg).
+// The output channel is the packet's local port if it is addressed to this router's QPE (my_x, my_y), else
+// the mesh link towards it, X first, then Y (thesis 2.3.4). A packet bound for a neighbour enters the
+// link's FIFO one clock earlier, LATENCY - 1 clocks after acceptance, so that the neighbour takes it LATENCY
+// clocks after this router did: a hop costs the router's latency (thesis 2.3.3), as the model's hop does.
+// Coordinates are inputs, not parameters, so that every QPE of a chip is the same verilated module.
 module noc_router
   import s2_pkg::*;
 #(
@@ -12,6 +17,8 @@ module noc_router
 ) (
     input  logic     clk,
     input  logic     rst_n,
+    input  logic [COORD_BITS-1:0] my_x,
+    input  logic [COORD_BITS-1:0] my_y,
     // input channels: the senders' FIFO heads; the router pops them
     input  logic     in_valid[NUM_CH],
     input  noc_pkt_t in_pkt  [NUM_CH],
@@ -32,15 +39,33 @@ module noc_router
   logic          out_empty[NUM_CH];
   logic [3:0]    reserved[NUM_CH];  // packets in the pipeline per output channel
 
-  function automatic logic [IW-1:0] ch_of(input logic [2:0] dst, input pkt_kind_e kind);
-    return IW'(32'(dst) * NUM_CLASSES + (pkt_class(kind) ? CLS_RSP : CLS_REQ));
+  function automatic logic [IW-1:0] ch_of(input node_t dst, input pkt_kind_e kind);
+    int port;
+    if (dst.x > my_x) port = EAST_PORT;
+    else if (dst.x < my_x) port = WEST_PORT;
+    else if (dst.y > my_y) port = SOUTH_PORT;
+    else if (dst.y < my_y) port = NORTH_PORT;
+    else port = 32'(dst.port);
+    return IW'(port * NUM_CLASSES + (pkt_class(kind) ? CLS_RSP : CLS_REQ));
   endfunction
+  function automatic logic to_mesh(input logic [IW-1:0] ch);
+    return 32'(ch) >= NORTH_PORT * NUM_CLASSES;
+  endfunction
+  // the pipeline stage from which a packet enters its output FIFO (a link's one stage early)
+  logic [IW-1:0] pipe_ch[LATENCY];
+  logic          pipe_exit[LATENCY];
+  always_comb begin
+    for (int s = 0; s < LATENCY; s++) begin
+      pipe_ch[s] = ch_of(pipe_p[s].dst, pipe_p[s].kind);
+      pipe_exit[s] = pipe_v[s] && (s == LATENCY - 1 || (s == LATENCY - 2 && to_mesh(pipe_ch[s])));
+    end
+  end
 
   always_comb begin
     for (int c = 0; c < NUM_CH; c++) begin
       reserved[c] = '0;
       for (int s = 0; s < LATENCY; s++) begin
-        if (pipe_v[s] && ch_of(pipe_p[s].dst, pipe_p[s].kind) == IW'(c)) reserved[c] = reserved[c] + 1'b1;
+        if (pipe_v[s] && pipe_ch[s] == IW'(c)) reserved[c] = reserved[c] + 1'b1;
       end
     end
   end
@@ -77,7 +102,7 @@ module noc_router
       pipe_v[0] <= acc_v;
       pipe_p[0] <= acc_pkt;
       for (int s = 1; s < LATENCY; s++) begin
-        pipe_v[s] <= pipe_v[s-1];
+        pipe_v[s] <= pipe_v[s-1] && !pipe_exit[s-1];
         pipe_p[s] <= pipe_p[s-1];
       end
       if (acc_v) rr <= (acc_ch == IW'(NUM_CH - 1)) ? '0 : acc_ch + 1'b1;
@@ -88,8 +113,10 @@ module noc_router
     logic full_unused;
     fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(OUT_DEPTH)) u_out (
         .clk, .rst_n,
-        .push(pipe_v[LATENCY-1] && ch_of(pipe_p[LATENCY-1].dst, pipe_p[LATENCY-1].kind) == IW'(c)),
-        .push_data(pipe_p[LATENCY-1]),
+        // a local port's packet leaves the last stage, a link's the one before: two packets may leave in
+        // one clock, never for the same channel
+        .push((pipe_exit[LATENCY-1] && pipe_ch[LATENCY-1] == IW'(c)) || (pipe_exit[LATENCY-2] && pipe_ch[LATENCY-2] == IW'(c))),
+        .push_data((pipe_exit[LATENCY-2] && pipe_ch[LATENCY-2] == IW'(c)) ? pipe_p[LATENCY-2] : pipe_p[LATENCY-1]),
         .pop(out_pop[c]),
         .head(out_pkt[c]),
         .empty(out_empty[c]),

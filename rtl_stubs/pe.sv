@@ -12,6 +12,8 @@ module pe
     input  logic         clk,
     input  logic         rst_n,
     input  logic         ce,
+    input  logic [COORD_BITS-1:0] qpe_x,  // this PE's QPE in the mesh
+    input  logic [COORD_BITS-1:0] qpe_y,
     input  logic [31:0]  cycle,
     input  logic         flaw_sram2clk,
     input  logic         flaw_neighbor_conv,
@@ -70,8 +72,11 @@ module pe
   logic [RTAG_INDEX_BITS+1:0] na_req_widx;
   logic [127:0] na_rsp_data;
 
+  node_t me;
+  assign me = '{x: qpe_x, y: qpe_y, port: {1'b0, PE_ID}};
+
   noc_if #(.PE_ID(PE_ID)) u_noc_if (
-      .clk, .rst_n, .ce, .flaw_neighbor_conv,
+      .clk, .rst_n, .ce, .me, .flaw_neighbor_conv,
       .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
       .reg_hold(arm_wr), .reg_wr(noc_reg_wr), .reg_idx(noc_reg_idx), .reg_data(noc_reg_data),
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
@@ -106,8 +111,8 @@ module pe
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
       .st_tiles, .st_steps);
 
-  dma #(.PE_ID(PE_ID)) u_dma (
-      .clk, .rst_n, .ce, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
+  dma u_dma (
+      .clk, .rst_n, .ce, .me, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
       .pkt_valid(dma_pkt_valid), .pkt(dma_pkt), .pkt_ready(dma_pkt_ready),
       .request_done(dma_request_done), .ack(dma_ack),
       .s_valid(rq_valid[4]), .s_addr(rq_addr[4]), .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);

@@ -11,6 +11,9 @@ module qpe
 ) (
     input  logic         clk,
     input  logic         rst_n,
+    // this QPE's position in the chip's mesh (0, 0 alone: QPE-DRAM)
+    input  logic [COORD_BITS-1:0] qpe_x,
+    input  logic [COORD_BITS-1:0] qpe_y,
     // flaw switches (run time; 0 = correct hardware)
     input  logic         flaw_sram2clk,
     input  logic         flaw_neighbor_conv,
@@ -31,18 +34,27 @@ module qpe
     // DRAM port (QPE-DRAM): the DMAs' requests come out here (popped with dram_req_pop); the DRAM's
     // packets go in (DMA_DATA and DMA_ACK), one per NoC clock edge with dram_valid && dram_ready
     output logic         dram_req_valid,
-    output logic [2:0]   dram_req_src,
+    output node_t        dram_req_src,
     output logic [3:0]   dram_req_kind,
     output logic [16:0]  dram_req_addr,
     output logic [127:0] dram_req_data,
     input  logic         dram_req_pop,
     input  logic         dram_valid,
     output logic         dram_ready,
-    input  logic [2:0]   dram_dst,
+    input  node_t        dram_dst,
     input  logic [3:0]   dram_kind,
     input  logic [16:0]  dram_addr,
     input  logic [15:0]  dram_be,
     input  logic [127:0] dram_data,
+    // mesh links to the neighbouring routers, NoC clock, channel (direction - NORTH_PORT) * 2 + class:
+    // this router's link FIFOs (the neighbour pops them) and the neighbours' (this router pops them).
+    // Unused at the mesh's edges (nothing routes off the mesh) and alone.
+    output logic [NUM_MESH_CH-1:0]                     mesh_out_valid,
+    output logic [NUM_MESH_CH*$bits(noc_pkt_t)-1:0]    mesh_out_pkt,
+    input  logic [NUM_MESH_CH-1:0]                     mesh_out_pop,
+    input  logic [NUM_MESH_CH-1:0]                     mesh_in_valid,
+    input  logic [NUM_MESH_CH*$bits(noc_pkt_t)-1:0]    mesh_in_pkt,
+    output logic [NUM_MESH_CH-1:0]                     mesh_in_pop,
     // ARM port per PE (PE p: arm_wr[p], arm_idx[5p +: 5], arm_data[32p +: 32]), PE clock
     input  logic [3:0]   arm_wr,
     input  logic [19:0]  arm_idx,
@@ -85,7 +97,7 @@ module qpe
   localparam int HOST_RSP = HOST_PORT * NUM_CLASSES + CLS_RSP;
 
   noc_router u_router (
-      .clk, .rst_n,
+      .clk, .rst_n, .my_x(qpe_x), .my_y(qpe_y),
       .in_valid(r_in_valid), .in_pkt(r_in_pkt), .in_pop(r_in_pop),
       .out_valid(r_out_valid), .out_pkt(r_out_pkt), .out_pop(r_out_pop));
 
@@ -93,8 +105,8 @@ module qpe
   noc_pkt_t host_pkt;
   logic host_full, host_empty;
   logic [2:0] host_count_unused;
-  assign host_pkt.dst = host_dst;
-  assign host_pkt.src = 3'(HOST_PORT);
+  assign host_pkt.dst = '{x: qpe_x, y: qpe_y, port: host_dst};
+  assign host_pkt.src = '{x: qpe_x, y: qpe_y, port: 3'(HOST_PORT)};
   assign host_pkt.kind = pkt_kind_e'({2'b00, host_kind});
   assign host_pkt.be = '1;
   assign host_pkt.a_read = 1'b0;
@@ -113,7 +125,7 @@ module qpe
   assign r_out_pop[HOST_REQ] = r_out_valid[HOST_REQ];  // dropped: nothing addresses requests to the host
 
   assign host_rsp_valid = r_out_valid[HOST_RSP];
-  assign host_rsp_src = r_out_pkt[HOST_RSP].src;
+  assign host_rsp_src = r_out_pkt[HOST_RSP].src.port;
   assign host_rsp_addr = r_out_pkt[HOST_RSP].addr;
   assign host_rsp_data = r_out_pkt[HOST_RSP].data;
   assign r_out_pop[HOST_RSP] = host_rsp_pop && r_out_valid[HOST_RSP];
@@ -124,7 +136,7 @@ module qpe
   localparam int DRAM_RSP = DRAM_PORT * NUM_CLASSES + CLS_RSP;
   noc_pkt_t dram_pkt;
   assign dram_pkt.dst = dram_dst;
-  assign dram_pkt.src = 3'(DRAM_PORT);
+  assign dram_pkt.src = '{x: qpe_x, y: qpe_y, port: 3'(DRAM_PORT)};
   assign dram_pkt.kind = pkt_kind_e'(dram_kind);
   assign dram_pkt.a_read = 1'b0;
   assign dram_pkt.rtag = '0;
@@ -152,12 +164,23 @@ module qpe
   assign r_out_pop[DRAM_REQ] = dram_req_pop && r_out_valid[DRAM_REQ];
   assign r_out_pop[DRAM_RSP] = r_out_valid[DRAM_RSP];  // dropped: nothing sends responses to the DRAM
 
+  for (genvar m = 0; m < NUM_MESH_CH; m++) begin : g_mesh
+    localparam int CH = NORTH_PORT * NUM_CLASSES + m;
+    localparam int W = $bits(noc_pkt_t);
+    assign mesh_out_valid[m] = r_out_valid[CH];
+    assign mesh_out_pkt[m*W +: W] = r_out_pkt[CH];
+    assign r_out_pop[CH] = mesh_out_pop[m];
+    assign r_in_valid[CH] = mesh_in_valid[m];
+    assign r_in_pkt[CH] = mesh_in_pkt[m*W +: W];
+    assign mesh_in_pop[m] = r_in_pop[CH];
+  end
+
   logic [31:0]  pe_stat [NUM_PE];
   logic [127:0] pe_bd_rdata[NUM_PE];
 
   for (genvar p = 0; p < NUM_PE; p++) begin : g_pe
     pe #(.ROWS(ROWS), .COLS(COLS), .PE_ID(2'(p))) u_pe (
-        .clk, .rst_n, .ce, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
+        .clk, .rst_n, .ce, .qpe_x, .qpe_y, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
         .out_valid(r_in_valid[p*NUM_CLASSES +: NUM_CLASSES]), .out_pkt(r_in_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
         .out_pop(r_in_pop[p*NUM_CLASSES +: NUM_CLASSES]),
         .in_valid(r_out_valid[p*NUM_CLASSES +: NUM_CLASSES]), .in_pkt(r_out_pkt[p*NUM_CLASSES +: NUM_CLASSES]),

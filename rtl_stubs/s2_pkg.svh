@@ -4,17 +4,33 @@
 `define S2_PKG_SVH
 package s2_pkg;
 
-  // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface, 5 the DRAM (QPE-DRAM, thesis 3.3).
+  // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface, 5 the DRAM (QPE-DRAM, thesis 3.3),
+  // 6..9 the mesh links to the neighbouring QPEs' routers (north, east, south, west; thesis 2.3.4). A
+  // packet names its destination node (QPE coordinates and a local port 0..5); routers route X first.
   localparam int NUM_PE = 4;
-  localparam int NUM_PORTS = 6;
+  localparam int NUM_PORTS = 10;
   localparam int HOST_PORT = 4;
   localparam int DRAM_PORT = 5;
+  localparam int NORTH_PORT = 6;  // y - 1
+  localparam int EAST_PORT = 7;   // x + 1
+  localparam int SOUTH_PORT = 8;  // y + 1
+  localparam int WEST_PORT = 9;   // x - 1
+  localparam int NUM_DIRS = 4;
   // Two message classes keep requests from blocking responses (no protocol deadlock): every port has a
   // request channel and a response channel through the router; channel = port * 2 + class.
   localparam int NUM_CLASSES = 2;
   localparam int CLS_REQ = 0;
   localparam int CLS_RSP = 1;
   localparam int NUM_CH = NUM_PORTS * NUM_CLASSES;
+  localparam int NUM_MESH_CH = NUM_DIRS * NUM_CLASSES;  // mesh channels: (port - NORTH_PORT) * 2 + class
+
+  // A node of the chip's NoC: QPE (x = column from the west, y = row from the north) and its local port.
+  localparam int COORD_BITS = 4;  // meshes up to 16 x 16
+  typedef struct packed {
+    logic [COORD_BITS-1:0] x;
+    logic [COORD_BITS-1:0] y;
+    logic [2:0]            port;
+  } node_t;
 
   typedef enum logic [3:0] {
     PKT_REG_WR     = 4'd0,  // host -> PE register write (addr = register index)
@@ -55,8 +71,8 @@ package s2_pkg;
   // PE's NoC slave answers such a read to the PE the tag names (rtl_stubs/README.md, neighbor_conv).
   localparam int RTAG_INDEX_BITS = 5;
   typedef struct packed {
-    logic [2:0]   dst;
-    logic [2:0]   src;
+    node_t        dst;
+    node_t        src;
     pkt_kind_e    kind;
     logic         a_read;                      // an MLA operand-A read (or its response)
     logic [RTAG_INDEX_BITS+1:0] rtag;          // return tag of an operand-A read
@@ -95,7 +111,15 @@ package s2_pkg;
   localparam logic [4:0] REG_DMA_ROW_BYTES         = 5'd22;
   localparam logic [4:0] REG_DMA_ROWS              = 5'd23;  // rows per plane
   localparam logic [4:0] REG_DMA_PLANES            = 5'd24;
-  localparam logic [4:0] REG_DMA_START             = 5'd25;  // [0]: 0 = load (DRAM -> SRAM), 1 = store
+  // REG_DMA_START: [0] 0 = load (DRAM -> SRAM), 1 = store; [1] 0 = the far end is this QPE's DRAM port,
+  // 1 = the far end is node [12:2] (dma_target_t): a DRAM port on the chip, or another PE's SRAM (its
+  // dma_target answers as a DRAM does). The ARM knows the route's far end (which router a DRAM is at).
+  localparam logic [4:0] REG_DMA_START             = 5'd25;
+  typedef struct packed {
+    node_t node;
+    logic  explicit_node;
+    logic  store;
+  } dma_start_t;
 
   // Statistics readable through the debug port (stat_sel).
   localparam logic [2:0] STAT_START_CYCLE   = 3'd0;  // QPE cycle at which the task started

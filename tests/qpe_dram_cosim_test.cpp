@@ -278,7 +278,9 @@ TEST(QpeDramCosim, TheRtlWatchdogNamesWhatEachPeWaitsFor) {
   opt.watchdog_cycles = 500;
   const StreamResult r = make_rtl_stream_backend(HwConfig{})->run(s, dram, opt);
   EXPECT_FALSE(r.completed);
-  EXPECT_NE(r.stalled.find("PE 2: command 0 of 1 (dma_load of COPY), waiting for its DMA"), std::string::npos)
+  EXPECT_NE(r.stalled.find("3 of 4 PEs finished"), std::string::npos) << r.stalled;
+  EXPECT_NE(r.stalled.find("PE 2 (QPE 0, PE 2): command 0 of 1 (dma_load of COPY), waiting for its DMA (load from DRAM 0)"),
+            std::string::npos)
       << r.stalled;
 }
 

@@ -1,7 +1,8 @@
 // Directed tests of the QPE NoC router (rtl_stubs/noc_router.sv) verilated on its own (s2_rtl_blocks,
 // Vnoc_router). Every test clock is a NoC clock.
 //
-// Channels: channel = port * 2 + class, ports 0..3 = PEs, 4 = host, 5 = DRAM; class 1 (response) for
+// Channels: channel = port * 2 + class, ports 0..3 = PEs, 4 = host, 5 = DRAM, 6..9 the mesh links north,
+// east, south, west; class 1 (response) for
 // PKT_RD_RSP and PKT_DMA_ACK, class 0 (request) for every other kind. Inputs are the senders' FIFO heads (in_valid / in_pkt); the router pops
 // one with in_pop, combinationally, in the clock it accepts it. Outputs are router-owned FIFOs
 // (out_valid / out_pkt, popped with out_pop).
@@ -9,7 +10,9 @@
 // Timing as the RTL defines it (noc_router.sv: "delivers it into the destination's output FIFO LATENCY
 // clocks later"): a packet offered in clock 0 is accepted at the edge that ends clock 0 (in_pop = 1 in clock
 // 0), moves through the 4 pipeline stages and is written into the output FIFO at the 4th edge after the
-// accepting one; it is visible (out_valid) from clock 5 on.
+// accepting one; it is visible (out_valid) from clock 5 on. A packet for another QPE (its destination node's
+// coordinates are not the router's) goes to the link towards it, X first, and is visible there a clock
+// earlier, from clock 4: the next router takes it 4 clocks after this one did.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,28 +33,30 @@ double sc_time_stamp() { return 0; }
 
 namespace {
 
-constexpr int kPorts = 6;
-constexpr int kChannels = 12;
+constexpr int kPorts = 6;      // local ports (a packet's destination port)
+constexpr int kChannels = 20;  // 10 ports x 2 classes
 constexpr int kLatency = 4;
 constexpr int kOutDepth = 4;
 enum Kind : unsigned { kRegWr = 0, kMemWr = 1, kMemRd = 2, kRdRsp = 3 };
 
 struct Pkt {
-  unsigned dst = 0, src = 0, kind = kMemRd, addr = 0;
+  unsigned dst = 0, src = 0, kind = kMemRd, addr = 0;  // dst, src: local ports
   std::uint64_t tag = 0;  // goes into data[63:0]; data[127:64] = ~tag
   unsigned rtag = 0;      // operand-A return tag: carried through untouched like everything else
   bool a_read = false;
   unsigned be = 0xa5c3;   // byte enables: carried through untouched
+  unsigned dst_x = 0, dst_y = 0, src_x = 0, src_y = 0;  // the nodes' QPE coordinates
   bool operator==(const Pkt& o) const {
     return dst == o.dst && src == o.src && kind == o.kind && addr == o.addr && tag == o.tag && rtag == o.rtag &&
-           a_read == o.a_read && be == o.be;
+           a_read == o.a_read && be == o.be && dst_x == o.dst_x && dst_y == o.dst_y && src_x == o.src_x &&
+           src_y == o.src_y;
   }
 };
 
 int channel_of(unsigned dst, unsigned kind) { return static_cast<int>(dst) * 2 + (kind == kRdRsp ? 1 : 0); }
 
-// noc_pkt_t is packed {dst[2:0], src[2:0], kind[3:0], a_read, rtag[6:0], be[15:0], addr[16:0], data[127:0]}:
-// 179 bits, data in words 0..3, the header from bit 128 (word 4) on. Byte enables are carried like the rest.
+// noc_pkt_t is packed {dst, src, kind[3:0], a_read, rtag[6:0], be[15:0], addr[16:0], data[127:0]}, a node
+// being {x[3:0], y[3:0], port[2:0]}: 195 bits, data in words 0..3, the header from bit 128 (word 4) on.
 template <typename W>
 void pack(W& w, const Pkt& p) {
   w[0] = static_cast<std::uint32_t>(p.tag);
@@ -61,9 +66,12 @@ void pack(W& w, const Pkt& p) {
   const std::uint64_t h = (p.addr & 0x1ffffull) | (std::uint64_t(p.be & 0xffffu) << 17) |
                           (std::uint64_t(p.rtag & 0x7fu) << 33) | (std::uint64_t(p.a_read) << 40) |
                           (std::uint64_t(p.kind & 15u) << 41) | (std::uint64_t(p.src & 7u) << 45) |
-                          (std::uint64_t(p.dst & 7u) << 48);
+                          (std::uint64_t(p.src_y & 15u) << 48) | (std::uint64_t(p.src_x & 15u) << 52) |
+                          (std::uint64_t(p.dst & 7u) << 56) | (std::uint64_t(p.dst_y & 15u) << 59) |
+                          (std::uint64_t(p.dst_x & 1u) << 63);
   w[4] = static_cast<std::uint32_t>(h);
   w[5] = static_cast<std::uint32_t>(h >> 32);
+  w[6] = (p.dst_x >> 1) & 7u;  // header bits 64..66: dst x's upper three bits
 }
 template <typename W>
 Pkt unpack(const W& w) {
@@ -71,30 +79,37 @@ Pkt unpack(const W& w) {
   p.tag = std::uint64_t(w[0]) | (std::uint64_t(w[1]) << 32);
   EXPECT_EQ(w[2], ~w[0]) << "payload corrupted";
   EXPECT_EQ(w[3], ~w[1]) << "payload corrupted";
-  const std::uint64_t h = std::uint64_t(w[4]) | (std::uint64_t(w[5] & 0x7ffffu) << 32);
+  const std::uint64_t h = std::uint64_t(w[4]) | (std::uint64_t(w[5]) << 32);
   p.addr = h & 0x1ffffu;
   p.be = (h >> 17) & 0xffffu;
   p.rtag = (h >> 33) & 0x7fu;
   p.a_read = (h >> 40) & 1u;
   p.kind = (h >> 41) & 15u;
   p.src = (h >> 45) & 7u;
-  p.dst = (h >> 48) & 7u;
+  p.src_y = (h >> 48) & 15u;
+  p.src_x = (h >> 52) & 15u;
+  p.dst = (h >> 56) & 7u;
+  p.dst_y = (h >> 59) & 15u;
+  p.dst_x = static_cast<unsigned>((h >> 63) | (std::uint64_t(w[6] & 7u) << 1));
   return p;
 }
 
 // The router with a queue of packets in front of every input channel and a receiver at every output channel.
 class Router {
  public:
-  Router() {
+  // a router at mesh position (x, y)
+  explicit Router(unsigned x = 0, unsigned y = 0) {
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->randReset(0);
     m_ = std::make_unique<Vnoc_router>(ctx_.get(), "router");
     m_->clk = 0;
     m_->rst_n = 0;
+    m_->my_x = x;
+    m_->my_y = y;
     for (int c = 0; c < kChannels; ++c) {
       m_->in_valid[c] = 0;
       m_->out_pop[c] = 0;
-      for (int w = 0; w < 5; ++w) m_->in_pkt[c][w] = 0;
+      for (int w = 0; w < 7; ++w) m_->in_pkt[c][w] = 0;
     }
     m_->eval();
     edge();
@@ -356,6 +371,65 @@ TEST(RtlNocRouter, BackPressureWhenTheOutputFifoIsFull) {
   ASSERT_EQ(r.out[4].size(), 10u);
   for (int k = 0; k < 10; ++k) EXPECT_EQ(r.out[4][static_cast<std::size_t>(k)].second.tag, std::uint64_t(k));
   EXPECT_TRUE(r.in[6].empty());
+}
+
+// ---------------------------------------------------------------- the mesh
+
+TEST(RtlNocRouter, RoutesToTheLinkTowardsTheDestinationXFirst) {
+  // a router at (1, 1): packets for other QPEs go to the link towards them, X before Y; its own QPE's to
+  // the local port
+  Router r(1, 1);
+  constexpr int kNorth = 6, kEast = 7, kSouth = 8, kWest = 9;
+  struct Case {
+    unsigned x, y;
+    int port;
+  } cases[] = {{2, 0, kEast}, {3, 3, kEast}, {0, 0, kWest}, {0, 2, kWest},
+               {1, 0, kNorth}, {1, 5, kSouth}, {1, 1, 3}};
+  std::uint64_t tag = 1;
+  for (const Case& c : cases) {
+    Pkt p{3, 0, kMemWr, 0, tag++};
+    p.dst_x = c.x;
+    p.dst_y = c.y;
+    r.in[0].push_back(p);
+  }
+  r.run(30);
+  tag = 1;
+  for (const Case& c : cases) {
+    const int ch = c.port * 2;  // request class
+    bool found = false;
+    for (const auto& [when, p] : r.out[ch]) found = found || p.tag == tag;
+    EXPECT_TRUE(found) << "packet for (" << c.x << ", " << c.y << ") not on port " << c.port;
+    ++tag;
+  }
+}
+
+TEST(RtlNocRouter, ALinksPacketIsVisibleAClockEarlierThanALocalOne) {
+  // accepted in clock 0 (local) and 1 (link): the link's is visible from clock 4 + 1, the local one's from
+  // clock 5, so both leave the pipeline at the same edge, into different FIFOs
+  Router r(0, 0);
+  r.pop_.fill(false);
+  Pkt local{2, 0, kMemWr, 0, 10};
+  Pkt east{2, 0, kMemWr, 0, 11};
+  east.dst_x = 1;
+  r.in[0].push_back(local);
+  r.in[0].push_back(east);
+  r.run(1);
+  ASSERT_EQ(r.accepted[0], 0);
+  for (int c = 1; c < 5; ++c) {
+    EXPECT_FALSE(r.out_valid(7 * 2)) << "link packet visible too early, clock " << c;
+    r.step();
+    if (c == 1) {
+      ASSERT_EQ(r.accepted[1], 0);
+    }
+  }
+  EXPECT_TRUE(r.out_valid(7 * 2)) << "link packet not visible 4 clocks after its acceptance";
+  EXPECT_TRUE(r.out_valid(2 * 2)) << "local packet not visible 5 clocks after its acceptance";
+  r.pop_.fill(true);
+  r.run(2);
+  ASSERT_EQ(r.out[14].size(), 1u);
+  ASSERT_EQ(r.out[4].size(), 1u);
+  EXPECT_EQ(r.out[14][0].second, east);
+  EXPECT_EQ(r.out[4][0].second, local);
 }
 
 }  // namespace

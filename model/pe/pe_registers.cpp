@@ -56,7 +56,18 @@ std::vector<RegisterWrite> mla_register_writes(const TaskRegisters& r) {
   return w;
 }
 
-std::vector<RegisterWrite> dma_register_writes(const DmaTransfer& t, bool store) {
+namespace {
+std::uint32_t dma_start_word(bool store, const NocNode* far_end) {
+  std::uint32_t w = store ? 1u : 0u;
+  if (!far_end) return w;
+  if (far_end->x < 0 || far_end->x > 15 || far_end->y < 0 || far_end->y > 15 || far_end->port < 0 || far_end->port > 7)
+    throw std::out_of_range("DMA far end beyond the NoC's node field (x, y 0..15, port 0..7)");
+  const auto node = static_cast<std::uint32_t>((far_end->x << 7) | (far_end->y << 3) | far_end->port);
+  return w | 2u | (node << 2);
+}
+}  // namespace
+
+std::vector<RegisterWrite> dma_register_writes(const DmaTransfer& t, bool store, const NocNode* far_end) {
   if (t.dram_addr + t.bytes() > (1ull << 32) || t.dram_row_stride >= (1ull << 32) || t.dram_plane_stride >= (1ull << 32))
     throw std::out_of_range("DMA transfer beyond the 32-bit DRAM address space the DMA registers hold");
   return {{kDmaDramAddr, static_cast<std::uint32_t>(t.dram_addr)},
@@ -68,7 +79,7 @@ std::vector<RegisterWrite> dma_register_writes(const DmaTransfer& t, bool store)
           {kDmaRowBytes, t.row_bytes},
           {kDmaRows, t.rows},
           {kDmaPlanes, t.planes},
-          {kDmaStart, store ? 1u : 0u}};
+          {kDmaStart, dma_start_word(store, far_end)}};
 }
 
 SramLayout stream_mla_layout(const StreamCommand& c, const HwConfig& cfg, std::size_t sram_bytes) {

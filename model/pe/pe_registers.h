@@ -42,9 +42,20 @@ struct RegisterWrite {
   std::uint32_t data = 0;
 };
 
+// A node of the chip's NoC (rtl_stubs/s2_pkg.svh node_t): a QPE's router by mesh coordinates, and one of
+// its local ports (0..3 the PEs, 4 the host, 5 the DRAM port).
+struct NocNode {
+  int x = 0, y = 0, port = 0;
+};
+inline constexpr int kNocDramPort = 5;
+
 // What the ARM writes, in order, to start an MLA task (the descriptor, then START) or a DMA transfer.
+// kDmaStart's word (s2_pkg dma_start_t) is [0] store and, if `far_end` is given, [1] = 1 and the node in
+// [12:2] ({x[3:0], y[3:0], port[2:0]}): where the transfer's requests go on a chip. Without it they go to
+// the PE's own QPE's DRAM port (QPE-DRAM). The model takes the far end from the command; the word is the
+// same length either way, so the clocks are too.
 std::vector<RegisterWrite> mla_register_writes(const TaskRegisters& r);
-std::vector<RegisterWrite> dma_register_writes(const DmaTransfer& t, bool store);
+std::vector<RegisterWrite> dma_register_writes(const DmaTransfer& t, bool store, const NocNode* far_end = nullptr);
 
 // The SRAM layout of a stream's MLA command: the task's layout at the command's operand bases.
 // Throws std::out_of_range if it reaches beyond `sram_bytes`.
