@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
                  "(thesis 4.3/4.4, Tables 5.5-5.8)");
   netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
-  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip, model only so far)")
+  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip)")
       ->check(CLI::IsMember({"qpe", "s2"}));
   netcmd->add_flag("--whole", nreq.whole,
                    "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "

@@ -456,10 +456,6 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (!req.preset.empty()) throw std::invalid_argument("--preset " + req.preset + ": a chip preset needs --target s2");
       cfg.chip = qpe_dram_chip();
     } else {
-      if (req.backend != "model")
-        throw std::invalid_argument("--target s2 --backend " + req.backend +
-                                    ": the Verilated RTL is one QPE with one DRAM (QPE-DRAM); the chip runs on the model "
-                                    "only so far (--backend model)");
       if (!req.preset.empty() || cfg.chip.qpes() == 1) apply_preset(cfg, req.preset.empty() ? "prototype" : req.preset);
       validate(cfg);
     }
