@@ -519,8 +519,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
            "share (model/README.md, QPE-DRAM)\n";
   if (target_is_chip(req))
     out << "approximate (chip model): packets book each router of their mesh route first come first served (no "
-           "round robin between flows); each DRAM holds a copy of the block's image and serves the PEs nearest it; "
-           "not compared with any RTL yet (model/README.md, The chip)\n";
+           "round robin between flows); each DRAM holds a copy of the block's image and serves the PEs nearest it "
+           "(model/README.md, The chip)\n";
   out << "\n";
   const std::string rtl_head = rtl ? fmt::format(" {:>12} {:>8}", "RTL", model ? "delta" : "") : "";
   out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", "block", "strategy", "reuse",
@@ -777,23 +777,39 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     target(wall < 20.0, fmt::format("whole network on the model, data checked, in under 20 s wall: {:.1f} s", wall));
   }
-  if (!thesis_cells && !ranked && !compared && !category_cells)
-    out << "  none measured: no thesis clocks for these operations, and no RTL run (--backend both)\n";
-  for (const std::string& s : skipped) out << "not run: " << s << "\n";
-  // how fast the model simulated: every stream it ran (ARM free and ARM timed), wall seconds inside it
-  double model_wall = 0, simulated = 0;
+  // how fast each backend simulated: every stream it ran (the model: ARM free and ARM timed; the RTL: ARM
+  // free), wall seconds inside it
+  double model_wall = 0, simulated = 0, rtl_wall = 0, rtl_simulated = 0;
   for (const BlockRun& r : runs) {
+    if (r.rtl) {
+      rtl_wall += r.rtl->wall_s;
+      for (const StreamRow& row : r.streams) rtl_simulated += double(row.rtl_cycles.value_or(0));
+    }
     if (!r.model) continue;
     model_wall += r.model->wall_s;
     for (const StreamRow& row : r.streams) simulated += double(row.cycles) + double(row.cycles_arm_timed);
   }
+  const double model_rate = model_wall > 0 ? simulated / model_wall : 0.0;
+  const double rtl_rate = rtl_wall > 0 ? rtl_simulated / rtl_wall : 0.0;
+  const bool both_rates = model_rate > 0 && rtl_rate > 0;
+  if (both_rates && target_is_chip(req))
+    target(model_rate >= 100 * rtl_rate,
+           fmt::format("model at least 100x the RTL's simulated chip clocks per wall second on these runs: {:.0f}x", model_rate / rtl_rate));
+  if (!thesis_cells && !ranked && !compared && !category_cells && !(both_rates && target_is_chip(req)))
+    out << "  none measured: no thesis clocks for these operations, and no RTL run (--backend both)\n";
+  for (const std::string& s : skipped) out << "not run: " << s << "\n";
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   if (model)
     out << fmt::format("\nmodel speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the model ({:.2e} clocks per "
                        "second; each block's streams run twice, ARM free and ARM timed, and its data checked); peak memory "
                        "{:.0f} MB\n",
-                       simulated, model_wall, model_wall > 0 ? simulated / model_wall : 0.0, double(usage.ru_maxrss) / 1024.0);
+                       simulated, model_wall, model_rate, double(usage.ru_maxrss) / 1024.0);
+  if (rtl)
+    out << fmt::format("RTL speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the RTL ({:.2e} clocks per second; "
+                       "each block's streams run once, ARM free, and its data checked){}\n",
+                       rtl_simulated, rtl_wall, rtl_rate,
+                       both_rates ? fmt::format("; the model is {:.0f}x as fast", model_rate / rtl_rate) : "");
 
   if (!req.json_out.empty()) {
     nlohmann::json j;
@@ -803,6 +819,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     j["seed"] = req.seed;
     j["config"] = to_json(cfg);
     j["config_hash"] = config_hash(cfg);
+    if (model_rate > 0) j["model_clocks_per_s"] = model_rate;
+    if (rtl_rate > 0) j["rtl_clocks_per_s"] = rtl_rate;
     if (!req.split_file.empty()) j["split_file"] = req.split_file;
     if (stopped) j["stopped_by_signal"] = stopped;  // the operations that finished before the stop
     if (req.whole) {

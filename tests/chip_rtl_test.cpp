@@ -168,3 +168,19 @@ TEST(ChipRtl, APeThatDoesNotFinishIsNamedWhileTheOthersFinish) {
             std::string::npos)
       << r.stalled;
 }
+
+TEST(ChipRtl, TransfersBetweenSramsAreRefusedBeforeAnythingRuns) {
+  // not in the RTL yet (rtl_stubs/README.md, "The chip"): the stream is refused, naming the command
+  const HwConfig cfg = mesh(2, 1);
+  TaskStream s = stream_of(cfg, "peer");
+  StreamCommand c = transfer(CommandKind::DmaStore, 0, 0, 0, 64);
+  c.dma.remote = {MemoryRef::Kind::Sram, 5};
+  s.pe[0].push_back(c);
+  SystemMemory mem;
+  try {
+    make_rtl_stream_backend(cfg)->run(s, mem, StreamRunOptions{false});
+    FAIL() << "a transfer between SRAMs ran on the RTL";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("stream peer: PE 0 command 0 moves data to SRAM of PE 5"), std::string::npos) << e.what();
+  }
+}

@@ -93,13 +93,8 @@ TEST(RunNet, AWholeNetworkOnTheChipSumsItsClocksPerTable510Category) {
   }
 }
 
-TEST(RunNet, TheChipIsRefusedOnTheRtlAndPresetsNeedTheChip) {
+TEST(RunNet, PresetsNeedTheChip) {
   std::ostringstream out, err;
-  RunNetRequest req;
-  req.target = "s2";
-  req.backend = "both";
-  EXPECT_EQ(run_net(req, out, err), 2);
-  EXPECT_NE(err.str().find("the chip runs on the model only"), std::string::npos) << err.str();
   RunNetRequest q;
   q.preset = "prototype";
   EXPECT_EQ(run_net(q, out, err), 2);
