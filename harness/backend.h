@@ -62,6 +62,12 @@ class StreamBackend {
   virtual ~StreamBackend() = default;
   virtual std::string name() const = 0;
   virtual StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) = 0;
+  // Why this backend cannot run `s` at all (what run would refuse with, for something the backend lacks,
+  // not for a bad stream), or "" if it can: lets a caller run the stream elsewhere without losing anything.
+  virtual std::string refusal(const TaskStream& s) const {
+    (void)s;
+    return "";
+  }
   // One DRAM (QPE-DRAM): `dram` in and out.
   StreamResult run(const TaskStream& s, std::vector<std::uint8_t>& dram, const StreamRunOptions& opt) {
     SystemMemory mem;

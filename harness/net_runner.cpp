@@ -93,6 +93,7 @@ struct BlockRun {
   std::optional<double> delta;  // equation 5.1, core operation, ARM free
   std::string status;           // with both backends: pass, deviation, mismatch, hang
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
+  std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
   std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
   std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
   nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
@@ -125,6 +126,11 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
   if (golden.empty()) golden = mapper::golden_block_output(b, s, bs, cfg, image);
+  // what the RTL lacks is found before anything runs: the block then runs on the model only
+  if (rtl)
+    for (const TaskStream& st : bs.streams)
+      if (r.rtl_refused.empty()) r.rtl_refused = rtl->refusal(st);
+  if (!r.rtl_refused.empty()) rtl = nullptr;
   const bool core_only = bs.streams.size() == 1;
   auto is_core = [&](const StreamRow& row) { return row.operation == b.name() || core_only; };
   for (const TaskStream& st : bs.streams) {
@@ -320,6 +326,7 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (r.delta) o["delta"] = *r.delta;
   if (!r.status.empty()) o["status"] = r.status;
   if (!r.where.empty()) o["deviation_where"] = r.where;
+  if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
   o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
@@ -386,6 +393,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   if (!r.status.empty() && (!r.model || !r.rtl))
     throw std::invalid_argument("field 'status': a comparator status needs model_cycles and rtl_cycles");
   r.where = json_member_or<std::string>(o, "deviation_where", "");
+  r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
   if (o.contains("category_cycles")) {
     const nlohmann::json& cats = o.at("category_cycles");
     if (!cats.is_object()) throw std::invalid_argument("field 'category_cycles': expected an object");
@@ -620,6 +628,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       else if (r.record.contains("model_time"))
         out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, mapper::to_string(r.strategy),
                            r.model ? r.model->core_cycles : 0, describe_time(r.record.at("model_time")));
+      if (!r.rtl_refused.empty())
+        out << fmt::format("{:<10} {:<15} not on the RTL (model only): {}\n", r.block, mapper::to_string(r.strategy), r.rtl_refused);
       if (!r.status.empty())
         out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
                            mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,
@@ -805,7 +815,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                        "second; each block's streams run twice, ARM free and ARM timed, and its data checked); peak memory "
                        "{:.0f} MB\n",
                        simulated, model_wall, model_rate, double(usage.ru_maxrss) / 1024.0);
-  if (rtl)
+  if (rtl && rtl_wall > 0)
     out << fmt::format("RTL speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the RTL ({:.2e} clocks per second; "
                        "each block's streams run once, ARM free, and its data checked){}\n",
                        rtl_simulated, rtl_wall, rtl_rate,

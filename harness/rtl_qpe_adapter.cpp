@@ -365,6 +365,19 @@ class RtlChip final : public StreamBackend {
   }
   std::string name() const override { return "rtl"; }
 
+  std::string refusal(const TaskStream& s) const override {
+    for (std::size_t p = 0; p < s.pe.size(); ++p)
+      for (std::size_t k = 0; k < s.pe[p].size(); ++k) {
+        const StreamCommand& c = s.pe[p][k];
+        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Sram)
+          return fmt::format(
+              "stream {}: PE {} command {} moves data {} {}: the RTL's DMAs reach DRAMs only so far (no transfers "
+              "between PEs' SRAMs: the data reuse strategy's storage QPEs and filter migration); run it on the model",
+              s.name, p, k, c.kind == CommandKind::DmaLoad ? "from" : "to", to_string(c.dma.remote));
+      }
+    return "";
+  }
+
   using StreamBackend::run;
   StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
     check_chip_stream(s, mem);
@@ -475,15 +488,7 @@ class RtlChip final : public StreamBackend {
     for (const auto& [p, image] : mem.sram)
       if (p < 0 || p >= lim.pes || image.size() > std::size_t(kSramLines) * 16)
         throw std::invalid_argument("stream " + s.name + ": SRAM image for PE " + std::to_string(p) + " does not fit the chip");
-    for (std::size_t p = 0; p < s.pe.size(); ++p)
-      for (std::size_t k = 0; k < s.pe[p].size(); ++k) {
-        const StreamCommand& c = s.pe[p][k];
-        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Sram)
-          throw std::invalid_argument(fmt::format(
-              "stream {}: PE {} command {} moves data {} {}: the RTL's DMAs reach DRAMs only so far (no transfers "
-              "between PEs' SRAMs: the data reuse strategy's storage QPEs and filter migration); run it on the model",
-              s.name, p, k, c.kind == CommandKind::DmaLoad ? "from" : "to", to_string(c.dma.remote)));
-      }
+    if (const std::string why = refusal(s); !why.empty()) throw std::invalid_argument(why);
   }
 
   struct Arm {
