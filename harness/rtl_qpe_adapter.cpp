@@ -349,15 +349,18 @@ class RtlChip final : public StreamBackend {
                                cfg.chip.name + "' is " + std::to_string(cfg.chip.mesh_cols) + "x" +
                                std::to_string(cfg.chip.mesh_rows));
     for (int q = 0; q < n; ++q) qpes_.push_back(std::make_unique<QpeTop<V>>("qpe" + std::to_string(q)));
-    neighbour_.assign(static_cast<std::size_t>(n), {-1, -1, -1, -1});
+    // each QPE's links: its mesh channel (direction x class), the neighbour, and the neighbour's channel back
+    links_.resize(static_cast<std::size_t>(n));
     for (int q = 0; q < n; ++q) {
       const QpeCoord c = cfg.chip.qpe_coord(q);
-      auto& nb = neighbour_[static_cast<std::size_t>(q)];
-      if (c.y > 0) nb[0] = q - cfg.chip.mesh_cols;                          // north
-      if (c.x + 1 < cfg.chip.mesh_cols) nb[1] = q + 1;                      // east
-      if (c.y + 1 < cfg.chip.mesh_rows) nb[2] = q + cfg.chip.mesh_cols;     // south
-      if (c.x > 0) nb[3] = q - 1;                                           // west
+      const int nb[4] = {c.y > 0 ? q - cfg.chip.mesh_cols : -1,                      // north
+                         c.x + 1 < cfg.chip.mesh_cols ? q + 1 : -1,                   // east
+                         c.y + 1 < cfg.chip.mesh_rows ? q + cfg.chip.mesh_cols : -1,  // south
+                         c.x > 0 ? q - 1 : -1};                                       // west
+      for (int m = 0; m < kMeshChannels; ++m)
+        if (nb[m / 2] >= 0) links_[static_cast<std::size_t>(q)].push_back({m, nb[m / 2], ((m / 2 + 2) % 4) * 2 + m % 2});
     }
+    io_.resize(static_cast<std::size_t>(n));
     dram_at_.assign(static_cast<std::size_t>(n), {-1, -1});
     for (std::size_t d = 0; d < cfg.chip.drams.size(); ++d)
       for (std::size_t k = 0; k < cfg.chip.drams[d].attach.size(); ++k)
@@ -683,29 +686,16 @@ class RtlChip final : public StreamBackend {
   void noc_clock(std::vector<std::unique_ptr<RtlDram>>& drams) {
     const std::uint64_t now = cycle();
     const int n = static_cast<int>(qpes_.size());
-    struct PortIo {
-      bool take = false, offered = false, rsp = false;
-      DramPortPacket in;
-    };
-    std::array<PortIo, 64> io_small;
-    std::vector<PortIo> io_big;
-    PortIo* io = io_small.data();
-    if (n > static_cast<int>(io_small.size())) {
-      io_big.resize(static_cast<std::size_t>(n));
-      io = io_big.data();
-    }
+    std::vector<PortIo>& io = io_;
     for (int q = 0; q < n; ++q) {
       V& t = *qpe(q).operator->();
       // links in
       unsigned valid = 0;
-      for (int m = 0; m < kMeshChannels; ++m) {
-        const int nb = neighbour_[static_cast<std::size_t>(q)][static_cast<std::size_t>(m / 2)];
-        if (nb < 0) continue;
-        V& o = *qpe(nb).operator->();
-        const int back = ((m / 2 + 2) % 4) * 2 + m % 2;
-        if (!((o.mesh_out_valid >> back) & 1u)) continue;
-        valid |= 1u << m;
-        copy_bits(o.mesh_out_pkt.data(), back * kNocPacketBits, t.mesh_in_pkt.data(), m * kNocPacketBits, kNocPacketBits);
+      for (const Link& l : links_[static_cast<std::size_t>(q)]) {
+        V& o = *qpe(l.neighbour).operator->();
+        if (!((o.mesh_out_valid >> l.back) & 1u)) continue;
+        valid |= 1u << l.channel;
+        copy_bits(o.mesh_out_pkt.data(), l.back * kNocPacketBits, t.mesh_in_pkt.data(), l.channel * kNocPacketBits, kNocPacketBits);
       }
       t.mesh_in_valid = valid;
       // the DRAM port
@@ -744,12 +734,8 @@ class RtlChip final : public StreamBackend {
     for (int q = 0; q < n; ++q) {
       V& t = *qpe(q).operator->();
       unsigned pop = 0;
-      for (int m = 0; m < kMeshChannels; ++m) {
-        const int nb = neighbour_[static_cast<std::size_t>(q)][static_cast<std::size_t>(m / 2)];
-        if (nb < 0) continue;
-        const int back = ((m / 2 + 2) % 4) * 2 + m % 2;
-        if ((qpe(nb)->mesh_in_pop >> back) & 1u) pop |= 1u << m;
-      }
+      for (const Link& l : links_[static_cast<std::size_t>(q)])
+        if ((qpe(l.neighbour)->mesh_in_pop >> l.back) & 1u) pop |= 1u << l.channel;
       t.mesh_out_pop = pop;
     }
     for (int q = 0; q < n; ++q) {
@@ -780,7 +766,15 @@ class RtlChip final : public StreamBackend {
   HwConfig cfg_;
   Mesh mesh_;
   std::vector<std::unique_ptr<QpeTop<V>>> qpes_;
-  std::vector<std::array<int, 4>> neighbour_;       // per QPE: north, east, south, west (-1: the edge)
+  struct Link {
+    int channel, neighbour, back;  // this QPE's mesh channel, the neighbour's index and its channel back
+  };
+  struct PortIo {                  // a DRAM port in the NoC clock being simulated
+    bool take = false, offered = false, rsp = false;
+    DramPortPacket in;
+  };
+  std::vector<std::vector<Link>> links_;            // per QPE (none towards the mesh's edges)
+  std::vector<PortIo> io_;                          // per QPE
   std::vector<std::pair<int, int>> dram_at_;        // per QPE: the DRAM at its DRAM port and which of its ports
   std::map<std::pair<int, std::size_t>, Sync> syncs_;  // by group and index
   std::vector<int> group_size_;
