@@ -472,18 +472,11 @@ class RtlChip final : public StreamBackend {
   QpeTop<V>& qpe(int q) { return *qpes_[static_cast<std::size_t>(q)]; }
   std::uint64_t cycle() { return qpe(0)->cycle; }
   // PE clocks between QPE q and the host: the host interface and the hops to its agent (model: System)
-  std::uint64_t host_cycles(int q) const {
-    return static_cast<std::uint64_t>(cfg_.host_latency_cycles) +
-           static_cast<std::uint64_t>(mesh_.hops(q, mesh_.host_agent(q))) * static_cast<std::uint64_t>(cfg_.hop_cycles());
-  }
+  std::uint64_t host_cycles(int q) const { return host_path_cycles(cfg_, mesh_, q); }
 
   // What the RTL cannot run is refused before anything runs.
   void check_chip_stream(const TaskStream& s, const SystemMemory& mem) const {
-    StreamLimits lim;
-    lim.pes = cfg_.chip.qpes() * kPesPerQpe;
-    lim.drams = static_cast<int>(cfg_.chip.drams.size());
-    lim.sram_bytes = static_cast<std::uint32_t>(cfg_.sram_bytes);
-    for (QpeCoord c : cfg_.chip.routers_without_pes) lim.qpes_without_pes.push_back(cfg_.chip.qpe_index(c));
+    const StreamLimits lim = stream_limits(cfg_);
     check_stream(s, lim);
     if (mem.drams.size() > cfg_.chip.drams.size())
       throw std::invalid_argument("stream " + s.name + ": " + std::to_string(mem.drams.size()) + " DRAM images for " +
@@ -754,13 +747,13 @@ class RtlChip final : public StreamBackend {
       if (x.offered) dram.pop(port, x.rsp);
     }
   }
-  int chip_pe_of_node(unsigned node) const {
-    const int x = static_cast<int>((node >> 7) & 0xf), y = static_cast<int>((node >> 3) & 0xf), port = static_cast<int>(node & 7);
-    return cfg_.chip.qpe_index({x, y}) * kPesPerQpe + port;
+  int chip_pe_of_node(unsigned bits) const {
+    const NocNode n = noc_node_of_bits(bits);
+    return cfg_.chip.qpe_index({n.x, n.y}) * kPesPerQpe + n.port;
   }
   unsigned node_of_chip_pe(int p) const {
     const QpeCoord c = cfg_.chip.qpe_coord(p / kPesPerQpe);
-    return static_cast<unsigned>((c.x << 7) | (c.y << 3) | (p % kPesPerQpe));
+    return noc_node_bits({c.x, c.y, p % kPesPerQpe});
   }
 
   HwConfig cfg_;

@@ -73,6 +73,15 @@ std::vector<int> TaskStream::sync_group_members(int g) const {
                                                                     : std::vector<int>{};
 }
 
+StreamLimits stream_limits(const HwConfig& cfg) {
+  StreamLimits l;
+  l.pes = cfg.chip.qpes() * kPesPerQpe;
+  l.drams = static_cast<int>(cfg.chip.drams.size());
+  l.sram_bytes = static_cast<std::uint32_t>(cfg.sram_bytes);
+  for (QpeCoord c : cfg.chip.routers_without_pes) l.qpes_without_pes.push_back(cfg.chip.qpe_index(c));
+  return l;
+}
+
 void check_stream(const TaskStream& s, const StreamLimits& lim) {
   auto where = [&](std::size_t p, std::size_t i) {
     const StreamCommand& c = s.pe[p][i];

@@ -157,6 +157,9 @@ struct StreamLimits {
   std::vector<int> qpes_without_pes;  // mesh positions with a router only (ChipShape::routers_without_pes)
 };
 
+// What a stream may address on the system of cfg.chip (its PEs, DRAMs and SRAM size), for every backend.
+StreamLimits stream_limits(const HwConfig& cfg);
+
 // Throws std::invalid_argument naming the PE and command index of the first command that cannot run: a
 // PE or memory beyond the system, SRAM or DRAM ranges out of bounds, a Sync of an unknown group or of a
 // group the PE is not in, or a Sync that can never be met (group members with different Sync counts, or

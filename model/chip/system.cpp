@@ -22,14 +22,8 @@ System::System(sc_core::sc_module_name name, int qpes, int drams) : sc_module(na
   configure(HwConfig{});
 }
 
-StreamLimits System::limits() const {
-  StreamLimits l;
-  l.pes = cfg_.chip.qpes() * kPesPerQpe;
-  l.drams = static_cast<int>(cfg_.chip.drams.size());
-  l.sram_bytes = static_cast<std::uint32_t>(cfg_.sram_bytes);  // (the model's SRAMs are built at the largest size)
-  for (QpeCoord c : cfg_.chip.routers_without_pes) l.qpes_without_pes.push_back(cfg_.chip.qpe_index(c));
-  return l;
-}
+// (the model's SRAMs are built at the largest size; the configuration's is what a stream may use)
+StreamLimits System::limits() const { return stream_limits(cfg_); }
 
 void System::configure(const HwConfig& cfg) {
   if (cfg.chip.qpes() > built_qpes() || cfg.chip.drams.size() > drams_.size())
@@ -54,11 +48,7 @@ void System::configure(const HwConfig& cfg) {
     for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, cfg, this, q);
 }
 
-std::uint64_t System::host_cycles(int q) const {
-  const Mesh& m = noc_.mesh();
-  return static_cast<std::uint64_t>(cfg_.host_latency_cycles) +
-         static_cast<std::uint64_t>(m.hops(q, m.host_agent(q))) * static_cast<std::uint64_t>(noc_.hop_cycles());
-}
+std::uint64_t System::host_cycles(int q) const { return host_path_cycles(cfg_, noc_.mesh(), q); }
 
 void System::sync(int pe, int group, std::size_t index) {
   const sc_core::sc_time clk = pe_clock();

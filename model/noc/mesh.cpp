@@ -44,4 +44,9 @@ int Mesh::dram_router(int dram, int qpe) const {
 
 int Mesh::host_agent(int qpe) const { return nearest(shape_.host_agents, qpe); }
 
+std::uint64_t host_path_cycles(const HwConfig& cfg, const Mesh& mesh, int qpe) {
+  return static_cast<std::uint64_t>(cfg.host_latency_cycles) +
+         static_cast<std::uint64_t>(mesh.hops(qpe, mesh.host_agent(qpe))) * static_cast<std::uint64_t>(cfg.hop_cycles());
+}
+
 }  // namespace s2

@@ -4,6 +4,7 @@
 // topology: the routers' capacity is noc/noc.h's.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "model/hw_config.h"
@@ -28,5 +29,9 @@ class Mesh {
   int nearest(const std::vector<QpeCoord>& candidates, int qpe) const;
   ChipShape shape_;
 };
+
+// PE clocks between QPE `qpe` and the host, each way: the host interface's latency plus the hops between the
+// QPE and its host agent (model/chip/system.h; the RTL's C++ host takes the same).
+std::uint64_t host_path_cycles(const HwConfig& cfg, const Mesh& mesh, int qpe);
 
 }  // namespace s2

@@ -62,8 +62,7 @@ std::uint32_t dma_start_word(bool store, const NocNode* far_end) {
   if (!far_end) return w;
   if (far_end->x < 0 || far_end->x > 15 || far_end->y < 0 || far_end->y > 15 || far_end->port < 0 || far_end->port > 7)
     throw std::out_of_range("DMA far end beyond the NoC's node field (x, y 0..15, port 0..7)");
-  const auto node = static_cast<std::uint32_t>((far_end->x << 7) | (far_end->y << 3) | far_end->port);
-  return w | 2u | (node << 2);
+  return w | 2u | (noc_node_bits(*far_end) << 2);
 }
 }  // namespace
 

@@ -48,6 +48,13 @@ struct NocNode {
   int x = 0, y = 0, port = 0;
 };
 inline constexpr int kNocDramPort = 5;
+// node_t's bits: {x[3:0], y[3:0], port[2:0]}
+inline std::uint32_t noc_node_bits(const NocNode& n) {
+  return static_cast<std::uint32_t>((n.x << 7) | (n.y << 3) | n.port);
+}
+inline NocNode noc_node_of_bits(std::uint32_t b) {
+  return {static_cast<int>((b >> 7) & 0xfu), static_cast<int>((b >> 3) & 0xfu), static_cast<int>(b & 7u)};
+}
 
 // What the ARM writes, in order, to start an MLA task (the descriptor, then START) or a DMA transfer.
 // kDmaStart's word (s2_pkg dma_start_t) is [0] store and, if `far_end` is given, [1] = 1 and the node in
