@@ -368,19 +368,6 @@ class RtlChip final : public StreamBackend {
   }
   std::string name() const override { return "rtl"; }
 
-  std::string refusal(const TaskStream& s) const override {
-    for (std::size_t p = 0; p < s.pe.size(); ++p)
-      for (std::size_t k = 0; k < s.pe[p].size(); ++k) {
-        const StreamCommand& c = s.pe[p][k];
-        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Sram)
-          return fmt::format(
-              "stream {}: PE {} command {} moves data {} {}: the RTL's DMAs reach DRAMs only so far (no transfers "
-              "between PEs' SRAMs: the data reuse strategy's storage QPEs and filter migration); run it on the model",
-              s.name, p, k, c.kind == CommandKind::DmaLoad ? "from" : "to", to_string(c.dma.remote));
-      }
-    return "";
-  }
-
   using StreamBackend::run;
   StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
     check_chip_stream(s, mem);
@@ -637,8 +624,13 @@ class RtlChip final : public StreamBackend {
       }
     }
   }
-  // where a DMA transfer's requests go: the DRAM's attached router nearest the PE's QPE (model: Dma)
+  // where a DMA transfer's requests go: the DRAM's attached router nearest the PE's QPE (model: Dma), or
+  // the other PE's port at its QPE's router
   NocNode far_end(const DmaTransfer& t, int q) const {
+    if (t.remote.kind == MemoryRef::Kind::Sram) {
+      const QpeCoord c = cfg_.chip.qpe_coord(t.remote.index / kPesPerQpe);
+      return NocNode{c.x, c.y, t.remote.index % kPesPerQpe};
+    }
     const QpeCoord c = cfg_.chip.qpe_coord(mesh_.dram_router(t.remote.index, q));
     return NocNode{c.x, c.y, kNocDramPort};
   }

@@ -14,13 +14,16 @@
 //   the DMA's own SRAM port (lowest priority), one line in flight; at most STORE_REQUESTS_IN_FLIGHT rows
 //   unacknowledged (PKT_DMA_ACK); done when every row is acknowledged. (A whole plane per request would
 //   send its lines at one per clock, faster than the DRAM takes them.)
+// A transfer whose far end is another PE's SRAM (a PE port) is dma_peer's: the requester reads or writes
+// that SRAM line by line through the far PE's NoC slave.
 // The store limits keep the DMAs at the DRAM's pace: four DMAs sending a packet per clock each would fill
 // the router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
 // arbitration, not the DRAM, decide whose requests are served first.
 module dma
   import s2_pkg::*;
 #(
-    parameter int STORE_REQUESTS_IN_FLIGHT = 2
+    parameter int STORE_REQUESTS_IN_FLIGHT = 2,
+    parameter int READS_IN_FLIGHT = 32  // transfers with another PE's SRAM (dma_peer)
 ) (
     input  logic         clk,
     input  logic         rst_n,
@@ -35,12 +38,18 @@ module dma
     output logic         pkt_valid,
     output noc_pkt_t     pkt,
     input  logic         pkt_ready,
-    // from the NoC interface: a read request's last line was written into SRAM / a DMA_ACK arrived
+    // from the NoC interface: a read request's last line was written into SRAM / a DMA_ACK arrived / the
+    // data of a line it read from another PE's SRAM
     input  logic         request_done,
     input  logic         ack,
-    // SRAM master (reads of the lines it stores)
+    input  logic         rd_rsp_valid,
+    input  logic [127:0] rd_rsp_data,
+    // SRAM master (reads of the lines it stores; writes of the lines it brings from another PE's SRAM)
     output logic         s_valid,
+    output logic         s_we,
     output logic [16:0]  s_addr,
+    output logic [127:0] s_wdata,
+    output logic [15:0]  s_be,
     input  logic         s_grant,
     input  logic         s_rsp,
     input  logic [127:0] sram_rdata
@@ -50,7 +59,7 @@ module dma
   logic [16:0] row_bytes, rows, planes;
   node_t       far_end;  // where the transfer's requests go: a DRAM port (REG_DMA_START, s2_pkg)
 
-  typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_LOAD_PLANES, S_STORE_HDR, S_STORE_LINES, S_DRAIN} state_e;
+  typedef enum logic [2:0] {S_IDLE, S_LOAD_REQ, S_LOAD_PLANES, S_STORE_HDR, S_STORE_LINES, S_DRAIN, S_PEER} state_e;
   state_e state;
   logic        store;
   logic [16:0] row_i, plane_i;
@@ -78,33 +87,51 @@ module dma
   logic         data_now;
   assign data_now = inflight && s_rsp;
 
+  // the DRAM engine's packets and SRAM reads; the peer engine's; the one running drives the ports
+  logic         dram_pkt_valid, dram_s_valid;
+  noc_pkt_t     dram_pkt;
+  logic         peer_start, peer_busy, peer_pkt_valid, peer_s_valid, peer_s_we;
+  noc_pkt_t     peer_pkt;
+  logic [16:0]  peer_s_addr;
+  logic [127:0] peer_s_wdata;
+  logic [15:0]  peer_s_be;
+  logic         peer;  // the transfer running is the peer engine's
+  assign peer = state == S_PEER;
+  assign pkt_valid = peer ? peer_pkt_valid : dram_pkt_valid;
+  assign pkt = peer ? peer_pkt : dram_pkt;
+  assign s_valid = peer ? peer_s_valid : dram_s_valid;
+  assign s_we = peer && peer_s_we;
+  assign s_addr = peer ? peer_s_addr : line_addr;
+  assign s_wdata = peer_s_wdata;
+  assign s_be = peer_s_be;
+
   always_comb begin
-    pkt = '0;
-    pkt.dst = far_end;
-    pkt.src = me;
-    pkt.addr = row_sram;
-    pkt_valid = 1'b0;
+    dram_pkt = '0;
+    dram_pkt.dst = far_end;
+    dram_pkt.src = me;
+    dram_pkt.addr = row_sram;
+    dram_pkt_valid = 1'b0;
     case (state)
       S_LOAD_REQ: begin
-        pkt_valid = 1'b1;
-        pkt.kind = PKT_DRAM_RD;
-        pkt.data[$bits(dma_request_t)-1:0] = request;
+        dram_pkt_valid = 1'b1;
+        dram_pkt.kind = PKT_DRAM_RD;
+        dram_pkt.data[$bits(dma_request_t)-1:0] = request;
       end
       S_LOAD_PLANES: begin
-        pkt_valid = 1'b1;
-        pkt.kind = PKT_DRAM_RDX;
-        pkt.data[$bits(dma_planes_t)-1:0] = dma_planes_t'{sram_plane_stride: sram_plane_stride,
+        dram_pkt_valid = 1'b1;
+        dram_pkt.kind = PKT_DRAM_RDX;
+        dram_pkt.data[$bits(dma_planes_t)-1:0] = dma_planes_t'{sram_plane_stride: sram_plane_stride,
                                                           dram_plane_stride: dram_plane_stride, planes: planes};
       end
       S_STORE_HDR: begin
-        pkt_valid = outstanding < 32'(STORE_REQUESTS_IN_FLIGHT);
-        pkt.kind = PKT_DRAM_WR;
-        pkt.data[$bits(dma_request_t)-1:0] = request;
+        dram_pkt_valid = outstanding < 32'(STORE_REQUESTS_IN_FLIGHT);
+        dram_pkt.kind = PKT_DRAM_WR;
+        dram_pkt.data[$bits(dma_request_t)-1:0] = request;
       end
       S_STORE_LINES: begin
-        pkt_valid = hold_valid || data_now;
-        pkt.kind = PKT_DRAM_WDATA;
-        pkt.data = hold_valid ? hold : sram_rdata;
+        dram_pkt_valid = hold_valid || data_now;
+        dram_pkt.kind = PKT_DRAM_WDATA;
+        dram_pkt.data = hold_valid ? hold : sram_rdata;
       end
       default: ;
     endcase
@@ -113,16 +140,31 @@ module dma
   assign sent = pkt_valid && pkt_ready;
 
   // the next line is read when nothing waits to be sent and the line in flight (if any) goes out now
-  assign s_valid = state == S_STORE_LINES && lines_to_read != 0 && !hold_valid && (!inflight || (s_rsp && pkt_ready));
-  assign s_addr = line_addr;
+  assign dram_s_valid = state == S_STORE_LINES && lines_to_read != 0 && !hold_valid && (!inflight || (s_rsp && pkt_ready));
   logic granted;
-  assign granted = s_valid && s_grant;
+  assign granted = dram_s_valid && s_grant;
 
   // this clock ends a store request (the row's last line was sent)
   logic request_sent;
   assign request_sent = state == S_STORE_LINES && sent && lines_to_send == 14'd1;
 
   assign busy = state != S_IDLE;
+
+  logic far_is_pe;  // REG_DMA_START names another PE's SRAM
+  dma_start_t go;
+  assign go = dma_start_t'(reg_data[$bits(dma_start_t)-1:0]);
+  assign far_is_pe = go.explicit_node && go.node.port < 3'(NUM_PE);
+  assign peer_start = ce && reg_wr && reg_idx == REG_DMA_START && state == S_IDLE && far_is_pe &&
+                      rows != 0 && planes != 0 && row_bytes != 0;
+  dma_peer #(.READS_IN_FLIGHT(READS_IN_FLIGHT), .STORE_REQUESTS_IN_FLIGHT(STORE_REQUESTS_IN_FLIGHT)) u_peer (
+      .clk, .rst_n, .ce, .me, .start(peer_start), .store(go.store), .far(go.node),
+      .far_addr(dram_addr[16:0]), .far_row_stride(dram_row_stride[16:0]), .far_plane_stride(dram_plane_stride[16:0]),
+      .own_addr(sram_addr), .own_row_stride(sram_row_stride), .own_plane_stride(sram_plane_stride),
+      .row_bytes, .rows, .planes, .busy(peer_busy),
+      .pkt_valid(peer_pkt_valid), .pkt(peer_pkt), .pkt_ready,
+      .rsp_valid(rd_rsp_valid), .rsp_data(rd_rsp_data), .ack(ack && peer),
+      .s_valid(peer_s_valid), .s_we(peer_s_we), .s_addr(peer_s_addr), .s_wdata(peer_s_wdata), .s_be(peer_s_be),
+      .s_grant, .s_rsp(s_rsp && peer), .sram_rdata);
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -153,8 +195,6 @@ module dma
           REG_DMA_ROWS:              rows <= reg_data[16:0];
           REG_DMA_PLANES:            planes <= reg_data[16:0];
           REG_DMA_START: if (state == S_IDLE) begin
-            dma_start_t go;
-            go = dma_start_t'(reg_data[$bits(dma_start_t)-1:0]);
             store <= go.store;
             far_end <= go.explicit_node ? go.node : '{x: me.x, y: me.y, port: 3'(DRAM_PORT)};
             row_i <= '0;
@@ -165,6 +205,7 @@ module dma
             row_sram <= sram_addr;
             outstanding <= '0;
             if (rows == 0 || planes == 0 || row_bytes == 0) state <= S_DRAIN;
+            else if (far_is_pe) state <= S_PEER;
             else state <= go.store ? S_STORE_HDR : S_LOAD_REQ;
           end
           default: ;
@@ -223,10 +264,11 @@ module dma
       begin
         logic [31:0] more, less;
         more = ((state == S_LOAD_PLANES || state == S_STORE_HDR) && sent) ? 32'd1 : 32'd0;
-        less = (request_done || ack) ? 32'd1 : 32'd0;
+        less = (request_done || (ack && !peer)) ? 32'd1 : 32'd0;
         outstanding <= outstanding + more - less;
       end
       if (state == S_DRAIN && outstanding == 0) state <= S_IDLE;
+      if (peer && !peer_busy) state <= S_IDLE;
     end
   end
 endmodule

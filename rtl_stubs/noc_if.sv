@@ -43,6 +43,8 @@ module noc_if
     output logic         dma_pkt_ready,
     output logic         dma_request_done,
     output logic         dma_ack,
+    output logic         dma_rd_rsp_valid,  // the data of a line the DMA read from another PE's SRAM
+    output logic [127:0] dma_rd_rsp_data,
     // SRAM master 0 (highest priority)
     output logic         s_valid,
     output logic         s_we,
@@ -76,7 +78,8 @@ module noc_if
   // ---------------- NoC slave ----------------
   // Serves MEM_RD / MEM_WR straight from the head of the inbound request queue: it asks for the SRAM port
   // while the packet waits there and pops it when the port is granted. A read's data goes out as RD_RSP
-  // in the PE clock it arrives (or, if the response FIFO is full, as soon as there is room).
+  // in the PE clock it arrives (or, if the response FIFO is full, as soon as there is room). A MEM_WRA
+  // (another DMA's last line of a row) is acknowledged with a DMA_ACK in the PE clock after its write.
   typedef enum logic [1:0] {SL_IDLE, SL_WAIT, SL_SEND} sl_state_e;
   sl_state_e sl_state;
   noc_pkt_t  sl_pkt;      // the read being served, then its response
@@ -86,9 +89,11 @@ module noc_if
   logic head_is_mem;
   logic head_is_dma;
   assign head_is_dma = rq.kind == PKT_DMA_DATA || rq.kind == PKT_DMA_LAST;
-  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || rq.kind == PKT_MEM_WR || head_is_dma);
+  logic head_is_write;
+  assign head_is_write = rq.kind == PKT_MEM_WR || rq.kind == PKT_MEM_WRA || head_is_dma;
+  assign head_is_mem = in_valid[CLS_REQ] && (rq.kind == PKT_MEM_RD || head_is_write);
   assign s_valid = (sl_state == SL_IDLE) && head_is_mem;
-  assign s_we = (rq.kind == PKT_MEM_WR || head_is_dma);
+  assign s_we = head_is_write;
   assign s_addr = rq.addr;
   assign s_wdata = rq.data;
   assign s_be = rq.be;
@@ -112,6 +117,14 @@ module noc_if
   assign rsp_now = (sl_state == SL_WAIT) && s_rsp;
   assign ob_push[CLS_RSP] = ce && !ob_full[CLS_RSP] && (rsp_now || sl_state == SL_SEND);
   assign ob_data[CLS_RSP] = rsp_now ? rsp_pkt : sl_pkt;
+  noc_pkt_t ack_pkt;  // the acknowledgement of the MEM_WRA at the queue's head
+  always_comb begin
+    ack_pkt = '0;
+    ack_pkt.dst = rq.src;
+    ack_pkt.src = me;
+    ack_pkt.kind = PKT_DMA_ACK;
+    ack_pkt.addr = rq.addr;
+  end
 
   // the MLA's operand-A read requests. The return tag is {PE, word index} formed by one adder. The correct
   // hardware gives it only the index bits the field holds; with flaw_neighbor_conv it is given the whole
@@ -147,8 +160,11 @@ module noc_if
   logic rsp_is_ack;
   assign rsp_is_ack = in_pkt[CLS_RSP].kind == PKT_DMA_ACK;
   // operand-A space is reserved when the read is requested, so a response is always taken
-  assign na_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack;
+  // responses to the MLA's operand-A reads, and to the DMA's reads of another PE's SRAM (a_read clear)
+  assign na_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && in_pkt[CLS_RSP].a_read;
   assign na_rsp_data = in_pkt[CLS_RSP].data;
+  assign dma_rd_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && !in_pkt[CLS_RSP].a_read;
+  assign dma_rd_rsp_data = in_pkt[CLS_RSP].data;
   assign dma_ack = ce && in_valid[CLS_RSP] && rsp_is_ack;
   assign in_pop[CLS_RSP] = ce && in_valid[CLS_RSP];
 
@@ -161,6 +177,9 @@ module noc_if
         SL_IDLE: if (s_valid && s_grant && !s_we) begin
           sl_pkt <= rq;
           sl_state <= SL_WAIT;
+        end else if (s_valid && s_grant && rq.kind == PKT_MEM_WRA) begin
+          sl_pkt <= ack_pkt;
+          sl_state <= SL_SEND;
         end
         SL_WAIT: if (s_rsp) begin
           if (ob_full[CLS_RSP]) begin

@@ -41,7 +41,7 @@ module pe
     input  logic [127:0] bd_wdata,
     output logic [127:0] bd_rdata
 );
-  // SRAM masters: 0 NoC slave, 1 MLA operand A, 2 MLA operand B, 3 MLA output, 4 DMA
+  // SRAM masters: 0 NoC slave, 1 MLA operand A, 2 MLA operand B, 3 MLA output, 4 DMA (reads and writes)
   logic [4:0]   rq_valid, rq_we, rq_grant;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [4:0]   rs_valid;  // [3]: writes have no response
@@ -64,7 +64,8 @@ module pe
   assign reg_wr = arm_wr || noc_reg_wr;
   assign reg_idx = arm_wr ? arm_idx : noc_reg_idx;
   assign reg_data = arm_wr ? arm_data : noc_reg_data;
-  logic         dma_pkt_valid, dma_pkt_ready, dma_request_done, dma_ack;
+  logic         dma_pkt_valid, dma_pkt_ready, dma_request_done, dma_ack, dma_rd_rsp_valid;
+  logic [127:0] dma_rd_rsp_data;
   noc_pkt_t     dma_pkt;
   logic         na_req_valid, na_req_ready, na_rsp_valid;
   logic [2:0]   na_req_dst;
@@ -80,7 +81,7 @@ module pe
       .out_valid, .out_pkt, .out_pop, .rt_valid(in_valid), .rt_pkt(in_pkt), .rt_pop(in_pop),
       .reg_hold(arm_wr), .reg_wr(noc_reg_wr), .reg_idx(noc_reg_idx), .reg_data(noc_reg_data),
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
-      .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_request_done, .dma_ack,
+      .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_request_done, .dma_ack, .dma_rd_rsp_valid, .dma_rd_rsp_data,
       .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]), .s_be(rq_be[0]),
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
@@ -114,20 +115,18 @@ module pe
   dma u_dma (
       .clk, .rst_n, .ce, .me, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
       .pkt_valid(dma_pkt_valid), .pkt(dma_pkt), .pkt_ready(dma_pkt_ready),
-      .request_done(dma_request_done), .ack(dma_ack),
-      .s_valid(rq_valid[4]), .s_addr(rq_addr[4]), .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);
+      .request_done(dma_request_done), .ack(dma_ack), .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_data(dma_rd_rsp_data),
+      .s_valid(rq_valid[4]), .s_we(rq_we[4]), .s_addr(rq_addr[4]), .s_wdata(rq_wdata[4]), .s_be(rq_be[4]),
+      .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);
 
   assign rq_we[1] = 1'b0;
   assign rq_we[2] = 1'b0;
   assign rq_we[3] = 1'b1;
-  assign rq_we[4] = 1'b0;
   assign rq_wdata[1] = '0;
   assign rq_wdata[2] = '0;
-  assign rq_wdata[4] = '0;
   assign rq_be[1] = '0;
   assign rq_be[2] = '0;
   assign rq_be[3] = '1;
-  assign rq_be[4] = '0;
 
   always_comb begin
     case (stat_sel)

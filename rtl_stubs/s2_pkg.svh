@@ -44,7 +44,8 @@ package s2_pkg;
     PKT_DMA_DATA   = 4'd7,  // DRAM -> PE: one SRAM line of a read (addr = line's byte address, be)
     PKT_DMA_ACK    = 4'd8,  // DRAM -> PE DMA: a written request is in the DRAM (response class)
     PKT_DMA_LAST   = 4'd9,  // DRAM -> PE: the last line of a read request (as PKT_DMA_DATA)
-    PKT_DRAM_RDX   = 4'd10  // PE DMA -> DRAM: the planes of the read request just sent (dma_planes_t)
+    PKT_DRAM_RDX   = 4'd10, // PE DMA -> DRAM: the planes of the read request just sent (dma_planes_t)
+    PKT_MEM_WRA    = 4'd11  // PE DMA -> PE SRAM: as PKT_MEM_WR (be), then a PKT_DMA_ACK to the writer
   } pkt_kind_e;
 
   // A DMA request in data[114:0] of PKT_DRAM_RD / PKT_DRAM_WR: `rows` rows of `row_bytes` bytes, from DRAM
@@ -112,8 +113,8 @@ package s2_pkg;
   localparam logic [4:0] REG_DMA_ROWS              = 5'd23;  // rows per plane
   localparam logic [4:0] REG_DMA_PLANES            = 5'd24;
   // REG_DMA_START: [0] 0 = load (DRAM -> SRAM), 1 = store; [1] 0 = the far end is this QPE's DRAM port,
-  // 1 = the far end is node [12:2] (dma_target_t): a DRAM port on the chip, or another PE's SRAM (its
-  // dma_target answers as a DRAM does). The ARM knows the route's far end (which router a DRAM is at).
+  // 1 = the far end is node [12:2]: a DRAM port on the chip, or another PE's SRAM (the DMA then reads or
+  // writes it line by line, dma_peer.sv). The ARM knows the route's far end (which router a DRAM is at).
   localparam logic [4:0] REG_DMA_START             = 5'd25;
   typedef struct packed {
     node_t node;

@@ -1,7 +1,8 @@
 // PE SRAM: 128 KB as four word-interleaved 32-bit banks (bank = byte address [3:2]), so a 128-bit line
 // touches all four banks. One access port shared by the PE's masters through a fixed-priority arbiter:
 //   0 NoC slave (remote reads/writes, operand A of convolutions, DMA data from the DRAM), 1 MLA operand A
-//   (local MM), 2 MLA operand B, 3 MLA output writes, 4 DMA (lines it stores to the DRAM).
+//   (local MM), 2 MLA operand B, 3 MLA output writes, 4 DMA (lines it stores, lines it brings from another
+//   PE's SRAM).
 // A write takes byte enables (req_be): a DMA row need not start or end on a line boundary.
 // An access occupies the port for 1 PE clock, or 2 with the prototype's sram2clk flaw. A read's 128-bit
 // line is presented on rsp_data during the PE clock after the access completes (rsp_valid one-hot).

@@ -169,18 +169,72 @@ TEST(ChipRtl, APeThatDoesNotFinishIsNamedWhileTheOthersFinish) {
       << r.stalled;
 }
 
-TEST(ChipRtl, TransfersBetweenSramsAreRefusedBeforeAnythingRuns) {
-  // not in the RTL yet (rtl_stubs/README.md, "The chip"): the stream is refused, naming the command
+// A transfer with another PE's SRAM: `planes` planes of `rows` rows of `bytes` bytes, the far side's rows and
+// planes `far_row` / `far_plane` bytes apart, the own side's `own_row` / `own_plane`.
+StreamCommand peer_transfer(CommandKind kind, int far_pe, std::uint32_t far_addr, std::uint32_t own_addr, std::uint32_t bytes,
+                            std::uint32_t rows, std::uint32_t planes, std::uint32_t far_row, std::uint32_t own_row,
+                            std::uint32_t far_plane, std::uint32_t own_plane) {
+  StreamCommand c = transfer(kind, 0, far_addr, own_addr, bytes, rows);
+  c.dma.remote = {MemoryRef::Kind::Sram, far_pe};
+  c.dma.dram_row_stride = far_row;
+  c.dma.sram_row_stride = own_row;
+  c.dma.planes = planes;
+  c.dma.dram_plane_stride = far_plane;
+  c.dma.sram_plane_stride = own_plane;
+  return c;
+}
+
+// What the transfer leaves in `to` (the own SRAM for a load, the far one for a store), byte by byte.
+void copy_like_the_dma(const DmaTransfer& t, bool load, const std::vector<std::uint8_t>& own, const std::vector<std::uint8_t>& far,
+                       std::vector<std::uint8_t>& to) {
+  for (std::uint64_t z = 0; z < t.planes; ++z)
+    for (std::uint64_t y = 0; y < t.rows; ++y)
+      for (std::uint64_t b = 0; b < t.row_bytes; ++b) {
+        const std::uint64_t o = t.sram_addr + z * t.sram_plane_stride + y * t.sram_row_stride + b;
+        const std::uint64_t f = t.dram_addr + z * t.dram_plane_stride + y * t.dram_row_stride + b;
+        if (load) to[o] = far[f];
+        else to[f] = own[o];
+      }
+}
+
+TEST(ChipRtl, TransfersBetweenSramsMoveEveryByteWhateverTheAlignment) {
+  // two QPEs side by side: each PE of QPE 1 loads from or stores to a PE's SRAM in QPE 0 (and PE 7 to its
+  // neighbour in its own QPE), rows starting and ending anywhere in a line on both sides, strides that are
+  // not whole lines, several planes
   const HwConfig cfg = mesh(2, 1);
-  TaskStream s = stream_of(cfg, "peer");
-  StreamCommand c = transfer(CommandKind::DmaStore, 0, 0, 0, 64);
-  c.dma.remote = {MemoryRef::Kind::Sram, 5};
-  s.pe[0].push_back(c);
+  TaskStream s = stream_of(cfg, "peer_alignment");
+  // {own PE, far PE, load, far addr, own addr, bytes, rows, planes, far row, own row, far plane, own plane}
+  struct Case {
+    int own, far;
+    bool load;
+    std::uint32_t far_addr, own_addr, bytes, rows, planes, far_row, own_row, far_plane, own_plane;
+  };
+  const std::vector<Case> cases = {
+      {4, 0, true, 3, 13, 45, 5, 2, 50, 61, 400, 333},        // source ahead of destination in its line
+      {4, 0, true, 1000, 1000 + 32, 300, 1, 1, 300, 300, 0, 0}, // same alignment, one long row
+      {5, 1, true, 14, 2, 1, 9, 3, 17, 19, 170, 180},          // single bytes
+      {5, 1, true, 20000, 5000, 4096, 2, 1, 4096, 4100, 0, 0}, // whole lines, destination shifted by 4
+      {6, 2, false, 7, 9, 33, 4, 2, 40, 36, 200, 160},         // store, destination ahead
+      {6, 2, false, 600, 611, 16, 3, 1, 23, 16, 0, 0},         // store, a line's worth spanning two lines
+      {7, 6, false, 40000, 100, 2000, 1, 1, 2000, 2000, 0, 0}, // store to a PE of the same QPE
+  };
   SystemMemory mem;
-  try {
-    make_rtl_stream_backend(cfg)->run(s, mem, StreamRunOptions{false});
-    FAIL() << "a transfer between SRAMs ran on the RTL";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("stream peer: PE 0 command 0 moves data to SRAM of PE 5"), std::string::npos) << e.what();
+  mem.drams = {std::vector<std::uint8_t>(1 << 16, 0)};
+  for (int p = 0; p < 8; ++p) mem.sram[p] = pattern(128 * 1024, 10 + static_cast<unsigned>(p));
+  SystemMemory expected = mem;
+  for (const Case& c : cases) {
+    StreamCommand t = peer_transfer(c.load ? CommandKind::DmaLoad : CommandKind::DmaStore, c.far, c.far_addr, c.own_addr, c.bytes,
+                                    c.rows, c.planes, c.far_row, c.own_row, c.far_plane, c.own_plane);
+    s.pe[static_cast<std::size_t>(c.own)].push_back(t);
+    copy_like_the_dma(t.dma, c.load, expected.sram[c.own], expected.sram[c.far], c.load ? expected.sram[c.own] : expected.sram[c.far]);
+  }
+  const Both b = run_both(cfg, s, mem);
+  ASSERT_TRUE(b.model.completed);
+  ASSERT_TRUE(b.rtl.completed) << b.rtl.stalled;
+  for (int p = 0; p < 8; ++p) {
+    const auto& want = expected.sram[p];
+    const auto& got = b.rtl_mem.sram.at(p);
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "RTL: PE " << p << " SRAM byte " << i;
+    EXPECT_EQ(b.model_mem.sram.at(p), want) << "model: PE " << p;
   }
 }
