@@ -223,7 +223,11 @@ nlohmann::json to_json(const HwConfig& c) {
         {"ack_lag_cycles", c.dma.ack_lag_cycles},
         {"ack_seen_cycles", c.dma.ack_seen_cycles},
         {"store_requests_in_flight", c.dma.store_requests_in_flight},
-        {"sram_port_latency_cycles", c.dma.sram_port_latency_cycles}}},
+        {"peer_reads_in_flight", c.dma.peer_reads_in_flight},
+        {"peer_lead_cycles", c.dma.peer_lead_cycles},
+        {"peer_line_lag_cycles", c.dma.peer_line_lag_cycles},
+        {"peer_ack_lag_cycles", c.dma.peer_ack_lag_cycles},
+        {"peer_idle_lag_cycles", c.dma.peer_idle_lag_cycles}}},
       {"arm_clocks",
        {{"padding_per_word", c.arm.padding_per_word},
         {"quantization_per_pixel", c.arm.quantization_per_pixel},
@@ -286,7 +290,11 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(d, "ack_lag_cycles", c.dma.ack_lag_cycles);
     take(d, "ack_seen_cycles", c.dma.ack_seen_cycles);
     take(d, "store_requests_in_flight", c.dma.store_requests_in_flight);
-    take(d, "sram_port_latency_cycles", c.dma.sram_port_latency_cycles);
+    take(d, "peer_reads_in_flight", c.dma.peer_reads_in_flight);
+    take(d, "peer_lead_cycles", c.dma.peer_lead_cycles);
+    take(d, "peer_line_lag_cycles", c.dma.peer_line_lag_cycles);
+    take(d, "peer_ack_lag_cycles", c.dma.peer_ack_lag_cycles);
+    take(d, "peer_idle_lag_cycles", c.dma.peer_idle_lag_cycles);
   }
   if (j.contains("arm_clocks")) {
     const auto& a = j.at("arm_clocks");
@@ -321,7 +329,10 @@ void validate(const HwConfig& c) {
            c.dma.ack_seen_cycles == rtl_dma.ack_seen_cycles &&
            c.dma.store_requests_in_flight == rtl_dma.store_requests_in_flight,
        "dma", "the RTL DMA's pipeline (3, 3, 2, 5, 4 clocks and 2 store rows in flight: rtl_stubs/dma.sv)");
-  need(c.dma.sram_port_latency_cycles >= 1 && c.dma.sram_port_latency_cycles <= 64, "dma.sram_port_latency_cycles", "1 to 64");
+  need(c.dma.peer_reads_in_flight == rtl_dma.peer_reads_in_flight && c.dma.peer_lead_cycles == rtl_dma.peer_lead_cycles &&
+           c.dma.peer_line_lag_cycles == rtl_dma.peer_line_lag_cycles && c.dma.peer_ack_lag_cycles == rtl_dma.peer_ack_lag_cycles &&
+           c.dma.peer_idle_lag_cycles == rtl_dma.peer_idle_lag_cycles,
+       "dma", "the RTL DMA's pipeline for transfers with another PE's SRAM (32 lines in flight; 2, 2, 2, 3 clocks: rtl_stubs/dma_peer.sv)");
   need(c.mac_rows == 1 || c.mac_rows == 2 || c.mac_rows == 4, "mac_rows", "1, 2 or 4 (a divisor of the 4 bytes of operand A)");
   need(c.mac_cols == 8 || c.mac_cols == 16, "mac_cols", "8 or 16 (operand B is 64 or 128 bits)");
   need(c.accumulator_bits >= 2 && c.accumulator_bits <= 32, "accumulator_bits", "2 to 32");

@@ -27,7 +27,12 @@ struct DmaClocks {
   int ack_lag_cycles = 5;            // a store's last acknowledgement, to the DMA going idle
   int ack_seen_cycles = 4;           // an acknowledgement, to a new store header
   int store_requests_in_flight = 2;  // store rows unacknowledged at most (dma.sv STORE_REQUESTS_IN_FLIGHT)
-  int sram_port_latency_cycles = 2;  // model only: another PE's SRAM read, to the NoC (chip transfers)
+  // transfers with another PE's SRAM (rtl_stubs/dma_peer.sv)
+  int peer_reads_in_flight = 32;     // lines asked for and not yet realigned (dma.sv READS_IN_FLIGHT)
+  int peer_lead_cycles = 3;          // a line's packet past its last router, to the far NoC slave
+  int peer_line_lag_cycles = 4;      // a read line past its last router back, to the DMA's realigner
+  int peer_ack_lag_cycles = 3;       // an acknowledgement past its last router back, to the DMA
+  int peer_idle_lag_cycles = 3;      // a load's last line written, or a store's last acknowledgement, to idle
 };
 
 // Thesis Table 5.9 ("average experimental value given by the supervisor").

@@ -13,7 +13,12 @@ module noc_router
   import s2_pkg::*;
 #(
     parameter int LATENCY = 4,
-    parameter int OUT_DEPTH = 4
+    parameter int OUT_DEPTH = 4,
+    // A mesh link's FIFO holds the packets of a credit round trip (accepted, LATENCY - 1 clocks to the FIFO,
+    // a clock for the neighbour to take it, a clock for the room to show), so one flow, or several, can use
+    // a link at the router's full rate, as the model's router passes them. (With OUT_DEPTH it passed about
+    // 0.8 packets per NoC clock.)
+    parameter int LINK_DEPTH = 8
 ) (
     input  logic     clk,
     input  logic     rst_n,
@@ -28,7 +33,7 @@ module noc_router
     output noc_pkt_t out_pkt  [NUM_CH],
     input  logic     out_pop  [NUM_CH]
 );
-  localparam int CW = $clog2(OUT_DEPTH + 1);
+  localparam int CW = $clog2((OUT_DEPTH > LINK_DEPTH ? OUT_DEPTH : LINK_DEPTH) + 1);
   localparam int IW = $clog2(NUM_CH);
 
   logic     pipe_v[LATENCY];
@@ -72,7 +77,8 @@ module noc_router
 
   logic       room[NUM_CH];  // room in output channel c
   always_comb begin
-    for (int c = 0; c < NUM_CH; c++) room[c] = (32'(out_count[c]) + 32'(reserved[c])) < OUT_DEPTH;
+    for (int c = 0; c < NUM_CH; c++)
+      room[c] = (32'(out_count[c]) + 32'(reserved[c])) < (to_mesh(IW'(c)) ? LINK_DEPTH : OUT_DEPTH);
   end
 
   logic          acc_v;
@@ -110,8 +116,11 @@ module noc_router
   end
 
   for (genvar c = 0; c < NUM_CH; c++) begin : g_out
+    localparam int DEPTH = c >= NORTH_PORT * NUM_CLASSES ? LINK_DEPTH : OUT_DEPTH;
     logic full_unused;
-    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(OUT_DEPTH)) u_out (
+    logic [$clog2(DEPTH + 1)-1:0] count;
+    assign out_count[c] = CW'(count);
+    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(DEPTH)) u_out (
         .clk, .rst_n,
         // a local port's packet leaves the last stage, a link's the one before: two packets may leave in
         // one clock, never for the same channel
@@ -121,7 +130,7 @@ module noc_router
         .head(out_pkt[c]),
         .empty(out_empty[c]),
         .full(full_unused),
-        .count(out_count[c])
+        .count(count)
     );
     assign out_valid[c] = !out_empty[c];
   end

@@ -41,9 +41,7 @@ void System::configure(const HwConfig& cfg) {
   noc_.configure(cfg, routers);
   const sc_core::sc_time clk = pe_clock();
   for (std::size_t d = 0; d < cfg.chip.drams.size(); ++d) drams_[d]->configure(cfg, clk);
-  sram_ports_.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe),
-                     DramTiming(16, static_cast<std::uint64_t>(cfg.sram_cycles_per_access()),
-                                static_cast<std::uint64_t>(cfg.dma.sram_port_latency_cycles), true));
+  noc_slaves_.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), NocSlaveTiming{});
   for (int q = 0; q < cfg.chip.qpes(); ++q)
     for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, cfg, this, q);
 }
@@ -92,7 +90,7 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   for (std::size_t g = 0; g < groups; ++g) group_size_[g] = static_cast<int>(s.sync_group_members(static_cast<int>(g)).size());
   arm_ops_timed_ = opt.arm_ops_timed;
   noc_.reset();
-  for (DramTiming& port : sram_ports_) port.reset();
+  for (NocSlaveTiming& slave : noc_slaves_) slave.reset();
   const int pes = static_cast<int>(s.pe.size());
   const int used_qpes = (pes + kPesPerQpe - 1) / kPesPerQpe;
   for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true);

@@ -54,7 +54,7 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   Noc& noc() override { return noc_; }
   std::uint8_t* sram(int pe) override { return chip_pe(pe).sram.data(); }
   std::size_t sram_bytes(int pe) override { return chip_pe(pe).sram.size(); }
-  DramTiming& sram_port(int chip_pe) override { return sram_ports_[static_cast<std::size_t>(chip_pe)]; }
+  NocSlaveTiming& noc_slave(int chip_pe) override { return noc_slaves_[static_cast<std::size_t>(chip_pe)]; }
 
  private:
   // PE clocks between QPE `qpe` and the host: its agent's hops and the host interface
@@ -67,7 +67,7 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   HwConfig cfg_;
   std::vector<std::unique_ptr<Qpe>> qpes_;
   std::vector<std::unique_ptr<Dram>> drams_;
-  std::vector<DramTiming> sram_ports_;
+  std::vector<NocSlaveTiming> noc_slaves_;
   Noc noc_;
   std::map<std::pair<int, std::size_t>, SyncPoint> syncs_;  // by group and index
   std::vector<int> group_size_;

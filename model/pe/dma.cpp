@@ -38,24 +38,24 @@ void Dma::set_timing(const sc_core::sc_time& pe_clock, const HwConfig& cfg, DmaF
   pe_clock_ = pe_clock;
   dram_timing_ = DramTiming(cfg);
   clocks_ = cfg.dma;
+  sram_access_cycles_ = static_cast<std::uint64_t>(cfg.sram_cycles_per_access());
   fabric_ = fabric;
   qpe_ = qpe;
 }
 
 void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
-  // the far end: a DRAM behind its router, or another PE's SRAM behind its QPE's router
-  const bool to_sram = t.remote.kind == MemoryRef::Kind::Sram;
+  if (t.remote.kind == MemoryRef::Kind::Sram) return transfer_with_peer(t, load);
   const auto lead = static_cast<std::uint64_t>(clocks_.request_lead_cycles);
   const auto line_lag = static_cast<std::uint64_t>(clocks_.line_lag_cycles);
   const auto idle_lag = static_cast<std::uint64_t>(clocks_.idle_lag_cycles);
   const auto ack_lag = static_cast<std::uint64_t>(clocks_.ack_lag_cycles);
   const auto ack_seen = static_cast<std::uint64_t>(clocks_.ack_seen_cycles);
-  if (to_sram && !fabric_) throw std::logic_error("model DMA: a transfer to another PE's SRAM without a NoC");
+  // the far end: a DRAM behind its router
   std::vector<int> out{qpe_}, back{qpe_};
   if (fabric_) {
     const Mesh& mesh = fabric_->noc().mesh();
-    const int far = to_sram ? t.remote.index / kPesPerQpe : mesh.dram_router(t.remote.index, qpe_);
+    const int far = mesh.dram_router(t.remote.index, qpe_);
     out = mesh.route(qpe_, far);
     back = mesh.route(far, qpe_);
   }
@@ -63,9 +63,6 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     if (!fabric_) return Noc::Passage{clock, clock};
     return fabric_->noc().pass(route, clock, clock_of(sc_core::sc_time_stamp()));
   };
-  DramTiming* far_port = to_sram ? &fabric_->sram_port(t.remote.index) : &dram_timing_;
-  std::uint8_t* far_sram = to_sram ? fabric_->sram(t.remote.index) : nullptr;
-  const std::size_t far_sram_bytes = to_sram ? fabric_->sram_bytes(t.remote.index) : 0;
   const auto wait_until = [&](std::uint64_t cycle) {
     const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
     if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
@@ -119,7 +116,7 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     // thread asks for them one after the other without yielding); a store's row once its last line has
     // (one line per clock after the header); each packet waits for room in every router it passes
     std::uint64_t store_lines_end = 0;  // store: the clock after the row's last line was sent
-    std::uint64_t arrival = 0, first_line_arrival = 0;
+    std::uint64_t arrival = 0;
     if (load) {
       if (!load_arrival) {
         const Noc::Passage first = pass(out, sent);
@@ -130,42 +127,22 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
       Noc::Passage last_packet = pass(out, sent);  // the header
       for (std::size_t i = 0; i < beats.size(); ++i) {
         last_packet = pass(out, std::max(sent + 2 + i, last_packet.first + 1));
-        if (i == 0) first_line_arrival = last_packet.last + lead;
       }
       store_lines_end = last_packet.first + 1;
       arrival = last_packet.last + lead;
     }
-    std::uint64_t request_done = 0;
-    if (to_sram) {
-      // the other PE's NoC slave reads or writes its SRAM line by line
-      const DramRange r = q.dram();
-      if (r.end() > far_sram_bytes)
-        throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(q.dram_addr) + " out of range");
-      for (std::uint64_t k = 0; k < r.rows; ++k) {
-        std::uint8_t* row = far_sram + r.row_addr(k);
-        if (load) std::copy(row, row + r.row_bytes, buffer.begin() + static_cast<std::ptrdiff_t>(k * r.row_bytes));
-        else std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(k * r.row_bytes),
-                       buffer.begin() + static_cast<std::ptrdiff_t>((k + 1) * r.row_bytes), row);
-      }
-      // a load is read once its request is in; a store's lines are written as they come (a DRAM takes a
-      // row once it holds all of it), the last one after it arrived
-      request->service = far_port->serve(load ? arrival : std::max(first_line_arrival, sent), r);
-      request_done = far_port->done(request->service);
-      if (!load) request_done = std::max(request_done, arrival + far_port->cycles_per_op() + far_port->latency_cycles());
-    } else {
-      sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
-      dram[static_cast<unsigned>(t.remote.index)]->b_transport(p, delay);
-      if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
-        throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(q.dram_addr) + " out of range");
-      request_done = clock_of(sc_core::sc_time_stamp() + delay);
-    }
+    sc_core::sc_time delay = pe_clock_ * static_cast<double>(arrival) - sc_core::sc_time_stamp();
+    dram[static_cast<unsigned>(t.remote.index)]->b_transport(p, delay);
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
+      throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(q.dram_addr) + " out of range");
+    const std::uint64_t request_done = clock_of(sc_core::sc_time_stamp() + delay);
     if (load) {
       each_part([&](const DmaBeat::Part& x) {
         const auto from = buffer.begin() + static_cast<std::ptrdiff_t>(x.offset);
         std::copy(from, from + static_cast<std::ptrdiff_t>(x.hi - x.lo), sram_ + x.lo);
       });
       for (const DmaBeat& b : beats) {
-        const std::uint64_t ready = far_port->byte_ready(request->service, q.dram(), b.last_byte());
+        const std::uint64_t ready = dram_timing_.byte_ready(request->service, q.dram(), b.last_byte());
         last_write = std::max(pass(back, ready).last + line_lag, last_write + 1);
       }
       done = std::max(done, last_write + idle_lag);
@@ -177,6 +154,126 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
     }
   });
   wait_until(done);
+}
+
+// A transfer with another PE's SRAM, line by line as rtl_stubs/dma_peer.sv moves it (dma.h). The data moves
+// at once; the clocks follow the lines: each source line's clock in the DMA's line buffer, the clock the
+// realigner takes it, and the clock it gives each destination line (written into the own SRAM, or sent).
+void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
+  if (!fabric_) throw std::logic_error("model DMA: a transfer with another PE's SRAM without a NoC");
+  const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
+  const int far_pe = t.remote.index;
+  std::uint8_t* far = fabric_->sram(far_pe);
+  const std::size_t far_bytes = fabric_->sram_bytes(far_pe);
+  struct Row {
+    std::uint64_t own, far;
+  };
+  std::vector<Row> rows;
+  for (std::uint64_t z = 0; z < t.planes; ++z)
+    for (std::uint64_t y = 0; y < t.rows; ++y)
+      rows.push_back({t.sram_addr + z * t.sram_plane_stride + y * t.sram_row_stride,
+                      t.dram_addr + z * t.dram_plane_stride + y * t.dram_row_stride});
+  for (const Row& r : rows) {
+    if (r.own + t.row_bytes > sram_bytes_) throw std::out_of_range("model DMA: SRAM address beyond the SRAM");
+    if (r.far + t.row_bytes > far_bytes)
+      throw std::out_of_range("model DMA: " + to_string(t.remote) + " address " + std::to_string(r.far) + " out of range");
+  }
+  for (const Row& r : rows) {
+    if (load) std::copy(far + r.far, far + r.far + t.row_bytes, sram_ + r.own);
+    else std::copy(sram_ + r.own, sram_ + r.own + t.row_bytes, far + r.far);
+  }
+
+  const Mesh& mesh = fabric_->noc().mesh();
+  const std::vector<int> out = mesh.route(qpe_, far_pe / kPesPerQpe), back = mesh.route(far_pe / kPesPerQpe, qpe_);
+  const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+  const auto pass = [&](const std::vector<int>& route, std::uint64_t clock) {
+    return fabric_->noc().pass(route, clock, clock_of(sc_core::sc_time_stamp())).last;
+  };
+  NocSlaveTiming& slave = fabric_->noc_slave(far_pe);
+  const auto access = sram_access_cycles_;
+  const auto lead = static_cast<std::uint64_t>(clocks_.peer_lead_cycles);
+  const auto line_lag = static_cast<std::uint64_t>(clocks_.peer_line_lag_cycles);
+  const auto ack_lag = static_cast<std::uint64_t>(clocks_.peer_ack_lag_cycles);
+  const auto in_flight = static_cast<std::size_t>(clocks_.peer_reads_in_flight);
+  const auto rows_in_flight = static_cast<std::size_t>(clocks_.store_requests_in_flight);
+  const auto realignment = [&](const Row& r) {
+    return load ? LineRealignment{r.far % 16, r.own % 16, t.row_bytes} : LineRealignment{r.own % 16, r.far % 16, t.row_bytes};
+  };
+
+  std::vector<std::uint64_t> buffered, taken;  // per source line: the clock the realigner may take it, and took it
+  std::vector<std::uint64_t> acked;            // store: per row, the clock the DMA sees its acknowledgement
+  // the realigner: row `row`, `row_taken` source lines taken and `row_given` destination lines given in it
+  std::size_t row = 0;
+  std::uint64_t row_taken = 0, row_given = 0, last_take = 0, last_give = 0, row_floor = now;
+  std::uint64_t row_first_line = 0;  // the row's first source line's index in `taken`
+  const auto give = [&](std::uint64_t clock, bool last_of_row) {
+    last_give = clock;
+    if (load) return;  // written through the DMA's SRAM port
+    const std::uint64_t arrival = pass(out, clock) + lead;
+    const std::uint64_t written = slave.write(arrival, access, last_of_row);
+    if (last_of_row) acked.push_back(pass(back, written + 1) + ack_lag);
+  };
+  // realigns what the buffer holds, up to source line `known` (its clocks known)
+  const auto realign = [&](std::size_t known) {
+    while (row < rows.size()) {
+      const LineRealignment g = realignment(rows[row]);
+      // every destination line whose source lines are in
+      while (row_given < g.dst_lines() && g.last_needed(row_given) < row_taken) {
+        const std::uint64_t need = taken[static_cast<std::size_t>(row_first_line + g.last_needed(row_given))];
+        give(std::max(row_given ? last_give + 1 : row_floor, need + 1), row_given + 1 == g.dst_lines());
+        ++row_given;
+      }
+      if (row_given == g.dst_lines()) {  // the row's last line given: the next row from the next clock
+        row_floor = last_give + 1;
+        row_first_line += row_taken;
+        ++row;
+        row_taken = row_given = 0;
+        continue;
+      }
+      if (taken.size() >= known) return;
+      // a source line is taken once the lines given so far no longer need the older one held
+      const std::uint64_t c = std::max({buffered[taken.size()], taken.empty() ? now : last_take + 1, row_given ? last_give : row_floor});
+      taken.push_back(c);
+      last_take = c;
+      ++row_taken;
+    }
+  };
+
+  // the source lines, row by row: asked for (load) or read (store) one per clock
+  std::uint64_t issue = now;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const LineRealignment g = realignment(rows[r]);
+    for (std::uint64_t i = 0; i < g.src_lines(); ++i) {
+      const std::size_t n = buffered.size();
+      // the lines go out a window at a time in simulated time, so that DMAs sharing routers and NoC slaves
+      // book them in turns, as the routers' round robin serves them, not one whole transfer after another
+      if (n > 0 && n % in_flight == 0) {
+        realign(n);  // (not before the clock of the next packet to book: the next line asked for or given)
+        const std::uint64_t next = load ? issue : std::min(issue, last_give + 1);
+        const std::uint64_t at = clock_of(sc_core::sc_time_stamp());
+        if (next > at) sc_core::wait(pe_clock_ * static_cast<double>(next - at));
+      }
+      if (n >= in_flight) {
+        realign(n);
+        issue = std::max(issue, taken[n - in_flight] + 1);
+      }
+      if (!load && i == 0 && r >= rows_in_flight) {
+        realign(n);
+        issue = std::max(issue, acked[r - rows_in_flight] + 1);
+      }
+      if (load) {
+        const std::uint64_t grant = slave.read(pass(out, issue) + lead, access);
+        buffered.push_back(pass(back, grant + access) + line_lag);
+      } else {
+        buffered.push_back(issue + access + 1);
+      }
+      ++issue;
+    }
+  }
+  realign(buffered.size());
+  const std::uint64_t done = (load ? last_give : acked.back()) + static_cast<std::uint64_t>(clocks_.peer_idle_lag_cycles);
+  const std::uint64_t at = clock_of(sc_core::sc_time_stamp());
+  if (done > at) sc_core::wait(pe_clock_ * static_cast<double>(done - at));
 }
 
 }  // namespace s2

@@ -14,12 +14,18 @@
 //   the DRAM acknowledged its last row.
 // Requests that reach the DRAM in the same clock are served lowest PE first (the router's round robin
 // from its reset state; later in a stream the RTL's order depends on the round-robin pointer).
-// Another PE's SRAM answers as a DRAM does (the same request, line and acknowledgement rules), served by
-// that PE's NoC slave at one 16-byte line per SRAM access, sram_port_latency_cycles from the read to the
-// NoC; it does not contend with that PE's own MLA and DMA for the SRAM port (an approximation).
+// A transfer with another PE's SRAM (rtl_stubs/dma_peer.sv) goes line by line through that PE's NoC slave
+// (NocSlaveTiming): a load asks for each far line (one request per clock, at most peer_reads_in_flight lines
+// asked for and not yet realigned) and the slave answers one read per SRAM access plus a clock; a store
+// reads its own lines (one per clock) and sends them as writes, the row's last acknowledged, at most
+// store_requests_in_flight rows unacknowledged. The realigner (LineRealignment, dma_request.h) takes a line
+// and gives a line per clock. Approximations: the far slave serves requests first booked first served
+// (the RTL's router interleaves two requesters' lines), and neither slave nor DMA waits for the SRAM port
+// behind the PE's own MLA.
 // Not modelled: the router's clock-level arbitration between the DMAs' packets and other traffic.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "model/dram/dram_timing.h"
@@ -29,6 +35,27 @@
 
 namespace s2 {
 
+// A PE's NoC slave as other DMAs' lines reach it (rtl_stubs/noc_if.sv): one line at a time; a read holds it
+// for its SRAM access and the clock its response goes out, a write for its access, an acknowledged write
+// also for the clock its acknowledgement goes out. Served in the order the DMAs book them.
+class NocSlaveTiming {
+ public:
+  void reset() { free_ = 0; }
+  // A line that reached the slave in clock `arrival`: the clock its SRAM access is granted.
+  std::uint64_t read(std::uint64_t arrival, std::uint64_t access_cycles) { return take(arrival, access_cycles + 1); }
+  std::uint64_t write(std::uint64_t arrival, std::uint64_t access_cycles, bool acknowledged) {
+    return take(arrival, acknowledged ? std::max<std::uint64_t>(access_cycles, 2) : access_cycles);
+  }
+
+ private:
+  std::uint64_t take(std::uint64_t arrival, std::uint64_t hold) {
+    const std::uint64_t grant = std::max(arrival, free_);
+    free_ = grant + hold;
+    return grant;
+  }
+  std::uint64_t free_ = 0;
+};
+
 // What a DMA reaches besides the DRAMs (the system implements it): the NoC, and the other PEs' SRAMs.
 class DmaFabric {
  public:
@@ -36,8 +63,8 @@ class DmaFabric {
   virtual Noc& noc() = 0;
   virtual std::uint8_t* sram(int chip_pe) = 0;
   virtual std::size_t sram_bytes(int chip_pe) = 0;
-  // the timing of chip PE `chip_pe`'s NoC slave as a server of other DMAs' requests
-  virtual DramTiming& sram_port(int chip_pe) = 0;
+  // chip PE `chip_pe`'s NoC slave as a server of other DMAs' lines
+  virtual NocSlaveTiming& noc_slave(int chip_pe) = 0;
 };
 
 class Dma : public sc_core::sc_module {
@@ -58,6 +85,7 @@ class Dma : public sc_core::sc_module {
  private:
   void run();
   void transfer(const DmaTransfer& t, bool load);
+  void transfer_with_peer(const DmaTransfer& t, bool load);
   DmaTransfer pending_;
   bool pending_load_ = true, busy_ = false;
   sc_core::sc_event start_event_;
@@ -67,6 +95,7 @@ class Dma : public sc_core::sc_module {
   sc_core::sc_time pe_clock_;
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
   DmaClocks clocks_;        // the pipeline (HwConfig::dma)
+  std::uint64_t sram_access_cycles_ = 1;
   DmaFabric* fabric_ = nullptr;
   int qpe_ = 0;
 };

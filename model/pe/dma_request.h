@@ -5,6 +5,7 @@
 // DMA, the RTL's C++ DRAM and the RTL's DMA all cut transfers and beats this way.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -85,5 +86,20 @@ void for_each_dma_beat(const DmaRequest& q, F f) {
   }
   if (b.count) f(static_cast<const DmaBeat&>(b));
 }
+
+// A row moved between two PEs' SRAMs (rtl_stubs/dma_realigner.sv): `bytes` bytes starting at byte `src_off`
+// of the first line they are read in and at byte `dst_off` of the first line they are written in.
+// Destination line k is formed from source lines k - lag and k - lag + 1 (lag = 1 when src_off < dst_off).
+struct LineRealignment {
+  std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
+  std::uint64_t src_lines() const { return (src_off + bytes + 15) / 16; }
+  std::uint64_t dst_lines() const { return (dst_off + bytes + 15) / 16; }
+  // the last source line destination line k needs
+  std::uint64_t last_needed(std::uint64_t k) const {
+    const std::uint64_t shift = (src_off + 16 - dst_off) % 16, lag = src_off < dst_off ? 1 : 0;
+    const std::uint64_t n = k + (shift != 0 ? 1 : 0) - lag;
+    return std::min(n, src_lines() - 1);
+  }
+};
 
 }  // namespace s2
