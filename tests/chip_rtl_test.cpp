@@ -1,7 +1,8 @@
 // The chip on the RTL (rtl_stubs/chip.sv, linked QPE by QPE in harness/rtl_qpe_adapter.cpp) against the
 // chip model, on directed streams: a transfer one hop from its DRAM, two flows sharing a mesh link, DRAMs
-// reached through the attached router nearest the PE, Sync groups across QPEs, and a PE that does not
-// finish reported by name while the others do.
+// reached through the attached router nearest the PE, Sync groups across QPEs, a PE that does not finish
+// reported by name while the others do, and transfers between PEs' SRAMs (every byte in place whatever the
+// alignment; single transfers clock for clock).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -238,3 +239,34 @@ TEST(ChipRtl, TransfersBetweenSramsMoveEveryByteWhateverTheAlignment) {
     EXPECT_EQ(b.model_mem.sram.at(p), want) << "model: PE " << p;
   }
 }
+
+TEST(ChipRtl, TransfersWithAnotherPesSramMatchTheModel) {
+  // a row of four QPEs: single transfers between PE 12 (QPE 3) or PE 1 (QPE 0) and PE 0, each its own stream
+  const HwConfig cfg = mesh(4, 1);
+  struct Case {
+    const char* name;
+    bool load;
+    int own;
+    std::uint32_t far_addr, own_addr, bytes, rows;
+  };
+  const std::vector<Case> cases = {
+      {"load_640_lines_3_hops", true, 12, 0, 0, 10240, 1},
+      {"load_rows_misaligned", true, 12, 3, 7, 100, 16},
+      {"store_640_lines_3_hops", false, 12, 0, 0, 10240, 1},
+      {"store_64_lines_same_qpe", false, 1, 0, 0, 1024, 1},
+  };
+  for (const Case& c : cases) {
+    TaskStream s = stream_of(cfg, c.name);
+    s.pe[static_cast<std::size_t>(c.own)].push_back(peer_transfer(c.load ? CommandKind::DmaLoad : CommandKind::DmaStore, 0, c.far_addr,
+                                                                  c.own_addr, c.bytes, c.rows, 1, c.bytes + 20, c.bytes + 30, 0, 0));
+    SystemMemory mem;
+    mem.drams = {std::vector<std::uint8_t>(1 << 16, 0)};
+    mem.sram[0] = pattern(128 * 1024, 20);
+    mem.sram[c.own] = pattern(128 * 1024, 21);
+    const Both b = run_both(cfg, s, mem);
+    ASSERT_TRUE(b.rtl.completed) << b.rtl.stalled;
+    EXPECT_EQ(b.rtl_mem.sram, b.model_mem.sram) << c.name;
+    EXPECT_LE(std::abs(b.delta()), 0.01) << c.name << ": model " << b.model.cycles << ", RTL " << b.rtl.cycles;
+  }
+}
+
