@@ -169,6 +169,7 @@ void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
     std::uint64_t own, far;
   };
   std::vector<Row> rows;
+  if (t.row_bytes == 0) return;  // nothing to move (the RTL's DMA goes idle at once)
   for (std::uint64_t z = 0; z < t.planes; ++z)
     for (std::uint64_t y = 0; y < t.rows; ++y)
       rows.push_back({t.sram_addr + z * t.sram_plane_stride + y * t.sram_row_stride,
@@ -271,6 +272,7 @@ void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
     }
   }
   realign(buffered.size());
+  if (rows.empty()) return;
   const std::uint64_t done = (load ? last_give : acked.back()) + static_cast<std::uint64_t>(clocks_.peer_idle_lag_cycles);
   const std::uint64_t at = clock_of(sc_core::sc_time_stamp());
   if (done > at) sc_core::wait(pe_clock_ * static_cast<double>(done - at));
