@@ -31,10 +31,6 @@ class DramTiming {
         latency_cycles_(static_cast<std::uint64_t>(cfg.dram_latency_cycles)),
         aligned_words_(cfg.dram_aligned_words) {}
 
-  // A server of the same rule with its own figures (another PE's SRAM port: 16-byte lines).
-  DramTiming(std::uint64_t bytes_per_op, std::uint64_t cycles_per_op, std::uint64_t latency_cycles, bool aligned_words)
-      : bytes_per_op_(bytes_per_op), cycles_per_op_(cycles_per_op), latency_cycles_(latency_cycles), aligned_words_(aligned_words) {}
-
   void reset() { busy_until_ = bytes_ = words_ = 0; }
 
   // The DRAM works on a request in [start, end), in 1/bytes_per_op clocks (a byte's share of an operation).

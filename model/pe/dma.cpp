@@ -43,8 +43,14 @@ void Dma::set_timing(const sc_core::sc_time& pe_clock, const HwConfig& cfg, DmaF
   qpe_ = qpe;
 }
 
+std::uint64_t Dma::clock_of(const sc_core::sc_time& at) const { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); }
+
+void Dma::wait_until(std::uint64_t cycle) {
+  const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
+  if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
+}
+
 void Dma::transfer(const DmaTransfer& t, bool load) {
-  const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
   if (t.remote.kind == MemoryRef::Kind::Sram) return transfer_with_peer(t, load);
   const auto lead = static_cast<std::uint64_t>(clocks_.request_lead_cycles);
   const auto line_lag = static_cast<std::uint64_t>(clocks_.line_lag_cycles);
@@ -62,10 +68,6 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
   const auto pass = [&](const std::vector<int>& route, std::uint64_t clock) {
     if (!fabric_) return Noc::Passage{clock, clock};
     return fabric_->noc().pass(route, clock, clock_of(sc_core::sc_time_stamp()));
-  };
-  const auto wait_until = [&](std::uint64_t cycle) {
-    const std::uint64_t now = clock_of(sc_core::sc_time_stamp());
-    if (cycle > now) sc_core::wait(pe_clock_ * static_cast<double>(cycle - now));
   };
   std::uint64_t done = clock_of(sc_core::sc_time_stamp());
   std::uint64_t last_write = 0;  // load: the clock the NoC slave wrote the latest line
@@ -161,7 +163,6 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
 // realigner takes it, and the clock it gives each destination line (written into the own SRAM, or sent).
 void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
   if (!fabric_) throw std::logic_error("model DMA: a transfer with another PE's SRAM without a NoC");
-  const auto clock_of = [&](const sc_core::sc_time& at) { return static_cast<std::uint64_t>(std::llround(at / pe_clock_)); };
   const int far_pe = t.remote.index;
   std::uint8_t* far = fabric_->sram(far_pe);
   const std::size_t far_bytes = fabric_->sram_bytes(far_pe);
@@ -250,9 +251,7 @@ void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
       // book them in turns, as the routers' round robin serves them, not one whole transfer after another
       if (n > 0 && n % in_flight == 0) {
         realign(n);  // (not before the clock of the next packet to book: the next line asked for or given)
-        const std::uint64_t next = load ? issue : std::min(issue, last_give + 1);
-        const std::uint64_t at = clock_of(sc_core::sc_time_stamp());
-        if (next > at) sc_core::wait(pe_clock_ * static_cast<double>(next - at));
+        wait_until(load ? issue : std::min(issue, last_give + 1));
       }
       if (n >= in_flight) {
         realign(n);
@@ -273,9 +272,7 @@ void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
   }
   realign(buffered.size());
   if (rows.empty()) return;
-  const std::uint64_t done = (load ? last_give : acked.back()) + static_cast<std::uint64_t>(clocks_.peer_idle_lag_cycles);
-  const std::uint64_t at = clock_of(sc_core::sc_time_stamp());
-  if (done > at) sc_core::wait(pe_clock_ * static_cast<double>(done - at));
+  wait_until((load ? last_give : acked.back()) + static_cast<std::uint64_t>(clocks_.peer_idle_lag_cycles));
 }
 
 }  // namespace s2

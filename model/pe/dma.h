@@ -86,6 +86,8 @@ class Dma : public sc_core::sc_module {
   void run();
   void transfer(const DmaTransfer& t, bool load);
   void transfer_with_peer(const DmaTransfer& t, bool load);
+  std::uint64_t clock_of(const sc_core::sc_time& at) const;  // the PE clock of a time
+  void wait_until(std::uint64_t cycle);                       // returns in PE clock `cycle` (now if it is past)
   DmaTransfer pending_;
   bool pending_load_ = true, busy_ = false;
   sc_core::sc_event start_event_;
