@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> flaws;
   CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
   add_config_options(config, config_file, mac, flaws);
-  config->add_option("--preset", config_preset, "the chip run-net --target s2 uses: prototype or spinnaker2 (default: QPE-DRAM)");
+  config->add_option("--preset", config_preset, "the chip run-net --target s2 uses: prototype, spinnaker2 or mini (default: QPE-DRAM)");
 
   std::uint64_t seed = 2026;
   int count = 240;
@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
                    "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
                    "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
   netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs) or spinnaker2 (the taped-out "
-                     "chip's 152 PEs and 2 LPDDR4 channels, with the assumptions it prints)");
+                     "chip's 152 PEs and 2 LPDDR4 channels, with the assumptions it prints) or mini (2x2 QPEs, 2 DRAMs, 2 storage "
+                     "QPEs: a scaled-down prototype for fast regression)");
   netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
       ->delimiter(',');
   netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")
@@ -179,7 +180,9 @@ int main(int argc, char** argv) {
       s2::apply_preset(cfg, config_preset);
       s2::validate(cfg);
     }
-    std::cout << s2::to_json(cfg).dump(2) << "\nconfig hash: " << s2::config_hash(cfg) << "\n";
+    // the JSON alone on standard output, so that `s2cosim config > F` gives a file --config reads
+    std::cout << s2::to_json(cfg).dump(2) << "\n";
+    std::cerr << "config hash: " << s2::config_hash(cfg) << "\n";
   } catch (const std::exception& e) {
     std::cerr << "s2cosim: " << e.what() << "\n";
     return 2;

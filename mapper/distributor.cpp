@@ -730,8 +730,9 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// fuse_reuse on the chip (thesis 4.4, Appendices D, E, F): the storage QPEs keep the results, the 32
-// computation QPEs (128 PEs) keep the input parts, and the filter parts migrate through the NoC.
+// fuse_reuse on the chip (thesis 4.4, Appendices D, E, F): the storage QPEs keep the results, the
+// computation QPEs (the prototype's 32, 128 PEs) keep the input parts, and the filter parts migrate
+// through the NoC.
 //
 // The computation QPEs form a ring (ChipShape::double_qpe_blocks in order; each QPE's successor is its
 // neighbour). A round holds up to 128 input parts and up to 4 x (ring length) filter parts:
@@ -739,7 +740,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 //    in turn, group a mod G on ring QPE a, part 4g + z on its PE z: the positions below G load theirs
 //    from their double QPE block's DRAM, the others get a copy from the first (the "filling process",
 //    Appendix E).
-//  - Inputs: each input part sits on m PEs (m a power of two, as many copies as the 128 PEs allow, at
+//  - Inputs: each input part sits on m PEs (m a power of two, as many copies as the computation PEs allow, at
 //    most G), the copies S = G/m ring QPEs apart, so that in S steps the copies see disjoint halves,
 //    quarters... of the G groups (Appendix D; the first copy loads its part from its DRAM, the others get
 //    it from the first through the NoC).
@@ -759,7 +760,8 @@ struct ChipReusePlan {
 // Why the chip's reuse distribution cannot run the block, or "".
 std::string chip_reuse_refusal(const BlockSplit& s, const HwConfig& cfg) {
   if (cfg.chip.double_qpe_blocks.empty()) return "the chip has no storage QPEs (double QPE blocks) for data reuse";
-  const int ring = static_cast<int>(cfg.chip.double_qpe_blocks.size()) * 8;
+  int ring = 0;
+  for (const DoubleQpeBlock& db : cfg.chip.double_qpe_blocks) ring += db.qpes();
   const int g = (s.c.count() + kPesPerQpe - 1) / kPesPerQpe;  // groups of a QPE's filter parts
   if ((g & (g - 1)) != 0)
     return "fuse_reuse on the chip needs 2^n filter parts (thesis 4.4) or at most 4; the split has " +

@@ -53,6 +53,19 @@ ChipShape spinnaker2_chip() {
   return c;
 }
 
+ChipShape mini_chip() {
+  ChipShape c;
+  c.name = "mini";
+  c.mesh_cols = c.mesh_rows = 2;
+  // the west column computes, each of its QPEs at its half's DRAM; the east column stores and relays the host
+  c.drams = {{{{0, 0}}}, {{{0, 1}}}};
+  c.host_agents = {{1, 0}, {1, 1}};
+  // the ring is the west column: each computation QPE's successor is the other, one hop away
+  c.double_qpe_blocks = {{0, {1, 0}, {{{0, 0}}}}, {1, {1, 1}, {{{0, 1}}}}};
+  c.assumptions = {"a 2x2 chip scaled down from the prototype for fast regression; no SpiNNaker2 has this shape"};
+  return c;
+}
+
 ChipShape qpe_dram_chip() {
   ChipShape c;
   c.name = "qpe_dram";
@@ -177,10 +190,12 @@ void validate(const ChipShape& c) {
     const std::string f = "double_qpe_blocks[" + std::to_string(i) + "]";
     need(b.dram >= 0 && static_cast<std::size_t>(b.dram) < c.drams.size(), f + ".dram", "a DRAM index");
     need(inside(b.storage_qpe), f + ".storage_qpe", mesh);
-    need(b.qpe_blocks.size() == 2, f + ".qpe_blocks", "2 QPE blocks");
+    need(b.qpe_blocks.size() == 1 || b.qpe_blocks.size() == 2, f + ".qpe_blocks", "1 or 2 QPE blocks (the thesis's: 2)");
+    need(b.qpes() == c.double_qpe_blocks[0].qpes(), f + ".qpe_blocks",
+         "as many QPEs as double_qpe_blocks[0] (" + std::to_string(c.double_qpe_blocks[0].qpes()) + ")");
     std::vector<QpeCoord> all{b.storage_qpe};
     for (const auto& block : b.qpe_blocks) {
-      need(block.size() == 4, f + ".qpe_blocks", "4 QPEs per QPE block");
+      need(block.size() >= 1 && block.size() <= 4, f + ".qpe_blocks", "1 to 4 QPEs per QPE block (the thesis's: 4)");
       all.insert(all.end(), block.begin(), block.end());
     }
     for (QpeCoord q : all) {
@@ -238,6 +253,7 @@ nlohmann::json to_json(const HwConfig& c) {
         {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel}}},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
+      {"model_peer_booking_lines", c.model_peer_booking_lines},
       {"flaws",
        {{"sram2clk", c.flaws.sram2clk},
         {"neighbor_conv", c.flaws.neighbor_conv},
@@ -308,6 +324,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
+  take(j, "model_peer_booking_lines", c.model_peer_booking_lines);
   if (j.contains("flaws")) {
     const auto& f = j.at("flaws");
     take(f, "sram2clk", c.flaws.sram2clk);
@@ -358,6 +375,7 @@ void validate(const HwConfig& c) {
     need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
+  need(c.model_peer_booking_lines >= 1, "model_peer_booking_lines", "at least 1");
   // the tile schedule (model/qpe/tile_schedule.cpp) and the RTL's QPE step two NoC clocks per PE clock
   need(std::abs(c.noc_clock_mhz - 2 * c.pe_clock_mhz) < 1e-9 * c.pe_clock_mhz, "noc_clock_mhz",
        "twice pe_clock_mhz (the model's tile schedule and the RTL's QPE step two NoC clocks per PE clock)");
@@ -369,6 +387,10 @@ void apply_preset(HwConfig& cfg, const std::string& name) {
     cfg.chip = prototype_chip();
     return;
   }
+  if (name == "mini") {
+    cfg.chip = mini_chip();
+    return;
+  }
   if (name == "spinnaker2") {
     cfg.chip = spinnaker2_chip();
     cfg.pe_clock_mhz = 200.0;  // assumptions listed in the shape
@@ -377,8 +399,8 @@ void apply_preset(HwConfig& cfg, const std::string& name) {
     return;
   }
   throw std::invalid_argument("preset '" + name +
-                              "': expected prototype (the thesis's SpiNNaker2 prototype) or spinnaker2 (the taped-out "
-                              "chip, with the assumptions it lists)");
+                              "': expected prototype (the thesis's SpiNNaker2 prototype), spinnaker2 (the taped-out "
+                              "chip, with the assumptions it lists) or mini (a 2x2 chip for fast regression)");
 }
 
 HwConfig load_hw_config(const std::string& path) {

@@ -63,7 +63,14 @@ struct DramPort {
 struct DoubleQpeBlock {
   int dram = 0;
   QpeCoord storage_qpe;
-  std::vector<std::vector<QpeCoord>> qpe_blocks;  // 2 blocks of 4 QPEs
+  // the thesis's: 2 QPE blocks of 4 QPEs (Figure 4.16); a smaller chip may have 1 or 2 blocks of 1 to 4,
+  // every double QPE block as many QPEs as the others (the ring gives each the same share)
+  std::vector<std::vector<QpeCoord>> qpe_blocks;
+  int qpes() const {
+    int n = 0;
+    for (const auto& b : qpe_blocks) n += static_cast<int>(b.size());
+    return n;
+  }
 };
 
 // The system's shape: a mesh of QPEs, its DRAMs, its host agents and, for SpiNNaker2's data reuse
@@ -97,6 +104,9 @@ struct ChipShape {
 ChipShape prototype_chip();
 // QPE-DRAM (thesis 3.3): one QPE, one DRAM, the host.
 ChipShape qpe_dram_chip();
+// A 2x2 chip scaled down from the prototype for fast regression, not a thesis shape: the two halves'
+// DRAMs, storage QPEs and computation QPEs of the prototype with one QPE each.
+ChipShape mini_chip();
 // The taped-out SpiNNaker2 (152 PEs in 38 QPEs, 2 LPDDR4 channels); what is not published is an assumption
 // listed in its `assumptions` (apply_preset also sets the clocks and the DRAM's rate it assumes).
 ChipShape spinnaker2_chip();
@@ -140,6 +150,10 @@ struct HwConfig {
   std::string model_schedule = "event";
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
   long long model_resolve_window_cycles = 20000;
+  // model only: a transfer with another PE's SRAM books its lines in the routers and the far NoC slave this
+  // many at a time in simulated time, so that transfers meeting there take turns in chunks of this many
+  // lines (the RTL's routers alternate line by line: 1 is closest, and slowest; model/README.md, "The chip")
+  int model_peer_booking_lines = 4;
   FlawSwitches flaws;
 
   // PE clocks a packet takes from one QPE router to the next (thesis 2.3.4: 4 NoC clocks)

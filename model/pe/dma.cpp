@@ -39,6 +39,7 @@ void Dma::set_timing(const sc_core::sc_time& pe_clock, const HwConfig& cfg, DmaF
   dram_timing_ = DramTiming(cfg);
   clocks_ = cfg.dma;
   sram_access_cycles_ = static_cast<std::uint64_t>(cfg.sram_cycles_per_access());
+  peer_booking_lines_ = static_cast<std::size_t>(cfg.model_peer_booking_lines);
   fabric_ = fabric;
   qpe_ = qpe;
 }
@@ -247,9 +248,9 @@ void Dma::transfer_with_peer(const DmaTransfer& t, bool load) {
     const LineRealignment g = realignment(rows[r]);
     for (std::uint64_t i = 0; i < g.src_lines(); ++i) {
       const std::size_t n = buffered.size();
-      // the lines go out a window at a time in simulated time, so that DMAs sharing routers and NoC slaves
+      // the lines go out a few at a time in simulated time, so that DMAs sharing routers and NoC slaves
       // book them in turns, as the routers' round robin serves them, not one whole transfer after another
-      if (n > 0 && n % in_flight == 0) {
+      if (n > 0 && n % peer_booking_lines_ == 0) {
         realign(n);  // (not before the clock of the next packet to book: the next line asked for or given)
         wait_until(load ? issue : std::min(issue, last_give + 1));
       }

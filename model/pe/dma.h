@@ -98,6 +98,7 @@ class Dma : public sc_core::sc_module {
   DramTiming dram_timing_;  // to know when each line of a read row leaves the DRAM
   DmaClocks clocks_;        // the pipeline (HwConfig::dma)
   std::uint64_t sram_access_cycles_ = 1;
+  std::size_t peer_booking_lines_ = 4;  // HwConfig::model_peer_booking_lines
   DmaFabric* fabric_ = nullptr;
   int qpe_ = 0;
 };

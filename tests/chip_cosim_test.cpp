@@ -1,0 +1,103 @@
+// The chip on both backends end to end: run-net --target s2 --preset mini --backend both on a small
+// network's SpiNNaker2 streams in every strategy, data migration between QPEs included (filter parts along
+// the ring of computation QPEs, input copies between them, maps kept in and loaded from the storage QPEs):
+// every block bit-exact on both backends and the model within 2% of the RTL (run-net's comparators).
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "harness/net_runner.h"
+#include "mapper/distributor.h"
+#include "mapper/network.h"
+#include "mapper/parser.h"
+#include "mapper/splitter.h"
+#include "model/hw_config.h"
+#include "test_networks.h"
+#include "test_support.h"
+
+using namespace s2;
+using namespace s2::mapper;
+
+namespace {
+
+HwConfig mini() {
+  HwConfig cfg;
+  apply_preset(cfg, "mini");
+  validate(cfg);
+  return cfg;
+}
+
+}  // namespace
+
+TEST(ChipCosim, TheMiniChipPresetHasStorageQpesAndARingThatMigratesFilters) {
+  const HwConfig cfg = mini();
+  const ParsedNetwork n = parse_network(parse_layer_list(test_networks::kMiniChip, "mini_chip.net"));
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg),
+                                           parse_split_file(test_networks::kMiniChipSplit, "mini_chip.split"));
+  // 8 of the 16 PEs compute under fuse_reuse: the splitter's minimum
+  EXPECT_EQ(split_rules(Target::SpiNNaker2, cfg).min_pieces, 8u);
+  const std::vector<BlockResidency> where = storage_residency(n, split, cfg);
+  ASSERT_EQ(where.size(), 4u);
+  EXPECT_TRUE(where[0].output_in_storage);
+  EXPECT_TRUE(where[1].input_in_storage && where[1].output_in_storage);
+  EXPECT_TRUE(where[2].input_in_storage);
+  const BlockStreams bs = distribute(n.blocks[0], split.blocks[0], Strategy::FuseReuse, cfg, where[0]);
+  ASSERT_EQ(bs.streams.size(), 1u);
+  const std::set<int> storage(bs.output_storage.pes.begin(), bs.output_storage.pes.end());
+  int migrations = 0, to_storage = 0;
+  for (std::size_t pe = 0; pe < bs.streams[0].pe.size(); ++pe)
+    for (const StreamCommand& c : bs.streams[0].pe[pe]) {
+      if (c.kind != CommandKind::DmaStore || c.dma.remote.kind != MemoryRef::Kind::Sram) continue;
+      const int to = c.dma.remote.index;
+      if (storage.count(to)) {
+        ++to_storage;
+      } else if (c.async) {  // a filter part on to the next ring QPE
+        ++migrations;
+        EXPECT_NE(to / kPesPerQpe, static_cast<int>(pe) / kPesPerQpe);
+      }
+    }
+  EXPECT_GT(migrations, 0);
+  EXPECT_GT(to_storage, 0);
+  // CONV_2 loads its input from the storage PEs CONV_1 left it in
+  const BlockStreams next = distribute(n.blocks[1], split.blocks[1], Strategy::FuseReuse, cfg, where[1]);
+  int from_storage = 0;
+  for (const auto& cmds : next.streams[0].pe)
+    for (const StreamCommand& c : cmds)
+      if (c.kind == CommandKind::DmaLoad && c.dma.remote.kind == MemoryRef::Kind::Sram) {
+        EXPECT_TRUE(storage.count(c.dma.remote.index)) << c.dma.remote.index;
+        ++from_storage;
+      }
+  EXPECT_GT(from_storage, 0);
+}
+
+TEST(ChipCosim, TheMiniChipRunsASmallNetworkOnBothBackendsBitExactWithin2Percent) {
+  const test::TempDir dir;
+  RunNetRequest req;
+  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
+  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
+  req.target = "s2";
+  req.preset = "mini";
+  req.backend = "both";
+  req.json_out = dir.path("mini_chip.json");
+  std::ostringstream out, err;
+  const int code = run_net(req, out, err);
+  std::cout << out.str();
+  EXPECT_EQ(code, 0) << err.str();
+  const nlohmann::json j = test::read_json(req.json_out);
+  EXPECT_EQ(j["config"]["chip"]["name"], "mini");
+  // three convolution blocks in three strategies, the FC in two; each passes every comparator
+  ASSERT_EQ(j["operations"].size(), 3u * 3 + 2);
+  int reuse = 0;
+  for (const auto& o : j["operations"]) {
+    const std::string what = o["name"].get<std::string>() + " " + o["strategy"].get<std::string>();
+    EXPECT_EQ(o["status"], "pass") << what << ": " << o.dump();
+    EXPECT_TRUE(o["rtl_data_match"].get<bool>()) << what;
+    EXPECT_TRUE(o["model_data_match"].get<bool>()) << what;
+    EXPECT_LE(std::abs(o["delta"].get<double>()), 0.02) << what;
+    reuse += o["strategy"] == "fuse_reuse";
+  }
+  EXPECT_EQ(reuse, 3);
+}
