@@ -487,7 +487,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::unique_ptr<StreamBackend> model, rtl;
   try {
     if (req.backend != "rtl") model = make_model_stream_backend(cfg);
-    if (req.backend != "model") rtl = make_rtl_stream_backend(cfg);
+    if (req.backend != "model") rtl = req.rtl_backend ? req.rtl_backend(cfg) : make_rtl_stream_backend(cfg);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return 2;

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/backend.h"
 
 namespace s2 {
 
@@ -28,6 +32,9 @@ struct RunNetRequest {
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;
   std::uint64_t seed = 1;
+  // the RTL backend (empty: the project's, make_rtl_stream_backend); a user's adapter, or a test's, may
+  // stand in for it here without touching the runner
+  std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;
 };
 
 // The thesis's clocks for an operation and strategy (Table 5.5, VGG-16 on QPE-DRAM; SpiNNaker2Py with

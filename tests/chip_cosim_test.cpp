@@ -101,3 +101,64 @@ TEST(ChipCosim, TheMiniChipRunsASmallNetworkOnBothBackendsBitExactWithin2Percent
   }
   EXPECT_EQ(reuse, 3);
 }
+
+namespace {
+
+// A user's RTL adapter that lacks transfers between PEs' SRAMs: it says so for every stream that has one
+// (StreamBackend::refusal) and runs the others, here on the model.
+class NoPeerTransfers final : public StreamBackend {
+ public:
+  explicit NoPeerTransfers(const HwConfig& cfg) : inner_(make_model_stream_backend(cfg)) {}
+  std::string name() const override { return "rtl"; }
+  std::string refusal(const TaskStream& s) const override {
+    for (const auto& cmds : s.pe)
+      for (const StreamCommand& c : cmds)
+        if ((c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore) && c.dma.remote.kind == MemoryRef::Kind::Sram)
+          return "this RTL has no transfers between PEs' SRAMs";
+    return "";
+  }
+  using StreamBackend::run;
+  StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
+    if (!refusal(s).empty()) throw std::logic_error("ran a stream it refused");
+    return inner_->run(s, mem, opt);
+  }
+
+ private:
+  std::unique_ptr<StreamBackend> inner_;
+};
+
+}  // namespace
+
+TEST(ChipCosim, ABlockAnAdapterRefusesRunsOnTheModelOnlyAndTheRunSaysWhy) {
+  const test::TempDir dir;
+  RunNetRequest req;
+  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
+  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
+  req.target = "s2";
+  req.preset = "mini";
+  req.backend = "both";
+  req.layers = {"CONV_1", "CONV_4"};
+  req.json_out = dir.path("refused.json");
+  req.rtl_backend = [](const HwConfig& cfg) { return std::make_unique<NoPeerTransfers>(cfg); };
+  std::ostringstream out, err;
+  EXPECT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+  EXPECT_NE(out.str().find("CONV_1     fuse_reuse      not on the RTL (model only): this RTL has no transfers between PEs' SRAMs"),
+            std::string::npos)
+      << out.str();
+  const nlohmann::json j = test::read_json(req.json_out);
+  ASSERT_EQ(j["operations"].size(), 2u * 3);
+  for (const auto& o : j["operations"]) {
+    const std::string what = o["name"].get<std::string>() + " " + o["strategy"].get<std::string>();
+    if (o["strategy"] == "fuse_reuse") {
+      // the model's run stands, its data checked; nothing was compared
+      EXPECT_EQ(o["rtl_refused"], "this RTL has no transfers between PEs' SRAMs") << what;
+      EXPECT_FALSE(o.contains("status")) << what;
+      EXPECT_FALSE(o.contains("rtl_cycles")) << what;
+      EXPECT_TRUE(o["data_match"].get<bool>()) << what;
+    } else {
+      EXPECT_FALSE(o.contains("rtl_refused")) << what;
+      EXPECT_EQ(o["status"], "pass") << what;  // the fake is the model: no deviation
+      EXPECT_EQ(o["delta"].get<double>(), 0.0) << what;
+    }
+  }
+}
