@@ -30,6 +30,19 @@ HwConfig mini() {
   return cfg;
 }
 
+// run-net --net N --split S --target s2 --preset mini --backend both --json DIR/json, N and S the small
+// network and its split written into `dir`
+RunNetRequest mini_chip_run(const test::TempDir& dir, const std::string& json) {
+  RunNetRequest req;
+  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
+  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
+  req.target = "s2";
+  req.preset = "mini";
+  req.backend = "both";
+  req.json_out = dir.path(json);
+  return req;
+}
+
 }  // namespace
 
 TEST(ChipCosim, TheMiniChipPresetHasStorageQpesAndARingThatMigratesFilters) {
@@ -75,13 +88,7 @@ TEST(ChipCosim, TheMiniChipPresetHasStorageQpesAndARingThatMigratesFilters) {
 
 TEST(ChipCosim, TheMiniChipRunsASmallNetworkOnBothBackendsBitExactWithin2Percent) {
   const test::TempDir dir;
-  RunNetRequest req;
-  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
-  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
-  req.target = "s2";
-  req.preset = "mini";
-  req.backend = "both";
-  req.json_out = dir.path("mini_chip.json");
+  const RunNetRequest req = mini_chip_run(dir, "mini_chip.json");
   std::ostringstream out, err;
   const int code = run_net(req, out, err);
   std::cout << out.str();
@@ -131,14 +138,8 @@ class NoPeerTransfers final : public StreamBackend {
 
 TEST(ChipCosim, ABlockAnAdapterRefusesRunsOnTheModelOnlyAndTheRunSaysWhy) {
   const test::TempDir dir;
-  RunNetRequest req;
-  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
-  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
-  req.target = "s2";
-  req.preset = "mini";
-  req.backend = "both";
+  RunNetRequest req = mini_chip_run(dir, "refused.json");
   req.layers = {"CONV_1", "CONV_4"};
-  req.json_out = dir.path("refused.json");
   req.rtl_backend = [](const HwConfig& cfg) { return std::make_unique<NoPeerTransfers>(cfg); };
   std::ostringstream out, err;
   EXPECT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
