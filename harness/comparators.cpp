@@ -9,6 +9,7 @@
 
 #include "harness/rtl_qpe_adapter.h"
 #include "model/golden.h"
+#include "model/noc/mesh.h"
 
 namespace s2 {
 
@@ -264,7 +265,13 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendRes
   return compare_task(t, cfg, golden_for_task(t, cfg), rtl, model, opt);
 }
 
-std::vector<CommandDeviation> command_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl) {
+namespace {
+
+// Each command's clocks (its end minus the previous command's end; the drain after the last as index
+// cmds.size()) in the model minus the RTL, summed under the keys `keys(pe, index)` gives it. Empty if
+// either run is incomplete.
+template <typename Keys>
+std::vector<CommandDeviation> deviation_by(const TaskStream& s, const StreamResult& model, const StreamResult& rtl, Keys keys) {
   std::map<std::string, CommandDeviation> by;
   for (int p = 0; p < static_cast<int>(s.pe.size()); ++p) {
     const auto& cmds = s.pe[static_cast<std::size_t>(p)];
@@ -276,12 +283,13 @@ std::vector<CommandDeviation> command_deviation(const TaskStream& s, const Strea
       const bool drain = i == cmds.size();
       const std::uint64_t m1 = drain ? model.pe_end_cycle[static_cast<std::size_t>(p)] : m[i];
       const std::uint64_t r1 = drain ? rtl.pe_end_cycle[static_cast<std::size_t>(p)] : r[i];
-      const std::string what = drain ? "drain" : std::string(to_string(cmds[i].kind)) + " " + cmds[i].operation;
-      CommandDeviation& d = by[what];
-      d.what = what;
-      d.clocks += (static_cast<std::int64_t>(m1) - static_cast<std::int64_t>(m0)) -
-                  (static_cast<std::int64_t>(r1) - static_cast<std::int64_t>(r0));
-      ++d.commands;
+      for (const std::string& what : keys(p, i)) {
+        CommandDeviation& d = by[what];
+        d.what = what;
+        d.clocks += (static_cast<std::int64_t>(m1) - static_cast<std::int64_t>(m0)) -
+                    (static_cast<std::int64_t>(r1) - static_cast<std::int64_t>(r0));
+        ++d.commands;
+      }
       m0 = m1;
       r0 = r1;
     }
@@ -294,10 +302,52 @@ std::vector<CommandDeviation> command_deviation(const TaskStream& s, const Strea
   return v;
 }
 
+}  // namespace
+
+std::vector<CommandDeviation> command_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl) {
+  return deviation_by(s, model, rtl, [&](int p, std::size_t i) {
+    const auto& cmds = s.pe[static_cast<std::size_t>(p)];
+    return std::vector<std::string>{i == cmds.size() ? "drain" : std::string(to_string(cmds[i].kind)) + " " + cmds[i].operation};
+  });
+}
+
+std::vector<CommandDeviation> place_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl,
+                                              const HwConfig& cfg) {
+  const Mesh mesh(cfg.chip);
+  return deviation_by(s, model, rtl, [&](int p, std::size_t i) {
+    std::vector<std::string> places;
+    const auto& cmds = s.pe[static_cast<std::size_t>(p)];
+    if (i == cmds.size() || (cmds[i].kind != CommandKind::DmaLoad && cmds[i].kind != CommandKind::DmaStore)) return places;
+    const MemoryRef& far = cmds[i].dma.remote;
+    const int q = p / kPesPerQpe;
+    int far_qpe = 0;
+    if (far.kind == MemoryRef::Kind::Sram) {
+      places.push_back(fmt::format("PE {}'s SRAM", far.index));
+      far_qpe = far.index / kPesPerQpe;
+    } else {
+      places.push_back(fmt::format("DRAM {}", far.index));
+      far_qpe = mesh.dram_router(far.index, q);
+    }
+    for (const std::vector<int>& route : {mesh.route(q, far_qpe), mesh.route(far_qpe, q)})
+      for (std::size_t k = 0; k + 1 < route.size(); ++k)
+        places.push_back(qpe_name(cfg.chip, route[k]) + "->" + qpe_name(cfg.chip, route[k + 1]));
+    return places;
+  });
+}
+
 std::string describe_command_deviation(const std::vector<CommandDeviation>& d, std::size_t n) {
   std::string s;
   for (std::size_t i = 0; i < d.size() && i < n; ++i)
     s += fmt::format("{}{} {:+} clocks ({})", i ? ", " : "", d[i].what, d[i].clocks, d[i].commands);
+  return s;
+}
+
+std::string describe_place_deviation(const std::vector<CommandDeviation>& d, std::size_t n) {
+  std::vector<CommandDeviation> ends, links;
+  for (const CommandDeviation& x : d) (x.what.rfind("QPE(", 0) == 0 ? links : ends).push_back(x);
+  std::string s;
+  if (!ends.empty()) s += "far ends: " + describe_command_deviation(ends, n);
+  if (!links.empty()) s += (s.empty() ? "" : "; ") + std::string("links: ") + describe_command_deviation(links, n);
   return s;
 }
 

@@ -144,4 +144,13 @@ std::vector<CommandDeviation> command_deviation(const TaskStream& s, const Strea
 // The largest `n` as one line: "mla CONV_43 -12345 clocks (512), dma_load CONV_43 +678 clocks (1024)".
 std::string describe_command_deviation(const std::vector<CommandDeviation>& d, std::size_t n = 3);
 
+// The same differences of the DMA commands, summed per place on the chip their packets use: the far end
+// ("DRAM 1", "PE 17's SRAM") and every mesh link of the route out and back ("QPE(0,0)->QPE(1,0)"). A
+// place's sum is over the commands that use it, so a link many transfers share collects all of theirs: it
+// points at where to look, it does not divide the difference among the places. Largest |clocks| first.
+std::vector<CommandDeviation> place_deviation(const TaskStream& s, const StreamResult& model, const StreamResult& rtl,
+                                              const HwConfig& cfg);
+// "far ends: DRAM 1 +1500 clocks (20), ...; links: QPE(0,0)->QPE(1,0) -800 clocks (14), ..." (`n` of each).
+std::string describe_place_deviation(const std::vector<CommandDeviation>& d, std::size_t n = 2);
+
 }  // namespace s2

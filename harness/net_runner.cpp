@@ -21,6 +21,7 @@
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
+#include "model/noc/mesh.h"
 #include "model/pe/arm_ops.h"
 
 namespace s2 {
@@ -239,8 +240,14 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                : !r.rtl->data_match || !r.model->data_match ? "mismatch"
                : (r.delta && std::abs(*r.delta) > bound)    ? "deviation"
                                                             : "pass";
-    if (r.status == "deviation" && model_core && rtl_core)
-      r.where = describe_command_deviation(command_deviation(bs.streams[core_index], *model_core, *rtl_core));
+    if (r.status == "deviation" && model_core && rtl_core) {
+      const TaskStream& core = bs.streams[core_index];
+      r.where = describe_command_deviation(command_deviation(core, *model_core, *rtl_core));
+      // on the chip, also the DRAMs, SRAMs and links the differing transfers use
+      if (cfg.chip.qpes() > 1)
+        if (const std::string places = describe_place_deviation(place_deviation(core, *model_core, *rtl_core, cfg)); !places.empty())
+          r.where += "; by place, " + places;
+    }
   }
   return r;
 }
@@ -248,11 +255,6 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
 std::string pct(double v) { return fmt::format("{:+.1f}%", 100.0 * v); }
 
 bool target_is_chip(const RunNetRequest& req) { return req.target == "s2"; }
-
-std::string qpe_name(const HwConfig& cfg, int q) {
-  const QpeCoord c = cfg.chip.qpe_coord(q);
-  return fmt::format("QPE({},{})", c.x, c.y);
-}
 
 // Where the core stream's time went: the shares of the PEs' clocks (PEs with work, from the host's start
 // to the stream's end) and the busiest link and DRAM.
@@ -267,8 +269,8 @@ nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
   j["shares"]["other"] = 1.0 - accounted / total;
   j["pes"] = r.active_pes;
   if (r.busiest_link_from >= 0)
-    j["busiest_link"] = {{"from", qpe_name(cfg, r.busiest_link_from)},
-                         {"to", qpe_name(cfg, r.busiest_link_to)},
+    j["busiest_link"] = {{"from", qpe_name(cfg.chip, r.busiest_link_from)},
+                         {"to", qpe_name(cfg.chip, r.busiest_link_to)},
                          {"packets", r.busiest_link_packets},
                          {"packets_per_cycle", double(r.busiest_link_packets) / double(std::max<std::uint64_t>(r.cycles, 1))}};
   std::size_t d = 0;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "harness/comparators.h"
 #include "harness/net_runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
@@ -162,4 +163,52 @@ TEST(ChipCosim, ABlockAnAdapterRefusesRunsOnTheModelOnlyAndTheRunSaysWhy) {
       EXPECT_EQ(o["delta"].get<double>(), 0.0) << what;
     }
   }
+}
+
+TEST(ChipCosim, TheLocatorNamesTheDramsSramsAndLinksOfTheTransfersThatDiffer) {
+  const HwConfig cfg = mini();  // DRAM 0 at QPE(0,0), DRAM 1 at QPE(0,1)
+  TaskStream s;
+  s.name = "LOCATE";
+  s.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
+  const auto transfer = [](CommandKind kind, MemoryRef far) {
+    StreamCommand c;
+    c.kind = kind;
+    c.operation = "MOVE";
+    c.dma.remote = far;
+    c.dma.row_bytes = 64;
+    return c;
+  };
+  s.pe[0] = {transfer(CommandKind::DmaLoad, {MemoryRef::Kind::Dram, 0})};        // QPE(0,0), no link
+  s.pe[4] = {transfer(CommandKind::DmaLoad, {MemoryRef::Kind::Dram, 0})};        // QPE(1,0), one hop west
+  s.pe[8] = {transfer(CommandKind::DmaStore, {MemoryRef::Kind::Sram, 5})};       // QPE(0,1) to QPE(1,0)
+  StreamResult model, rtl;
+  for (StreamResult* r : {&model, &rtl}) {
+    r->completed = true;
+    r->command_end_cycle.assign(s.pe.size(), {});
+    r->pe_end_cycle.assign(s.pe.size(), 0);
+  }
+  const auto ends = [&](StreamResult& r, int pe, std::uint64_t end) {
+    r.command_end_cycle[static_cast<std::size_t>(pe)] = {end};
+    r.pe_end_cycle[static_cast<std::size_t>(pe)] = end;
+  };
+  ends(model, 0, 100), ends(rtl, 0, 100);
+  ends(model, 4, 300), ends(rtl, 4, 200);  // the model 100 clocks long on the load over QPE(1,0)-QPE(0,0)
+  ends(model, 8, 150), ends(rtl, 8, 180);  // and 30 short on the store over QPE(0,1)-QPE(1,1)-QPE(1,0)
+  const std::vector<CommandDeviation> d = place_deviation(s, model, rtl, cfg);
+  const auto at = [&](const std::string& where) -> std::pair<std::int64_t, std::uint64_t> {
+    for (const CommandDeviation& x : d)
+      if (x.what == where) return {x.clocks, x.commands};
+    ADD_FAILURE() << "no place " << where;
+    return {0, 0};
+  };
+  EXPECT_EQ(at("DRAM 0"), std::make_pair(std::int64_t{100}, std::uint64_t{2}));
+  EXPECT_EQ(at("PE 5's SRAM"), std::make_pair(std::int64_t{-30}, std::uint64_t{1}));
+  // the load's request and the store's acknowledgement share QPE(1,0)->QPE(0,0): both are summed there
+  EXPECT_EQ(at("QPE(1,0)->QPE(0,0)"), std::make_pair(std::int64_t{70}, std::uint64_t{2}));
+  EXPECT_EQ(at("QPE(0,0)->QPE(1,0)"), std::make_pair(std::int64_t{100}, std::uint64_t{1}));  // the load's data
+  EXPECT_EQ(at("QPE(0,1)->QPE(1,1)"), std::make_pair(std::int64_t{-30}, std::uint64_t{1}));  // X first
+  EXPECT_EQ(at("QPE(1,1)->QPE(1,0)"), std::make_pair(std::int64_t{-30}, std::uint64_t{1}));
+  EXPECT_EQ(at("QPE(0,0)->QPE(0,1)"), std::make_pair(std::int64_t{-30}, std::uint64_t{1}));
+  EXPECT_EQ(d.size(), 2u + 5);  // 2 far ends, 5 links
+  EXPECT_EQ(describe_place_deviation(d, 1), "far ends: DRAM 0 +100 clocks (2); links: QPE(0,0)->QPE(1,0) +100 clocks (1)");
 }

@@ -5,6 +5,11 @@
 
 namespace s2 {
 
+std::string qpe_name(const ChipShape& chip, int qpe) {
+  const QpeCoord c = chip.qpe_coord(qpe);
+  return "QPE(" + std::to_string(c.x) + "," + std::to_string(c.y) + ")";
+}
+
 int Mesh::hops(int from_qpe, int to_qpe) const {
   const QpeCoord a = shape_.qpe_coord(from_qpe), b = shape_.qpe_coord(to_qpe);
   return std::abs(a.x - b.x) + std::abs(a.y - b.y);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/hw_config.h"
@@ -29,6 +30,9 @@ class Mesh {
   int nearest(const std::vector<QpeCoord>& candidates, int qpe) const;
   ChipShape shape_;
 };
+
+// "QPE(x,y)": how reports name QPE `qpe` of the mesh.
+std::string qpe_name(const ChipShape& chip, int qpe);
 
 // PE clocks between QPE `qpe` and the host, each way: the host interface's latency plus the hops between the
 // QPE and its host agent (model/chip/system.h; the RTL's C++ host takes the same).
