@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

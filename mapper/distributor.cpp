@@ -735,7 +735,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
 // through the NoC.
 //
 // The computation QPEs form a ring (ChipShape::double_qpe_blocks in order; each QPE's successor is its
-// neighbour). A round holds up to 128 input parts and up to 4 x (ring length) filter parts:
+// neighbour). A round holds up to 4 x (ring length) input parts (the prototype's 128) and as many filter parts:
 //  - Filters: the G groups of 4 filter parts (G a power of two dividing the ring's length) sit on the ring
 //    in turn, group a mod G on ring QPE a, part 4g + z on its PE z: the positions below G load theirs
 //    from their double QPE block's DRAM, the others get a copy from the first (the "filling process",
