@@ -16,7 +16,6 @@
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/hw_config.h"
-#include "test_networks.h"
 #include "test_support.h"
 
 using namespace s2;
@@ -31,12 +30,12 @@ HwConfig mini() {
   return cfg;
 }
 
-// run-net --net N --split S --target s2 --preset mini --backend both --json DIR/json, N and S the small
-// network and its split written into `dir`
+// run-net --net vectors/mini_chip.net --split vectors/mini_chip_split.txt --target s2 --preset mini
+// --backend both --json DIR/json
 RunNetRequest mini_chip_run(const test::TempDir& dir, const std::string& json) {
   RunNetRequest req;
-  req.net = dir.write("mini_chip.net", test_networks::kMiniChip);
-  req.split_file = dir.write("mini_chip.split", test_networks::kMiniChipSplit);
+  req.net = test::source_path("vectors/mini_chip.net");
+  req.split_file = test::source_path("vectors/mini_chip_split.txt");
   req.target = "s2";
   req.preset = "mini";
   req.backend = "both";
@@ -48,9 +47,9 @@ RunNetRequest mini_chip_run(const test::TempDir& dir, const std::string& json) {
 
 TEST(ChipCosim, TheMiniChipPresetHasStorageQpesAndARingThatMigratesFilters) {
   const HwConfig cfg = mini();
-  const ParsedNetwork n = parse_network(parse_layer_list(test_networks::kMiniChip, "mini_chip.net"));
+  const ParsedNetwork n = parse_network(load_network(test::source_path("vectors/mini_chip.net")));
   const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg),
-                                           parse_split_file(test_networks::kMiniChipSplit, "mini_chip.split"));
+                                           read_split_file(test::source_path("vectors/mini_chip_split.txt")));
   // 8 of the 16 PEs compute under fuse_reuse: the splitter's minimum
   EXPECT_EQ(split_rules(Target::SpiNNaker2, cfg).min_pieces, 8u);
   const std::vector<BlockResidency> where = storage_residency(n, split, cfg);

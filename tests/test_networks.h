@@ -39,18 +39,4 @@ inline constexpr const char* kDepthSplit =
     "input 12 6 1536\n"
     "conv 3 3 1536 8 pad=same act=relu\n";
 
-// For the mini chip (apply_preset "mini": 2 computation QPEs, 2 storage QPEs, 2 DRAMs): every conv block
-// keeps its maps in the storage QPEs under fuse_reuse (each is its next block's only reader), and CONV_1,
-// split as kMiniChipSplit says, has more input parts (6) than its 8 PEs can hold twice, so its two filter
-// groups migrate between the computation QPEs (2 steps).
-inline constexpr const char* kMiniChip =
-    "network mini_chip\n"
-    "input 32 24 8\n"
-    "conv 3 3 8 32 pad=same act=relu\n"    // CONV_1: 8 filter parts, 6 input parts
-    "conv 3 3 32 16 pad=same act=relu\n"   // CONV_2 + POOL_3 (fused), its input from the storage QPEs
-    "pool max 2 2 stride=2\n"
-    "conv 1 1 16 16 act=relu\n"            // CONV_4, its input from the storage QPEs
-    "fc 3072 16 act=relu\n";               // FC_5
-inline constexpr const char* kMiniChipSplit = "CONV_1  32x1  4x6  4x8\n";
-
 }  // namespace s2::test_networks
