@@ -10,9 +10,16 @@
 #include "harness/net_runner.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
+#include "harness/result.h"
 #include "harness/runner.h"
 
 namespace {
+
+// The outputs every command that runs checks can write (harness/result.h).
+void add_result_outputs(CLI::App* cmd, std::string& html, std::string& junit) {
+  cmd->add_option("--html", html, "write a self-contained HTML report (plots, a table to sort and filter) to FILE");
+  cmd->add_option("--junit", junit, "write JUnit XML (one testcase per check, failures with their rerun line) to FILE");
+}
 
 void add_config_options(CLI::App* cmd, std::string& config_file, std::string& mac, std::vector<std::string>& flaws) {
   cmd->add_option("--config", config_file, "hardware configuration JSON (fields of s2cosim config)");
@@ -26,6 +33,7 @@ void add_config_options(CLI::App* cmd, std::string& config_file, std::string& ma
 }  // namespace
 
 int main(int argc, char** argv) {
+  s2::set_program_name(argc > 0 ? argv[0] : "s2cosim");
   CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("s2cosim ") + s2::tool_version());
@@ -54,6 +62,15 @@ int main(int argc, char** argv) {
           },
           "FRACTION"));
   regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
+  add_result_outputs(regress, req.html_out, req.junit_out);
+  regress->add_option("--task", req.task_ids, "run only the task with this id (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  regress->add_option("--shard", req.shard, "run shard I of N (I/N, 1-based): the tasks k with k % N == I - 1; "
+                                            "s2cosim merge combines the shards' --json reports");
+  regress->add_option("--expect-hash", req.expect_hash,
+                      "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
 
   std::string config_file, mac, config_preset;
   std::vector<std::string> flaws;

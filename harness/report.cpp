@@ -79,40 +79,55 @@ nlohmann::ordered_json data_json(const DataCheck& d) {
           {"bad_pes", d.bad_pes}, {"first", mismatch_json(d.first)}, {"first_per_pe", per_pe}};
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-std::string opt_bool_cell(const std::optional<bool>& b) { return b ? (*b ? "true" : "false") : ""; }
-
 }  // namespace
 
-RunSummary summarize(const RunResult& r) {
-  RunSummary s;
-  s.tasks = r.tasks.size();
-  for (Status st : kAllStatuses) s.counts[st] = 0;
-  std::vector<double> abs;
+ResultSet results_of(const RunResult& r, const std::function<std::string(const TaskComparison&)>& replay) {
+  ResultSet rs;
+  rs.command = "regress";
+  rs.title = fmt::format("{} on {}", r.vectors_path.empty() ? std::string("tasks") : r.vectors_path,
+                         r.backends == BackendSelection::Both ? std::string("both backends") : "the " + std::string(to_string(r.backends)));
+  rs.config = to_json(r.cfg);
+  rs.config_hash = config_hash(r.cfg);
+  rs.hardware = hw_config_line(r.cfg);
+  rs.total = r.tasks.size();
   for (const TaskComparison& c : r.tasks) {
-    ++s.counts[c.status];
-    if (c.delta) abs.push_back(std::fabs(*c.delta));
+    const Task& t = c.task;
+    CheckResult k;
+    k.name = t.id;
+    k.group = r.vectors_path.empty() ? std::string(to_string(t.op)) : r.vectors_path;
+    k.status = c.status;
+    k.labels = {{"op", to_string(t.op)},       {"shape", shape_string(t)}, {"pe", pe_cell(t)},
+                {"a_src", a_src_string(t)},    {"seed", std::to_string(t.seed)},
+                {"data", to_string(t.data)}};
+    if (!t.source_file.empty()) k.labels.emplace_back("source", fmt::format("{}:{}", t.source_file, t.source_line));
+    k.rtl_cycles = c.rtl_cycles;
+    k.model_cycles = c.model_cycles;
+    k.delta = c.delta;
+    if (t.thesis_hdl_clocks) {
+      k.thesis_cycles = t.thesis_hdl_clocks;
+      k.thesis_source = "the HDL prototype's clocks, thesis Tables 5.1-5.4";
+    }
+    if (c.status != Status::Pass) {
+      std::vector<std::string> parts;
+      if (!c.error.empty()) parts.push_back(c.error);
+      if (c.status == Status::Deviation && c.delta && c.rtl_cycles && c.model_cycles)
+        parts.push_back(fmt::format("delta {} (RTL {} clk, model {} clk)", delta_cell(c.delta), *c.rtl_cycles, *c.model_cycles));
+      // the first flag says what went wrong; the rest are in the table's details and the JSON
+      if (!c.flags.empty())
+        parts.push_back(c.flags.size() == 1 ? c.flags[0] : fmt::format("{} (and {} more flags)", c.flags[0], c.flags.size() - 1));
+      if (const std::string d = data_cell(c); d != "ok" && d != "-") parts.push_back(d);
+      for (const std::string& p : parts) k.message += (k.message.empty() ? "" : "; ") + p;
+    }
+    if (replay) k.replay = replay(c);
+    k.rtl_wall_s = c.rtl_wall_s;
+    k.model_wall_s = c.model_wall_s;
+    k.index = rs.checks.size();
+    rs.checks.push_back(std::move(k));
   }
-  if (!abs.empty()) {
-    std::sort(abs.begin(), abs.end());
-    s.max_abs_delta = abs.back();
-    const std::size_t n = abs.size();
-    s.median_abs_delta = n % 2 ? abs[n / 2] : (abs[n / 2 - 1] + abs[n / 2]) / 2.0;
-  }
-  s.rtl_wall_s = r.rtl_wall_s;
-  s.model_wall_s = r.model_wall_s;
-  if (r.rtl_wall_s > 0.0 && r.model_wall_s > 0.0) s.speed_ratio = r.rtl_wall_s / r.model_wall_s;
-  return s;
+  return rs;
 }
+
+RunSummary summarize(const RunResult& r) { return summarize(results_of(r)); }
 
 std::string hw_config_line(const HwConfig& cfg) {
   return fmt::format(
@@ -494,20 +509,19 @@ nlohmann::ordered_json task_journal_json(const TaskComparison& c) {
   return j;
 }
 
-nlohmann::ordered_json report_json(const RunResult& r) {
-  const RunSummary s = summarize(r);
-  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-  for (const TaskComparison& c : r.tasks) tasks.push_back(task_json(c));
+nlohmann::ordered_json regress_report_json(const nlohmann::ordered_json& tasks, const ResultSet& results,
+                                           const std::string& vectors, const std::string& backends) {
+  const RunSummary s = summarize(results);
   nlohmann::ordered_json counts = nlohmann::ordered_json::object();
   for (Status st : kAllStatuses) counts[to_string(st)] = s.counts.at(st);
-  return {
+  nlohmann::ordered_json j = {
       {"tool", "s2cosim"},
       {"version", tool_version()},
       {"command", "regress"},
-      {"config", nlohmann::ordered_json(to_json(r.cfg))},
-      {"config_hash", config_hash(r.cfg)},
-      {"vectors", r.vectors_path},
-      {"backends", to_string(r.backends)},
+      {"config", results.config},
+      {"config_hash", results.config_hash},
+      {"vectors", vectors},
+      {"backends", backends},
       {"tasks", tasks},
       {"summary",
        {
@@ -519,34 +533,19 @@ nlohmann::ordered_json report_json(const RunResult& r) {
            {"rtl_wall_s", s.rtl_wall_s},
            {"model_wall_s", s.model_wall_s},
        }},
+      {"results", results_json(results)},
   };
+  if (results.stopped_by_signal) j["stopped_by_signal"] = results.stopped_by_signal;  // what finished before the stop
+  return j;
 }
 
-std::string report_csv(const RunResult& r) {
-  std::string out =
-      "id,op,pe,shape,a_src,seed,data,status,rtl_cycles,model_cycles,delta,data_match,model_data_match,"
-      "first_mismatch,flags,error\n";
-  for (const TaskComparison& c : r.tasks) {
-    const Task& t = c.task;
-    std::string first;
-    if (c.rtl_data.first)
-      first = "rtl: " + describe(*c.rtl_data.first);
-    else if (c.model_data.first)
-      first = "model: " + describe(*c.model_data.first);
-    std::string flags;
-    for (const std::string& f : c.flags) {
-      if (!flags.empty()) flags += "; ";
-      flags += f;
-    }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.id), to_string(t.op),
-                       pe_cell(t), csv_field(shape_string(t)), a_src_string(t), t.seed, to_string(t.data),
-                       to_string(c.status), c.rtl_cycles ? std::to_string(*c.rtl_cycles) : "",
-                       c.model_cycles ? std::to_string(*c.model_cycles) : "",
-                       c.delta ? fmt::format("{:.6f}", *c.delta) : "", opt_bool_cell(c.data_match()),
-                       opt_bool_cell(c.model_data_match()), csv_field(first), csv_field(flags), csv_field(c.error));
-  }
-  return out;
+nlohmann::ordered_json report_json(const RunResult& r, const ResultSet& results) {
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+  for (const TaskComparison& c : r.tasks) tasks.push_back(task_json(c));
+  return regress_report_json(tasks, results, r.vectors_path, to_string(r.backends));
 }
+
+nlohmann::ordered_json report_json(const RunResult& r) { return report_json(r, results_of(r)); }
 
 void write_text_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

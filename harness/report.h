@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "harness/result.h"
 #include "harness/runner.h"
 
 namespace s2 {
@@ -17,16 +19,10 @@ namespace s2 {
 // The tool's version, stamped into reports.
 const char* tool_version();
 
-struct RunSummary {
-  std::size_t tasks = 0;
-  std::map<Status, std::size_t> counts;  // every status, zero included
-  std::optional<double> max_abs_delta;   // over tasks with a delta
-  std::optional<double> median_abs_delta;
-  double rtl_wall_s = 0.0, model_wall_s = 0.0;
-  std::optional<double> speed_ratio;  // rtl_wall_s / model_wall_s (how many times faster the model is)
-  bool all_passed() const { return tasks > 0 && counts.at(Status::Pass) == tasks; }
-};
-RunSummary summarize(const RunResult& r);
+// The run as result records (harness/result.h): one check per task, labelled with its op, shape, PEs,
+// operand A's source, seed and data; `replay` gives each its rerun line (none if empty).
+ResultSet results_of(const RunResult& r, const std::function<std::string(const TaskComparison&)>& replay = {});
+RunSummary summarize(const RunResult& r);  // summarize(results_of(r))
 
 // "MAC 16x4, 29-bit accumulators, SRAM 128 KB (96 KB for MLA data), flaws: sram2clk"
 std::string hw_config_line(const HwConfig& cfg);
@@ -54,10 +50,13 @@ nlohmann::ordered_json task_journal_json(const TaskComparison& c);
 // reports read. Throws (nlohmann::json::exception, std::invalid_argument, std::runtime_error) if the record is
 // malformed.
 TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const Task& t);
-nlohmann::ordered_json report_json(const RunResult& r);
-// One row per task: id, op, pe, shape, a_src, seed, data, status, rtl_cycles, model_cycles, delta,
-// data_match, model_data_match, first_mismatch, flags, error.
-std::string report_csv(const RunResult& r);
+// Contract 2 with the run's "results" (harness/result.h) and the summary made from them.
+nlohmann::ordered_json report_json(const RunResult& r, const ResultSet& results);
+nlohmann::ordered_json report_json(const RunResult& r);  // with results_of(r)
+// The same from the parts a merge of shards has: the tasks[] records and the merged results (which carry the
+// configuration).
+nlohmann::ordered_json regress_report_json(const nlohmann::ordered_json& tasks, const ResultSet& results,
+                                           const std::string& vectors, const std::string& backends);
 
 // Writes `text` to `path`; throws std::runtime_error naming the file on failure.
 void write_text_file(const std::string& path, const std::string& text);

@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "harness/journal.h"
+#include "harness/progress.h"
+#include "harness/result.h"
 #include "harness/report.h"
 #include "harness/task_vectors.h"
 
@@ -169,10 +171,31 @@ bool check_writable(const std::string& path, std::ostream& err) {
   return false;
 }
 
+void check_expected_hash(const HwConfig& cfg, const std::string& expect) {
+  if (!expect.empty() && config_hash(cfg) != expect)
+    throw std::invalid_argument(fmt::format(
+        "--expect-hash {}: this configuration's hash is {}; the configuration differs from the run being replayed "
+        "(compare `s2cosim config` with the report's \"config\")",
+        expect, config_hash(cfg)));
+}
+
+std::string regress_replay(const RegressRequest& req, const std::string& id, const std::string& hash) {
+  std::string s = shell_quote(program_name()) + " regress " + shell_quote(req.vectors) + " --task " + shell_quote(id);
+  s += std::string(" --backend ") + to_string(req.backends);
+  if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
+  if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
+  for (const std::string& f : req.flaws) s += " --flaw " + shell_quote(f);
+  if (req.deviation_threshold != 0.02) s += fmt::format(" --deviation-threshold {}", req.deviation_threshold);
+  return s + " --expect-hash " + hash;
+}
+
 int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig cfg;
+  Shard shard;
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, req.flaws);
+    check_expected_hash(cfg, req.expect_hash);
+    shard = parse_shard(req.shard);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
@@ -186,14 +209,41 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
                        e.problems().size() == 1 ? "" : "s", req.vectors);
     return 2;
   }
-  if (!check_writable(req.json_out, err) || !check_writable(req.csv_out, err)) return 2;
+  // --task picks tasks by id, --shard deals what is left round robin; a task keeps its position in the file
+  // (its index), so that merged shards come back in the file's order
+  std::vector<std::size_t> index;
+  std::size_t whole_run_tasks = 0;  // over all shards
+  {
+    for (const std::string& id : req.task_ids)
+      if (std::none_of(tasks.begin(), tasks.end(), [&](const Task& t) { return t.id == id; })) {
+        err << "s2cosim: --task " << id << ": " << req.vectors << " has no task with this id\n";
+        return 2;
+      }
+    std::vector<Task> picked;
+    std::size_t& k = whole_run_tasks;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (!req.task_ids.empty() && std::find(req.task_ids.begin(), req.task_ids.end(), tasks[i].id) == req.task_ids.end())
+        continue;
+      if (shard.takes(k++)) {
+        picked.push_back(tasks[i]);
+        index.push_back(i);
+      }
+    }
+    tasks = std::move(picked);
+  }
+  for (const std::string& path : {req.json_out, req.csv_out, req.html_out, req.junit_out})
+    if (!check_writable(path, err)) return 2;
 
   // every finished task goes to the journal as it finishes, after a first record naming the run; SIGINT /
   // SIGTERM stop after the task in hand. --resume takes the tasks a journal of the same run holds.
-  const nlohmann::ordered_json header{{"journal", "regress"},
+  nlohmann::ordered_json header{{"journal", "regress"},
                                       {"vectors", req.vectors},
                                       {"backends", to_string(req.backends)},
                                       {"config_hash", config_hash(cfg)}};
+  if (!shard.whole() || !req.task_ids.empty()) {  // a journal of one shard or of picked tasks resumes only that
+    header["shard"] = req.shard;
+    header["tasks"] = req.task_ids;
+  }
   std::vector<nlohmann::ordered_json> resumed;
   std::vector<TaskComparison> done;  // the resumed tasks, in order
   Journal journal;
@@ -231,9 +281,10 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     if (i >= done.size()) return std::nullopt;
     return std::move(done[i]);
   };
-  opt.progress = [&](std::size_t i, std::size_t n, const TaskComparison& c) {
+  Progress progress(tasks.size(), err);
+  opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
     journal.append(task_journal_json(c));
-    if (!req.quiet) err << fmt::format("[{}/{}] {} {}\n", i + 1, n, c.task.id, to_string(c.status)) << std::flush;
+    progress.step(i + 1, c.task.id + " " + to_string(c.status));
   };
   RunResult r;
   try {
@@ -248,24 +299,27 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
                        r.tasks.size(), tasks.size(), journal.on() ? " and in " + journal.path() : "");
 
+  ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, config_hash(cfg)); });
+  for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = index[i];
+  results.total = whole_run_tasks;
+  results.shard = shard;
+  results.stopped_by_signal = stopped;
   if (!req.quiet) out << format_table(r) << "\n";
   out << format_summary(r);
+  if (!shard.whole()) out << "shard: " << format_status_counts(results) << "\n";
+  if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
   if (const std::string thesis = format_thesis_comparison(r); !thesis.empty()) out << "\n" << thesis;
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
   try {
-    if (!req.json_out.empty()) {
-      nlohmann::ordered_json j = report_json(r);
-      if (stopped) j["stopped_by_signal"] = stopped;  // the tasks that finished before the stop
-      write_text_file(req.json_out, j.dump(2) + "\n");
-    }
-    if (!req.csv_out.empty()) write_text_file(req.csv_out, report_csv(r));
+    if (!req.json_out.empty()) write_text_file(req.json_out, report_json(r, results).dump(2) + "\n");
+    write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out});
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
   if (stopped) return StopOnSignal::exit_code(stopped);
-  return summarize(r).all_passed() ? 0 : 1;
+  return summarize(results).all_passed() ? 0 : 1;
 }
 
 }  // namespace s2

@@ -79,12 +79,21 @@ struct RegressRequest {
   std::vector<std::string> flaws;
   std::string json_out;  // empty: none
   std::string csv_out;   // empty: none
+  std::string html_out;  // the HTML report (empty: none)
+  std::string junit_out; // JUnit XML (empty: none)
+  std::vector<std::string> task_ids;  // run only these tasks (--task; empty: all)
+  std::string shard = "1/1";          // --shard I/N: the tasks k with k % N == I - 1
+  std::string expect_hash;            // refuse to run unless the configuration has this hash (replay lines)
   std::string journal;   // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;    // a journal of the same run: its tasks are taken, not run again
   BackendSelection backends = BackendSelection::Both;
   double deviation_threshold = 0.02;
-  bool quiet = false;  // no progress lines and no table: the summary only
+  bool quiet = false;  // no table: the summary only
 };
+// The command line that reruns exactly task `id` of this request, with its configuration's hash.
+std::string regress_replay(const RegressRequest& req, const std::string& id, const std::string& hash);
+// Refuses (std::invalid_argument) a configuration whose hash is not `expect` (when `expect` is not empty).
+void check_expected_hash(const HwConfig& cfg, const std::string& expect);
 // Exit code: 0 every task passed, 1 otherwise, 2 bad input (nothing run), 128 + the signal (130, 143) when
 // SIGINT or SIGTERM stopped it (after the task in hand; what finished is reported and in the journal).
 int regress(const RegressRequest& req, std::ostream& out, std::ostream& err);
