@@ -7,6 +7,7 @@
 #include "harness/bench.h"
 #include "harness/flaw_limit.h"
 #include "harness/map_report.h"
+#include "harness/merge.h"
 #include "harness/net_runner.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
@@ -157,6 +158,20 @@ int main(int argc, char** argv) {
   netcmd->add_option("--split", nreq.split_file,
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");
+  add_result_outputs(netcmd, nreq.html_out, nreq.junit_out);
+  netcmd->add_option("--csv", nreq.csv_out, "write one CSV row per operation block and strategy to FILE");
+  netcmd->add_option("--shard", nreq.shard, "run shard I of N (I/N, 1-based): the block runs k with k % N == I - 1; "
+                                            "s2cosim merge combines the shards' --json reports");
+  netcmd->add_option("--expect-hash", nreq.expect_hash,
+                     "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
+
+  s2::MergeRequest mgreq;
+  CLI::App* mergecmd = app.add_subcommand(
+      "merge", "combine the --json reports of a sharded regress or run-net (--shard I/N) into the unsharded run's reports");
+  mergecmd->add_option("shards", mgreq.inputs, "the shards' --json reports, in any order")->required();
+  mergecmd->add_option("--json", mgreq.json_out, "write the merged JSON report to FILE");
+  add_result_outputs(mergecmd, mgreq.html_out, mgreq.junit_out);
+  mergecmd->add_option("--csv", mgreq.csv_out, "write one CSV row per check to FILE");
 
   try {
     app.parse(argc, argv);
@@ -179,6 +194,7 @@ int main(int argc, char** argv) {
   if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
   if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
   if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
+  if (mergecmd->parsed()) return s2::merge(mgreq, std::cout, std::cerr);
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});

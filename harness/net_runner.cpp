@@ -15,6 +15,9 @@
 #include "harness/backend.h"
 #include "harness/comparators.h"
 #include "harness/journal.h"
+#include "harness/progress.h"
+#include "harness/report.h"
+#include "harness/result.h"
 #include "model/json_field.h"
 #include "harness/runner.h"
 #include "mapper/distributor.h"
@@ -92,7 +95,9 @@ struct BlockRun {
   std::uint64_t arm_cycles = 0;
   std::optional<BackendRun> model, rtl;
   std::optional<double> delta;  // equation 5.1, core operation, ARM free
-  std::string status;           // with both backends: pass, deviation, mismatch, hang
+  Status status = Status::Pass;  // hang, mismatch, deviation (both backends) or pass; error if it threw
+  std::string error;             // what it threw
+  std::string asked;             // --whole: the strategy this block run stands for, where another ran
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
   std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
@@ -102,6 +107,16 @@ struct BlockRun {
     return (!model || (model->completed && model->data_match)) && (!rtl || (rtl->completed && rtl->data_match));
   }
 };
+
+// The comparators' status of a block run: hang (a backend did not finish), mismatch (a backend's output
+// differs from the golden block), deviation (both ran and |delta| is above the threshold), else pass.
+Status block_status(const BlockRun& r) {
+  if (!r.error.empty()) return Status::Error;
+  if ((r.model && !r.model->completed) || (r.rtl && !r.rtl->completed)) return Status::Hang;
+  if ((r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match)) return Status::Mismatch;
+  if (r.delta && std::abs(*r.delta) > CompareOptions{}.deviation_threshold) return Status::Deviation;
+  return Status::Pass;
+}
 
 // The first byte of the block output the streams left in `mem` that differs from the golden output, or "".
 std::string first_difference(const std::vector<std::uint8_t>& golden, const mapper::BlockStreams& bs, const SystemMemory& mem) {
@@ -233,14 +248,10 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.rtl = t;
   }
+  if (r.model && r.rtl) r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
+  r.status = block_status(r);
   if (r.model && r.rtl) {
-    r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
-    const double bound = CompareOptions{}.deviation_threshold;
-    r.status = !r.rtl->completed                   ? "hang"
-               : !r.rtl->data_match || !r.model->data_match ? "mismatch"
-               : (r.delta && std::abs(*r.delta) > bound)    ? "deviation"
-                                                            : "pass";
-    if (r.status == "deviation" && model_core && rtl_core) {
+    if (r.status == Status::Deviation && model_core && rtl_core) {
       const TaskStream& core = bs.streams[core_index];
       r.where = describe_command_deviation(command_deviation(core, *model_core, *rtl_core));
       // on the chip, also the DRAMs, SRAMs and links the differing transfers use
@@ -317,6 +328,14 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   o["name"] = r.block;
   o["strategy"] = mapper::to_string(r.strategy);
   o["reuse"] = mapper::to_string(r.reuse);
+  if (!r.error.empty()) {  // it threw: nothing ran to the end
+    o["status"] = to_string(r.status);
+    o["error"] = r.error;
+    o["completed"] = false;
+    o["data_match"] = false;
+    o["streams"] = nlohmann::json::array();
+    return o;
+  }
   const BackendRun& main_run = r.model ? *r.model : *r.rtl;
   if (r.model) {
     put_backend_run(o, "model_", *r.model, true);
@@ -326,7 +345,8 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.categories.empty()) o["category_cycles"] = r.categories;
   if (r.rtl) put_backend_run(o, "rtl_", *r.rtl, false);
   if (r.delta) o["delta"] = *r.delta;
-  if (!r.status.empty()) o["status"] = r.status;
+  o["status"] = to_string(r.status);
+  if (!r.asked.empty()) o["asked_strategy"] = r.asked;
   if (!r.where.empty()) o["deviation_where"] = r.where;
   if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
@@ -391,11 +411,23 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   if (o.contains("model_cycles")) r.model = backend_run_from_json(o, "model_", true);
   if (o.contains("rtl_cycles")) r.rtl = backend_run_from_json(o, "rtl_", false);
   if (o.contains("delta")) r.delta = json_member<double>(o, "delta");
-  r.status = json_member_or<std::string>(o, "status", "");
-  if (!r.status.empty() && (!r.model || !r.rtl))
-    throw std::invalid_argument("field 'status': a comparator status needs model_cycles and rtl_cycles");
+  r.asked = json_member_or<std::string>(o, "asked_strategy", "");
+  r.error = json_member_or<std::string>(o, "error", "");
+  if (o.contains("status")) {
+    try {
+      r.status = parse_status(json_member<std::string>(o, "status"));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("field 'status': ") + e.what());
+    }
+    if (r.status == Status::Deviation && (!r.model || !r.rtl))
+      throw std::invalid_argument("field 'status': a deviation needs model_cycles and rtl_cycles");
+  } else {
+    r.status = block_status(r);  // a journal written before every block run had a status
+  }
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
+  if (r.status == Status::Error && r.error.empty()) throw std::invalid_argument("field 'error': an error status needs its message");
+  if (r.error.empty() && !r.model && !r.rtl) throw std::invalid_argument("field 'model_cycles': a block run needs model_cycles or rtl_cycles");
   if (o.contains("category_cycles")) {
     const nlohmann::json& cats = o.at("category_cycles");
     if (!cats.is_object()) throw std::invalid_argument("field 'category_cycles': expected an object");
@@ -450,6 +482,45 @@ std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const
 
 void check_block_record(const nlohmann::json& record) { block_run_from_json(record); }
 
+std::map<std::string, std::map<std::string, double>> category_sums(const nlohmann::json& operations) {
+  std::map<std::string, std::map<std::string, double>> sums;
+  for (const nlohmann::json& o : operations) {
+    if (!o.contains("category_cycles")) continue;
+    const std::string st = o.contains("asked_strategy") ? o.at("asked_strategy").get<std::string>() : o.at("strategy").get<std::string>();
+    for (const auto& [cat, v] : o.at("category_cycles").items()) {
+      sums[st][cat] += v.get<double>();
+      sums[st]["sum"] += v.get<double>();
+    }
+  }
+  return sums;
+}
+
+nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& operations, const ResultSet& results) {
+  if (head.value("whole", false)) {
+    for (const auto& [st, cats] : category_sums(operations))
+      for (const std::string& cat : network_categories()) {
+        const auto it = cats.find(cat);
+        head["category_cycles"][st][cat] = it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second));
+      }
+  }
+  head["total"] = results.total;
+  head["operations"] = operations;
+  head["results"] = results_json(results);
+  return head;
+}
+
+std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
+                           const std::string& hash) {
+  std::string s = shell_quote(program_name()) + " run-net --net " + shell_quote(req.net) + " --target " + req.target;
+  if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
+  s += " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
+  s += " --seed " + std::to_string(req.seed);
+  if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
+  if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
+  if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
+  return s + " --expect-hash " + hash;
+}
+
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   const auto wall0 = std::chrono::steady_clock::now();
   std::vector<mapper::Strategy> strategies;
@@ -457,8 +528,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   mapper::NetworkSplit split;
   std::vector<mapper::SplitChoice> chosen;  // --split
   HwConfig cfg;
+  Shard shard;
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, {});
+    shard = parse_shard(req.shard);
     const mapper::Target target = mapper::parse_target(req.target);
     if (req.backend != "model" && req.backend != "rtl" && req.backend != "both")
       throw std::invalid_argument("--backend " + req.backend + ": expected model, rtl or both");
@@ -481,6 +554,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     split = mapper::split_network(n, mapper::split_rules(target, split_cfg), chosen);
     for (const std::string& l : req.layers)
       if (!n.find(l)) throw std::invalid_argument("--layers: " + n.name + " has no operation block " + l);
+    check_expected_hash(cfg, req.expect_hash);
+    for (const std::string& path : {req.html_out, req.junit_out, req.csv_out})
+      if (!check_writable(path, err)) return 2;
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return 2;
@@ -539,9 +615,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   bool all_ok = true;
   // every finished block run goes to the journal as it finishes, after a first record naming the run;
   // SIGINT / SIGTERM stop after the block in hand. --resume takes the runs a journal of the same run holds.
-  const nlohmann::ordered_json header = {{"journal", "run-net"},       {"network", n.name},       {"target", req.target},
+  nlohmann::ordered_json header = {{"journal", "run-net"},       {"network", n.name},       {"target", req.target},
                            {"backend", req.backend},     {"seed", req.seed},        {"config_hash", config_hash(cfg)},
                            {"split_file", req.split_file}, {"whole", req.whole}};
+  if (!shard.whole()) header["shard"] = req.shard;  // a shard's journal resumes that shard only
   std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
   Journal journal;
   try {
@@ -569,10 +646,23 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   int stopped = 0;
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
   const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, split, cfg);
+  // the block runs in order, each with its index k in the whole run (--shard deals them round robin)
+  auto wanted = [&](const mapper::OperationBlock& b) {
+    return req.layers.empty() || std::find(req.layers.begin(), req.layers.end(), b.name()) != req.layers.end();
+  };
+  std::size_t total_runs = 0, shard_runs = 0;
+  for (const mapper::OperationBlock& b : n.blocks)
+    if (wanted(b))
+      for (std::size_t s = 0; s < strategies.size(); ++s) shard_runs += shard.takes(total_runs++);
+  std::vector<std::size_t> run_index;  // of runs[i] in the whole run
+  Progress progress(shard_runs, err);
+  std::size_t k = 0;
   for (std::size_t i = 0; i < n.blocks.size() && !stopped; ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
-    if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), b.name()) == req.layers.end()) continue;
+    if (!wanted(b)) continue;
     for (mapper::Strategy asked : strategies) {
+      const std::size_t index = k++;
+      if (!shard.takes(index)) continue;
       if ((stopped = StopOnSignal::signal()) != 0) break;
       std::string why;
       mapper::Strategy st = asked;
@@ -597,16 +687,24 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                         cfg, model.get(), rtl.get(), req.seed, golden);
       } catch (const std::exception& e) {
+        // what a backend or the distributor threw: the block run is an error, the run goes on
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
-        all_ok = false;
+        r = BlockRun{};
+        r.block = b.name();
+        r.strategy = st;
+        r.error = e.what();
+        r.status = Status::Error;
+      }
+      if (st != asked) r.asked = mapper::to_string(asked);
+      all_ok = all_ok && r.status == Status::Pass;
+      progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
+      if (!r.error.empty()) {
+        out << fmt::format("{:<10} {:<15} ERROR {}\n", r.block, mapper::to_string(r.strategy), r.error);
+        journal.append(operation_json(r, cfg, std::nullopt));
+        runs.push_back(std::move(r));
+        run_index.push_back(index);
         continue;
       }
-      all_ok = all_ok && r.ok() && (r.status.empty() || r.status == "pass");
-      if (req.whole)
-        for (const auto& [cat, v] : r.categories) {
-          category_cycles[mapper::to_string(asked)][cat] += v;
-          category_cycles[mapper::to_string(asked)]["sum"] += v;
-        }
       std::string data = "ok";
       if (r.model && !r.model->completed) data = "MODEL HANG " + r.model->stalled;
       else if (r.rtl && !r.rtl->completed) data = "RTL HANG " + r.rtl->stalled;
@@ -632,16 +730,23 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            r.model ? r.model->core_cycles : 0, describe_time(r.record.at("model_time")));
       if (!r.rtl_refused.empty())
         out << fmt::format("{:<10} {:<15} not on the RTL (model only): {}\n", r.block, mapper::to_string(r.strategy), r.rtl_refused);
-      if (!r.status.empty())
+      if (r.model && r.rtl)
         out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block,
-                           mapper::to_string(r.strategy), r.status, r.model->core_cycles, r.rtl->core_cycles,
+                           mapper::to_string(r.strategy), to_string(r.status), r.model->core_cycles, r.rtl->core_cycles,
                            r.delta ? pct(*r.delta) : "-",
                            r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
       out.flush();
       journal.append(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
       runs.push_back(std::move(r));
+      run_index.push_back(index);
     }
   }
+  // the block runs' records (contract 3, operations[]): the journal's, the JSON report's, and the Table 5.10
+  // sums are made of them, so that merged shards sum the same numbers in the same order
+  nlohmann::json operations = nlohmann::json::array();
+  for (const BlockRun& r : runs)
+    operations.push_back(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
+  if (req.whole) category_cycles = category_sums(operations);
   if (stopped)
     out << fmt::format("\nstopped by signal {} after {} block runs: what finished is reported below{}\n", stopped,
                        runs.size(), journal.on() ? " and in " + journal.path() : "");
@@ -656,6 +761,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::map<std::string, std::map<int, const BlockRun*>> by_block;
   std::vector<std::string> order, rank_lines;
   for (const BlockRun& r : runs) {
+    if (!r.error.empty()) continue;
     if (!by_block.count(r.block)) order.push_back(r.block);
     by_block[r.block][static_cast<int>(r.strategy)] = &r;
   }
@@ -748,16 +854,17 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   int thesis_cells = 0, thesis_within = 0, ranked = 0, ranked_same = 0, compared = 0, compared_ok = 0;
   std::vector<std::string> compared_ops, failed_ops;  // operations compared; those with a run not passing
   for (const BlockRun& r : runs) {
+    if (!r.error.empty()) continue;
     const BackendRun& main_run = r.model ? *r.model : *r.rtl;
     if (const auto thesis = thesis_clocks(r.block, mapper::to_string(r.strategy))) {
       ++thesis_cells;
       thesis_within += std::abs(double(main_run.core_cycles) - double(*thesis)) <= 0.25 * double(*thesis);
     }
-    if (!r.status.empty()) {
+    if (r.model && r.rtl) {
       ++compared;
-      compared_ok += r.status == "pass";
+      compared_ok += r.status == Status::Pass;
       if (std::find(compared_ops.begin(), compared_ops.end(), r.block) == compared_ops.end()) compared_ops.push_back(r.block);
-      if (r.status != "pass") failed_ops.push_back(r.block);
+      if (r.status != Status::Pass) failed_ops.push_back(r.block);
     }
   }
   for (const std::string& line : rank_lines) {
@@ -823,36 +930,84 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                        rtl_simulated, rtl_wall, rtl_rate,
                        both_rates ? fmt::format("; the model is {:.0f}x as fast", model_rate / rtl_rate) : "");
 
-  if (!req.json_out.empty()) {
-    nlohmann::json j;
-    j["network"] = n.name;
-    j["target"] = req.target;
-    j["backend"] = req.backend;
-    j["seed"] = req.seed;
-    j["config"] = to_json(cfg);
-    j["config_hash"] = config_hash(cfg);
-    if (model_rate > 0) j["model_clocks_per_s"] = model_rate;
-    if (rtl_rate > 0) j["rtl_clocks_per_s"] = rtl_rate;
-    if (!req.split_file.empty()) j["split_file"] = req.split_file;
-    if (stopped) j["stopped_by_signal"] = stopped;  // the operations that finished before the stop
-    if (req.whole) {
-      j["whole"] = true;
-      for (const auto& [st, cats] : category_cycles)
-        for (const std::string& cat : network_categories()) {
-          const auto it = cats.find(cat);
-          j["category_cycles"][st][cat] = it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second));
-        }
+  // the result records every output reads (harness/result.h)
+  ResultSet results;
+  results.command = "run-net";
+  results.title = fmt::format("{} on {}, backend {}", n.name, system, req.backend);
+  results.config = to_json(cfg);
+  results.config_hash = config_hash(cfg);
+  results.hardware = hw_config_line(cfg);
+  results.total = total_runs;
+  results.shard = shard;
+  results.stopped_by_signal = stopped;
+  for (const std::string& a : cfg.chip.assumptions) results.notes.push_back("assumption (preset " + cfg.chip.name + "): " + a);
+  {
+    // sorted, as merge sorts the notes of shards
+    std::vector<std::string> notes;
+    for (const std::string& line : substituted) notes.push_back("strategy: " + line);
+    for (const std::string& line : skipped) notes.push_back("not run: " + line);
+    std::sort(notes.begin(), notes.end());
+    results.notes.insert(results.notes.end(), notes.begin(), notes.end());
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const BlockRun& r = runs[i];
+    CheckResult c;
+    c.index = run_index[i];
+    c.name = r.block + " " + mapper::to_string(r.strategy);
+    c.group = n.name;
+    c.status = r.status;
+    c.labels = {{"block", r.block}, {"strategy", mapper::to_string(r.strategy)}, {"reuse", mapper::to_string(r.reuse)}};
+    if (!r.asked.empty()) c.labels.emplace_back("for", r.asked);
+    if (r.model) c.model_cycles = r.model->core_cycles, c.model_wall_s = r.model->wall_s;
+    if (r.rtl) c.rtl_cycles = r.rtl->core_cycles, c.rtl_wall_s = r.rtl->wall_s;
+    c.delta = r.delta;
+    if (const auto t = thesis_clocks(r.block, mapper::to_string(r.strategy))) {
+      c.thesis_cycles = *t;
+      c.thesis_source = "thesis " + table;
     }
-    j["operations"] = nlohmann::json::array();
-    for (const BlockRun& r : runs)
-      j["operations"].push_back(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
+    if (!r.error.empty()) c.message = r.error;
+    else if (r.model && !r.model->completed) c.message = "the model stalled: " + r.model->stalled;
+    else if (r.rtl && !r.rtl->completed) c.message = "the RTL hung: " + r.rtl->stalled;
+    else if (r.model && !r.model->data_match) c.message = "the model's output differs from the golden block: " + r.model->first_difference;
+    else if (r.rtl && !r.rtl->data_match) c.message = "the RTL's output differs from the golden block: " + r.rtl->first_difference;
+    else if (r.status == Status::Deviation)
+      c.message = fmt::format("delta {} (core operation: model {} clk, RTL {} clk)", pct(*r.delta), r.model->core_cycles, r.rtl->core_cycles);
+    if (!r.rtl_refused.empty()) c.message += (c.message.empty() ? "" : "; ") + ("not on the RTL (model only): " + r.rtl_refused);
+    c.where = r.where;
+    c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg));
+    results.checks.push_back(std::move(c));
+  }
+  if (req.whole && model)
+    for (const auto& [st, cats] : category_cycles)
+      for (const std::string& cat : network_categories()) {
+        const auto it = cats.find(cat);
+        CategoryClocks cc{st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)), std::nullopt};
+        if (st == "fuse_reuse" && thesis_mac && req.layers.empty()) cc.thesis = thesis_network_clocks(n.name, cat);
+        results.categories.push_back(cc);
+      }
+  if (!shard.whole()) out << "\nshard: " << format_status_counts(results) << "\n";
+  if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 
-    std::ofstream f(req.json_out);
-    f << j.dump(2) << "\n";
-    if (!f) {
-      err << "s2cosim run-net: cannot write " << req.json_out << "\n";
-      return 2;
+  try {
+    if (!req.json_out.empty()) {
+      nlohmann::json head;
+      head["network"] = n.name;
+      head["target"] = req.target;
+      head["backend"] = req.backend;
+      head["seed"] = req.seed;
+      head["config"] = to_json(cfg);
+      head["config_hash"] = config_hash(cfg);
+      if (model_rate > 0) head["model_clocks_per_s"] = model_rate;
+      if (rtl_rate > 0) head["rtl_clocks_per_s"] = rtl_rate;
+      if (!req.split_file.empty()) head["split_file"] = req.split_file;
+      if (stopped) head["stopped_by_signal"] = stopped;  // the operations that finished before the stop
+      if (req.whole) head["whole"] = true;
+      write_text_file(req.json_out, run_net_report_json(head, operations, results).dump(2) + "\n");
     }
+    write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out});
+  } catch (const std::exception& e) {
+    err << "s2cosim run-net: " << e.what() << "\n";
+    return 2;
   }
   if (stopped) return StopOnSignal::exit_code(stopped);
   return all_ok ? 0 : 1;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backend.h"
+#include "harness/result.h"
 
 namespace s2 {
 
@@ -32,6 +34,9 @@ struct RunNetRequest {
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;
   std::uint64_t seed = 1;
+  std::string html_out, junit_out, csv_out;  // the reports of harness/result.h (empty: none)
+  std::string shard = "1/1";                 // --shard I/N: the block runs k with k % N == I - 1
+  std::string expect_hash;                   // refuse to run unless the configuration has this hash
   // the RTL backend (empty: the project's, make_rtl_stream_backend); a user's adapter, or a test's, may
   // stand in for it here without touching the runner
   std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;
@@ -55,5 +60,15 @@ const std::vector<std::string>& network_categories();
 // field of a malformed one (the fuzz target and the bad-input corpus call it).
 void check_block_record(const nlohmann::json& record);
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
+
+// Thesis Table 5.10's sums from run-net's operations[] records (their category_cycles, per strategy asked;
+// "sum" over all categories), in the records' order: a merge of shards sums the same numbers in the same order.
+std::map<std::string, std::map<std::string, double>> category_sums(const nlohmann::json& operations);
+// run-net's JSON report (contract 3): `head` (network, target, backend, seed, config, ...), the category
+// sums under --whole, `total`, the operations[] records and the results (harness/result.h).
+nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& operations, const ResultSet& results);
+// The command line that reruns exactly one block in one strategy of this request.
+std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
+                           const std::string& hash);
 
 }  // namespace s2

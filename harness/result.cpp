@@ -131,10 +131,6 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
                               {"hardware", r.hardware}, {"total", r.total},   {"shard", shard_json(r.shard)},
                               {"counts", counts},       {"notes", r.notes},   {"categories", cats},
                               {"checks", checks}};
-  if (!r.merged_shards.empty()) {
-    j["merged_shards"] = nlohmann::ordered_json::array();
-    for (const Shard& m : r.merged_shards) j["merged_shards"].push_back(shard_json(m));
-  }
   if (r.stopped_by_signal) j["stopped_by_signal"] = r.stopped_by_signal;
   return j;
 }

@@ -62,7 +62,7 @@ struct ResultSet {
   std::vector<CheckResult> checks;
   std::size_t total = 0;  // checks in the whole run (all shards)
   Shard shard;
-  std::vector<Shard> merged_shards;  // set by merge
+  std::vector<Shard> merged_shards;  // set by merge (shown in the HTML; not in the JSON, which equals the unsharded run's)
   int stopped_by_signal = 0;
   std::vector<std::string> notes;  // what a reader must know: approximations, assumptions, substitutions
   std::vector<CategoryClocks> categories;

@@ -1,0 +1,180 @@
+#include "harness/merge.h"
+
+#include <algorithm>
+#include <numeric>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/net_runner.h"
+#include "harness/report.h"
+#include "harness/result.h"
+#include "model/text_file.h"
+
+namespace s2 {
+
+namespace {
+
+constexpr std::uintmax_t kMaxReportBytes = 1ull << 30;
+
+struct ShardReport {
+  std::string path;
+  nlohmann::json top;
+  ResultSet results;
+  nlohmann::json records;  // tasks[] (regress) or operations[] (run-net), one per check, in the same order
+};
+
+ShardReport read_shard(const std::string& path) {
+  ShardReport s;
+  s.path = path;
+  const std::string text = read_text_file(path, kMaxReportBytes, "JSON report");
+  try {
+    s.top = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not JSON: " + e.what());
+  }
+  if (!s.top.is_object() || !s.top.contains("results"))
+    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress or run-net, written by this version)");
+  try {
+    s.results = results_from_json(s.top.at("results"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": field 'results': " + e.what());
+  }
+  s.results.config = s.top.value("config", nlohmann::json());
+  const char* records = s.results.command == "regress" ? "tasks" : s.results.command == "run-net" ? "operations" : nullptr;
+  if (!records) throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress and run-net reports");
+  if (!s.top.contains(records) || !s.top.at(records).is_array())
+    throw std::runtime_error(path + ": field '" + records + "': expected a list");
+  s.records = s.top.at(records);
+  if (s.records.size() != s.results.checks.size())
+    throw std::runtime_error(fmt::format("{}: {} {} records for {} results: not a report this tool wrote", path, s.records.size(),
+                                         records, s.results.checks.size()));
+  return s;
+}
+
+// The fields that make two shards parts of one run.
+std::vector<std::string> identity_fields(const std::string& command) {
+  if (command == "regress") return {"vectors", "backends", "config_hash"};
+  return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole"};
+}
+
+}  // namespace
+
+int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<ShardReport> shards;
+  try {
+    if (req.inputs.empty()) throw std::runtime_error("no shard reports given");
+    for (const std::string& p : req.inputs) shards.push_back(read_shard(p));
+    const ShardReport& first = shards.front();
+    std::set<int> seen;
+    for (const ShardReport& s : shards) {
+      for (const std::string& f : identity_fields(first.results.command)) {
+        const nlohmann::json a = first.top.value(f, nlohmann::json()), b = s.top.value(f, nlohmann::json());
+        if (a != b)
+          throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
+                                               first.path, a.dump()));
+      }
+      if (s.results.command != first.results.command || s.results.title != first.results.title ||
+          s.results.total != first.results.total)
+        throw std::runtime_error(fmt::format("{}: a shard of another run than {} (command, title or total differ)", s.path, first.path));
+      if (s.results.shard.count != first.results.shard.count)
+        throw std::runtime_error(fmt::format("{}: shard {}/{}, {} is {}/{}", s.path, s.results.shard.index, s.results.shard.count,
+                                             first.path, first.results.shard.index, first.results.shard.count));
+      if (!seen.insert(s.results.shard.index).second)
+        throw std::runtime_error(fmt::format("{}: shard {}/{} is given twice", s.path, s.results.shard.index, s.results.shard.count));
+    }
+    std::string missing;
+    for (int i = 1; i <= first.results.shard.count; ++i)
+      if (!seen.count(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, first.results.shard.count);
+    if (!missing.empty()) throw std::runtime_error("shards missing: " + missing + " (the merged report would not be the whole run)");
+  } catch (const std::exception& e) {
+    err << "s2cosim merge: " << e.what() << "\n";
+    return 2;
+  }
+
+  // the checks of every shard, in the whole run's order, each with its record
+  const ShardReport& first = shards.front();
+  ResultSet merged = first.results;
+  merged.checks.clear();
+  merged.shard = Shard{};
+  merged.stopped_by_signal = 0;
+  std::vector<std::pair<std::size_t, nlohmann::json>> records;
+  for (const ShardReport& s : shards) {
+    merged.merged_shards.push_back(s.results.shard);
+    if (s.results.stopped_by_signal) merged.stopped_by_signal = s.results.stopped_by_signal;
+    for (std::size_t i = 0; i < s.results.checks.size(); ++i) {
+      merged.checks.push_back(s.results.checks[i]);
+      records.emplace_back(s.results.checks[i].index, s.records[i]);
+    }
+  }
+  std::vector<std::size_t> order(merged.checks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return merged.checks[a].index < merged.checks[b].index; });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (merged.checks[order[i]].index == merged.checks[order[i - 1]].index) {
+      err << fmt::format("s2cosim merge: check {} ('{}') is in two shards\n", merged.checks[order[i]].index, merged.checks[order[i]].name);
+      return 2;
+    }
+  std::vector<CheckResult> checks;
+  nlohmann::json ordered_records = nlohmann::json::array();
+  for (std::size_t i : order) {
+    checks.push_back(merged.checks[i]);
+    ordered_records.push_back(records[i].second);
+  }
+  merged.checks = std::move(checks);
+  // notes every shard has (assumptions) first, as the run prints them; the others (one shard's substitutions
+  // and blocks not run) sorted, as the unsharded run sorts them
+  std::vector<std::string> common, rest;
+  for (const std::string& n : first.results.notes) {
+    const bool everywhere = std::all_of(shards.begin(), shards.end(), [&](const ShardReport& s) {
+      return std::find(s.results.notes.begin(), s.results.notes.end(), n) != s.results.notes.end();
+    });
+    if (everywhere && std::find(common.begin(), common.end(), n) == common.end()) common.push_back(n);
+  }
+  for (const ShardReport& s : shards)
+    for (const std::string& n : s.results.notes)
+      if (std::find(common.begin(), common.end(), n) == common.end() && std::find(rest.begin(), rest.end(), n) == rest.end())
+        rest.push_back(n);
+  if (shards.size() == 1) rest.clear(), common = first.results.notes;
+  std::sort(rest.begin(), rest.end());
+  merged.notes = common;
+  merged.notes.insert(merged.notes.end(), rest.begin(), rest.end());
+
+  std::string report;
+  if (merged.command == "regress") {
+    // (the shard's records keep their keys' order: parsed again as ordered JSON from the file's text)
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (std::size_t i : order) tasks.push_back(nlohmann::ordered_json::parse(records[i].second.dump()));
+    report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
+  } else {
+    // Table 5.10's sums again, from every shard's block runs in the whole run's order
+    const auto sums = category_sums(ordered_records);
+    for (CategoryClocks& c : merged.categories) {
+      c.clocks = 0;
+      if (const auto st = sums.find(c.strategy); st != sums.end())
+        if (const auto it = st->second.find(c.category); it != st->second.end())
+          c.clocks = static_cast<std::uint64_t>(std::llround(it->second));
+    }
+    nlohmann::json head;
+    for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
+      if (first.top.contains(f)) head[f] = first.top.at(f);
+    if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
+    report = run_net_report_json(head, ordered_records, merged).dump(2);
+  }
+  out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
+  out << format_status_counts(merged) << "\n";
+  if (const std::string f = format_failures(merged); !f.empty()) out << "\nto rerun a failure:\n" << f;
+  try {
+    if (!req.json_out.empty()) write_text_file(req.json_out, report + "\n");
+    write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out});
+  } catch (const std::exception& e) {
+    err << "s2cosim merge: " << e.what() << "\n";
+    return 2;
+  }
+  return summarize(merged).all_passed() ? 0 : 1;
+}
+
+}  // namespace s2

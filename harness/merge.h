@@ -1,0 +1,20 @@
+// `s2cosim merge`: combines the JSON reports of a sharded run (`regress` or `run-net` with --shard I/N) into
+// the report the unsharded run writes, equal to it apart from wall times (and what is made of them), and
+// writes its HTML, JUnit and CSV as the run would have.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace s2 {
+
+struct MergeRequest {
+  std::vector<std::string> inputs;  // the shards' --json reports, in any order
+  std::string json_out, html_out, junit_out, csv_out;
+};
+// Exit code: 0 every merged check passed, 1 some did not, 2 bad input (a file unreadable or not a shard
+// report, shards of different runs, a shard given twice or missing; nothing is written then).
+int merge(const MergeRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2
