@@ -1,6 +1,8 @@
 #include "harness/merge.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <numeric>
 #include <ostream>
 #include <set>
@@ -39,7 +41,8 @@ ShardReport read_shard(const std::string& path) {
   if (!s.top.is_object() || !s.top.contains("results"))
     throw std::runtime_error(path + ": field 'results': missing (a --json report of regress or run-net, written by this version)");
   try {
-    s.results = results_from_json(s.top.at("results"));
+    // (ordered: the labels keep the order the run gave them, which the CSV's and HTML's columns follow)
+    s.results = results_from_json(nlohmann::ordered_json::parse(text).at("results"));
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": field 'results': " + e.what());
   }
@@ -151,13 +154,20 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
   } else {
     // Table 5.10's sums again, from every shard's block runs in the whole run's order
-    const auto sums = category_sums(ordered_records);
-    for (CategoryClocks& c : merged.categories) {
-      c.clocks = 0;
-      if (const auto st = sums.find(c.strategy); st != sums.end())
-        if (const auto it = st->second.find(c.category); it != st->second.end())
-          c.clocks = static_cast<std::uint64_t>(std::llround(it->second));
-    }
+    // (a shard may hold no block run of a strategy: the categories are made again for every strategy run,
+    // in the run's order, with the thesis's figure any shard gives)
+    std::map<std::pair<std::string, std::string>, std::optional<std::uint64_t>> thesis;
+    for (const ShardReport& s : shards)
+      for (const CategoryClocks& c : s.results.categories)
+        if (c.thesis) thesis[{c.strategy, c.category}] = c.thesis;
+    merged.categories.clear();
+    if (first.top.value("whole", false))
+      for (const auto& [st, cats] : category_sums(ordered_records))
+        for (const std::string& cat : network_categories()) {
+          const auto it = cats.find(cat);
+          merged.categories.push_back({st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)),
+                                       thesis.count({st, cat}) ? thesis[{st, cat}] : std::nullopt});
+        }
     nlohmann::json head;
     for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
       if (first.top.contains(f)) head[f] = first.top.at(f);

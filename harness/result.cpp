@@ -83,7 +83,7 @@ nlohmann::ordered_json opt_json(const std::optional<T>& v) {
 }
 
 template <typename T>
-std::optional<T> opt_member(const nlohmann::json& j, const char* key) {
+std::optional<T> opt_member(const nlohmann::ordered_json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return std::nullopt;
   return json_member<T>(j, key);
@@ -91,7 +91,7 @@ std::optional<T> opt_member(const nlohmann::json& j, const char* key) {
 
 nlohmann::ordered_json shard_json(const Shard& s) { return {{"index", s.index}, {"count", s.count}}; }
 
-Shard shard_from(const nlohmann::json& j) {
+Shard shard_from(const nlohmann::ordered_json& j) {
   Shard s{json_member<int>(j, "index"), json_member<int>(j, "count")};
   if (s.count < 1 || s.index < 1 || s.index > s.count) throw std::invalid_argument("field 'shard': expected 1 <= index <= count");
   return s;
@@ -135,7 +135,7 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
   return j;
 }
 
-ResultSet results_from_json(const nlohmann::json& j) {
+ResultSet results_from_json(const nlohmann::ordered_json& j) {
   if (!j.is_object()) throw std::invalid_argument("expected a JSON object");
   ResultSet r;
   r.command = json_member<std::string>(j, "command");

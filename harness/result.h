@@ -91,7 +91,7 @@ std::string format_failures(const ResultSet& r);
 // The "results" section of every JSON report, and back (merge); from_json throws std::invalid_argument
 // naming the field of a malformed one.
 nlohmann::ordered_json results_json(const ResultSet& r);
-ResultSet results_from_json(const nlohmann::json& j);
+ResultSet results_from_json(const nlohmann::ordered_json& j);
 
 // One row per check: name, group, the labels (columns: every label name in first-seen order), status,
 // rtl_cycles, model_cycles, delta, thesis_cycles, message, where, replay, waves.

@@ -3,7 +3,10 @@
 # (tools/test-sanitized.sh asks for clang).
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev libfccp-dev
-      libcli11-dev nlohmann-json3-dev "$@")
+      libcli11-dev nlohmann-json3-dev
+      # the report tests: JUnit against its schema, the HTML report in a real browser, progress on a pty
+      libxml2-utils chromium bsdutils
+      "$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,251 @@
+// The outputs every command writes from its result records (harness/result.h): JUnit against its schema,
+// the HTML report rendered in a real browser, rerun lines that reproduce a failure from the command line,
+// shards merged into the unsharded run's report, and progress on a terminal only.
+// The binary tests run build/s2cosim (S2COSIM_BIN) as a user would, from the source tree.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+#include "harness/merge.h"
+#include "harness/net_runner.h"
+#include "harness/progress.h"
+#include "harness/result.h"
+#include "harness/runner.h"
+#include "test_support.h"
+
+#ifndef S2COSIM_BIN
+#error "S2COSIM_BIN must name the s2cosim binary (tests/CMakeLists.txt defines it)"
+#endif
+
+namespace s2 {
+namespace {
+
+using namespace s2::test;
+
+struct Ran {
+  int exit_code = -1;
+  std::string out;  // standard output and standard error, as the shell gives them
+};
+
+// Runs a shell command in the source tree (as a user of a fresh clone would); its output and exit code.
+Ran shell(const std::string& command) {
+  Ran r;
+  const std::string full = "cd " + shell_quote(S2_SOURCE_DIR) + " && " + command + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string bin() { return shell_quote(S2COSIM_BIN); }
+
+// Vectors with tasks that pass and tasks that show the neighbor_conv flaw, and a task whose id is markup.
+std::string flaw_vectors(const TempDir& dir) {
+  const std::string path = dir.path("flaw_mix.csv");
+  std::ofstream f(path);
+  f << "id,op,pe,Wi,Hi,D,Wf,Hf,C,stride,a_src,seed\n"
+       "below_limit,conv,all,40,5,14,3,3,4,1,neighbor:1,1\n"
+       "at_limit,conv,all,40,5,15,3,3,4,1,neighbor:1,1\n"
+       "<script>alert(1)</script>,conv,all,20,5,3,3,3,4,1,local,2\n";
+  return path;
+}
+
+TEST(Shard, ParsesAndDealsRoundRobin) {
+  const Shard s = parse_shard("2/3");
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_FALSE(s.takes(0));
+  EXPECT_TRUE(s.takes(1));
+  EXPECT_TRUE(s.takes(4));
+  for (const char* bad : {"0/3", "4/3", "3", "/3", "1/", "a/b", "1/0", "-1/2", "1/100001"})
+    EXPECT_THROW(parse_shard(bad), std::invalid_argument) << bad;
+}
+
+TEST(Progress, LineSaysDoneTotalAndTimeLeft) {
+  EXPECT_EQ(Progress::line(0, 8, 0.0, ""), "[0/8] 0.0%, ? left");
+  EXPECT_EQ(Progress::line(2, 8, 10.0, "t1 pass"), "[2/8] 25.0%, 30s left: t1 pass");
+  EXPECT_EQ(Progress::line(1, 100, 60.0, "x"), "[1/100] 1.0%, 1h39m left: x");
+}
+
+// A sharded regression merged equals the unsharded run's report, wall times aside; so do its JUnit and CSV.
+TEST(Merge, ShardedRegressEqualsUnsharded) {
+  const TempDir dir;
+  auto run = [&](const std::string& shard, const std::string& name) {
+    RegressRequest req;
+    req.vectors = smoke_csv();
+    req.shard = shard;
+    req.json_out = dir.path("") + name + ".json";
+    req.csv_out = dir.path("") + name + ".csv";
+    req.quiet = true;
+    std::ostringstream out, err;
+    EXPECT_EQ(regress(req, out, err), 0) << err.str();
+    return req.json_out;
+  };
+  const std::string whole = run("1/1", "whole");
+  MergeRequest m;
+  for (const char* s : {"3/3", "1/3", "2/3"}) m.inputs.push_back(run(s, std::string("shard") + s[0]));
+  m.json_out = dir.path("merged.json");
+  m.csv_out = dir.path("merged.csv");
+  std::ostringstream out, err;
+  ASSERT_EQ(merge(m, out, err), 0) << err.str();
+  EXPECT_EQ(without_wall_times(read_json(m.json_out)), without_wall_times(read_json(whole)));
+  EXPECT_EQ(read_json(m.inputs[1])["results"]["checks"].size(), 3u);  // shard 1/3 of 8 tasks: 0, 3, 6
+  EXPECT_EQ(read_text(m.csv_out), read_text(dir.path("whole.csv")));
+}
+
+TEST(Merge, ShardedRunNetEqualsUnsharded) {
+  const TempDir dir;
+  auto run = [&](const std::string& shard, const std::string& name) {
+    RunNetRequest req;
+    req.net = source_path("vectors/mini_chip.net");
+    req.split_file = source_path("vectors/mini_chip_split.txt");
+    req.target = "s2";
+    req.preset = "mini";
+    req.whole = true;  // the Table 5.10 sums are made again from the shards' block runs
+    req.strategies = {"fuse_reuse", "nofuse_noreuse"};
+    req.shard = shard;
+    req.json_out = dir.path("") + name + ".json";
+    std::ostringstream out, err;
+    EXPECT_EQ(run_net(req, out, err), 0) << err.str();
+    return req.json_out;
+  };
+  const std::string whole = run("1/1", "whole");
+  MergeRequest m{{run("2/2", "b"), run("1/2", "a")}, dir.path("merged.json"), "", "", ""};
+  std::ostringstream out, err;
+  ASSERT_EQ(merge(m, out, err), 0) << err.str();
+  const nlohmann::json merged = read_json(m.json_out), unsharded = read_json(whole);
+  EXPECT_EQ(without_wall_times(merged), without_wall_times(unsharded));
+  EXPECT_EQ(unsharded["operations"].size(), 8u);
+  EXPECT_GT(unsharded["category_cycles"]["fuse_reuse"]["sum"].get<double>(), 0.0);
+}
+
+TEST(Merge, RefusesMissingDuplicateAndForeignShards) {
+  const TempDir dir;
+  auto run = [&](const std::string& vectors, const std::string& shard, const std::string& name) {
+    RegressRequest req;
+    req.vectors = vectors;
+    req.shard = shard;
+    req.backends = BackendSelection::Model;
+    req.json_out = dir.path("") + name + ".json";
+    req.quiet = true;
+    std::ostringstream out, err;
+    regress(req, out, err);
+    return req.json_out;
+  };
+  const std::string a = run(smoke_csv(), "1/2", "a"), b = run(smoke_csv(), "2/2", "b");
+  const std::string other = run(source_path("vectors/thesis_qpe_validation.csv"), "2/2", "other");
+  auto refused = [&](std::vector<std::string> inputs, const std::string& says) {
+    MergeRequest m{std::move(inputs), dir.path("merged.json"), "", "", ""};
+    std::ostringstream out, err;
+    EXPECT_EQ(merge(m, out, err), 2);
+    EXPECT_NE(err.str().find(says), std::string::npos) << err.str();
+    EXPECT_FALSE(std::filesystem::exists(m.json_out));
+  };
+  refused({a}, "shards missing: 2/2");
+  refused({a, a}, "shard 1/2 is given twice");
+  refused({a, other}, "shards of different runs");
+  refused({dir.path("none.json")}, "cannot open");
+}
+
+// JUnit against the schema CI dashboards read (the Jenkins xUnit plugin's layout, tests/junit/junit.xsd),
+// with the failures carrying the comparator's message and the rerun line.
+TEST(JUnit, ValidatesAgainstTheSchemaAndCarriesFailures) {
+  const TempDir dir;
+  const std::string xml = dir.path("r.xml");
+  const Ran r = shell(bin() + " regress " + shell_quote(flaw_vectors(dir)) + " --flaw neighbor_conv -q --junit " + shell_quote(xml));
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const Ran lint = shell("xmllint --noout --schema tests/junit/junit.xsd " + shell_quote(xml));
+  EXPECT_EQ(lint.exit_code, 0) << lint.out;
+  const std::string text = read_text(xml);
+  EXPECT_NE(text.find("tests=\"3\" failures=\"1\" errors=\"0\""), std::string::npos) << text;
+  EXPECT_NE(text.find("<failure type=\"hang\" message=\"long run: RTL PE 0 ran 10000 cycles"), std::string::npos) << text;
+  EXPECT_NE(text.find("rerun: " + std::string(S2COSIM_BIN) + " regress"), std::string::npos) << text;
+  EXPECT_NE(text.find("name=\"&lt;script&gt;alert(1)&lt;/script&gt;\""), std::string::npos) << text;
+  // and a schema violation is caught: the check can fail
+  std::ofstream(dir.path("bad.xml")) << "<testsuites><testsuite name=\"x\"><testcase/></testsuite></testsuites>\n";
+  EXPECT_NE(shell("xmllint --noout --schema tests/junit/junit.xsd " + shell_quote(dir.path("bad.xml"))).exit_code, 0);
+}
+
+// Every failure's rerun line, run as it stands from the source tree, reruns exactly that task with the same
+// result; a changed configuration is refused by its hash.
+TEST(Replay, RerunLineReproducesTheFailure) {
+  const TempDir dir;
+  const std::string json = dir.path("r.json");
+  ASSERT_EQ(shell(bin() + " regress " + shell_quote(flaw_vectors(dir)) + " --flaw neighbor_conv -q --json " + shell_quote(json)).exit_code, 1);
+  const nlohmann::json j = read_json(json);
+  const nlohmann::json& failed = j["results"]["checks"][1];
+  ASSERT_EQ(failed["name"], "at_limit");
+  ASSERT_EQ(failed["status"], "hang");
+  const std::string replay = failed["replay"].get<std::string>();
+  const Ran again = shell(replay + " --json " + shell_quote(dir.path("again.json")));
+  EXPECT_EQ(again.exit_code, 1) << replay << "\n" << again.out;
+  const nlohmann::json a = read_json(dir.path("again.json"));
+  ASSERT_EQ(a["tasks"].size(), 1u);
+  EXPECT_EQ(without_wall_times(a["tasks"][0]), without_wall_times(j["tasks"][1]));
+  // the same line without the flaw is another configuration: refused, nothing run
+  std::string no_flaw = replay;
+  no_flaw.erase(no_flaw.find(" --flaw neighbor_conv"), std::string(" --flaw neighbor_conv").size());
+  const Ran refused = shell(no_flaw);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("the configuration differs from the run being replayed"), std::string::npos) << refused.out;
+}
+
+TEST(Replay, RunNetRerunLineNamesTheBlockAndStrategy) {
+  const TempDir dir;
+  const std::string json = dir.path("n.json");
+  const Ran r = shell(bin() + " run-net --net vectors/mini_chip.net --split vectors/mini_chip_split.txt --target s2 "
+                              "--preset mini --layers CONV_4 --strategy fuse_noreuse --json " + shell_quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::string replay = read_json(json)["results"]["checks"][0]["replay"].get<std::string>();
+  EXPECT_NE(replay.find("--layers CONV_4 --strategy fuse_noreuse"), std::string::npos) << replay;
+  const Ran again = shell(replay + " --json " + shell_quote(dir.path("again.json")));
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_EQ(without_wall_times(read_json(dir.path("again.json"))["operations"]), without_wall_times(read_json(json)["operations"]));
+}
+
+// Progress shows on a terminal (here a pseudo-terminal made by script(1)) and not at all in a pipe.
+TEST(Progress, OnATerminalOnly) {
+  const std::string cmd = bin() + " regress vectors/smoke.csv --backend model -q";
+  const Ran piped = shell("S2COSIM_PROGRESS_AFTER_S=0 " + cmd);
+  EXPECT_EQ(piped.exit_code, 0) << piped.out;
+  EXPECT_EQ(piped.out.find("[8/8]"), std::string::npos) << piped.out;
+  const Ran tty = shell("S2COSIM_PROGRESS_AFTER_S=0 script -qec " + shell_quote(cmd) + " /dev/null");
+  EXPECT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("[8/8] 100.0%, 0s left: smoke_"), std::string::npos) << tty.out;
+}
+
+// The HTML report in a real browser: headless Chromium renders it, its script runs (data-ready), the plots
+// and every row are there, and a task id that is markup shows as text.
+TEST(Html, RendersInChromiumWithPlotsRowsAndEscapedInput) {
+  const TempDir dir;
+  const std::string html = dir.path("r.html");
+  ASSERT_EQ(shell(bin() + " regress " + shell_quote(flaw_vectors(dir)) + " --flaw neighbor_conv -q --html " + shell_quote(html)).exit_code, 1);
+  const Ran dom = shell("chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                        "--disable-background-networking --disable-component-update --disable-sync --user-data-dir=" +
+                        shell_quote(dir.path("profile")) + " --dump-dom " + shell_quote("file://" + html));
+  ASSERT_EQ(dom.exit_code, 0) << dom.out;
+  const std::string& d = dom.out;
+  EXPECT_NE(d.find("data-ready=\"1\""), std::string::npos) << "the report's script did not run";
+  EXPECT_NE(d.find("id=\"plot-delta\""), std::string::npos);
+  EXPECT_NE(d.find("id=\"plot-model-rtl\""), std::string::npos);
+  EXPECT_NE(d.find("3 of 3 shown"), std::string::npos);
+  std::size_t rows = 0;
+  for (std::size_t p = d.find("<tr class=\"row\""); p != std::string::npos; p = d.find("<tr class=\"row\"", p + 1)) ++rows;
+  EXPECT_EQ(rows, 3u);
+  EXPECT_NE(d.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(d.find("<script>alert(1)</script>"), std::string::npos) << "input reached the page as markup";
+  EXPECT_NE(d.find("id=\"failure-1\""), std::string::npos);
+  EXPECT_NE(d.find("rerun:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace s2
