@@ -10,6 +10,9 @@
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
+#include "harness/progress.h"
+#include "harness/result.h"
+#include "harness/runner.h"
 #include "model/json_field.h"
 
 namespace s2 {
@@ -58,7 +61,32 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
+  for (const std::string& path : {req.json_out, req.html_out, req.junit_out})
+    if (!check_writable(path, err)) return 2;
+  // done/total on a terminal: every suite's tasks, on every MAC array, flaws off and on
+  std::size_t total_tasks = 0, done_tasks = 0;
+  for (const std::string& suite : req.suites) {
+    try {
+      total_tasks += read_task_vectors(suite, HwConfig{}).size() * req.mac_shapes.size() * 2;
+    } catch (const std::exception&) {  // reported with its file and line when the suite is read to run
+    }
+  }
+  Progress progress(total_tasks, err);
   const StopOnSignal stop_on_signal;
+  ResultSet results;
+  results.command = "bench";
+  for (const std::string& suite : req.suites) results.title += (results.title.empty() ? "" : ", ") + suite;
+  results.title += " on both backends, flaws off and sram2clk";
+  {
+    const HwConfig cfg;  // the configuration without the flaw that every row differs from by its MAC array and flaw
+    results.config = to_json(cfg);
+    results.config_hash = config_hash(cfg);
+    results.hardware = "MAC " + [&] {
+      std::string m;
+      for (const std::string& x : req.mac_shapes) m += (m.empty() ? "" : ", ") + x;
+      return m;
+    }() + "; flaws off and sram2clk (each row's MAC array and flaws are its labels)";
+  }
   for (const std::string& mac : req.mac_shapes) {
     for (const bool flaw : {false, true}) {
       HwConfig cfg;
@@ -77,7 +105,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
           err << e.what() << "\ns2cosim: nothing was run\n";
           return 2;
         }
-        err << fmt::format("bench: {} on {} with {}...\n", suite, mac, flaw ? "sram2clk" : "flaws off") << std::flush;
+        if (!progress.on()) err << fmt::format("bench: {} on {} with {}...\n", suite, mac, flaw ? "sram2clk" : "flaws off") << std::flush;
         const std::string flaws = flaw ? "sram2clk" : "none";
         RunnerOptions opt;
         opt.stop = [] { return StopOnSignal::signal() != 0; };
@@ -93,6 +121,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
           nlohmann::ordered_json rec{{"suite", suite}, {"mac", mac}, {"flaws", flaws}, {"index", i}};
           rec.update(task_journal_json(c));
           journal.append(rec);
+          progress.step(++done_tasks, fmt::format("{} {} {}: {} {}", suite, mac, flaws, c.task.id, to_string(c.status)));
         };
         RunResult r;
         try {
@@ -122,12 +151,25 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         rtl_wall += r.rtl_wall_s;
         model_wall += r.model_wall_s;
         rows.push_back(row);
+        // every task as a result record, its rerun line a regress of its suite with this MAC array and flaw
+        RegressRequest again;
+        again.vectors = suite;
+        again.mac_shape = mac;
+        if (flaw) again.flaws = {"sram2clk"};
+        const ResultSet part = results_of(r, [&](const TaskComparison& c) { return regress_replay(again, c.task.id, config_hash(cfg)); });
+        for (CheckResult c : part.checks) {
+          c.name += fmt::format(" [{}, {}]", mac, flaws);
+          c.labels.insert(c.labels.begin(), {{"mac", mac}, {"flaws", flaws}});
+          c.index = results.checks.size();
+          results.checks.push_back(std::move(c));
+        }
         if (StopOnSignal::signal()) break;
       }
       if (StopOnSignal::signal()) break;
     }
     if (StopOnSignal::signal()) break;
   }
+  progress.clear();
   if (const int sig = StopOnSignal::signal()) {
     out << fmt::format("stopped by signal {}: what finished is below{}; the targets are not judged\n", sig,
                        journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
@@ -200,6 +242,8 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   target(ratio >= 100.0, fmt::format("model at least 100x faster than the RTL: {:.1f}x ({:.2f} s RTL / {:.3f} s model, "
                                      "{} tasks, wall seconds inside the backends, one run)",
                                      ratio, rtl_wall, model_wall, tasks));
+  results.total = results.checks.size();
+  results.stopped_by_signal = stopped;
   if (!req.json_out.empty()) {
     nlohmann::json j;
     j["tool"] = "s2cosim";
@@ -231,8 +275,10 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
                              {"thesis_hdl_within_10pct", r.hdl_within},
                              {"thesis_hdl_worst_abs_deviation", r.hdl_worst}});
     }
+    j["results"] = results_json(results);
     write_text_file(req.json_out, j.dump(2) + "\n");
   }
+  write_result_outputs(results, {req.html_out, req.junit_out, ""});
   if (const int sig = StopOnSignal::signal()) return StopOnSignal::exit_code(sig);
   return ok ? 0 : 1;
 }

@@ -13,6 +13,7 @@ struct BenchRequest {
   std::vector<std::string> suites;  // task-vector files
   std::vector<std::string> mac_shapes = {"16x4"};
   std::string json_out;             // empty: none
+  std::string html_out, junit_out;  // every task as a result (harness/result.h); empty: none
   std::string journal;              // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;               // a journal of the same bench: its tasks are not run again
 };

@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
   benchcmd->add_option("--journal", breq.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   benchcmd->add_option("--resume", breq.resume, "take the tasks a journal of the same bench holds and run the rest");
+  add_result_outputs(benchcmd, breq.html_out, breq.junit_out);
 
   s2::FlawLimitRequest freq;
   CLI::App* flawcmd = app.add_subcommand(
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
   flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
   flawcmd->add_option("--journal", freq.journal, "append each finished probe to FILE as a JSON line (default with --json F: F.jsonl)");
   flawcmd->add_option("--resume", freq.resume, "take the probes a journal of the same search holds and run the rest");
+  add_result_outputs(flawcmd, freq.html_out, freq.junit_out);
 
   s2::MapRequest mreq;
   CLI::App* mapcmd = app.add_subcommand(

@@ -1,5 +1,8 @@
 #include "harness/flaw_limit.h"
 
+#include "harness/report.h"
+#include "harness/result.h"
+
 #include <fmt/format.h>
 
 #include <functional>
@@ -10,6 +13,7 @@
 #include "harness/backend.h"
 #include "harness/journal.h"
 #include "harness/report.h"
+#include "harness/result.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
 
@@ -244,6 +248,49 @@ std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// The search's probes as result records (harness/result.h): each probe of the search with the flaw on, then
+// the reproducer with it off. A probe that is not `pass` shows the flaw; its rerun line feeds the probe's
+// contract-1 row to `s2cosim regress` on standard input.
+ResultSet flaw_limit_results(const FlawLimitRequest& req, const FlawLimitResult& r, const HwConfig& base, const HwConfig& with) {
+  ResultSet rs;
+  rs.command = "flaw-limit";
+  rs.title = req.flaw + (r.found ? fmt::format(": {} {} shows it first", r.dimension, r.limit) : ": no limit found");
+  rs.config = to_json(with);
+  rs.config_hash = config_hash(with);
+  rs.hardware = hw_config_line(with);
+  rs.stopped_by_signal = r.stopped_by_signal;
+  rs.notes.push_back("a probe whose status is not pass shows the flaw; the search bisects " + r.dimension +
+                     " between a passing and a failing probe (thesis 5.1.2)");
+  auto replay = [&](const Task& t, const HwConfig& cfg, bool flaw_on) {
+    std::string s = "printf '%s\\n' " + shell_quote(task_vector_header()) + " " + shell_quote(task_vector_row(t)) + " | " +
+                    shell_quote(program_name()) + " regress /dev/stdin";
+    if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
+    if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
+    for (const std::string& f : req.other_flaws) s += " --flaw " + shell_quote(f);
+    if (flaw_on) s += " --flaw " + shell_quote(req.flaw);
+    return s + " --expect-hash " + config_hash(cfg);
+  };
+  auto add = [&](const std::string& name, const Task& t, const std::string& status, const HwConfig& cfg, bool flaw_on) {
+    CheckResult c;
+    c.index = rs.checks.size();
+    c.name = name;
+    c.group = req.flaw;
+    c.status = parse_status(status);
+    c.labels = {{"flaw", flaw_on ? "on" : "off"}, {"task", task_vector_row(t)}};
+    if (c.status != Status::Pass) c.message = flaw_on ? "shows the flaw (" + status + ")" : "fails with the flaw off (" + status + ")";
+    c.replay = replay(t, cfg, flaw_on);
+    rs.checks.push_back(std::move(c));
+  };
+  for (const FlawProbe& p : r.search) add(p.what, p.task, p.status, with, true);
+  if (r.found && !r.control_status.empty()) add("control: the reproducer with the flaw off", r.reproducer, r.control_status, base, false);
+  rs.total = rs.checks.size();
+  return rs;
+}
+
+}  // namespace
+
 int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig base;
   try {
@@ -257,7 +304,8 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
-  if (!check_writable(req.json_out, err)) return 2;
+  for (const std::string& path : {req.json_out, req.html_out, req.junit_out})
+    if (!check_writable(path, err)) return 2;
   HwConfig with = base;
   enable_flaw(with, req.flaw);
   // every probe goes to the journal as it finishes, after a first record naming the search; --resume takes
@@ -301,6 +349,7 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   out << format_flaw_limit(r, with);
   try {
     if (!req.json_out.empty()) write_text_file(req.json_out, flaw_limit_json(r, with));
+    write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""});
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;

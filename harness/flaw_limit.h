@@ -83,6 +83,7 @@ struct FlawLimitRequest {
   std::string mac_shape;
   std::vector<std::string> other_flaws;  // switched on for every probe (e.g. sram2clk)
   std::string json_out;
+  std::string html_out, junit_out;  // the probes as results (harness/result.h); empty: none
   std::string journal;  // JSON Lines journal of finished probes (default: JSON report + ".jsonl")
   std::string resume;   // a journal of the same search: its probes are not run again
 };

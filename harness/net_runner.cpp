@@ -697,10 +697,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       }
       if (st != asked) r.asked = mapper::to_string(asked);
       all_ok = all_ok && r.status == Status::Pass;
-      progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
+      progress.clear();  // the block's lines go to the terminal first, the progress line after them
       if (!r.error.empty()) {
         out << fmt::format("{:<10} {:<15} ERROR {}\n", r.block, mapper::to_string(r.strategy), r.error);
         journal.append(operation_json(r, cfg, std::nullopt));
+        progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
         runs.push_back(std::move(r));
         run_index.push_back(index);
         continue;
@@ -737,10 +738,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
       out.flush();
       journal.append(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
+      progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
       runs.push_back(std::move(r));
       run_index.push_back(index);
     }
   }
+  progress.clear();
   // the block runs' records (contract 3, operations[]): the journal's, the JSON report's, and the Table 5.10
   // sums are made of them, so that merged shards sum the same numbers in the same order
   nlohmann::json operations = nlohmann::json::array();

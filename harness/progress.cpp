@@ -16,8 +16,9 @@ Progress::Progress(std::size_t total, std::ostream& out)
   if (const char* a = std::getenv("S2COSIM_PROGRESS_AFTER_S")) after_s_ = std::atof(a);
 }
 
-Progress::~Progress() {
+void Progress::clear() {
   if (shown_) out_ << "\r\033[K" << std::flush;
+  shown_ = false;
 }
 
 std::string Progress::line(std::size_t done, std::size_t total, double elapsed_s, const std::string& last) {

@@ -15,7 +15,8 @@ class Progress {
   // On when `out` is std::cerr and standard error is a terminal. S2COSIM_PROGRESS_AFTER_S (seconds, default
   // 2) sets when the line first shows.
   Progress(std::size_t total, std::ostream& out);
-  ~Progress();  // clears the line
+  ~Progress() { clear(); }
+  void clear();  // takes the line away (before the run prints its results)
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
   bool on() const { return on_; }

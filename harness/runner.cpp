@@ -293,6 +293,7 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
+  progress.clear();
   r.vectors_path = req.vectors;
   const int stopped = StopOnSignal::signal();
   if (stopped)
