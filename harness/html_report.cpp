@@ -13,21 +13,7 @@ namespace s2 {
 
 namespace {
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string html_escape(const std::string& s) { return xml_escape(s); }
 
 // Status colours (also the legend's): a verification engineer's red for data, amber for time.
 const char* status_colour(Status s) {

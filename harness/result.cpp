@@ -203,28 +203,6 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
-      default:
-        // XML 1.0 allows no other control characters, not even escaped
-        if (static_cast<unsigned char>(c) < 0x20) out += '?';
-        else out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string results_csv(const ResultSet& r) {
@@ -288,6 +266,28 @@ std::string results_junit(const ResultSet& r) {
                        xml_escape(c.message), xml_escape(body), element);
   }
   out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      case '\t': out += "&#9;"; break;
+      default:
+        // XML 1.0 allows no other control characters, not even escaped
+        if (static_cast<unsigned char>(c) < 0x20) out += '?';
+        else out += c;
+    }
+  }
   return out;
 }
 

@@ -103,6 +103,9 @@ std::string results_junit(const ResultSet& r);
 // A self-contained HTML report (harness/html_report.cpp).
 std::string results_html(const ResultSet& r);
 
+// Text for XML or HTML, in an attribute or between tags: & < > " ' escaped, control characters XML 1.0 does
+// not allow replaced by '?'.
+std::string xml_escape(const std::string& s);
 // The word for a shell: as is when safe, else in single quotes.
 std::string shell_quote(const std::string& s);
 // The program name replay lines start with (the CLI sets it to how it was called, e.g. build/s2cosim).
