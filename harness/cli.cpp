@@ -70,6 +70,11 @@ int main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   regress->add_option("--shard", req.shard, "run shard I of N (I/N, 1-based): the tasks k with k % N == I - 1; "
                                             "s2cosim merge combines the shards' --json reports");
+  regress->add_option("--waves", req.waves_dir,
+                      "write an FST waveform of every failing task's RTL run into DIR (the task run again, traced)");
+  regress->add_option("--waves-window", req.waves_window,
+                      "PE clocks the waveform holds: around the first divergence, or before a hang's watchdog (default 2000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   regress->add_option("--expect-hash", req.expect_hash,
                       "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
 

@@ -351,4 +351,15 @@ std::string describe_place_deviation(const std::vector<CommandDeviation>& d, std
   return s;
 }
 
+std::optional<std::uint64_t> first_divergence_cycle(const TaskComparison& c) {
+  if (!c.rtl_cycles) return std::nullopt;
+  std::optional<std::uint64_t> first;
+  for (const PeComparison& p : c.pes)
+    if (p.rtl_cycles && p.model_cycles && *p.rtl_cycles != *p.model_cycles) {
+      const std::uint64_t end = std::min(*p.rtl_cycles, *p.model_cycles);
+      if (!first || end < *first) first = end;
+    }
+  return first ? first : c.rtl_cycles;
+}
+
 }  // namespace s2

@@ -128,6 +128,11 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendResult& rtl, const BackendResult& model,
                             const CompareOptions& opt = {});
 
+// Where a task's RTL run first parts from the model's, in PE clocks from the first start: the earliest end of
+// a PE whose clocks differ (the earlier of its two ends); with every PE's clocks equal, the task's end (its
+// results differ, and were all written by then). nullopt if the RTL has no clocks.
+std::optional<std::uint64_t> first_divergence_cycle(const TaskComparison& c);
+
 // "PE 2 tile 5 row 3 col 7: expected 123, got 0x7fffffff (never written); 41 differ"
 std::string describe(const Mismatch& m);
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 #include <verilated.h>
+#include <verilated_fst_c.h>
 
 #include "Vqpe_16x2.h"
 #include "Vqpe_16x2___024root.h"
@@ -81,9 +82,12 @@ void check_rtl_matches(const HwConfig& c) {
 template <typename V>
 class QpeTop {
  public:
-  explicit QpeTop(const std::string& name = "qpe") {
+  // `traced`: the model may write waveforms (start_waves); a model that never will is built without, so
+  // that tracing costs nothing when it is off
+  explicit QpeTop(const std::string& name = "qpe", bool traced = false) : traced_(traced) {
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->randReset(0);
+    if (traced) ctx_->traceEverOn(true);
     Verilated::threadContextp(ctx_.get());
     top_ = std::make_unique<V>(ctx_.get(), name.c_str());
   }
@@ -91,17 +95,35 @@ class QpeTop {
   // from it on destruction: that must be this model's context, not one already gone.
   ~QpeTop() {
     Verilated::threadContextp(ctx_.get());
+    stop_waves();
     top_->final();
     top_.reset();
   }
   V* operator->() { return top_.get(); }
+  bool traced() const { return traced_; }
+
+  // An FST waveform to `path`; it records the clocks while dumping(true). Time runs in NoC half-periods of
+  // 1 ns (the NoC clock at 500 MHz: one PE clock is 4 ns).
+  void start_waves(const std::string& path) {
+    if (!traced_) throw std::logic_error("RTL: waveforms need a traced model");
+    fst_ = std::make_unique<VerilatedFstC>();
+    top_->trace(fst_.get(), 99);
+    fst_->open(path.c_str());
+    if (!fst_->isOpen()) throw std::runtime_error("RTL: cannot write the waveform '" + path + "'");
+  }
+  void dumping(bool on) { dumping_ = on && fst_; }
+  void stop_waves() {
+    if (fst_) fst_->close();
+    fst_.reset();
+    dumping_ = false;
+  }
 
   // one NoC clock: rising edge, then falling edge
   void noc_clock() {
     top_->clk = 1;
-    top_->eval();
+    eval();
     top_->clk = 0;
-    top_->eval();
+    eval();
   }
   void pe_clock() {
     noc_clock();
@@ -111,7 +133,7 @@ class QpeTop {
   // with the next clock's inputs
   void clock_edge() {
     top_->clk = 1;
-    top_->eval();
+    eval();
     top_->clk = 0;
   }
   // reset, at mesh position (x, y)
@@ -215,8 +237,17 @@ class QpeTop {
     }
 #undef S2_BANKS
   }
+  // every clock edge's evaluation goes through here, to be recorded when a waveform is dumping
+  void eval() {
+    top_->eval();
+    if (dumping_) fst_->dump(time_ns_);
+    ++time_ns_;
+  }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
+  bool traced_ = false, dumping_ = false;
+  std::unique_ptr<VerilatedFstC> fst_;
+  std::uint64_t time_ns_ = 0;
 };
 
 template <typename V>
@@ -233,62 +264,70 @@ class RtlQpe final : public Backend {
     tr.task_id = t.id;
     tr.backend = name();
     tr.budget_cycles = opt.watchdog_cycles;
-    top_.reset();
-    top_->flaw_sram2clk = cfg_.flaws.sram2clk;
-    top_->flaw_neighbor_conv = cfg_.flaws.neighbor_conv;
-    top_->flaw_mm_wide_a = cfg_.flaws.mm_wide_a;
+    if (opt.waves && !qpe_->traced()) qpe_ = std::make_unique<QpeTop<V>>("qpe", true);
+    QpeTop<V>& top = *qpe_;
+    top.reset();
+    if (opt.waves) top.start_waves(opt.waves->path);
+    top->flaw_sram2clk = cfg_.flaws.sram2clk;
+    top->flaw_neighbor_conv = cfg_.flaws.neighbor_conv;
+    top->flaw_mm_wide_a = cfg_.flaws.mm_wide_a;
 
     const SramLayout l = sram_layout(t, cfg_);
     SramImages own;
     if (!opt.sram_images) own = initial_sram_images(t, cfg_, l);
     const SramImages& images = opt.sram_images ? *opt.sram_images : own;
-    for (int p = 0; p < kPesPerQpe; ++p) top_.backdoor_write(p, images[p]);
+    for (int p = 0; p < kPesPerQpe; ++p) top.backdoor_write(p, images[p]);
 
     const std::vector<int> pes = t.pes();
     for (int p : pes) send_descriptor(t, l, p);
-    for (int p : pes) top_.host_send(static_cast<unsigned>(p), kPktRegWr, qpe_addr::kStart, 1);
+    for (int p : pes) top.host_send(static_cast<unsigned>(p), kPktRegWr, qpe_addr::kStart, 1);
 
     // run until every PE raised done, or the watchdog budget from the first start is used up
     std::uint64_t first_start = 0;
     bool started = false;
-    const std::uint64_t issued_at = top_->cycle;
+    const std::uint64_t issued_at = top->cycle;
     // what each PE was doing over the last clocks before the watchdog fired, for the hang report
     const std::uint64_t stall_window = std::min<std::uint64_t>(32, opt.watchdog_cycles);
     std::array<std::array<std::uint64_t, 3>, kPesPerQpe> before{};  // steps, a_wait, b_wait
     while (true) {
       bool all_done = true;
-      for (int p : pes) all_done = all_done && ((top_->pe_irq_done >> p) & 1u);
+      for (int p : pes) all_done = all_done && ((top->pe_irq_done >> p) & 1u);
       if (all_done) break;
       if (!started) {
         for (int p : pes) {
-          if ((top_->pe_busy >> p) & 1u) {
+          if ((top->pe_busy >> p) & 1u) {
             started = true;
-            first_start = top_.stat(p, kStatStart);
+            first_start = top.stat(p, kStatStart);
           }
         }
       }
-      if (started && opt.watchdog_cycles && top_->cycle - first_start + stall_window == opt.watchdog_cycles)
-        for (int p : pes) before[p] = {top_.stat(p, kStatSteps), top_.stat(p, kStatAWait), top_.stat(p, kStatBWait)};
-      if (started && opt.watchdog_cycles && top_->cycle - first_start >= opt.watchdog_cycles) break;
-      if (!started && top_->cycle - issued_at > 10000) throw std::runtime_error("RTL: task " + t.id + " never started");
-      top_.pe_clock();
+      if (started && opt.watchdog_cycles && top->cycle - first_start + stall_window == opt.watchdog_cycles)
+        for (int p : pes) before[p] = {top.stat(p, kStatSteps), top.stat(p, kStatAWait), top.stat(p, kStatBWait)};
+      if (started && opt.watchdog_cycles && top->cycle - first_start >= opt.watchdog_cycles) break;
+      if (!started && top->cycle - issued_at > 10000) throw std::runtime_error("RTL: task " + t.id + " never started");
+      if (opt.waves) {
+        const std::uint64_t rel = started ? top->cycle - first_start : 0;
+        top.dumping(started && rel >= opt.waves->begin_cycle && rel < opt.waves->end_cycle);
+      }
+      top.pe_clock();
     }
+    top.stop_waves();
 
     tr.completed = true;
     std::uint64_t lo = ~0ull, hi = 0;
     for (int p : pes) {
       PeTrace pt;
       pt.pe = p;
-      pt.done = (top_->pe_irq_done >> p) & 1u;
-      pt.started = pt.done || ((top_->pe_busy >> p) & 1u);
-      pt.start_cycle = top_.stat(p, kStatStart);
-      pt.end_cycle = pt.done ? top_.stat(p, kStatEnd) : top_->cycle;
-      pt.phases.compute = top_.stat(p, kStatCompute);
-      pt.phases.output = top_.stat(p, kStatOutput);
-      pt.phases.a_wait = top_.stat(p, kStatAWait);
-      pt.phases.b_wait = top_.stat(p, kStatBWait);
-      pt.tiles = top_.stat(p, kStatTiles);
-      pt.steps = top_.stat(p, kStatSteps);
+      pt.done = (top->pe_irq_done >> p) & 1u;
+      pt.started = pt.done || ((top->pe_busy >> p) & 1u);
+      pt.start_cycle = top.stat(p, kStatStart);
+      pt.end_cycle = pt.done ? top.stat(p, kStatEnd) : top->cycle;
+      pt.phases.compute = top.stat(p, kStatCompute);
+      pt.phases.output = top.stat(p, kStatOutput);
+      pt.phases.a_wait = top.stat(p, kStatAWait);
+      pt.phases.b_wait = top.stat(p, kStatBWait);
+      pt.tiles = top.stat(p, kStatTiles);
+      pt.steps = top.stat(p, kStatSteps);
       pt.phases.setup = pt.tiles;  // one setup clock per tile (cfg.tile_setup_cycles)
       pt.phases_known = true;
       pt.state = pt.done ? "done" : (pt.started ? "running" : "not started");
@@ -302,7 +341,7 @@ class RtlQpe final : public Backend {
         pt.state = fmt::format("running: {} of {} tiles done, {} MAC steps; {} over its last {} clocks", pt.tiles,
                                total, pt.steps, doing, stall_window);
       }
-      std::vector<std::uint8_t> img = top_.backdoor_read(p, l.total_bytes());
+      std::vector<std::uint8_t> img = top.backdoor_read(p, l.total_bytes());
       pt.results = unpack_results(t, cfg_, l, img.data(), img.size());
       tr.completed = tr.completed && pt.done;
       lo = std::min(lo, pt.start_cycle);
@@ -310,7 +349,7 @@ class RtlQpe final : public Backend {
       tr.pes.push_back(std::move(pt));
     }
     tr.cycles = hi > lo ? hi - lo : 0;
-    tr.elapsed_cycles = top_->cycle > lo ? top_->cycle - lo : 0;
+    tr.elapsed_cycles = top->cycle > lo ? top->cycle - lo : 0;
     tr.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return tr;
   }
@@ -318,11 +357,11 @@ class RtlQpe final : public Backend {
  private:
   void send_descriptor(const Task& t, const SramLayout& l, int pe) {
     for (const RegisterWrite& w : mla_register_writes(task_registers(t, pe, l)))
-      if (w.index != qpe_addr::kStart) top_.host_send(static_cast<unsigned>(pe), kPktRegWr, static_cast<unsigned>(w.index), w.data);
+      if (w.index != qpe_addr::kStart) qpe_->host_send(static_cast<unsigned>(pe), kPktRegWr, static_cast<unsigned>(w.index), w.data);
   }
 
   HwConfig cfg_;
-  QpeTop<V> top_;
+  std::unique_ptr<QpeTop<V>> qpe_ = std::make_unique<QpeTop<V>>();  // traced once a run asks for waves
 };
 
 // Task streams on the RTL (rtl_stubs/README.md, "QPE-DRAM" and "The chip"): the QPEs of cfg.chip, each the

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -179,6 +180,36 @@ void check_expected_hash(const HwConfig& cfg, const std::string& expect) {
         expect, config_hash(cfg)));
 }
 
+std::string write_task_waves(const Task& t, const HwConfig& cfg, const TaskComparison& c, const std::string& path,
+                             std::uint64_t window) {
+  if (!c.rtl_cycles) return "the RTL returned no clocks";
+  WaveWindow w;
+  w.path = path;
+  if (!c.hung_pes.empty()) {
+    w.end_cycle = c.rtl_elapsed_cycles + 1;
+    w.begin_cycle = w.end_cycle > window ? w.end_cycle - window : 0;
+  } else {
+    const std::uint64_t d = first_divergence_cycle(c).value_or(0);
+    w.begin_cycle = d > window / 2 ? d - window / 2 : 0;
+    w.end_cycle = w.begin_cycle + window;
+  }
+  try {
+    const std::unique_ptr<Backend> rtl = make_rtl_backend(cfg);
+    const SramImages images = initial_sram_images(t, cfg, sram_layout(t, cfg));
+    RunOptions opt;
+    opt.watchdog_cycles = c.rtl_budget_cycles;
+    opt.sram_images = &images;
+    opt.waves = &w;
+    const TaskTrace again = rtl->run(t, opt);
+    if (again.cycles != *c.rtl_cycles)
+      return fmt::format("the traced rerun took {} clocks, the run {}: the waveform may not show the failure", again.cycles,
+                         *c.rtl_cycles);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 std::string regress_replay(const RegressRequest& req, const std::string& id, const std::string& hash) {
   std::string s = shell_quote(program_name()) + " regress " + shell_quote(req.vectors) + " --task " + shell_quote(id);
   s += std::string(" --backend ") + to_string(req.backends);
@@ -233,6 +264,14 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   }
   for (const std::string& path : {req.json_out, req.csv_out, req.html_out, req.junit_out})
     if (!check_writable(path, err)) return 2;
+  if (!req.waves_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(req.waves_dir, ec);
+    if (ec || !std::filesystem::is_directory(req.waves_dir)) {
+      err << "s2cosim: --waves " << req.waves_dir << ": cannot make the directory\n";
+      return 2;
+    }
+  }
 
   // every finished task goes to the journal as it finishes, after a first record naming the run; SIGINT /
   // SIGTERM stop after the task in hand. --resume takes the tasks a journal of the same run holds.
@@ -303,6 +342,19 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, config_hash(cfg)); });
   for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = index[i];
   results.total = whole_run_tasks;
+  // the waveforms of the failing tasks the RTL ran, each a window around where it parts from the model
+  if (!req.waves_dir.empty())
+    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+      const TaskComparison& c = r.tasks[i];
+      if (c.status == Status::Pass || !c.rtl_cycles) continue;
+      std::string name = c.task.id;
+      for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
+      const std::string path = (std::filesystem::path(req.waves_dir) / fmt::format("{}_{}.fst", index[i], name)).string();
+      const std::string why = write_task_waves(c.task, cfg, c, path, req.waves_window);
+      if (why.empty() || std::filesystem::exists(path)) results.checks[i].waves = path;
+      if (!why.empty()) err << "s2cosim: waveform of " << c.task.id << ": " << why << "\n";
+    }
   results.shard = shard;
   results.stopped_by_signal = stopped;
   if (!req.quiet) out << format_table(r) << "\n";

@@ -84,6 +84,8 @@ struct RegressRequest {
   std::vector<std::string> task_ids;  // run only these tasks (--task; empty: all)
   std::string shard = "1/1";          // --shard I/N: the tasks k with k % N == I - 1
   std::string expect_hash;            // refuse to run unless the configuration has this hash (replay lines)
+  std::string waves_dir;              // --waves: an FST waveform of every failing task's RTL run here
+  std::uint64_t waves_window = 2000;  // PE clocks around the first divergence, or before the watchdog fired
   std::string journal;   // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;    // a journal of the same run: its tasks are taken, not run again
   BackendSelection backends = BackendSelection::Both;
@@ -92,6 +94,12 @@ struct RegressRequest {
 };
 // The command line that reruns exactly task `id` of this request, with its configuration's hash.
 std::string regress_replay(const RegressRequest& req, const std::string& id, const std::string& hash);
+// The waveform of a failing task (--waves): its RTL run again on a traced model, with the same data and
+// watchdog budget, dumping `window` PE clocks around first_divergence_cycle (a hang: the last `window` before
+// the watchdog fired) to `path`. Returns "" on success, else why no waveform was written (or why it may
+// not show the failure: a rerun that does not reproduce the clocks).
+std::string write_task_waves(const Task& t, const HwConfig& cfg, const TaskComparison& c, const std::string& path,
+                             std::uint64_t window);
 // Refuses (std::invalid_argument) a configuration whose hash is not `expect` (when `expect` is not empty).
 void check_expected_hash(const HwConfig& cfg, const std::string& expect);
 // Exit code: 0 every task passed, 1 otherwise, 2 bad input (nothing run), 128 + the signal (130, 143) when

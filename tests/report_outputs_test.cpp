@@ -212,6 +212,40 @@ TEST(Replay, RunNetRerunLineNamesTheBlockAndStrategy) {
   EXPECT_EQ(without_wall_times(read_json(dir.path("again.json"))["operations"]), without_wall_times(read_json(json)["operations"]));
 }
 
+// --waves: every failing task's RTL run again on a traced model, an FST file GTKWave's tools read, with the
+// QPE's signals and the window asked for (PE clocks of 4 ns); the reports link it.
+TEST(Waves, FailingTaskGetsAnFstWindowGtkwaveReads) {
+  const TempDir dir;
+  const std::string waves = dir.path("waves"), json = dir.path("r.json"), html = dir.path("r.html");
+  const Ran r = shell(bin() + " regress " + shell_quote(flaw_vectors(dir)) + " --flaw neighbor_conv -q --waves " +
+                      shell_quote(waves) + " --waves-window 500 --json " + shell_quote(json) + " --html " + shell_quote(html));
+  ASSERT_EQ(r.exit_code, 1) << r.out;
+  const nlohmann::json checks = read_json(json)["results"]["checks"];
+  EXPECT_EQ(checks[0]["waves"], "");  // passing tasks get none
+  EXPECT_EQ(checks[2]["waves"], "");
+  const std::string fst = checks[1]["waves"].get<std::string>();
+  ASSERT_EQ(fst, waves + "/1_at_limit.fst");
+  EXPECT_NE(read_text(html).find("<a href=\"" + fst + "\">"), std::string::npos);
+  EXPECT_NE(r.out.find("waves: " + fst), std::string::npos) << r.out;
+  const Ran vcd = shell("fst2vcd " + shell_quote(fst));
+  ASSERT_EQ(vcd.exit_code, 0) << vcd.out.substr(0, 2000);
+  for (const char* signal : {" clk $end", " pe_irq_done [3:0] $end", "$scope module u_mla $end", " host_valid $end"})
+    EXPECT_NE(vcd.out.find(signal), std::string::npos) << signal;
+  // a hang: the last 500 PE clocks (2 ns per NoC half-period edge pair: 4 ns a PE clock) before the watchdog
+  std::uint64_t first = 0, last = 0;
+  bool any = false;
+  std::istringstream in(vcd.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.size() > 1 && line[0] == '#') {
+      const std::uint64_t t = std::stoull(line.substr(1));
+      if (!any) first = t;
+      last = t;
+      any = true;
+    }
+  ASSERT_TRUE(any);
+  EXPECT_NEAR(double(last - first), 500.0 * 4, 8.0) << first << " " << last;
+}
+
 // Progress shows on a terminal (here a pseudo-terminal made by script(1)) and not at all in a pipe.
 TEST(Progress, OnATerminalOnly) {
   const std::string cmd = bin() + " regress vectors/smoke.csv --backend model -q";

@@ -4,8 +4,9 @@
 set -euo pipefail
 pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev libfccp-dev
       libcli11-dev nlohmann-json3-dev
-      # the report tests: JUnit against its schema, the HTML report in a real browser, progress on a pty
-      libxml2-utils chromium bsdutils
+      # the report tests: JUnit against its schema, the HTML report in a real browser, progress on a pty,
+      # FST waveforms (zlib for Verilator's FST writer, GTKWave's fst2vcd to read them back)
+      libxml2-utils chromium bsdutils zlib1g-dev gtkwave
       "$@")
 missing=()
 for p in "${pkgs[@]}"; do
