@@ -36,13 +36,6 @@ inline std::array<std::vector<std::uint8_t>, kPesPerQpe> initial_sram_images(con
 
 using SramImages = std::array<std::vector<std::uint8_t>, kPesPerQpe>;
 
-// A waveform of a run: an FST trace of the PE clocks [begin_cycle, end_cycle), counted from the task's
-// first start as TaskTrace's cycles are, written to `path`. Only the RTL has waveforms; the model ignores it.
-struct WaveWindow {
-  std::string path;
-  std::uint64_t begin_cycle = 0, end_cycle = 0;
-};
-
 struct RunOptions {
   std::uint64_t watchdog_cycles = 0;  // stop after this many PE clocks from the start (0 = no limit)
   const WaveWindow* waves = nullptr;  // dump this window of the run (null: no waveform, nothing traced)

@@ -169,6 +169,12 @@ int main(int argc, char** argv) {
   netcmd->add_option("--csv", nreq.csv_out, "write one CSV row per operation block and strategy to FILE");
   netcmd->add_option("--shard", nreq.shard, "run shard I of N (I/N, 1-based): the block runs k with k % N == I - 1; "
                                             "s2cosim merge combines the shards' --json reports");
+  netcmd->add_option("--waves", nreq.waves_dir,
+                     "write FST waveforms of every failing block's RTL run into DIR/BLOCK_STRATEGY/ (a file per QPE; the "
+                     "failing stream run again, traced)");
+  netcmd->add_option("--waves-window", nreq.waves_window,
+                     "PE clocks the waveform holds: around the first differing command, or before a hang's watchdog (default 2000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   netcmd->add_option("--expect-hash", nreq.expect_hash,
                      "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <ostream>
@@ -98,6 +99,7 @@ struct BlockRun {
   Status status = Status::Pass;  // hang, mismatch, deviation (both backends) or pass; error if it threw
   std::string error;             // what it threw
   std::string asked;             // --whole: the strategy this block run stands for, where another ran
+  std::string waves;             // --waves: the directory of the failing stream's waveform (a file per QPE)
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
   std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
@@ -130,10 +132,16 @@ std::string first_difference(const std::vector<std::uint8_t>& golden, const mapp
 
 // Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
 // figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image.
+struct WaveRequest {
+  std::string dir;  // empty: no waveforms
+  std::uint64_t window = 2000;
+  std::ostream* err = nullptr;
+};
+
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
                    const mapper::BlockResidency& where,
                    const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
-                   std::map<std::string, std::vector<std::uint8_t>>& golden_cache) {
+                   std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
@@ -218,6 +226,9 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.model = m;
   }
+  // a hang is a stream that runs far past what the model needs (or 2^31 clocks without the model)
+  auto rtl_watchdog = [&](std::size_t i) { return model ? 4 * r.streams[i].cycles + 100000 : (1ull << 31); };
+  std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
   if (rtl) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun t;
@@ -225,8 +236,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       StreamRunOptions opt{false};
-      // a hang is a stream that runs far past what the model needs (or 2^31 clocks without the model)
-      opt.watchdog_cycles = model ? 4 * row.cycles + 100000 : (1ull << 31);
+      opt.watchdog_cycles = rtl_watchdog(i);
       const StreamResult res = rtl->run(bs.streams[i], dram, opt);
       row.rtl_cycles = res.cycles;
       t.block_cycles += res.cycles;
@@ -239,6 +249,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       }
       if (!res.completed) {
         t.completed = false;
+        rtl_hung = i;
         t.stalled = bs.streams[i].name + ": " + res.stalled;
         break;  // what follows depends on this stream's results
       }
@@ -258,6 +269,41 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       if (cfg.chip.qpes() > 1)
         if (const std::string places = describe_place_deviation(place_deviation(core, *model_core, *rtl_core, cfg)); !places.empty())
           r.where += "; by place, " + places;
+    }
+  }
+  // --waves: the failing stream run again on the RTL, traced, after the block's streams before it: the last
+  // clocks before the watchdog fired (a hang), else a window around the first command whose end differs
+  // from the model's (with none, the core stream's end)
+  if (!waves.dir.empty() && rtl && r.rtl && r.status != Status::Pass) {
+    const std::size_t f = rtl_hung.value_or(core_index);
+    WaveWindow w;
+    w.path = (std::filesystem::path(waves.dir) / (r.block + "_" + mapper::to_string(strategy))).string();
+    if (rtl_hung) {
+      w.end_cycle = rtl_watchdog(f) + 1;
+      w.begin_cycle = w.end_cycle > waves.window ? w.end_cycle - waves.window : 0;
+    } else {
+      std::optional<std::uint64_t> d;
+      if (model_core && rtl_core)
+        for (std::size_t p = 0; p < model_core->command_end_cycle.size() && p < rtl_core->command_end_cycle.size(); ++p)
+          for (std::size_t k = 0; k < model_core->command_end_cycle[p].size() && k < rtl_core->command_end_cycle[p].size(); ++k) {
+            const std::uint64_t m = model_core->command_end_cycle[p][k], t = rtl_core->command_end_cycle[p][k];
+            if (m != t && (!d || std::min(m, t) < *d)) d = std::min(m, t);
+          }
+      const std::uint64_t at = d.value_or(rtl_core ? rtl_core->cycles : 0);
+      w.begin_cycle = at > waves.window / 2 ? at - waves.window / 2 : 0;
+      w.end_cycle = w.begin_cycle + waves.window;
+    }
+    try {
+      SystemMemory dram = mapper::stage_block_memory(bs, cfg, image);
+      for (std::size_t i = 0; i <= f; ++i) {
+        StreamRunOptions opt{false};
+        opt.watchdog_cycles = rtl_watchdog(i);
+        if (i == f) opt.waves = &w;
+        rtl->run(bs.streams[i], dram, opt);
+      }
+      r.waves = w.path;
+    } catch (const std::exception& e) {
+      if (waves.err) *waves.err << "s2cosim run-net: waveform of " << r.block << " " << mapper::to_string(strategy) << ": " << e.what() << "\n";
     }
   }
   return r;
@@ -349,6 +395,7 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.asked.empty()) o["asked_strategy"] = r.asked;
   if (!r.where.empty()) o["deviation_where"] = r.where;
   if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
+  if (!r.waves.empty()) o["waves"] = r.waves;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
   o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
@@ -426,6 +473,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   }
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
+  r.waves = json_member_or<std::string>(o, "waves", "");
   if (r.status == Status::Error && r.error.empty()) throw std::invalid_argument("field 'error': an error status needs its message");
   if (r.error.empty() && !r.model && !r.rtl) throw std::invalid_argument("field 'model_cycles': a block run needs model_cycles or rtl_cycles");
   if (o.contains("category_cycles")) {
@@ -685,7 +733,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           r = block_run_from_json(done->second);
         else
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
-                        cfg, model.get(), rtl.get(), req.seed, golden);
+                        cfg, model.get(), rtl.get(), req.seed, golden, WaveRequest{req.waves_dir, req.waves_window, &err});
       } catch (const std::exception& e) {
         // what a backend or the distributor threw: the block run is an error, the run goes on
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
@@ -977,6 +1025,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       c.message = fmt::format("delta {} (core operation: model {} clk, RTL {} clk)", pct(*r.delta), r.model->core_cycles, r.rtl->core_cycles);
     if (!r.rtl_refused.empty()) c.message += (c.message.empty() ? "" : "; ") + ("not on the RTL (model only): " + r.rtl_refused);
     c.where = r.where;
+    c.waves = r.waves;
     c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg));
     results.checks.push_back(std::move(c));
   }

@@ -37,6 +37,8 @@ struct RunNetRequest {
   std::string html_out, junit_out, csv_out;  // the reports of harness/result.h (empty: none)
   std::string shard = "1/1";                 // --shard I/N: the block runs k with k % N == I - 1
   std::string expect_hash;                   // refuse to run unless the configuration has this hash
+  std::string waves_dir;                     // --waves: an FST waveform per QPE of every failing block's RTL run
+  std::uint64_t waves_window = 2000;         // PE clocks around the first divergence, or before the watchdog
   // the RTL backend (empty: the project's, make_rtl_stream_backend); a user's adapter, or a test's, may
   // stand in for it here without touching the runner
   std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -410,6 +411,10 @@ class RtlChip final : public StreamBackend {
   using StreamBackend::run;
   StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
     check_chip_stream(s, mem);
+    // a waveform needs QPEs whose context allows tracing: made again (and kept) for the first run that asks
+    if (opt.waves && !qpes_.front()->traced())
+      for (int q = 0; q < static_cast<int>(qpes_.size()); ++q) qpes_[static_cast<std::size_t>(q)] = std::make_unique<QpeTop<V>>("qpe" + std::to_string(q), true);
+    if (opt.waves) std::filesystem::create_directories(opt.waves->path);
     const int pes = static_cast<int>(s.pe.size());
     const std::size_t n_drams = cfg_.chip.drams.size();
     mem.drams.resize(n_drams);
@@ -443,6 +448,11 @@ class RtlChip final : public StreamBackend {
     }
 
     const std::uint64_t start = cycle();
+    if (opt.waves)
+      for (int q = 0; q < static_cast<int>(qpes_.size()); ++q) {
+        const QpeCoord c = cfg_.chip.qpe_coord(q);
+        qpe(q).start_waves((std::filesystem::path(opt.waves->path) / fmt::format("qpe_x{}_y{}.fst", c.x, c.y)).string());
+      }
     std::vector<Arm> arm(static_cast<std::size_t>(pes));
     for (int p = 0; p < pes; ++p) arm[static_cast<std::size_t>(p)].resume_at = start + host_cycles(p / kPesPerQpe);
     syncs_.clear();
@@ -464,10 +474,15 @@ class RtlChip final : public StreamBackend {
         break;
       }
       drive_arm_ports(arm);
+      if (opt.waves)
+        for (auto& q : qpes_) q->dumping(now - start >= opt.waves->begin_cycle && now - start < opt.waves->end_cycle);
       noc_clock(drams);
       noc_clock(drams);
     }
-    for (auto& q : qpes_) (*q)->arm_wr = 0;
+    for (auto& q : qpes_) {
+      q->stop_waves();
+      (*q)->arm_wr = 0;
+    }
     r.completed = r.stalled.empty();
     // every transfer is complete when every PE is: anything a DRAM still holds is a protocol error
     for (std::size_t d = 0; d < n_drams; ++d)

@@ -104,8 +104,17 @@ struct TaskStream {
   std::vector<int> sync_group_members(int g) const;
 };
 
+// A waveform of a run: an FST trace of the PE clocks [begin_cycle, end_cycle), counted from the task's first
+// start (a task) or the host's start (a stream), written to `path` (a task: the file; a stream: a directory
+// that gets one file per QPE, qpe_xX_yY.fst). Only the RTL has waveforms; the model ignores it.
+struct WaveWindow {
+  std::string path;
+  std::uint64_t begin_cycle = 0, end_cycle = 0;
+};
+
 struct StreamRunOptions {
   bool arm_ops_timed = true;  // false: element-wise operations complete at once (thesis Tables 5.5-5.8)
+  const WaveWindow* waves = nullptr;  // dump this window of the run (null: no waveform, nothing traced)
   // give up after this many PE clocks and report what each PE waited for (`hang`); 0: the RTL has no
   // limit, the model takes stream_cycle_bound
   std::uint64_t watchdog_cycles = 0;

@@ -11,6 +11,7 @@
 
 #include <sys/wait.h>
 
+#include "harness/backend.h"
 #include "harness/merge.h"
 #include "harness/net_runner.h"
 #include "harness/progress.h"
@@ -244,6 +245,51 @@ TEST(Waves, FailingTaskGetsAnFstWindowGtkwaveReads) {
     }
   ASSERT_TRUE(any);
   EXPECT_NEAR(double(last - first), 500.0 * 4, 8.0) << first << " " << last;
+}
+
+// The project's RTL, with one byte of what the core stream stored changed afterwards: a block that
+// mismatches, for run-net's waveforms.
+class CorruptingRtl final : public StreamBackend {
+ public:
+  explicit CorruptingRtl(const HwConfig& cfg) : rtl_(make_rtl_stream_backend(cfg)) {}
+  std::string name() const override { return "rtl"; }
+  using StreamBackend::run;
+  StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
+    StreamResult r = rtl_->run(s, mem, opt);
+    for (auto& d : mem.drams)
+      for (auto& byte : d) byte = static_cast<std::uint8_t>(byte + 1);
+    return r;
+  }
+
+ private:
+  std::unique_ptr<StreamBackend> rtl_;
+};
+
+TEST(Waves, FailingBlockGetsAnFstPerQpe) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = source_path("vectors/mini_chip.net");
+  req.split_file = source_path("vectors/mini_chip_split.txt");
+  req.target = "s2";
+  req.preset = "mini";
+  req.backend = "both";
+  req.layers = {"CONV_4"};
+  req.strategies = {"fuse_noreuse"};
+  req.waves_dir = dir.path("waves");
+  req.waves_window = 300;
+  req.json_out = dir.path("n.json");
+  req.rtl_backend = [](const HwConfig& cfg) { return std::make_unique<CorruptingRtl>(cfg); };
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 1) << err.str() << out.str();
+  const nlohmann::json c = read_json(req.json_out)["results"]["checks"][0];
+  EXPECT_EQ(c["status"], "mismatch");
+  ASSERT_EQ(c["waves"], req.waves_dir + "/CONV_4_fuse_noreuse");
+  for (const char* qpe : {"qpe_x0_y0.fst", "qpe_x1_y0.fst", "qpe_x0_y1.fst", "qpe_x1_y1.fst"}) {
+    const Ran vcd = shell("fst2vcd " + shell_quote(c["waves"].get<std::string>() + "/" + qpe));
+    ASSERT_EQ(vcd.exit_code, 0) << qpe;
+    EXPECT_NE(vcd.out.find(" mesh_out_valid"), std::string::npos) << qpe;
+    EXPECT_NE(vcd.out.find(" dram_valid"), std::string::npos) << qpe;
+  }
 }
 
 // Progress shows on a terminal (here a pseudo-terminal made by script(1)) and not at all in a pipe.
