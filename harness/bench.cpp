@@ -12,7 +12,6 @@
 #include "harness/task_vectors.h"
 #include "harness/progress.h"
 #include "harness/result.h"
-#include "harness/runner.h"
 #include "model/json_field.h"
 
 namespace s2 {
@@ -39,6 +38,16 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   // every finished task goes to the journal as it finishes, after a first record naming the bench;
   // --resume takes the tasks a journal of the same bench holds (by suite, MAC shape, flaws and position)
   nlohmann::ordered_json header{{"journal", "bench"}, {"suites", req.suites}, {"mac", req.mac_shapes}};
+  Shard shard;
+  try {
+    shard = parse_shard(req.shard);
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  if (!shard.whole()) header["shard"] = req.shard;  // a shard's journal resumes that shard only
+  nlohmann::json task_records = nlohmann::json::array();  // every task's journal record, for merge
+  std::size_t k = 0;  // a task's index in the whole bench (suites x MAC arrays x flaws), over all shards
   std::map<std::tuple<std::string, std::string, std::string, std::size_t>, nlohmann::ordered_json> resumed;
   Journal journal;
   try {
@@ -105,22 +114,35 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
           err << e.what() << "\ns2cosim: nothing was run\n";
           return 2;
         }
+        // --shard: this shard's tasks, each known by its position in the suite (pos) and in the bench (index)
+        std::vector<std::size_t> pos, index;
+        {
+          std::vector<Task> picked;
+          for (std::size_t i = 0; i < tasks.size(); ++i, ++k)
+            if (shard.takes(k)) {
+              picked.push_back(tasks[i]);
+              pos.push_back(i);
+              index.push_back(k);
+            }
+          tasks = std::move(picked);
+        }
         if (!progress.on()) err << fmt::format("bench: {} on {} with {}...\n", suite, mac, flaw ? "sram2clk" : "flaws off") << std::flush;
         const std::string flaws = flaw ? "sram2clk" : "none";
         RunnerOptions opt;
         opt.stop = [] { return StopOnSignal::signal() != 0; };
         opt.resumed = [&](std::size_t i, const Task& t) -> std::optional<TaskComparison> {
-          const auto it = resumed.find({suite, mac, flaws, i});
+          const auto it = resumed.find({suite, mac, flaws, pos[i]});
           if (it == resumed.end()) return std::nullopt;
           if (it->second.value("id", "") != t.id)
             throw std::runtime_error(fmt::format("{}: task {} of {} is '{}' in the journal, '{}' in the file",
-                                                 req.resume, i, suite, it->second.value("id", ""), t.id));
+                                                 req.resume, pos[i], suite, it->second.value("id", ""), t.id));
           return task_comparison_from_json(it->second, t);
         };
         opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
-          nlohmann::ordered_json rec{{"suite", suite}, {"mac", mac}, {"flaws", flaws}, {"index", i}};
+          nlohmann::ordered_json rec{{"suite", suite}, {"mac", mac}, {"flaws", flaws}, {"index", pos[i]}};
           rec.update(task_journal_json(c));
           journal.append(rec);
+          task_records.push_back(nlohmann::json::parse(rec.dump()));
           progress.step(++done_tasks, fmt::format("{} {} {}: {} {}", suite, mac, flaws, c.task.id, to_string(c.status)));
         };
         RunResult r;
@@ -157,10 +179,11 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         again.mac_shape = mac;
         if (flaw) again.flaws = {"sram2clk"};
         const ResultSet part = results_of(r, [&](const TaskComparison& c) { return regress_replay(again, c.task.id, config_hash(cfg)); });
-        for (CheckResult c : part.checks) {
+        for (std::size_t i = 0; i < part.checks.size(); ++i) {
+          CheckResult c = part.checks[i];
           c.name += fmt::format(" [{}, {}]", mac, flaws);
           c.labels.insert(c.labels.begin(), {{"mac", mac}, {"flaws", flaws}});
-          c.index = results.checks.size();
+          c.index = index[i];
           results.checks.push_back(std::move(c));
         }
         if (StopOnSignal::signal()) break;
@@ -199,6 +222,9 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
                        d.model_wall_s / double(d.tasks) * 1e6, d.model_wall_s / double(d.clocks) * 1e9);
   }
   const int stopped = StopOnSignal::signal();
+  if (!shard.whole())
+    out << fmt::format("\nshard {}/{}: the figures are this shard's {} of {} tasks; `s2cosim merge` of every shard's --json "
+                       "report gives the bench's\n", shard.index, shard.count, results.checks.size(), k);
   if (!stopped) out << "\ntargets:\n";
   auto target = [&](bool met, const std::string& what) {
     ok = ok && met;
@@ -242,7 +268,8 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   target(ratio >= 100.0, fmt::format("model at least 100x faster than the RTL: {:.1f}x ({:.2f} s RTL / {:.3f} s model, "
                                      "{} tasks, wall seconds inside the backends, one run)",
                                      ratio, rtl_wall, model_wall, tasks));
-  results.total = results.checks.size();
+  results.total = k;
+  results.shard = shard;
   results.stopped_by_signal = stopped;
   if (!req.json_out.empty()) {
     nlohmann::json j;
@@ -275,6 +302,9 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
                              {"thesis_hdl_within_10pct", r.hdl_within},
                              {"thesis_hdl_worst_abs_deviation", r.hdl_worst}});
     }
+    j["suite_files"] = req.suites;
+    j["mac"] = req.mac_shapes;
+    j["tasks"] = task_records;  // the journal's records: merge makes the whole bench's report from them
     j["results"] = results_json(results);
     write_text_file(req.json_out, j.dump(2) + "\n");
   }

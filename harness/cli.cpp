@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
   benchcmd->add_option("--journal", breq.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   benchcmd->add_option("--resume", breq.resume, "take the tasks a journal of the same bench holds and run the rest");
   add_result_outputs(benchcmd, breq.html_out, breq.junit_out);
+  benchcmd->add_option("--shard", breq.shard, "run shard I of N (I/N, 1-based): the tasks k, over every suite, MAC array and flaw "
+                                              "setting, with k % N == I - 1; s2cosim merge combines the shards' --json reports");
 
   s2::FlawLimitRequest freq;
   CLI::App* flawcmd = app.add_subcommand(

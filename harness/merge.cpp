@@ -1,6 +1,7 @@
 #include "harness/merge.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -9,8 +10,11 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/bench.h"
+#include "harness/journal.h"
 #include "harness/net_runner.h"
 #include "harness/report.h"
 #include "harness/result.h"
@@ -47,8 +51,11 @@ ShardReport read_shard(const std::string& path) {
     throw std::runtime_error(path + ": field 'results': " + e.what());
   }
   s.results.config = s.top.value("config", nlohmann::json());
-  const char* records = s.results.command == "regress" ? "tasks" : s.results.command == "run-net" ? "operations" : nullptr;
-  if (!records) throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress and run-net reports");
+  const char* records = s.results.command == "run-net" ? "operations"
+                        : s.results.command == "regress" || s.results.command == "bench" ? "tasks"
+                                                                                           : nullptr;
+  if (!records)
+    throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress, run-net and bench reports");
   if (!s.top.contains(records) || !s.top.at(records).is_array())
     throw std::runtime_error(path + ": field '" + records + "': expected a list");
   s.records = s.top.at(records);
@@ -61,6 +68,7 @@ ShardReport read_shard(const std::string& path) {
 // The fields that make two shards parts of one run.
 std::vector<std::string> identity_fields(const std::string& command) {
   if (command == "regress") return {"vectors", "backends", "config_hash"};
+  if (command == "bench") return {"suite_files", "mac"};
   return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole"};
 }
 
@@ -146,6 +154,32 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   merged.notes = common;
   merged.notes.insert(merged.notes.end(), rest.begin(), rest.end());
 
+  if (merged.command == "bench") {
+    // the bench's report is made from its tasks' records, as --resume makes it: every task taken from the
+    // shards, none run again (the suites must be where the shards read them)
+    const std::string journal = (std::filesystem::temp_directory_path() /
+                                 fmt::format("s2cosim-merge-{}.jsonl", static_cast<long>(::getpid()))).string();
+    try {
+      Journal j(journal);
+      j.append(nlohmann::ordered_json{{"journal", "bench"}, {"suites", first.top.at("suite_files")}, {"mac", first.top.at("mac")}});
+      for (std::size_t i : order) j.append(nlohmann::ordered_json::parse(records[i].second.dump()));
+    } catch (const std::exception& e) {
+      err << "s2cosim merge: " << e.what() << "\n";
+      return 2;
+    }
+    BenchRequest b;
+    b.suites = first.top.at("suite_files").get<std::vector<std::string>>();
+    b.mac_shapes = first.top.at("mac").get<std::vector<std::string>>();
+    b.json_out = req.json_out;
+    b.journal = "/dev/null";
+    b.resume = journal;
+    b.html_out = req.html_out;
+    b.junit_out = req.junit_out;
+    out << fmt::format("merged {} shard reports of s2cosim bench: {}\n", shards.size(), merged.title);
+    const int rc = bench(b, out, err);
+    std::filesystem::remove(journal);
+    return rc;
+  }
   std::string report;
   if (merged.command == "regress") {
     // (the shard's records keep their keys' order: parsed again as ordered JSON from the file's text)

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "harness/backend.h"
+#include "harness/bench.h"
 #include "harness/merge.h"
 #include "harness/net_runner.h"
 #include "harness/progress.h"
@@ -127,6 +128,29 @@ TEST(Merge, ShardedRunNetEqualsUnsharded) {
   EXPECT_EQ(without_wall_times(merged), without_wall_times(unsharded));
   EXPECT_EQ(unsharded["operations"].size(), 8u);
   EXPECT_GT(unsharded["category_cycles"]["fuse_reuse"]["sum"].get<double>(), 0.0);
+}
+
+// A sharded bench merged: every task's record taken from the shards, none run again, the bench's figures as
+// the unsharded run gives them (its wall times and speed ratios aside).
+TEST(Merge, ShardedBenchEqualsUnsharded) {
+  const TempDir dir;
+  auto run = [&](const std::string& shard, const std::string& name) {
+    BenchRequest req;
+    req.suites = {smoke_csv()};
+    req.shard = shard;
+    req.json_out = dir.path(name + ".json");
+    std::ostringstream out, err;
+    EXPECT_NE(bench(req, out, err), 2) << err.str();
+    return req.json_out;
+  };
+  const std::string whole = run("1/1", "whole");
+  MergeRequest m{{run("2/3", "b"), run("3/3", "c"), run("1/3", "a")}, dir.path("merged.json"), "", "", ""};
+  std::ostringstream out, err;
+  EXPECT_NE(merge(m, out, err), 2) << err.str();
+  const nlohmann::json merged = read_json(m.json_out), unsharded = read_json(whole);
+  EXPECT_EQ(without_wall_times(merged), without_wall_times(unsharded));
+  EXPECT_EQ(unsharded["results"]["checks"].size(), 16u);  // 8 tasks, flaws off and sram2clk
+  EXPECT_EQ(read_json(m.inputs[0])["results"]["checks"].size(), 5u);  // shard 2/3 of 16: 1, 4, 7, 10, 13
 }
 
 TEST(Merge, RefusesMissingDuplicateAndForeignShards) {
