@@ -33,17 +33,16 @@ struct ShardReport {
   nlohmann::json records;  // tasks[] (regress) or operations[] (run-net), one per check, in the same order
 };
 
-ShardReport read_shard(const std::string& path) {
+ShardReport parse_shard(const std::string& text, const std::string& path) {
   ShardReport s;
   s.path = path;
-  const std::string text = read_text_file(path, kMaxReportBytes, "JSON report");
   try {
     s.top = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not JSON: " + e.what());
   }
   if (!s.top.is_object() || !s.top.contains("results"))
-    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress or run-net, written by this version)");
+    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress, run-net or bench, written by this version)");
   try {
     // (ordered: the labels keep the order the run gave them, which the CSV's and HTML's columns follow)
     s.results = results_from_json(nlohmann::ordered_json::parse(text).at("results"));
@@ -59,10 +58,29 @@ ShardReport read_shard(const std::string& path) {
   if (!s.top.contains(records) || !s.top.at(records).is_array())
     throw std::runtime_error(path + ": field '" + records + "': expected a list");
   s.records = s.top.at(records);
+  // what the merged report is made with must have its type
+  auto need = [&](const char* field, bool ok, const char* what) {
+    if (!ok) throw std::runtime_error(fmt::format("{}: field '{}': expected {}", path, field, what));
+  };
+  auto strings = [&](const char* f) {
+    if (!s.top.contains(f) || !s.top.at(f).is_array()) return false;
+    for (const auto& v : s.top.at(f))
+      if (!v.is_string()) return false;
+    return true;
+  };
+  if (s.results.command == "regress")
+    for (const char* f : {"vectors", "backends"}) need(f, s.top.contains(f) && s.top.at(f).is_string(), "a string");
+  if (s.results.command == "bench")
+    for (const char* f : {"suite_files", "mac"}) need(f, strings(f), "a list of strings");
+  for (const auto& r : s.records) need(records, r.is_object(), "a list of objects");
   if (s.records.size() != s.results.checks.size())
     throw std::runtime_error(fmt::format("{}: {} {} records for {} results: not a report this tool wrote", path, s.records.size(),
                                          records, s.results.checks.size()));
   return s;
+}
+
+ShardReport read_shard(const std::string& path) {
+  return parse_shard(read_text_file(path, kMaxReportBytes, "JSON report"), path);
 }
 
 // The fields that make two shards parts of one run.
@@ -73,6 +91,9 @@ std::vector<std::string> identity_fields(const std::string& command) {
 }
 
 }  // namespace
+
+void check_shard_report(const std::string& path) { read_shard(path); }
+void check_shard_report_text(const std::string& text, const std::string& path) { parse_shard(text, path); }
 
 int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<ShardReport> shards;

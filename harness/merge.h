@@ -16,5 +16,9 @@ struct MergeRequest {
 // Exit code: 0 every merged check passed, 1 some did not, 2 bad input (a file unreadable or not a shard
 // report, shards of different runs, a shard given twice or missing; nothing is written then).
 int merge(const MergeRequest& req, std::ostream& out, std::ostream& err);
+// Reads one shard report as merge does; throws std::runtime_error naming the file and the field of a malformed
+// one (the bad-input corpus and the fuzz target call it; `text` is the file's content).
+void check_shard_report(const std::string& path);
+void check_shard_report_text(const std::string& text, const std::string& path);
 
 }  // namespace s2

@@ -93,7 +93,7 @@ nlohmann::ordered_json shard_json(const Shard& s) { return {{"index", s.index}, 
 
 Shard shard_from(const nlohmann::ordered_json& j) {
   Shard s{json_member<int>(j, "index"), json_member<int>(j, "count")};
-  if (s.count < 1 || s.index < 1 || s.index > s.count) throw std::invalid_argument("field 'shard': expected 1 <= index <= count");
+  if (s.count < 1 || s.index < 1 || s.index > s.count) throw std::invalid_argument("expected 1 <= index <= count");
   return s;
 }
 

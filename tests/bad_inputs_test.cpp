@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/journal.h"
+#include "harness/merge.h"
 #include "harness/net_runner.h"
 #include "harness/report.h"
 #include "harness/task_vectors.h"
@@ -44,6 +45,8 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
            }
          }
        }},
+      // a shard's --json report as s2cosim merge reads it
+      {"shard_report", [](const std::string& p) { check_shard_report(p); }},
       // the block runs run-net --resume takes from a journal
       {"block_records",
        [](const std::string& p) {
