@@ -251,11 +251,10 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
         return 2;
       }
     std::vector<Task> picked;
-    std::size_t& k = whole_run_tasks;
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       if (!req.task_ids.empty() && std::find(req.task_ids.begin(), req.task_ids.end(), tasks[i].id) == req.task_ids.end())
         continue;
-      if (shard.takes(k++)) {
+      if (shard.takes(whole_run_tasks++)) {
         picked.push_back(tasks[i]);
         index.push_back(i);
       }
@@ -276,9 +275,9 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   // every finished task goes to the journal as it finishes, after a first record naming the run; SIGINT /
   // SIGTERM stop after the task in hand. --resume takes the tasks a journal of the same run holds.
   nlohmann::ordered_json header{{"journal", "regress"},
-                                      {"vectors", req.vectors},
-                                      {"backends", to_string(req.backends)},
-                                      {"config_hash", config_hash(cfg)}};
+                                {"vectors", req.vectors},
+                                {"backends", to_string(req.backends)},
+                                {"config_hash", config_hash(cfg)}};
   if (!shard.whole() || !req.task_ids.empty()) {  // a journal of one shard or of picked tasks resumes only that
     header["shard"] = req.shard;
     header["tasks"] = req.task_ids;
