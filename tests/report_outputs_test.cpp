@@ -200,6 +200,25 @@ TEST(JUnit, ValidatesAgainstTheSchemaAndCarriesFailures) {
   EXPECT_NE(shell("xmllint --noout --schema tests/junit/junit.xsd " + shell_quote(dir.path("bad.xml"))).exit_code, 0);
 }
 
+// flaw-limit's probes as results: JUnit that validates, an HTML report, and a failing probe's rerun line (its
+// contract-1 row fed to regress on standard input) that shows the flaw again.
+TEST(Replay, FlawLimitProbeRerunsFromItsRow) {
+  const TempDir dir;
+  const std::string xml = dir.path("f.xml"), html = dir.path("f.html");
+  const Ran r = shell(bin() + " flaw-limit mm_wide_a --junit " + shell_quote(xml) + " --html " + shell_quote(html));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(shell("xmllint --noout --schema tests/junit/junit.xsd " + shell_quote(xml)).exit_code, 0);
+  EXPECT_NE(read_text(html).find("control: the reproducer with the flaw off"), std::string::npos);
+  const std::string text = read_text(xml);
+  const std::size_t at = text.find("rerun: printf");
+  ASSERT_NE(at, std::string::npos) << text;
+  std::string line = text.substr(at + 7, text.find("</failure>", at) - at - 7);
+  for (std::size_t p; (p = line.find("&apos;")) != std::string::npos;) line.replace(p, 6, "'");
+  const Ran again = shell(line + " -q");
+  EXPECT_EQ(again.exit_code, 1) << line << "\n" << again.out;
+  EXPECT_NE(again.out.find("(0 pass"), std::string::npos) << again.out;
+}
+
 // Every failure's rerun line, run as it stands from the source tree, reruns exactly that task with the same
 // result; a changed configuration is refused by its hash.
 TEST(Replay, RerunLineReproducesTheFailure) {
