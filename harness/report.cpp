@@ -22,11 +22,6 @@ const char* tool_version() { return S2COSIM_VERSION; }
 
 namespace {
 
-template <typename T>
-nlohmann::ordered_json opt_json(const std::optional<T>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
 std::string cycles_cell(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
 std::string delta_cell(const std::optional<double>& d) { return d ? fmt::format("{:+.2f}%", *d * 100.0) : "-"; }
@@ -316,13 +311,13 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
     nlohmann::ordered_json phase_delta = nullptr;
     if (!p.phase_deltas.empty()) {
       phase_delta = nlohmann::ordered_json::object();
-      for (const PhaseDelta& d : p.phase_deltas) phase_delta[d.phase] = opt_json(d.delta);
+      for (const PhaseDelta& d : p.phase_deltas) phase_delta[d.phase] = json_or_null(d.delta);
     }
     pes.push_back({
         {"pe", p.pe},
-        {"rtl_cycles", opt_json(p.rtl_cycles)},
-        {"model_cycles", opt_json(p.model_cycles)},
-        {"delta", opt_json(p.delta)},
+        {"rtl_cycles", json_or_null(p.rtl_cycles)},
+        {"model_cycles", json_or_null(p.model_cycles)},
+        {"delta", json_or_null(p.delta)},
         {"state",
          c.rtl_ran && c.rtl_error.empty() ? nlohmann::ordered_json(p.rtl_state) : nlohmann::ordered_json(nullptr)},
         {"model_state", c.model_ran && c.model_error.empty() ? nlohmann::ordered_json(p.model_state)
@@ -332,8 +327,8 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
         {"rtl_phases", phases_json(p.rtl_phases)},
         {"model_phases", phases_json(p.model_phases)},
         {"phase_delta", phase_delta},
-        {"rtl_data_ok", opt_json(p.rtl_data_ok)},
-        {"model_data_ok", opt_json(p.model_data_ok)},
+        {"rtl_data_ok", json_or_null(p.rtl_data_ok)},
+        {"model_data_ok", json_or_null(p.model_data_ok)},
         {"rtl_differing", p.rtl_differing},
         {"rtl_unwritten", p.rtl_unwritten},
         {"model_differing", p.model_differing},
@@ -352,16 +347,16 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
       {"data", to_string(t.data)},
       {"source", t.source_file.empty() ? nlohmann::ordered_json(nullptr)
                                        : nlohmann::ordered_json(fmt::format("{}:{}", t.source_file, t.source_line))},
-      {"rtl_cycles", opt_json(c.rtl_cycles)},
-      {"model_cycles", opt_json(c.model_cycles)},
-      {"delta", opt_json(c.delta)},
-      {"data_match", opt_json(c.data_match())},
+      {"rtl_cycles", json_or_null(c.rtl_cycles)},
+      {"model_cycles", json_or_null(c.model_cycles)},
+      {"delta", json_or_null(c.delta)},
+      {"data_match", json_or_null(c.data_match())},
       {"thesis_hdl_clocks", t.thesis_hdl_clocks ? nlohmann::ordered_json(t.thesis_hdl_clocks) : nlohmann::ordered_json(nullptr)},
-      {"rtl_vs_thesis_hdl", opt_json(vs(c.rtl_cycles, t.thesis_hdl_clocks))},
+      {"rtl_vs_thesis_hdl", json_or_null(vs(c.rtl_cycles, t.thesis_hdl_clocks))},
       {"thesis_sim_clocks", t.thesis_sim_clocks ? nlohmann::ordered_json(t.thesis_sim_clocks) : nlohmann::ordered_json(nullptr)},
-      {"model_data_match", opt_json(c.model_data_match())},
-      {"rtl_completed", opt_json(c.rtl_completed)},
-      {"model_completed", opt_json(c.model_completed)},
+      {"model_data_match", json_or_null(c.model_data_match())},
+      {"rtl_completed", json_or_null(c.rtl_completed)},
+      {"model_completed", json_or_null(c.model_completed)},
       {"rtl_budget_cycles",
        c.rtl_cycles ? nlohmann::ordered_json(c.rtl_budget_cycles) : nlohmann::ordered_json(nullptr)},
       {"rtl_elapsed_cycles",
@@ -386,13 +381,6 @@ namespace {
 const nlohmann::ordered_json& member(const nlohmann::ordered_json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
   return j.at(key);
-}
-
-template <typename T>
-std::optional<T> opt_from(const nlohmann::ordered_json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  return json_member<T>(j, key);
 }
 
 std::optional<Mismatch> mismatch_from(const nlohmann::ordered_json& j) {
@@ -453,32 +441,32 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   for (Status st : kAllStatuses)
     if (status == to_string(st)) c.status = st, known = true;
   if (!known) throw std::runtime_error("unknown status '" + status + "'");
-  c.rtl_cycles = opt_from<std::uint64_t>(j, "rtl_cycles");
-  c.model_cycles = opt_from<std::uint64_t>(j, "model_cycles");
-  c.delta = opt_from<double>(j, "delta");
-  c.rtl_completed = opt_from<bool>(j, "rtl_completed");
-  c.model_completed = opt_from<bool>(j, "model_completed");
-  c.rtl_budget_cycles = opt_from<std::uint64_t>(j, "rtl_budget_cycles").value_or(0);
-  c.rtl_elapsed_cycles = opt_from<std::uint64_t>(j, "rtl_elapsed_cycles").value_or(0);
+  c.rtl_cycles = json_member_opt<std::uint64_t>(j, "rtl_cycles");
+  c.model_cycles = json_member_opt<std::uint64_t>(j, "model_cycles");
+  c.delta = json_member_opt<double>(j, "delta");
+  c.rtl_completed = json_member_opt<bool>(j, "rtl_completed");
+  c.model_completed = json_member_opt<bool>(j, "model_completed");
+  c.rtl_budget_cycles = json_member_opt<std::uint64_t>(j, "rtl_budget_cycles").value_or(0);
+  c.rtl_elapsed_cycles = json_member_opt<std::uint64_t>(j, "rtl_elapsed_cycles").value_or(0);
   c.rtl_data = data_from(member(j, "rtl_data"));
   c.model_data = data_from(member(j, "model_data"));
   c.hung_pes = json_member<std::vector<int>>(j, "hung_pes");
   c.early_stop_pes = json_member<std::vector<int>>(j, "early_stop_pes");
   c.long_run_pes = json_member<std::vector<int>>(j, "long_run_pes");
   c.flags = json_member<std::vector<std::string>>(j, "flags");
-  c.error = opt_from<std::string>(j, "error").value_or("");
-  c.rtl_error = opt_from<std::string>(j, "rtl_error").value_or("");
-  c.model_error = opt_from<std::string>(j, "model_error").value_or("");
+  c.error = json_member_opt<std::string>(j, "error").value_or("");
+  c.rtl_error = json_member_opt<std::string>(j, "rtl_error").value_or("");
+  c.model_error = json_member_opt<std::string>(j, "model_error").value_or("");
   for (const auto& pj : member(j, "pes")) {
     PeComparison p;
     p.pe = json_member<int>(pj, "pe");
-    p.rtl_cycles = opt_from<std::uint64_t>(pj, "rtl_cycles");
-    p.model_cycles = opt_from<std::uint64_t>(pj, "model_cycles");
-    p.delta = opt_from<double>(pj, "delta");
-    if (auto s = opt_from<std::string>(pj, "state")) p.rtl_state = *s, c.rtl_ran = true;
-    if (auto s = opt_from<std::string>(pj, "model_state")) p.model_state = *s, c.model_ran = true;
-    p.rtl_done = opt_from<bool>(pj, "rtl_done").value_or(false);
-    p.model_done = opt_from<bool>(pj, "model_done").value_or(false);
+    p.rtl_cycles = json_member_opt<std::uint64_t>(pj, "rtl_cycles");
+    p.model_cycles = json_member_opt<std::uint64_t>(pj, "model_cycles");
+    p.delta = json_member_opt<double>(pj, "delta");
+    if (auto s = json_member_opt<std::string>(pj, "state")) p.rtl_state = *s, c.rtl_ran = true;
+    if (auto s = json_member_opt<std::string>(pj, "model_state")) p.model_state = *s, c.model_ran = true;
+    p.rtl_done = json_member_opt<bool>(pj, "rtl_done").value_or(false);
+    p.model_done = json_member_opt<bool>(pj, "model_done").value_or(false);
     p.rtl_phases = phases_from(member(pj, "rtl_phases"));
     p.model_phases = phases_from(member(pj, "model_phases"));
     if (const auto& pd = member(pj, "phase_delta"); !pd.is_null() && p.rtl_phases && p.model_phases) {
@@ -486,8 +474,8 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
         p.phase_deltas.push_back({phase, phase_of(*p.rtl_phases, phase), phase_of(*p.model_phases, phase),
                                   d.is_null() ? std::nullopt : std::optional<double>(json_field<double>(d))});
     }
-    p.rtl_data_ok = opt_from<bool>(pj, "rtl_data_ok");
-    p.model_data_ok = opt_from<bool>(pj, "model_data_ok");
+    p.rtl_data_ok = json_member_opt<bool>(pj, "rtl_data_ok");
+    p.model_data_ok = json_member_opt<bool>(pj, "model_data_ok");
     p.rtl_differing = json_member<std::size_t>(pj, "rtl_differing");
     p.rtl_unwritten = json_member<std::size_t>(pj, "rtl_unwritten");
     p.model_differing = json_member<std::size_t>(pj, "model_differing");
@@ -528,8 +516,8 @@ nlohmann::ordered_json regress_report_json(const nlohmann::ordered_json& tasks, 
            {"tasks", s.tasks},
            {"counts", counts},
            {"all_passed", s.all_passed()},
-           {"max_abs_delta", opt_json(s.max_abs_delta)},
-           {"median_abs_delta", opt_json(s.median_abs_delta)},
+           {"max_abs_delta", json_or_null(s.max_abs_delta)},
+           {"median_abs_delta", json_or_null(s.median_abs_delta)},
            {"rtl_wall_s", s.rtl_wall_s},
            {"model_wall_s", s.model_wall_s},
        }},

@@ -77,18 +77,6 @@ std::string format_failures(const ResultSet& r) {
 
 namespace {
 
-template <typename T>
-nlohmann::ordered_json opt_json(const std::optional<T>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
-
-template <typename T>
-std::optional<T> opt_member(const nlohmann::ordered_json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  return json_member<T>(j, key);
-}
-
 nlohmann::ordered_json shard_json(const Shard& s) { return {{"index", s.index}, {"count", s.count}}; }
 
 Shard shard_from(const nlohmann::ordered_json& j) {
@@ -109,10 +97,10 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
                       {"group", c.group},
                       {"status", to_string(c.status)},
                       {"labels", labels},
-                      {"rtl_cycles", opt_json(c.rtl_cycles)},
-                      {"model_cycles", opt_json(c.model_cycles)},
-                      {"delta", opt_json(c.delta)},
-                      {"thesis_cycles", opt_json(c.thesis_cycles)},
+                      {"rtl_cycles", json_or_null(c.rtl_cycles)},
+                      {"model_cycles", json_or_null(c.model_cycles)},
+                      {"delta", json_or_null(c.delta)},
+                      {"thesis_cycles", json_or_null(c.thesis_cycles)},
                       {"thesis_source", c.thesis_source},
                       {"message", c.message},
                       {"where", c.where},
@@ -126,7 +114,7 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
   for (Status st : kAllStatuses) counts[to_string(st)] = s.counts.at(st);
   nlohmann::ordered_json cats = nlohmann::ordered_json::array();
   for (const CategoryClocks& c : r.categories)
-    cats.push_back({{"strategy", c.strategy}, {"category", c.category}, {"clocks", c.clocks}, {"thesis", opt_json(c.thesis)}});
+    cats.push_back({{"strategy", c.strategy}, {"category", c.category}, {"clocks", c.clocks}, {"thesis", json_or_null(c.thesis)}});
   nlohmann::ordered_json j = {{"command", r.command},   {"title", r.title},   {"config_hash", r.config_hash},
                               {"hardware", r.hardware}, {"total", r.total},   {"shard", shard_json(r.shard)},
                               {"counts", counts},       {"notes", r.notes},   {"categories", cats},
@@ -155,7 +143,7 @@ ResultSet results_from_json(const nlohmann::ordered_json& j) {
     if (!j.at("categories").is_array()) throw std::invalid_argument("field 'categories': expected a list");
     for (const auto& c : j.at("categories"))
       r.categories.push_back({json_member<std::string>(c, "strategy"), json_member<std::string>(c, "category"),
-                              json_member<std::uint64_t>(c, "clocks"), opt_member<std::uint64_t>(c, "thesis")});
+                              json_member<std::uint64_t>(c, "clocks"), json_member_opt<std::uint64_t>(c, "thesis")});
   }
   if (!j.contains("checks") || !j.at("checks").is_array()) throw std::invalid_argument("field 'checks': expected a list");
   std::size_t k = 0;
@@ -171,10 +159,10 @@ ResultSet results_from_json(const nlohmann::ordered_json& j) {
         if (!cj.at("labels").is_object()) throw std::invalid_argument("field 'labels': expected an object");
         for (const auto& [key, v] : cj.at("labels").items()) c.labels.emplace_back(key, json_member<std::string>(cj.at("labels"), key.c_str()));
       }
-      c.rtl_cycles = opt_member<std::uint64_t>(cj, "rtl_cycles");
-      c.model_cycles = opt_member<std::uint64_t>(cj, "model_cycles");
-      c.delta = opt_member<double>(cj, "delta");
-      c.thesis_cycles = opt_member<std::uint64_t>(cj, "thesis_cycles");
+      c.rtl_cycles = json_member_opt<std::uint64_t>(cj, "rtl_cycles");
+      c.model_cycles = json_member_opt<std::uint64_t>(cj, "model_cycles");
+      c.delta = json_member_opt<double>(cj, "delta");
+      c.thesis_cycles = json_member_opt<std::uint64_t>(cj, "thesis_cycles");
       c.thesis_source = json_member_or<std::string>(cj, "thesis_source", "");
       c.message = json_member_or<std::string>(cj, "message", "");
       c.where = json_member_or<std::string>(cj, "where", "");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -78,6 +79,19 @@ template <typename T, typename Json>
 T json_member(const Json& j, const char* key) {
   if (!j.is_object() || !j.contains(key)) throw std::invalid_argument(std::string("field '") + key + "': missing");
   return json_member_or<T>(j, key, T{});
+}
+
+// A field the record may leave out or set to null: nullopt then (errors as json_member's).
+template <typename T, typename Json>
+std::optional<T> json_member_opt(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return json_member<T>(j, key);
+}
+
+// What a report writes for an optional value: the value, or null.
+template <typename T>
+nlohmann::ordered_json json_or_null(const std::optional<T>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
 }  // namespace s2
