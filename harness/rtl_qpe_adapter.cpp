@@ -19,10 +19,16 @@
 
 #include "Vqpe_16x2.h"
 #include "Vqpe_16x2___024root.h"
+#include "Vqpe_16x2_trace.h"
+#include "Vqpe_16x2_trace___024root.h"
 #include "Vqpe_16x4.h"
 #include "Vqpe_16x4___024root.h"
+#include "Vqpe_16x4_trace.h"
+#include "Vqpe_16x4_trace___024root.h"
 #include "Vqpe_8x4.h"
 #include "Vqpe_8x4___024root.h"
+#include "Vqpe_8x4_trace.h"
+#include "Vqpe_8x4_trace___024root.h"
 #include "harness/backend.h"
 #include "harness/rtl_dram.h"
 #include "model/pe/arm_ops.h"
@@ -83,12 +89,13 @@ void check_rtl_matches(const HwConfig& c) {
 template <typename V>
 class QpeTop {
  public:
-  // `traced`: the model may write waveforms (start_waves); a model that never will is built without, so
-  // that tracing costs nothing when it is off
-  explicit QpeTop(const std::string& name = "qpe", bool traced = false) : traced_(traced) {
+  // a build verilated with FST tracing (Vqpe_*_trace) can write waveforms (start_waves)
+  static constexpr bool kTraceable = requires(V& v, VerilatedFstC* f) { v.trace(f, 99); };
+
+  explicit QpeTop(const std::string& name = "qpe") {
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->randReset(0);
-    if (traced) ctx_->traceEverOn(true);
+    if constexpr (kTraceable) ctx_->traceEverOn(true);
     Verilated::threadContextp(ctx_.get());
     top_ = std::make_unique<V>(ctx_.get(), name.c_str());
   }
@@ -101,16 +108,18 @@ class QpeTop {
     top_.reset();
   }
   V* operator->() { return top_.get(); }
-  bool traced() const { return traced_; }
 
   // An FST waveform to `path`; it records the clocks while dumping(true). Time runs in NoC half-periods of
   // 1 ns (the NoC clock at 500 MHz: one PE clock is 4 ns).
   void start_waves(const std::string& path) {
-    if (!traced_) throw std::logic_error("RTL: waveforms need a traced model");
-    fst_ = std::make_unique<VerilatedFstC>();
-    top_->trace(fst_.get(), 99);
-    fst_->open(path.c_str());
-    if (!fst_->isOpen()) throw std::runtime_error("RTL: cannot write the waveform '" + path + "'");
+    if constexpr (kTraceable) {
+      fst_ = std::make_unique<VerilatedFstC>();
+      top_->trace(fst_.get(), 99);
+      fst_->open(path.c_str());
+      if (!fst_->isOpen()) throw std::runtime_error("RTL: cannot write the waveform '" + path + "'");
+    } else {
+      throw std::logic_error("RTL: waveforms need the traced build (Vqpe_*_trace)");
+    }
   }
   void dumping(bool on) { dumping_ = on && fst_; }
   void stop_waves() {
@@ -246,12 +255,13 @@ class QpeTop {
   }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
-  bool traced_ = false, dumping_ = false;
+  bool dumping_ = false;
   std::unique_ptr<VerilatedFstC> fst_;
   std::uint64_t time_ns_ = 0;
 };
 
-template <typename V>
+// V: the QPE build that runs; VT: its traced build, which a run asking for waves goes to (V == VT: this is it)
+template <typename V, typename VT>
 class RtlQpe final : public Backend {
  public:
   explicit RtlQpe(const HwConfig& cfg) : cfg_(cfg) { check_rtl_matches(cfg); }
@@ -265,7 +275,12 @@ class RtlQpe final : public Backend {
     tr.task_id = t.id;
     tr.backend = name();
     tr.budget_cycles = opt.watchdog_cycles;
-    if (opt.waves && !qpe_->traced()) qpe_ = std::make_unique<QpeTop<V>>("qpe", true);
+    if constexpr (!std::is_same_v<V, VT>) {
+      if (opt.waves) {
+        if (!traced_) traced_ = std::make_unique<RtlQpe<VT, VT>>(cfg_);
+        return traced_->run(t, opt);
+      }
+    }
     QpeTop<V>& top = *qpe_;
     top.reset();
     if (opt.waves) top.start_waves(opt.waves->path);
@@ -362,7 +377,8 @@ class RtlQpe final : public Backend {
   }
 
   HwConfig cfg_;
-  std::unique_ptr<QpeTop<V>> qpe_ = std::make_unique<QpeTop<V>>();  // traced once a run asks for waves
+  std::unique_ptr<QpeTop<V>> qpe_ = std::make_unique<QpeTop<V>>();
+  std::unique_ptr<RtlQpe<VT, VT>> traced_;  // made for the first run that asks for waves
 };
 
 // Task streams on the RTL (rtl_stubs/README.md, "QPE-DRAM" and "The chip"): the QPEs of cfg.chip, each the
@@ -376,7 +392,7 @@ class RtlQpe final : public Backend {
 // the Table 5.9 cost; it meets the other PEs of a Sync group through the host. The host is C++ and, as in
 // the model (model/chip/system.h), a PE's host traffic (its start, its Syncs, its end) takes the host
 // interface's latency plus the hops between the PE's QPE and its host agent, each way.
-template <typename V>
+template <typename V, typename VT>
 class RtlChip final : public StreamBackend {
   static_assert(sizeof(std::declval<V&>().mesh_out_pkt) == (kMeshChannels * kNocPacketBits + 31) / 32 * 4,
                 "rtl_stubs/s2_pkg.svh noc_pkt_t changed width: update kNocPacketBits");
@@ -411,9 +427,13 @@ class RtlChip final : public StreamBackend {
   using StreamBackend::run;
   StreamResult run(const TaskStream& s, SystemMemory& mem, const StreamRunOptions& opt) override {
     check_chip_stream(s, mem);
-    // a waveform needs QPEs whose context allows tracing: made again (and kept) for the first run that asks
-    if (opt.waves && !qpes_.front()->traced())
-      for (int q = 0; q < static_cast<int>(qpes_.size()); ++q) qpes_[static_cast<std::size_t>(q)] = std::make_unique<QpeTop<V>>("qpe" + std::to_string(q), true);
+    // a run asking for waves goes to the chip of traced QPEs (made for the first that asks)
+    if constexpr (!std::is_same_v<V, VT>) {
+      if (opt.waves) {
+        if (!traced_) traced_ = std::make_unique<RtlChip<VT, VT>>(cfg_);
+        return traced_->run(s, mem, opt);
+      }
+    }
     if (opt.waves) std::filesystem::create_directories(opt.waves->path);
     const int pes = static_cast<int>(s.pe.size());
     const std::size_t n_drams = cfg_.chip.drams.size();
@@ -805,6 +825,7 @@ class RtlChip final : public StreamBackend {
   HwConfig cfg_;
   Mesh mesh_;
   std::vector<std::unique_ptr<QpeTop<V>>> qpes_;
+  std::unique_ptr<RtlChip<VT, VT>> traced_;  // made for the first run that asks for waves
   struct Link {
     int channel, neighbour, back;  // this QPE's mesh channel, the neighbour's index and its channel back
   };
@@ -820,12 +841,12 @@ class RtlChip final : public StreamBackend {
   std::vector<std::uint8_t> sram_;
 };
 
-// The RTL build for the configuration's MAC shape, as Impl<Vqpe_...>.
-template <typename Base, template <typename> class Impl>
+// The RTL build for the configuration's MAC shape and its traced build, as Impl<Vqpe_..., Vqpe_..._trace>.
+template <typename Base, template <typename, typename> class Impl>
 std::unique_ptr<Base> for_mac_shape(const HwConfig& cfg) {
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4>>(cfg);
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2>>(cfg);
-  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4>>(cfg);
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4, Vqpe_16x4_trace>>(cfg);
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2, Vqpe_16x2_trace>>(cfg);
+  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4, Vqpe_8x4_trace>>(cfg);
   throw std::runtime_error("no RTL build for a " + cfg.mac_shape() + " MAC array (built: 16x4, 16x2, 8x4)");
 }
 
