@@ -28,28 +28,29 @@ constexpr std::uintmax_t kMaxReportBytes = 1ull << 30;
 
 struct ShardReport {
   std::string path;
-  nlohmann::json top;
+  // the file parsed once, keys in the file's order: a regress task record, and a check's labels (the CSV's and
+  // HTML's columns), come out of the merge in the order the run wrote them
+  nlohmann::ordered_json top;
   ResultSet results;
-  nlohmann::json records;  // tasks[] (regress) or operations[] (run-net), one per check, in the same order
+  nlohmann::ordered_json records;  // tasks[] (regress, bench) or operations[] (run-net), one per check, in order
 };
 
 ShardReport parse_shard(const std::string& text, const std::string& path) {
   ShardReport s;
   s.path = path;
   try {
-    s.top = nlohmann::json::parse(text);
+    s.top = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not JSON: " + e.what());
   }
   if (!s.top.is_object() || !s.top.contains("results"))
     throw std::runtime_error(path + ": field 'results': missing (a --json report of regress, run-net or bench, written by this version)");
   try {
-    // (ordered: the labels keep the order the run gave them, which the CSV's and HTML's columns follow)
-    s.results = results_from_json(nlohmann::ordered_json::parse(text).at("results"));
+    s.results = results_from_json(s.top.at("results"));
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": field 'results': " + e.what());
   }
-  s.results.config = s.top.value("config", nlohmann::json());
+  if (s.top.contains("config")) s.results.config = nlohmann::json::parse(s.top.at("config").dump());
   const char* records = s.results.command == "run-net" ? "operations"
                         : s.results.command == "regress" || s.results.command == "bench" ? "tasks"
                                                                                            : nullptr;
@@ -77,7 +78,7 @@ ShardReport parse_shard(const std::string& text, const std::string& path) {
   if (s.results.command == "run-net")
     for (std::size_t i = 0; i < s.records.size(); ++i) {
       try {
-        check_block_record(s.records[i]);
+        check_block_record(nlohmann::json::parse(s.records[i].dump()));
       } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("{}: operations[{}]: {}", path, i, e.what()));
       }
@@ -113,7 +114,7 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     std::set<int> seen;
     for (const ShardReport& s : shards) {
       for (const std::string& f : identity_fields(first.results.command)) {
-        const nlohmann::json a = first.top.value(f, nlohmann::json()), b = s.top.value(f, nlohmann::json());
+        const nlohmann::ordered_json a = first.top.value(f, nlohmann::ordered_json()), b = s.top.value(f, nlohmann::ordered_json());
         if (a != b)
           throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
                                                first.path, a.dump()));
@@ -142,7 +143,7 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   merged.checks.clear();
   merged.shard = Shard{};
   merged.stopped_by_signal = 0;
-  std::vector<std::pair<std::size_t, nlohmann::json>> records;
+  std::vector<std::pair<std::size_t, nlohmann::ordered_json>> records;
   for (const ShardReport& s : shards) {
     merged.merged_shards.push_back(s.results.shard);
     if (s.results.stopped_by_signal) merged.stopped_by_signal = s.results.stopped_by_signal;
@@ -160,11 +161,7 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
       return 2;
     }
   std::vector<CheckResult> checks;
-  nlohmann::json ordered_records = nlohmann::json::array();
-  for (std::size_t i : order) {
-    checks.push_back(merged.checks[i]);
-    ordered_records.push_back(records[i].second);
-  }
+  for (std::size_t i : order) checks.push_back(merged.checks[i]);
   merged.checks = std::move(checks);
   // notes every shard has (assumptions) first, as the run prints them; the others (one shard's substitutions
   // and blocks not run) sorted, as the unsharded run sorts them
@@ -192,7 +189,7 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     try {
       Journal j(journal);
       j.append(nlohmann::ordered_json{{"journal", "bench"}, {"suites", first.top.at("suite_files")}, {"mac", first.top.at("mac")}});
-      for (std::size_t i : order) j.append(nlohmann::ordered_json::parse(records[i].second.dump()));
+      for (std::size_t i : order) j.append(records[i].second);
     } catch (const std::exception& e) {
       err << "s2cosim merge: " << e.what() << "\n";
       return 2;
@@ -212,11 +209,12 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   }
   std::string report;
   if (merged.command == "regress") {
-    // (the shard's records keep their keys' order: parsed again as ordered JSON from the file's text)
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-    for (std::size_t i : order) tasks.push_back(nlohmann::ordered_json::parse(records[i].second.dump()));
+    for (std::size_t i : order) tasks.push_back(records[i].second);
     report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
   } else {
+    nlohmann::json operations = nlohmann::json::array();  // the block runs in the whole run's order
+    for (std::size_t i : order) operations.push_back(nlohmann::json::parse(records[i].second.dump()));
     // Table 5.10's sums again, from every shard's block runs in the whole run's order
     // (a shard may hold no block run of a strategy: the categories are made again for every strategy run,
     // in the run's order, with the thesis's figure any shard gives)
@@ -226,7 +224,7 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
         if (c.thesis) thesis[{c.strategy, c.category}] = c.thesis;
     merged.categories.clear();
     if (first.top.value("whole", false))
-      for (const auto& [st, cats] : category_sums(ordered_records))
+      for (const auto& [st, cats] : category_sums(operations))
         for (const std::string& cat : network_categories()) {
           const auto it = cats.find(cat);
           merged.categories.push_back({st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)),
@@ -234,9 +232,9 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
         }
     nlohmann::json head;
     for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
-      if (first.top.contains(f)) head[f] = first.top.at(f);
+      if (first.top.contains(f)) head[f] = nlohmann::json::parse(first.top.at(f).dump());
     if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
-    report = run_net_report_json(head, ordered_records, merged).dump(2);
+    report = run_net_report_json(head, operations, merged).dump(2);
   }
   out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
   out << format_status_counts(merged) << "\n";

@@ -102,6 +102,13 @@ TEST(Merge, ShardedRegressEqualsUnsharded) {
   EXPECT_EQ(without_wall_times(read_json(m.json_out)), without_wall_times(read_json(whole)));
   EXPECT_EQ(read_json(m.inputs[1])["results"]["checks"].size(), 3u);  // shard 1/3 of 8 tasks: 0, 3, 6
   EXPECT_EQ(read_text(m.csv_out), read_text(dir.path("whole.csv")));
+  // the task records keep the keys' order a run writes (contract 2: id and status first)
+  auto keys = [](const std::string& path) {
+    std::vector<std::string> k;
+    for (const auto& [key, v] : nlohmann::ordered_json::parse(read_text(path))["tasks"][0].items()) k.push_back(key);
+    return k;
+  };
+  EXPECT_EQ(keys(m.json_out), keys(whole));
 }
 
 TEST(Merge, ShardedRunNetEqualsUnsharded) {
