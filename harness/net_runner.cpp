@@ -120,6 +120,17 @@ Status block_status(const BlockRun& r) {
   return Status::Pass;
 }
 
+// What kept a block run from passing on its data, in one line: what it threw, a backend that did not finish
+// (and what it waited for), a backend whose output differs from the golden block; "" if none of these.
+std::string block_problem(const BlockRun& r) {
+  if (!r.error.empty()) return r.error;
+  if (r.model && !r.model->completed) return "MODEL HANG " + r.model->stalled;
+  if (r.rtl && !r.rtl->completed) return "RTL HANG " + r.rtl->stalled;
+  if (r.model && !r.model->data_match) return "MISMATCH (model) " + r.model->first_difference;
+  if (r.rtl && !r.rtl->data_match) return "MISMATCH (RTL) " + r.rtl->first_difference;
+  return "";
+}
+
 // The first byte of the block output the streams left in `mem` that differs from the golden output, or "".
 std::string first_difference(const std::vector<std::uint8_t>& golden, const mapper::BlockStreams& bs, const SystemMemory& mem) {
   const std::vector<std::uint8_t> got = mapper::gather_block_output(bs, mem);
@@ -754,11 +765,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         run_index.push_back(index);
         continue;
       }
-      std::string data = "ok";
-      if (r.model && !r.model->completed) data = "MODEL HANG " + r.model->stalled;
-      else if (r.rtl && !r.rtl->completed) data = "RTL HANG " + r.rtl->stalled;
-      else if (r.model && !r.model->data_match) data = "MISMATCH (model) " + r.model->first_difference;
-      else if (r.rtl && !r.rtl->data_match) data = "MISMATCH (RTL) " + r.rtl->first_difference;
+      const std::string problem = block_problem(r), data = problem.empty() ? "ok" : problem;
       for (const StreamRow& row : r.streams) {
         std::string rtl_cells;
         if (rtl) {
@@ -1016,12 +1023,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       c.thesis_cycles = *t;
       c.thesis_source = "thesis " + table;
     }
-    if (!r.error.empty()) c.message = r.error;
-    else if (r.model && !r.model->completed) c.message = "the model stalled: " + r.model->stalled;
-    else if (r.rtl && !r.rtl->completed) c.message = "the RTL hung: " + r.rtl->stalled;
-    else if (r.model && !r.model->data_match) c.message = "the model's output differs from the golden block: " + r.model->first_difference;
-    else if (r.rtl && !r.rtl->data_match) c.message = "the RTL's output differs from the golden block: " + r.rtl->first_difference;
-    else if (r.status == Status::Deviation)
+    c.message = block_problem(r);
+    if (c.message.empty() && r.status == Status::Deviation)
       c.message = fmt::format("delta {} (core operation: model {} clk, RTL {} clk)", pct(*r.delta), r.model->core_cycles, r.rtl->core_cycles);
     if (!r.rtl_refused.empty()) c.message += (c.message.empty() ? "" : "; ") + ("not on the RTL (model only): " + r.rtl_refused);
     c.where = r.where;
