@@ -178,7 +178,8 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         again.vectors = suite;
         again.mac_shape = mac;
         if (flaw) again.flaws = {"sram2clk"};
-        const ResultSet part = results_of(r, [&](const TaskComparison& c) { return regress_replay(again, c.task.id, config_hash(cfg)); });
+        const std::string hash = config_hash(cfg);
+        const ResultSet part = results_of(r, [&](const TaskComparison& c) { return regress_replay(again, c.task.id, hash); });
         for (std::size_t i = 0; i < part.checks.size(); ++i) {
           CheckResult c = part.checks[i];
           c.name += fmt::format(" [{}, {}]", mac, flaws);

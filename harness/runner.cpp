@@ -338,7 +338,8 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
                        r.tasks.size(), tasks.size(), journal.on() ? " and in " + journal.path() : "");
 
-  ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, config_hash(cfg)); });
+  const std::string hash = config_hash(cfg);
+  ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, hash); });
   for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = index[i];
   results.total = whole_run_tasks;
   // the waveforms of the failing tasks the RTL ran, each a window around where it parts from the model
