@@ -105,7 +105,8 @@ TEST(Merge, ShardedRegressEqualsUnsharded) {
   // the task records keep the keys' order a run writes (contract 2: id and status first)
   auto keys = [](const std::string& path) {
     std::vector<std::string> k;
-    for (const auto& [key, v] : nlohmann::ordered_json::parse(read_text(path))["tasks"][0].items()) k.push_back(key);
+    const auto report = nlohmann::ordered_json::parse(read_text(path));  // named: items() must not outlive it
+    for (const auto& [key, v] : report["tasks"][0].items()) k.push_back(key);
     return k;
   };
   EXPECT_EQ(keys(m.json_out), keys(whole));
