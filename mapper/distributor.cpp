@@ -54,6 +54,13 @@ int ceil_log2(std::uint64_t v) {
   while ((std::uint64_t(1) << n) < v) ++n;
   return n;
 }
+// QUAN's right shift: the layer's own (an imported network's quantization), else, for test data, about
+// half the bits a sum of K products of random int8 values grows by (the thesis gives no shift)
+int quant_shift(const OperationBlock& b, int K) {
+  const Operation* q = find_op(b, PrimitiveKind::Quantization);
+  if (q && q->shift >= 0) return q->shift;
+  return 7 + (ceil_log2(static_cast<std::uint64_t>(K)) + 1) / 2;
+}
 
 StreamCommand dma(CommandKind k, const std::string& op, const DmaTransfer& t) {
   StreamCommand c;
@@ -288,7 +295,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.Wp = p.pool ? p.Wo / p.pool->stride : p.Wo;
   p.Hp = p.pool ? p.Ho / p.pool->stride : p.Ho;
   const int K = p.conv->in.D * p.conv->Wf * p.conv->Hf;
-  p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(K)) + 1) / 2;
+  p.shift = quant_shift(b, K);
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
   // its own task would put it
   std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0;
@@ -1196,7 +1203,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.relu = find_op(b, PrimitiveKind::ReLU) != nullptr;  // the network's last FC has none
   p.acti = op_name(b, PrimitiveKind::ReLU);
   p.quan = op_name(b, PrimitiveKind::Quantization);
-  p.shift = 7 + (ceil_log2(static_cast<std::uint64_t>(p.H_B)) + 1) / 2;
+  p.shift = quant_shift(b, p.H_B);
   BlockDramMap& m = p.map;
   DramPlacer dram;
   std::uint64_t wbytes = 0;
@@ -1541,39 +1548,61 @@ std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const Syst
 }
 
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
-                                           const HwConfig& cfg, std::uint64_t seed) {
+                                           const HwConfig& cfg, std::uint64_t seed, const BlockInputs& data) {
   std::vector<std::uint8_t> img(bs.map.total, 0);
   SplitMix64 rng{seed};
-  auto draw = [&] { return static_cast<std::uint8_t>(rng.next() >> 56); };
+  // each part of the block's data is the caller's, or drawn in this order: input, weights, shortcut
+  auto given_or_drawn = [&](const std::vector<std::int8_t>* given, std::uint64_t n, const char* what) {
+    std::vector<std::int8_t> v(n);
+    if (given && !given->empty()) {
+      if (given->size() != n)
+        throw std::invalid_argument(b.name() + ": " + what + " of " + std::to_string(given->size()) + " values, expected " +
+                                    std::to_string(n));
+      v = *given;
+    } else {
+      for (auto& x : v) x = static_cast<std::int8_t>(rng.next() >> 56);
+    }
+    return v;
+  };
+  const Operation& core = b.core_op();
+  const std::vector<std::int8_t>* weights = core.weights.get();
   if (b.kind == BlockKind::MatMul) {
-    const int H_B = static_cast<int>(b.core_op().in.elements()), W_B = static_cast<int>(b.core_op().out.elements());
-    for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * static_cast<std::uint64_t>(cfg.mac_rows)] = draw();
-    std::vector<std::uint8_t> w(std::uint64_t(H_B) * W_B);
-    for (auto& v : w) v = draw();
+    const int H_B = static_cast<int>(core.in.elements()), W_B = static_cast<int>(core.out.elements());
+    const std::vector<std::int8_t> a = given_or_drawn(&data.input, std::uint64_t(H_B), "input");
+    for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * static_cast<std::uint64_t>(cfg.mac_rows)] = static_cast<std::uint8_t>(a[k]);
+    // [OUT][IN] as given (ONNX Gemm with transB, PyTorch's Linear); drawn in the MLA's [IN][OUT] order
+    std::vector<std::int8_t> w = given_or_drawn(nullptr, std::uint64_t(H_B) * W_B, "weights");
+    if (weights) {
+      if (weights->size() != w.size()) throw std::invalid_argument(b.name() + ": weights of the wrong size");
+      for (int k = 0; k < H_B; ++k)
+        for (int j = 0; j < W_B; ++j) w[std::uint64_t(k) * W_B + j] = (*weights)[std::uint64_t(j) * H_B + k];
+    }
     for_each_mm_piece(b, s, cfg, [&](const MmPiece& mp, std::uint64_t off, const SramLayout& l) {
       const std::uint32_t stride = l.b_row_stride;
       for (int k = 0; k < mp.task.H_B; ++k)
         for (int j = 0; j < mp.task.W_B; ++j)
-          img[bs.map.weights + off + std::uint64_t(k) * stride + j] = w[std::uint64_t(mp.row0 + k) * W_B + mp.col0 + j];
+          img[bs.map.weights + off + std::uint64_t(k) * stride + j] =
+              static_cast<std::uint8_t>(w[std::uint64_t(mp.row0 + k) * W_B + mp.col0 + j]);
     });
     return img;
   }
-  if (b.kind == BlockKind::Pooling) {
-    for (std::uint64_t k = 0; k < bs.map.input_bytes; ++k) img[bs.map.input + k] = draw();
-    return img;
-  }
-  const Operation& conv = b.core_op();
-  for (std::uint64_t i = 0; i < bs.map.input_bytes; ++i) img[bs.map.input + i] = draw();
-  // filters (c, d, ky, kx) in MAC-row groups: group g at g * stride, byte ((d*Hf + ky)*Wf + kx)*ROWS + c%ROWS
+  const std::vector<std::int8_t> in = given_or_drawn(&data.input, bs.map.input_bytes, "input");
+  std::copy(in.begin(), in.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.input));
+  if (b.kind == BlockKind::Pooling) return img;
+  // filters [C][D][Hf][Wf] packed in MAC-row groups: group g at g * stride, byte ((d*Hf + ky)*Wf + kx)*ROWS + c%ROWS
+  const Operation& conv = core;
   const int rows = cfg.mac_rows, D = conv.in.D, C = conv.out.D;
+  const std::vector<std::int8_t> f = given_or_drawn(weights, std::uint64_t(C) * D * conv.Hf * conv.Wf, "weights");
   const std::uint64_t stride = align_up(std::uint64_t(D) * conv.Hf * conv.Wf * rows, 16);
+  std::uint64_t i = 0;
   for (int c = 0; c < C; ++c)
     for (int d = 0; d < D; ++d)
       for (int ky = 0; ky < conv.Hf; ++ky)
         for (int kx = 0; kx < conv.Wf; ++kx)
           img[bs.map.weights + std::uint64_t(c / rows) * stride + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * rows +
-              c % rows] = draw();
-  for (std::uint64_t i = 0; i < bs.map.shortcut_bytes; ++i) img[bs.map.shortcut + i] = draw();
+              c % rows] = static_cast<std::uint8_t>(f[i++]);
+  const std::vector<std::int8_t> sc = given_or_drawn(&data.shortcut, bs.map.shortcut_bytes, "shortcut");
+  std::copy(sc.begin(), sc.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.shortcut));
   return img;
 }
 

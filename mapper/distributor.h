@@ -103,9 +103,16 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
 // Whether distribute() can run the strategy on the block; if not, why (for tables).
 bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, std::string* why);
 
-// The block's input and weights drawn from `seed`, placed in a DRAM image of map.total bytes.
+// A block's data from outside (run-net --input): its input map ([D][H][W] int8, unpadded; an MM block's
+// input vector) and the map a residual block adds ([C][H][W] int8). Empty: drawn from the seed.
+struct BlockInputs {
+  std::vector<std::int8_t> input, shortcut;
+};
+// The block's input, weights (its core operation's trained weights, else drawn) and shortcut, placed in a
+// DRAM image of map.total bytes. What is not given is drawn from `seed`, in the order input, weights,
+// shortcut. Throws std::invalid_argument for data of the wrong size.
 std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
-                                           const HwConfig& cfg, std::uint64_t seed);
+                                           const HwConfig& cfg, std::uint64_t seed, const BlockInputs& data = {});
 // The block's int8 output as the streams left it: every byte of the output region from the DRAM the last
 // store that wrote it went to (each DRAM holds the outputs of its own PEs), or from the storage QPEs.
 // Bytes no store wrote are 0.

@@ -83,13 +83,13 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
                                std::to_string(net.input.elements()));
       have_input = true;
     } else if (kw == "conv") {
-      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none]");
+      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N]");
       l.kind = LayerKind::Conv;
       l.Wf = field(1, "Wf", 1, kMaxSide);
       l.Hf = field(2, "Hf", 1, kMaxSide);
       l.D = field(3, "D", 1, kMaxChannels);
       l.C = field(4, "C", 1, kMaxChannels);
-      allowed = {"stride", "pad", "act"};
+      allowed = {"stride", "pad", "act", "shift"};
     } else if (kw == "pool") {
       need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N]");
       l.kind = LayerKind::Pool;
@@ -101,16 +101,16 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.stride = l.Wf;
       allowed = {"stride", "pad"};
     } else if (kw == "fc") {
-      need(3, "fc IN OUT [act=relu|none]");
+      need(3, "fc IN OUT [act=relu|none] [shift=N]");
       l.kind = LayerKind::Fc;
       l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
       l.C = field(2, "OUT", 1, kMaxChannels);
-      allowed = {"act"};
+      allowed = {"act", "shift"};
     } else if (kw == "residual") {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
         fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none]");
       l.kind = pos[1] == "begin" ? LayerKind::ResidualBegin : LayerKind::ResidualEnd;
-      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act"};
+      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift"};
     } else {
       fail(source, line, "unknown keyword '" + kw + "' (expected network, input, conv, pool, fc or residual)");
     }
@@ -136,6 +136,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         if (v == "relu") l.relu = true;
         else if (v == "none") l.relu = false;
         else fail(source, line, "field act: expected relu or none, got '" + v + "'");
+      } else if (k == "shift") {
+        l.shift = to_int(source, line, "shift", v, 0, 31);  // of a 32-bit sum
       } else if (k == "shortcut") {
         shortcut_given = true;
         if (v == "identity") l.shortcut = Shortcut::Identity;
@@ -147,6 +149,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       fail(source, line, "field shortcut: 'residual end' needs shortcut=identity or shortcut=projection");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.stride != 1)
       fail(source, line, "field stride: an identity shortcut has no stride");
+    if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.shift >= 0)
+      fail(source, line, "field shift: an identity shortcut has no quantization (shift= is for a projection)");
     if (!have_input) fail(source, line, "the 'input W H D' line must come before the first layer");
     if (net.layers.size() >= kMaxLayers) fail(source, line, "expected at most " + std::to_string(kMaxLayers) + " layers");
     net.layers.push_back(l);

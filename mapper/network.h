@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +49,13 @@ struct LayerSpec {
   bool relu = true;        // conv and fc: a ReLU follows
   PoolType pool = PoolType::Max;
   Shortcut shortcut = Shortcut::Identity;  // residual end
+  // conv, fc and a projection's residual end: QUAN's right shift (`shift=N`); -1: the distributor's rule
+  // for test data (mapper/README.md, "Distributor")
+  int shift = -1;
+  // conv, fc and a projection's residual end: the trained int8 weights, as ONNX and PyTorch order them
+  // (conv [C][D][Hf][Wf], fc [OUT][IN]); null: drawn from the seed like the test data. A layer list has
+  // none; an ONNX model (onnx_import.h) brings them.
+  std::shared_ptr<const std::vector<std::int8_t>> weights;
   int line = 0;            // where it was written
 };
 
@@ -55,6 +64,9 @@ struct Network {
   std::string source;      // file name, or "built-in"
   Shape3 input;
   std::vector<LayerSpec> layers;
+  // an imported model's power-of-two scales (a real value is int8 * 2^-exponent): its input's, to
+  // quantize a float input, and its output's, to read the result; none for a layer list
+  std::optional<int> input_exponent, output_exponent;
 };
 
 // Reads a layer list; syntax errors are NetworkError naming the file, line and field. Shapes are checked

@@ -94,6 +94,13 @@ struct Chain {
     bounded(l, name, o);
     return {padded, o};
   }
+  // a layer's trained weights, if it has any: as many as its filter (or matrix) has values
+  std::shared_ptr<const std::vector<std::int8_t>> weights_of(const LayerSpec& l, const std::string& name,
+                                                             std::int64_t expected) const {
+    if (l.weights && static_cast<std::int64_t>(l.weights->size()) != expected)
+      fail(l, name, "weights", "expected " + std::to_string(expected) + " values, got " + std::to_string(l.weights->size()));
+    return l.weights;
+  }
   // a feature map the model can hold (network.h, kMaxMapValues)
   void bounded(const LayerSpec& l, const std::string& name, const Shape3& s) const {
     if (s.elements() > kMaxMapValues)
@@ -103,9 +110,11 @@ struct Chain {
 
   // A convolution or FC layer's block ends with its ReLU (if any) and quantization; its output `o`
   // becomes the current tensor.
-  void close_layer_block(OperationBlock b, int n, bool relu, const std::string& name, const Shape3& o) {
-    if (relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
-    b.ops.push_back(op("QUAN", n, PrimitiveKind::Quantization, o, o));
+  void close_layer_block(OperationBlock b, const LayerSpec& l, int n, const std::string& name, const Shape3& o) {
+    if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
+    Operation q = op("QUAN", n, PrimitiveKind::Quantization, o, o);
+    q.shift = l.shift;
+    b.ops.push_back(q);
     out.blocks.push_back(std::move(b));
     producer = name;
     cur = o;
@@ -126,9 +135,10 @@ struct Chain {
     c.Wf = l.Wf;
     c.Hf = l.Hf;
     c.stride = l.stride;
+    c.weights = weights_of(l, name, std::int64_t(l.C) * l.D * l.Hf * l.Wf);
     b.core = b.ops.size();
     b.ops.push_back(c);
-    close_layer_block(std::move(b), n, l.relu, name, o);
+    close_layer_block(std::move(b), l, n, name, o);
   }
 
   void pool(const LayerSpec& l) {
@@ -169,8 +179,10 @@ struct Chain {
     OperationBlock b;
     b.kind = BlockKind::MatMul;
     b.inputs = {producer};
-    b.ops.push_back(op("FC", n, PrimitiveKind::MatMul, in, o));
-    close_layer_block(std::move(b), n, l.relu, name, o);
+    Operation f = op("FC", n, PrimitiveKind::MatMul, in, o);
+    f.weights = weights_of(l, name, std::int64_t(l.C) * l.D);
+    b.ops.push_back(f);
+    close_layer_block(std::move(b), l, n, name, o);
   }
 
   void residual_begin(const LayerSpec& l) {
@@ -201,8 +213,11 @@ struct Chain {
       sc.inputs = {residual->producer, producer};
       Operation c = op("CONV_SC", n, PrimitiveKind::Convolution, in, o);
       c.stride = l.stride;
+      c.weights = weights_of(l, name, std::int64_t(o.D) * in.D);
       sc.ops.push_back(c);
-      sc.ops.push_back(op("QUAN_SC", n, PrimitiveKind::Quantization, o, o));
+      Operation q = op("QUAN_SC", n, PrimitiveKind::Quantization, o, o);
+      q.shift = l.shift;
+      sc.ops.push_back(q);
       sc.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, o, o));
       if (l.relu) sc.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
       out.blocks.push_back(std::move(sc));

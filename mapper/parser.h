@@ -10,6 +10,8 @@
 // block's last convolution (CONV_SC_14, MAT_ELE_14), as thesis 5.2.2 names them.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct Operation {
   // convolution: filter [Wf,Hf,in.D,out.D]; pooling: window [Wf,Hf]; padding: pad on every side
   int Wf = 1, Hf = 1, stride = 1, pad = 0;
   PoolType pool = PoolType::Max;
+  int shift = -1;  // quantization: the right shift its layer gives (LayerSpec::shift); -1: the distributor's rule
+  // convolution, matrix multiplication: the layer's trained weights (LayerSpec::weights), null: drawn
+  std::shared_ptr<const std::vector<std::int8_t>> weights;
   bool on_mla() const { return kind == PrimitiveKind::Convolution || kind == PrimitiveKind::MatMul; }
 };
 

@@ -7,6 +7,8 @@ pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev
       # the report tests: JUnit against its schema, the HTML report in a real browser, progress on a pty,
       # FST waveforms (zlib for Verilator's FST writer, GTKWave's fst2vcd to read them back)
       libxml2-utils chromium bsdutils zlib1g-dev gtkwave
+      # real networks: ONNX models (libonnx), .npy inputs and outputs (xtensor)
+      libonnx-dev libxtensor-dev
       "$@")
 missing=()
 for p in "${pkgs[@]}"; do
