@@ -1,0 +1,912 @@
+#!/usr/bin/python3
+"""Small real networks and their bit-exact integer references (vectors/nets/README.md).
+
+For each network: a float PyTorch model (fixed seed, no biases) exported to ONNX, the same network in
+ONNX's QDQ int8 form (and, for mlp and tiny_cnn, in QLinear form) with power-of-two scales, a float input
+(also the calibration input), that input quantized, the integer network's output computed with exact
+integer arithmetic as docs/real_networks.md says, the network's layer list (mapper/README.md) with each
+layer's shift, and the exponents in JSON.
+
+Run it with Debian's Python (it has torch and onnx):  /usr/bin/python3 tools/make_reference_nets.py
+It writes vectors/nets/ and prints, per network, every layer's exponents, shift and int8 ranges and the
+quantization error; it checks every ONNX file (onnx.checker), re-reads every .npy, and evaluates the ONNX
+graphs with a small NumPy/PyTorch interpreter of the operators they use (and with onnxruntime if present).
+"""
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(ROOT, "vectors", "nets")
+ACC_LIMIT = 1 << 28      # the MLA's accumulator is 29-bit two's complement: |acc| < 2^28 never wraps
+MAX_SHIFT = 31           # the layer list's shift=N bound (mapper/network.cpp)
+OPSET = 13
+OPSET_QLINEAR = 14       # int8 Relu needs opset 14
+
+
+def fail(msg):
+    raise SystemExit("make_reference_nets.py: error: " + msg)
+
+
+# --------------------------------------------------------------------------------------------------
+# Networks as layer lists (the same vocabulary as mapper/README.md, "Layer-list files")
+
+def conv(D, C, k, stride=1, pad=0, relu=True):
+    return dict(kind="conv", D=D, C=C, k=k, stride=stride, pad=pad, relu=relu)
+
+
+def pool(ptype, k, stride=None, pad=0, global_avg=False):
+    return dict(kind="pool", ptype=ptype, k=k, stride=k if stride is None else stride, pad=pad, global_avg=global_avg)
+
+
+def flatten():
+    return dict(kind="flatten")
+
+
+def fc(IN, OUT, relu=True):
+    return dict(kind="fc", D=IN, C=OUT, relu=relu)
+
+
+def res_begin():
+    return dict(kind="res_begin")
+
+
+def res_end(shortcut, stride=1):
+    return dict(kind="res_end", shortcut=shortcut, stride=stride, relu=True)
+
+
+NETWORKS = [
+    dict(name="mlp", seed=101, input=(1, 64), qlinear=True,
+         what="64 inputs; FC 64->32 + ReLU, FC 32->16 + ReLU, FC 16->10",
+         layers=[fc(64, 32), fc(32, 16), fc(16, 10, relu=False)]),
+    dict(name="tiny_cnn", seed=202, input=(1, 3, 16, 16), qlinear=True,
+         what="[1,3,16,16]; conv 3x3 pad 1 ->8 + ReLU, max pool 2x2/2 (fused); conv 3x3 pad 1 ->16 + ReLU, "
+              "max pool 2x2/2 (fused); flatten; FC 256->10",
+         layers=[conv(3, 8, 3, pad=1), pool("max", 2),
+                 conv(8, 16, 3, pad=1), pool("max", 2),
+                 flatten(), fc(256, 10, relu=False)]),
+    dict(name="res_cnn", seed=303, input=(1, 4, 16, 16), qlinear=False,
+         what="[1,4,16,16]; conv 3x3 pad 1 ->8 + ReLU; max pool 3x3/2 pad 1 (a pooling block); identity "
+              "residual unit (conv 3x3 + ReLU, conv 3x3, add, ReLU); projection residual unit (conv 1x1/2 "
+              "->16 + ReLU, conv 3x3, add a 1x1/2 projection, ReLU); global average pool; flatten; FC 16->10",
+         layers=[conv(4, 8, 3, pad=1), pool("max", 3, stride=2, pad=1),
+                 res_begin(), conv(8, 8, 3, pad=1), conv(8, 8, 3, pad=1, relu=False), res_end("identity"),
+                 res_begin(), conv(8, 16, 1, stride=2), conv(16, 16, 3, pad=1, relu=False),
+                 res_end("projection", stride=2),
+                 pool("avg", 4, global_avg=True), flatten(), fc(16, 10, relu=False)]),
+]
+
+
+def chain(net):
+    """Names the layers as the mapper's parser does (one counter over conv, pool and fc; CONV_SC_n and
+    MAT_ELE_n take the number of the block's last convolution), fills in shapes, marks fused poolings and
+    each residual block's last convolution."""
+    shape = list(net["input"])
+    n = 0
+    last_kind = None
+    last_conv = None
+    begin = None
+    for L in net["layers"]:
+        k = L["kind"]
+        L["in_shape"] = list(shape)
+        if k == "conv":
+            n += 1
+            L["name"] = "CONV_%d" % n
+            assert L["D"] == shape[1]
+            h = (shape[2] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
+            w = (shape[3] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
+            shape = [1, L["C"], h, w]
+            last_conv = L
+        elif k == "pool":
+            n += 1
+            L["name"] = "POOL_%d" % n
+            if L["global_avg"]:
+                assert L["k"] == shape[2] == shape[3] and L["pad"] == 0
+            L["fused"] = (L["stride"] == L["k"] and L["pad"] == 0 and last_kind == "conv")
+            h = (shape[2] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
+            w = (shape[3] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
+            shape = [1, shape[1], h, w]
+        elif k == "flatten":
+            L["name"] = "flatten"
+            shape = [1, int(np.prod(shape[1:]))]
+        elif k == "fc":
+            n += 1
+            L["name"] = "FC_%d" % n
+            assert len(shape) == 2 and L["D"] == shape[1], (L, shape)
+            shape = [1, L["C"]]
+        elif k == "res_begin":
+            L["name"] = "residual_begin"
+            begin = L
+        elif k == "res_end":
+            assert last_kind == "conv" and begin is not None
+            m = last_conv["name"].split("_")[1]
+            L["name"] = "MAT_ELE_" + m
+            last_conv["branch_last_of"] = L
+            unit_in = begin["in_shape"]
+            if L["shortcut"] == "projection":
+                L["sc_name"] = "CONV_SC_" + m
+                L["D"], L["C"] = unit_in[1], shape[1]
+                s = L["stride"]
+                assert [(unit_in[2] - 1) // s + 1, (unit_in[3] - 1) // s + 1] == shape[2:]
+            else:
+                assert unit_in == shape
+            L["begin"] = begin
+            begin = None
+        L["out_shape"] = list(shape)
+        last_kind = k
+    net["out_shape"] = shape
+
+
+# --------------------------------------------------------------------------------------------------
+# The float model
+
+class FloatNet(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.layers = net["layers"]
+        self.mods = nn.ModuleDict()
+        for L in self.layers:
+            if L["kind"] == "conv":
+                self.mods[L["name"]] = nn.Conv2d(L["D"], L["C"], L["k"], stride=L["stride"], padding=L["pad"], bias=False)
+            elif L["kind"] == "fc":
+                self.mods[L["name"]] = nn.Linear(L["D"], L["C"], bias=False)
+            elif L["kind"] == "res_end" and L["shortcut"] == "projection":
+                self.mods[L["sc_name"]] = nn.Conv2d(L["D"], L["C"], 1, stride=L["stride"], bias=False)
+        # kaiming-like normal init: std sqrt(2 / fan_in) before a ReLU, sqrt(1 / fan_in) without one
+        for L in self.layers:
+            if L["kind"] in ("conv", "fc"):
+                w = self.mods[L["name"]].weight
+                gain = 2.0 if L["relu"] else 1.0
+                if "branch_last_of" in L:
+                    gain = 1.0   # a residual branch's last convolution: the sum stays near the input's range
+                nn.init.normal_(w, 0.0, math.sqrt(gain / (w[0].numel())))
+            if L["kind"] == "res_end" and L["shortcut"] == "projection":
+                w = self.mods[L["sc_name"]].weight
+                nn.init.normal_(w, 0.0, math.sqrt(1.0 / w[0].numel()))
+
+    def forward(self, x, record=None):
+        saved = None
+        for L in self.layers:
+            k = L["kind"]
+            if k == "conv" or k == "fc":
+                x = self.mods[L["name"]](x)
+                if L["relu"]:
+                    x = F.relu(x)
+            elif k == "pool":
+                if L["global_avg"]:
+                    x = F.adaptive_avg_pool2d(x, 1)
+                elif L["ptype"] == "max":
+                    x = F.max_pool2d(x, L["k"], L["stride"], L["pad"])
+                else:
+                    x = F.avg_pool2d(x, L["k"], L["stride"], L["pad"], count_include_pad=True)
+            elif k == "flatten":
+                x = torch.flatten(x, 1)
+            elif k == "res_begin":
+                saved = x
+            elif k == "res_end":
+                if L["shortcut"] == "projection":
+                    sc = self.mods[L["sc_name"]](saved)
+                    if record is not None:
+                        record[L["sc_name"]] = sc
+                else:
+                    sc = saved
+                x = F.relu(x + sc)
+            if record is not None:
+                record[L["name"]] = x
+        return x
+
+
+# --------------------------------------------------------------------------------------------------
+# Post-training quantization (docs/real_networks.md)
+
+def exponent(maxabs, what):
+    """floor(log2(127 / maxabs)): the largest e with maxabs * 2^e <= 127, computed exactly."""
+    maxabs = float(maxabs)
+    if not (maxabs > 0 and math.isfinite(maxabs)):
+        fail("%s: max |value| is %r, no exponent" % (what, maxabs))
+    e = math.floor(math.log2(127.0 / maxabs))
+    while maxabs * 2.0 ** e > 127.0:
+        e -= 1
+    while maxabs * 2.0 ** (e + 1) <= 127.0:
+        e += 1
+    return e
+
+
+MARGIN = 1e-3   # a calibrated max |a| this near a power-of-two boundary is refused (see calibrate)
+
+
+def calibrate(net, map_name, values, what):
+    """A map's exponent from its float values; remembers max |a| (the JSON gives it). An importer
+    recomputing the float network (another summation order, float32) must find the same exponent, so
+    max |a| * 2^e / 127 must not be within MARGIN of 1/2 or 1."""
+    m = float(values.abs().max().item())
+    e = exponent(m, what)
+    r = m * 2.0 ** e / 127.0
+    if r - 0.5 < MARGIN or 1.0 - r < MARGIN:
+        fail("%s: max |a| %r is within %g of an exponent boundary (max|a| * 2^e / 127 = %.6f); change the seed"
+             % (what, m, MARGIN, r))
+    net.setdefault("calibrated", {})[map_name] = m
+    return e
+
+
+def quantize_weight(w, what):
+    w = w.detach().to(torch.float32)
+    e = exponent(w.abs().max().item(), what + " weights")
+    q = torch.clamp(torch.round(w * 2.0 ** e), -127, 127)   # torch.round: half to even; w * 2^e is exact
+    return e, q.to(torch.int8)
+
+
+def quantize_input(x, e):
+    return torch.clamp(torch.round(x.to(torch.float32) * 2.0 ** e), -128, 127).to(torch.int8)
+
+
+def checked_shift(e_x, e_w, e_y, what):
+    s = e_x + e_w - e_y
+    if s < 0:
+        fail("%s: shift e_x + e_w - e_y = %d + %d - %d = %d is negative" % (what, e_x, e_w, e_y, s))
+    if s > MAX_SHIFT:
+        fail("%s: shift %d is more than %d" % (what, s, MAX_SHIFT))
+    return s
+
+
+def quantize(net, model, x):
+    """Exponents, int8 weights and shifts; every map's exponent from the float model run on x."""
+    rec = {}
+    with torch.no_grad():
+        model(x, rec)
+    net["float_maps"] = {k: v.detach().to(torch.float64) for k, v in rec.items()}
+    net["float_maps"]["input"] = x.to(torch.float64)
+    e = calibrate(net, "input", x, "input")
+    net["e_input"] = e
+    unit_e = None
+    for L in net["layers"]:
+        k = L["kind"]
+        L["e_in"] = e
+        if k in ("conv", "fc"):
+            L["e_w"], L["w_q"] = quantize_weight(model.mods[L["name"]].weight, L["name"])
+            if "branch_last_of" in L:
+                end = L["branch_last_of"]
+                if end["shortcut"] == "identity":
+                    L["e_out"] = unit_e                  # quantizes to the shortcut's exponent
+                else:                                    # to the exponent calibrated for the sum after ReLU
+                    L["e_out"] = calibrate(net, end["name"], rec[end["name"]], end["name"] + " (sum after ReLU)")
+            else:
+                L["e_out"] = calibrate(net, L["name"], rec[L["name"]], L["name"] + " output")
+            L["shift"] = checked_shift(e, L["e_w"], L["e_out"], L["name"])
+            e = L["e_out"]
+        elif k == "res_begin":
+            unit_e = e
+        elif k == "res_end":
+            if L["shortcut"] == "identity":
+                assert e == unit_e
+            else:
+                L["e_w_sc"], L["w_sc_q"] = quantize_weight(model.mods[L["sc_name"]].weight, L["sc_name"])
+                L["e_in_sc"] = unit_e
+                L["shift"] = checked_shift(unit_e, L["e_w_sc"], e, L["sc_name"])
+        # pooling (max and average) and flatten keep the exponent
+        L["e_out"] = e
+    net["e_output"] = e
+
+
+# --------------------------------------------------------------------------------------------------
+# The integer network, exactly (int64 tensors throughout)
+
+def acc_checked(acc, what):
+    m = int(acc.abs().max().item())
+    if m >= ACC_LIMIT:
+        fail("%s: |acc| = %d reaches 2^28: the 29-bit accumulator would wrap" % (what, m))
+    return m
+
+
+def quan(acc, shift):
+    y = acc >> shift                                   # arithmetic shift: floor
+    assert torch.equal(y, torch.div(acc, 1 << shift, rounding_mode="floor"))
+    return torch.clamp(y, -128, 127)
+
+
+def windows(x, k, stride, pad):
+    x = F.pad(x, [pad] * 4)                            # zeros (the ARM's PADD)
+    return x.unfold(2, k, stride).unfold(3, k, stride)  # [N, C, OH, OW, k, k]
+
+
+def int_conv(x, w, stride, pad):
+    return F.conv2d(F.pad(x, [pad] * 4), w.to(torch.int64), stride=stride)
+
+
+def reference(net, x_q):
+    x = x_q.to(torch.int64)
+    maps = {"input": x}
+    acc_max = {}
+    saved = None
+    for L in net["layers"]:
+        k = L["kind"]
+        if k == "conv":
+            acc = int_conv(x, L["w_q"], L["stride"], L["pad"])
+        elif k == "fc":
+            acc = x @ L["w_q"].to(torch.int64).t()
+        if k in ("conv", "fc"):
+            acc_max[L["name"]] = acc_checked(acc, L["name"])
+            if L["relu"]:
+                acc = torch.clamp(acc, min=0)
+            x = quan(acc, L["shift"])
+        elif k == "pool":
+            win = windows(x, L["k"], L["stride"], L["pad"])
+            if L["ptype"] == "max":
+                x = win.amax(dim=(-2, -1))
+            else:
+                x = torch.div(win.sum(dim=(-2, -1)), L["k"] * L["k"], rounding_mode="trunc")
+        elif k == "flatten":
+            x = x.reshape(1, -1)                         # [C][H][W] order
+        elif k == "res_begin":
+            saved = x
+        elif k == "res_end":
+            if L["shortcut"] == "projection":
+                acc = int_conv(saved, L["w_sc_q"], L["stride"], 0)
+                acc_max[L["sc_name"]] = acc_checked(acc, L["sc_name"])
+                sc = quan(acc, L["shift"])
+                maps[L["sc_name"]] = sc
+            else:
+                sc = saved
+            x = torch.clamp(torch.clamp(x + sc, -128, 127), min=0)  # MAT_ELE saturating, then ReLU
+        assert int(x.min()) >= -128 and int(x.max()) <= 127
+        maps[L["name"]] = x
+    net["int_maps"] = maps
+    net["acc_max"] = acc_max
+    return x.to(torch.int8)
+
+
+# --------------------------------------------------------------------------------------------------
+# ONNX: QDQ and QLinear graphs built by hand
+
+class Graph:
+    def __init__(self):
+        self.nodes, self.inits, self.names = [], [], set()
+        self.qtensors = {}            # map name -> its int8 tensor (QuantizeLinear output / QLinear result)
+
+    def init(self, name, array):
+        if name not in self.names:
+            self.names.add(name)
+            self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def scale(self, e):
+        return self.init("scale_2^%d" % (-e), np.array(2.0 ** -e, dtype=np.float32))
+
+    def zp(self):
+        return self.init("zero_point_int8", np.array(0, dtype=np.int8))
+
+    def node(self, op, inputs, output, name, **attrs):
+        self.nodes.append(helper.make_node(op, inputs, [output], name=name, **attrs))
+        return output
+
+    def qdq(self, x, e, name, final=False):
+        q = self.node("QuantizeLinear", [x, self.scale(e), self.zp()], name + "_q", name + "_quantize")
+        self.qtensors[name] = q
+        return self.node("DequantizeLinear", [q, self.scale(e), self.zp()], "output" if final else name + "_dq",
+                         name + "_dequantize")
+
+    def weight(self, name, w_q, e_w):
+        wq = self.init(name + ".weight_int8", w_q.numpy().astype(np.int8))
+        return self.node("DequantizeLinear", [wq, self.scale(e_w), self.zp()], name + ".weight", name + ".weight_dequantize")
+
+    def model(self, net_name, suffix, in_shape, in_type, out_shape, opset, doc):
+        g = helper.make_graph(self.nodes, net_name + suffix,
+                              [helper.make_tensor_value_info("input", in_type, list(in_shape))],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, list(out_shape))],
+                              initializer=self.inits)
+        m = helper.make_model(g, producer_name="s2cosim tools/make_reference_nets.py",
+                              opset_imports=[helper.make_opsetid("", opset)])
+        m.doc_string = doc
+        return m
+
+
+def pool_node(g, L, x, out):
+    if L["global_avg"]:
+        return g.node("GlobalAveragePool", [x], out, L["name"])
+    a = dict(kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2, pads=[L["pad"]] * 4)
+    if L["ptype"] == "max":
+        return g.node("MaxPool", [x], out, L["name"], **a)
+    return g.node("AveragePool", [x], out, L["name"], count_include_pad=1, **a)
+
+
+def build_qdq(net):
+    g = Graph()
+    x = g.qdq("input", net["e_input"], "input")
+    saved = None
+    last = net["layers"][-1]
+    for L in net["layers"]:
+        k, nm = L["kind"], L["name"]
+        final = L is last
+        if k == "conv":
+            w = g.weight(nm, L["w_q"], L["e_w"])
+            y = g.node("Conv", [x, w], nm + "_acc", nm, kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2,
+                       pads=[L["pad"]] * 4)
+        elif k == "fc":
+            w = g.weight(nm, L["w_q"], L["e_w"])
+            y = g.node("Gemm", [x, w], nm + "_acc", nm, transB=1)
+        if k in ("conv", "fc"):
+            if L["relu"]:
+                y = g.node("Relu", [y], nm + "_relu", nm + "_relu")
+            x = g.qdq(y, L["e_out"], nm, final)
+        elif k == "pool":
+            x = g.qdq(pool_node(g, L, x, nm + "_pool"), L["e_out"], nm, final)
+        elif k == "flatten":
+            x = g.node("Flatten", [x], "flatten", "flatten", axis=1)
+        elif k == "res_begin":
+            saved = x
+        elif k == "res_end":
+            if L["shortcut"] == "projection":
+                sn = L["sc_name"]
+                w = g.weight(sn, L["w_sc_q"], L["e_w_sc"])
+                sc = g.node("Conv", [saved, w], sn + "_acc", sn, kernel_shape=[1, 1], strides=[L["stride"]] * 2,
+                            pads=[0] * 4)
+                sc = g.qdq(sc, L["e_out"], sn)
+            else:
+                sc = saved
+            y = g.node("Add", [x, sc], nm + "_sum", nm)
+            y = g.node("Relu", [y], nm + "_relu", nm + "_relu")
+            x = g.qdq(y, L["e_out"], nm, final)
+    assert x == "output"
+    doc = ("%s in QDQ int8 form: int8 weights and power-of-two scales 2^-e, zero points 0 "
+           "(vectors/nets/%s_quant.json); made by tools/make_reference_nets.py" % (net["name"], net["name"]))
+    return g.model(net["name"], "_qdq", net["input"], TensorProto.FLOAT, net["out_shape"], OPSET, doc), g.qtensors
+
+
+def build_qlinear(net):
+    g = Graph()
+    x = g.node("QuantizeLinear", ["input", g.scale(net["e_input"]), g.zp()], "input_q", "input_quantize")
+    g.qtensors["input"] = x
+    for L in net["layers"]:
+        k, nm = L["kind"], L["name"]
+        if k == "conv":
+            w = g.init(nm + ".weight_int8", L["w_q"].numpy().astype(np.int8))
+            x = g.node("QLinearConv", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"]), g.zp(),
+                                       g.scale(L["e_out"]), g.zp()], nm + "_q", nm,
+                       kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2, pads=[L["pad"]] * 4)
+        elif k == "fc":
+            w = g.init(nm + ".weight_int8_t", L["w_q"].numpy().astype(np.int8).T.copy())   # B is [IN, OUT]
+            x = g.node("QLinearMatMul", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"]), g.zp(),
+                                         g.scale(L["e_out"]), g.zp()], nm + "_q", nm)
+        elif k == "pool":
+            assert L["ptype"] == "max"
+            x = pool_node(g, L, x, nm + "_q")
+        elif k == "flatten":
+            x = g.node("Flatten", [x], "flatten", "flatten", axis=1)
+        else:
+            fail("QLinear form: %s not supported" % k)
+        if k in ("conv", "fc") and L["relu"]:
+            x = g.node("Relu", [x], nm + "_relu_q", nm + "_relu")
+        if k != "flatten":
+            g.qtensors[nm] = x
+    g.node("DequantizeLinear", [x, g.scale(net["e_output"]), g.zp()], "output", "output_dequantize")
+    doc = ("%s in QLinear int8 form (QLinearConv, QLinearMatMul, int8 Relu and MaxPool); scales 2^-e, zero "
+           "points 0; made by tools/make_reference_nets.py" % net["name"])
+    return g.model(net["name"], "_qlinear", net["input"], TensorProto.FLOAT, net["out_shape"], OPSET_QLINEAR, doc), g.qtensors
+
+
+# --------------------------------------------------------------------------------------------------
+# A small interpreter of the ONNX operators used here (float64; exact for these integer-valued graphs).
+# floor_requant=True makes every QuantizeLinear but the input's floor instead of rounding half to even:
+# the hardware's QUAN, so the QDQ graph must then give the integer reference exactly.
+
+def evaluate(model, feeds, floor_requant=False):
+    env = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    env.update(feeds)
+    graph_inputs = {i.name for i in model.graph.input}
+    f64 = np.float64
+
+    def t(a):
+        return torch.from_numpy(np.ascontiguousarray(a, dtype=f64))
+
+    def requant(v, zp, floor):
+        v = np.floor(v) if floor else np.round(v)         # np.round: half to even
+        info = np.iinfo(zp.dtype)
+        return np.clip(v + int(zp), info.min, info.max).astype(zp.dtype)
+
+    for n in model.graph.node:
+        a = {x.name: helper.get_attribute_value(x) for x in n.attribute}
+        i = [env[name] if name else None for name in n.input]
+        op = n.op_type
+        if op == "QuantizeLinear":
+            floor = floor_requant and n.input[0] not in graph_inputs
+            y = requant(i[0].astype(f64) / f64(i[1]), i[2], floor)
+        elif op == "DequantizeLinear":
+            y = (i[0].astype(f64) - f64(i[2])) * f64(i[1])
+        elif op in ("Conv", "QLinearConv"):
+            if op == "Conv":
+                xx, ww = i[0], i[1]
+            else:
+                xx, ww = i[0].astype(f64) - f64(i[2]), i[3].astype(f64) - f64(i[5])
+            p = list(a.get("pads", [0, 0, 0, 0]))
+            assert a.get("group", 1) == 1 and all(d == 1 for d in a.get("dilations", [1, 1]))
+            acc = F.conv2d(F.pad(t(xx), [p[1], p[3], p[0], p[2]]), t(ww), stride=list(a.get("strides", [1, 1]))).numpy()
+            if op == "Conv":
+                y = acc
+            else:
+                y = requant(acc * (f64(i[1]) * f64(i[4]) / f64(i[6])), i[7], False)
+        elif op == "Gemm":
+            A = i[0].astype(f64).T if a.get("transA", 0) else i[0].astype(f64)
+            B = i[1].astype(f64).T if a.get("transB", 0) else i[1].astype(f64)
+            y = a.get("alpha", 1.0) * (A @ B)
+            if len(i) > 2 and i[2] is not None:
+                y = y + a.get("beta", 1.0) * i[2]
+        elif op == "MatMul":
+            y = i[0].astype(f64) @ i[1].astype(f64)
+        elif op == "QLinearMatMul":
+            acc = (i[0].astype(f64) - f64(i[2])) @ (i[3].astype(f64) - f64(i[5]))
+            y = requant(acc * (f64(i[1]) * f64(i[4]) / f64(i[6])), i[7], False)
+        elif op == "Relu":
+            y = np.maximum(i[0], np.zeros((), i[0].dtype))
+        elif op in ("MaxPool", "AveragePool"):
+            k = list(a["kernel_shape"])
+            p = list(a.get("pads", [0, 0, 0, 0]))
+            s = list(a.get("strides", [1, 1]))
+            assert a.get("ceil_mode", 0) == 0
+            if op == "MaxPool":
+                xp = F.pad(t(i[0]), [p[1], p[3], p[0], p[2]], value=-math.inf)   # ONNX pads with -inf
+                y = F.max_pool2d(xp, k, s).numpy().astype(i[0].dtype)
+            else:
+                assert a.get("count_include_pad", 0) == 1
+                xp = F.pad(t(i[0]), [p[1], p[3], p[0], p[2]])
+                y = F.avg_pool2d(xp, k, s).numpy()
+        elif op == "GlobalAveragePool":
+            y = i[0].astype(f64).mean(axis=(2, 3), keepdims=True)
+        elif op == "Add":
+            y = i[0].astype(f64) + i[1].astype(f64)
+        elif op == "Flatten":
+            ax = a.get("axis", 1)
+            y = i[0].reshape(int(np.prod(i[0].shape[:ax])), -1)
+        elif op == "Identity":
+            y = i[0]
+        else:
+            fail("evaluate: operator %s not supported" % op)
+        env[n.output[0]] = y
+    return env
+
+
+# --------------------------------------------------------------------------------------------------
+# Files
+
+def layer_list(net):
+    lines = ["# %s: %s" % (net["name"], net["what"]),
+             "# made by tools/make_reference_nets.py; shift=N is each layer's QUAN shift e_x + e_w - e_y",
+             "# (exponents in %s_quant.json; what it computes: docs/real_networks.md)" % net["name"],
+             "network %s" % net["name"]]
+    s = net["input"]
+    inp = "input %d 1 1" % s[1] if len(s) == 2 else "input %d %d %d" % (s[3], s[2], s[1])
+    lines.append("%-50s# e=%d" % (inp, net["e_input"]))
+    for L in net["layers"]:
+        k = L["kind"]
+        if k == "conv":
+            t = "conv %d %d %d %d" % (L["k"], L["k"], L["D"], L["C"])
+            if L["stride"] != 1:
+                t += " stride=%d" % L["stride"]
+            if L["pad"]:
+                t += " pad=%d" % L["pad"]
+            t += " act=%s shift=%d" % ("relu" if L["relu"] else "none", L["shift"])
+            c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+        elif k == "fc":
+            t = "fc %d %d act=%s shift=%d" % (L["D"], L["C"], "relu" if L["relu"] else "none", L["shift"])
+            c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+        elif k == "pool":
+            t = "pool %s %d %d" % (L["ptype"], L["k"], L["k"])
+            if L["stride"] != L["k"] or L["pad"]:
+                t += " stride=%d" % L["stride"]
+            if L["pad"]:
+                t += " pad=%d" % L["pad"]
+            c = "%s%s%s, e=%d" % (L["name"], " (fused)" if L["fused"] else "",
+                                  " (global average)" if L["global_avg"] else "", L["e_out"])
+        elif k == "flatten":
+            continue
+        elif k == "res_begin":
+            t, c = "residual begin", ""
+        elif k == "res_end":
+            if L["shortcut"] == "identity":
+                t = "residual end shortcut=identity"
+                c = "%s + ACTI, e=%d" % (L["name"], L["e_out"])
+            else:
+                t = "residual end shortcut=projection stride=%d shift=%d" % (L["stride"], L["shift"])
+                c = "%s: e_x %d, e_w %d, e_y %d; %s + ACTI" % (L["sc_name"], L["e_in_sc"], L["e_w_sc"], L["e_out"],
+                                                                 L["name"])
+        lines.append(("%-50s# %s" % (t, c)) if c else t)
+    return "\n".join(lines) + "\n"
+
+
+def quant_json(net, qdq_tensors, ql_tensors):
+    layers, maps = [], [dict(map="input", e=net["e_input"], shape=list(net["input"]), qdq_tensor=qdq_tensors["input"])]
+    cal = net["calibrated"]
+    for L in net["layers"]:
+        k = L["kind"]
+        d = dict(name=L["name"])
+        if k in ("conv", "fc"):
+            d.update(op=k, relu=L["relu"])
+            if k == "conv":
+                d.update(kernel=[L["k"], L["k"]], stride=L["stride"], pad=L["pad"], D=L["D"], C=L["C"])
+            else:
+                d.update(IN=L["D"], OUT=L["C"])
+            d.update(e_x=L["e_in"], e_w=L["e_w"], e_y=L["e_out"], shift=L["shift"],
+                     max_abs_acc=net["acc_max"][L["name"]])
+            if "branch_last_of" in L:
+                d["exponent_from"] = ("the shortcut (identity)" if L["branch_last_of"]["shortcut"] == "identity"
+                                      else "the sum after ReLU (projection)")
+        elif k == "pool":
+            d.update(op="pool", type=L["ptype"], kernel=[L["k"], L["k"]], stride=L["stride"], pad=L["pad"],
+                     fused=L["fused"], global_average=L["global_avg"], e=L["e_out"])
+        elif k == "flatten":
+            d.update(op="flatten", order="[C][H][W]", e=L["e_out"])
+        elif k == "res_begin":
+            d.update(op="residual_begin", e=L["e_out"])
+        elif k == "res_end":
+            d.update(op="residual_end", shortcut=L["shortcut"], relu=True, e=L["e_out"])
+            if L["shortcut"] == "projection":
+                d.update(projection=dict(name=L["sc_name"], kernel=[1, 1], stride=L["stride"], D=L["D"], C=L["C"],
+                                         e_x=L["e_in_sc"], e_w=L["e_w_sc"], e_y=L["e_out"], shift=L["shift"],
+                                         max_abs_acc=net["acc_max"][L["sc_name"]]))
+        layers.append(d)
+        if k in ("conv", "fc", "pool", "res_end"):
+            if k == "res_end" and L["shortcut"] == "projection":
+                maps.append(dict(map=L["sc_name"], e=L["e_out"], shape=L["out_shape"],
+                                 qdq_tensor=qdq_tensors[L["sc_name"]]))
+            m = dict(map=L["name"], e=L["e_out"], shape=L["out_shape"], qdq_tensor=qdq_tensors[L["name"]])
+            if ql_tensors:
+                m["qlinear_tensor"] = ql_tensors.get(L["name"])
+            maps.append(m)
+    for m in maps:
+        if m["map"] in cal:
+            m["calibrated_max_abs"] = cal[m["map"]]
+    return dict(network=net["name"], description=net["what"], seed=net["seed"],
+                note="real = int8 * 2^-e; shift = e_x + e_w - e_y; docs/real_networks.md",
+                input=dict(shape=list(net["input"]), e=net["e_input"]),
+                output=dict(shape=net["out_shape"], e=net["e_output"]),
+                maps=maps, layers=layers)
+
+
+def json_text(d):
+    """Indented JSON with one line per map and per layer."""
+    one = lambda v: json.dumps(v, separators=(", ", ": "))
+    out = []
+    for k, v in d.items():
+        if isinstance(v, list):
+            out.append(" %s: [\n%s\n ]" % (json.dumps(k), ",\n".join("  " + one(x) for x in v)))
+        else:
+            out.append(" %s: %s" % (json.dumps(k), one(v)))
+    text = "{\n" + ",\n".join(out) + "\n}\n"
+    assert json.loads(text) == d
+    return text
+
+
+def save_npy(path, array):
+    np.save(path, array)
+    back = np.load(path)
+    if back.dtype != array.dtype or back.shape != array.shape or not np.array_equal(back, array):
+        fail("%s: re-read differs from what was written" % path)
+
+
+def save_onnx(path, model):
+    onnx.save(model, path)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    return os.path.getsize(path)
+
+
+# --------------------------------------------------------------------------------------------------
+
+def run(net, ort, summary):
+    name = net["name"]
+    chain(net)
+    torch.manual_seed(net["seed"])
+    model = FloatNet(net).eval()
+    x = torch.randn(*net["input"], generator=torch.Generator().manual_seed(net["seed"] + 1))
+    quantize(net, model, x)
+    x_q = quantize_input(x, net["e_input"])
+    ref = reference(net, x_q)
+    with torch.no_grad():
+        y_float = model(x)
+
+    p = lambda suffix: os.path.join(OUT_DIR, name + suffix)
+    sizes = {}
+    # the float model, exported by torch
+    torch.onnx.export(model, (x,), p(".onnx"), opset_version=OPSET, input_names=["input"], output_names=["output"],
+                      do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(p(".onnx")), full_check=True)
+    sizes[".onnx"] = os.path.getsize(p(".onnx"))
+    qdq, qdq_tensors = build_qdq(net)
+    sizes["_qdq.onnx"] = save_onnx(p("_qdq.onnx"), qdq)
+    ql_tensors = None
+    if net["qlinear"]:
+        ql, ql_tensors = build_qlinear(net)
+        sizes["_qlinear.onnx"] = save_onnx(p("_qlinear.onnx"), ql)
+    save_npy(p("_input.npy"), x.numpy().astype(np.float32))
+    save_npy(p("_input_int8.npy"), x_q.numpy())
+    save_npy(p("_reference.npy"), ref.numpy())
+    with open(p(".net"), "w") as f:
+        f.write(layer_list(net))
+    with open(p("_quant.json"), "w") as f:
+        f.write(json_text(quant_json(net, qdq_tensors, ql_tensors)))
+    for s in ("_input.npy", "_input_int8.npy", "_reference.npy", ".net", "_quant.json"):
+        sizes[s] = os.path.getsize(p(s))
+    for s, b in sizes.items():
+        if s.endswith(".onnx") and b > 100 * 1024:
+            fail("%s%s is %d bytes, more than 100 KB" % (name, s, b))
+
+    # --- checks with the interpreter
+    xin = np.load(p("_input.npy"))
+    env = evaluate(onnx.load(p(".onnx")), {"input": xin})
+    if not np.allclose(env["output"], y_float.numpy(), rtol=1e-4, atol=1e-5):
+        fail("%s.onnx evaluated differs from the torch model" % name)
+    qdq_m = onnx.load(p("_qdq.onnx"))
+    env_floor = evaluate(qdq_m, {"input": xin}, floor_requant=True)
+    for m, tname in qdq_tensors.items():     # every map, floor requantization: the integer reference exactly
+        if not np.array_equal(env_floor[tname].astype(np.int64), net["int_maps"][m].numpy()):
+            fail("%s_qdq.onnx, map %s (%s) with floor requantization differs from the integer reference" % (name, m, tname))
+    env_round = evaluate(qdq_m, {"input": xin})
+    last_q = qdq_tensors[net["layers"][-1]["name"]]
+    y_round = env_round[last_q].astype(np.int64)
+    if ql_tensors:
+        env_ql = evaluate(onnx.load(p("_qlinear.onnx")), {"input": xin})
+        for m, tname in ql_tensors.items():   # QLinear = QDQ with rounding, map by map
+            if not np.array_equal(env_ql[tname], env_round[qdq_tensors[m]]):
+                fail("%s_qlinear.onnx, map %s differs from %s_qdq.onnx evaluated with rounding" % (name, m, name))
+    ort_note = "onnxruntime not installed: not run"
+    if ort is not None:
+        notes = []
+        for suffix in [".onnx", "_qdq.onnx"] + (["_qlinear.onnx"] if net["qlinear"] else []):
+            sess = ort.InferenceSession(p(suffix), providers=["CPUExecutionProvider"])
+            got = sess.run(None, {"input": xin})[0]
+            want = y_float.numpy() if suffix == ".onnx" else y_round * 2.0 ** -net["e_output"]
+            d = float(np.abs(got - want).max())
+            notes.append("%s%s: max |onnxruntime - expected| %.3g" % (name, suffix, d))
+        ort_note = "; ".join(notes)
+
+    # --- report
+    e_out = net["e_output"]
+    y_int = ref.numpy().astype(np.float64) * 2.0 ** -e_out
+    yf = y_float.numpy().astype(np.float64)
+    err = float(np.abs(yf - y_int).max())
+    rel = err / float(np.abs(yf).max())
+    agree = int(yf.argmax()) == int(y_int.argmax())
+    diff_round = y_round - ref.numpy().astype(np.int64)       # ONNX's rounding minus the hardware's floor
+    rows = []
+    print("\n== %s: %s" % (name, net["what"]))
+    hdr = "%-11s %-14s %4s %4s %4s %5s %9s %12s %7s %7s %8s" % (
+        "map", "shape", "e_x", "e_w", "e", "shift", "max|acc|", "int8 range", "nonzero", "satur.", "float/127")
+    print(hdr)
+    rows.append(hdr)
+
+    def row(m, shape, e_x, e_w, e, shift, acc):
+        v = net["int_maps"][m]
+        fm = net["float_maps"].get(m)
+        use = "" if fm is None else "%.2f" % (float(fm.abs().max()) * 2.0 ** e / 127)
+        sat = float(((v == 127) | (v == -128)).double().mean())
+        r = "%-11s %-14s %4s %4s %4d %5s %9s %12s %6.0f%% %6.1f%% %8s" % (
+            m, "x".join(str(d) for d in shape[1:]), e_x, e_w, e, shift, acc,
+            "[%d,%d]" % (int(v.min()), int(v.max())), 100 * float((v != 0).double().mean()), 100 * sat, use)
+        print(r)
+        rows.append(r)
+        return v
+
+    row("input", net["input"], "", "", net["e_input"], "", "")
+    warnings = []
+    for L in net["layers"]:
+        k = L["kind"]
+        if k in ("conv", "fc"):
+            v = row(L["name"], L["out_shape"], L["e_in"], L["e_w"], L["e_out"], L["shift"], net["acc_max"][L["name"]])
+        elif k == "pool":
+            v = row(L["name"], L["out_shape"], "", "", L["e_out"], "", "")
+        elif k == "res_end":
+            if L["shortcut"] == "projection":
+                row(L["sc_name"], L["out_shape"], L["e_in_sc"], L["e_w_sc"], L["e_out"], L["shift"],
+                    net["acc_max"][L["sc_name"]])
+            v = row(L["name"], L["out_shape"], "", "", L["e_out"], "", "")
+        else:
+            continue
+        if int((v != 0).sum()) == 0 or int(v.abs().max()) < 16:
+            warnings.append("%s: int8 values use little of the range (max |v| = %d)" % (L["name"], int(v.abs().max())))
+    line = ("output e=%d; float model vs dequantized integer reference: max |error| %.4f (%.1f%% of max |float| %.3f), "
+            "argmax %s (float %d, integer %d); ONNX rounding (QDQ/QLinear evaluated) vs the reference: %d of %d "
+            "outputs differ, by %+d to %+d steps" % (
+                e_out, err, 100 * rel, float(np.abs(yf).max()), "agrees" if agree else "DIFFERS", int(yf.argmax()),
+                int(y_int.argmax()), int((diff_round != 0).sum()), diff_round.size, int(diff_round.min()),
+                int(diff_round.max())))
+    print(line)
+    print("reference int8: %s" % ref.numpy().tolist())
+    print(ort_note)
+    for w in warnings:
+        print("warning: " + w)
+    files = ", ".join("%s%s %d B" % (name, s, b) for s, b in sizes.items())
+    print("files: " + files)
+    summary.append(dict(name=name, what=net["what"], rows=rows, line=line, files=files, ort=ort_note,
+                        warnings=warnings, ref=ref.numpy().tolist()))
+
+
+README_HEAD = """# vectors/nets/ — small real networks and their bit-exact integer references
+
+Made by `tools/make_reference_nets.py` (Debian's Python, which has PyTorch 1.13 and ONNX 1.12; fixed seeds,
+so the files come out the same every time). Regenerate everything here, this file included, with
+
+    /usr/bin/python3 tools/make_reference_nets.py
+
+What the integer network computes is docs/real_networks.md; the layer-list format and the fusion of
+layers into blocks are mapper/README.md ("Layer-list files", "Operations and blocks").
+
+## Files, for each network NAME
+
+| file | what |
+| --- | --- |
+| `NAME.onnx` | the float model (no biases), `torch.onnx.export`, opset 13, input `input`, output `output` |
+| `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
+| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
+| `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
+| `NAME_input_int8.npy` | that input quantized: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 |
+| `NAME_reference.npy` | the integer network's output, int8 [1,10], real = value * 2^-e_output |
+| `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end`: what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
+| `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w, e_y, shift and largest accumulator, in order |
+
+## How they were made
+
+- Weights: normal, standard deviation sqrt(2 / fan_in) before a ReLU and sqrt(1 / fan_in) otherwise (a
+  residual branch's last convolution, the projection, the last FC); no biases. Input: N(0, 1).
+- Quantization (docs/real_networks.md, "Post-training quantization"): `e_w = floor(log2(127 / max|w|))`
+  per tensor, `w_q = clamp(round_half_even(w * 2^e_w), -127, 127)`; every map's exponent
+  `floor(log2(127 / max|a|))` from the float model run on the input (the map after its ReLU; the last FC
+  has none), computed exactly as the largest e with `max|a| * 2^e <= 127` (the script refuses a max |a|
+  within 0.1% of a boundary, so that an importer's own float run finds the same e); pooling keeps the exponent; an
+  identity residual's last convolution quantizes to the block input's exponent, a projection unit's last
+  convolution and its projection to the exponent of the sum after its ReLU; `shift = e_x + e_w - e_y`
+  (the script stops on a negative shift or one above 31).
+- The reference is computed on int64 tensors in PyTorch: convolution and matrix product, checked
+  `|acc| < 2^28` (the 29-bit accumulator never wraps), ReLU, `acc >> shift` (floor), clamp to [-128, 127];
+  fused max pooling on the int8 results; stand-alone pooling pads with zeros and takes the maximum or the
+  sum divided by `Wf * Hf` truncated toward zero; a residual addition saturates to int8, then ReLU;
+  flatten in [C][H][W] order.
+- Checks the script makes: `onnx.checker.check_model` (full check) on every ONNX file, every `.npy`
+  re-read and compared; the ONNX graphs are evaluated by a small interpreter in the script: `NAME.onnx`
+  against the torch model; `NAME_qdq.onnx` with every QuantizeLinear but the input's flooring (the
+  hardware's QUAN) gives the reference exactly, map by map; `NAME_qlinear.onnx` equals `NAME_qdq.onnx`
+  evaluated with ONNX's rounding, map by map. onnxruntime is used too when it is installed.
+- With ONNX's rounding (half to even) instead of the hardware's floor, each layer's int8 result can be one
+  step higher than the hardware's for the same input; through the layers the differences spread both ways
+  and grow: the last line under each table gives how far a runtime's int8 output is from the reference.
+
+## The networks
+
+Per map: exponent e, shift, the largest |accumulator|, the int8 range, the share of nonzero and of
+saturated (127 or -128) values, and `float/127`, the float map's max |a| * 2^e / 127 (above 1: the map
+saturates, as a residual block's last convolution may, whose exponent is the shortcut's or the sum's).
+The quantization error compares the float model's output with the reference times 2^-e_output.
+"""
+
+
+def main():
+    if len(sys.argv) > 1:
+        fail("no arguments expected (writes %s)" % OUT_DIR)
+    os.makedirs(OUT_DIR, exist_ok=True)
+    torch.use_deterministic_algorithms(True)
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+    summary = []
+    for net in NETWORKS:
+        run(net, ort, summary)
+    text = [README_HEAD]
+    for s in summary:
+        text.append("### %s\n\n%s.\n\n```\n%s\n```\n\n%s.\n\nReference output (int8): `%s`.\n\nFiles: %s.\n" % (
+            s["name"], s["what"], "\n".join(s["rows"]), s["line"], s["ref"], s["files"]))
+        for w in s["warnings"]:
+            text.append("Warning: %s.\n" % w)
+    with open(os.path.join(OUT_DIR, "README.md"), "w") as f:
+        f.write("\n".join(text))
+    print("\nwrote %s" % OUT_DIR)
+
+
+if __name__ == "__main__":
+    main()
