@@ -12,6 +12,7 @@
 #include "harness/journal.h"
 #include "harness/merge.h"
 #include "harness/net_runner.h"
+#include "harness/npy_file.h"
 #include "harness/report.h"
 #include "harness/task_vectors.h"
 #include "mapper/network.h"
@@ -45,6 +46,8 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
            }
          }
        }},
+      // run-net --input
+      {"npy", [](const std::string& p) { read_npy(p); }},
       // a shard's --json report as s2cosim merge reads it
       {"shard_report", [](const std::string& p) { check_shard_report(p); }},
       // the block runs run-net --resume takes from a journal
