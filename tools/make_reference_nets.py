@@ -5,12 +5,16 @@ For each network: a float PyTorch model (fixed seed, no biases) exported to ONNX
 ONNX's QDQ int8 form (and, for mlp and tiny_cnn, in QLinear form) with power-of-two scales, a float input
 (also the calibration input), that input quantized, the integer network's output computed with exact
 integer arithmetic as docs/real_networks.md says, the network's layer list (mapper/README.md) with each
-layer's shift, and the exponents in JSON.
+layer's shift, and the exponents in JSON. Then a second, "hot" input (3 times the first plus another N(0,1)
+draw) through the same integer network, exponents and shifts unchanged, with its integer reference: it
+drives the input, QUAN and residual-addition clamps into saturation, which the first input never does.
 
 Run it with Debian's Python (it has torch and onnx):  /usr/bin/python3 tools/make_reference_nets.py
 It writes vectors/nets/ and prints, per network, every layer's exponents, shift and int8 ranges and the
-quantization error; it checks every ONNX file (onnx.checker), re-reads every .npy, and evaluates the ONNX
-graphs with a small NumPy/PyTorch interpreter of the operators they use (and with onnxruntime if present).
+quantization error, and for the hot input how many values each clamp changes; it checks every ONNX file
+(onnx.checker), re-reads every .npy, evaluates the ONNX graphs on both inputs with a small NumPy/PyTorch
+interpreter of the operators they use (and with onnxruntime if present), and stops if the hot inputs leave
+a clamp that must saturate unsaturated (check_saturation).
 """
 
 import json
@@ -31,6 +35,8 @@ ACC_LIMIT = 1 << 28      # the MLA's accumulator is 29-bit two's complement: |ac
 MAX_SHIFT = 31           # the layer list's shift=N bound (mapper/network.cpp)
 OPSET = 13
 OPSET_QLINEAR = 14       # int8 Relu needs opset 14
+HOT_GAIN = 3.0           # the hot input: HOT_GAIN * the input + N(0, 1) drawn with seed + HOT_SEED_OFFSET
+HOT_SEED_OFFSET = 2
 
 
 def fail(msg):
@@ -249,6 +255,15 @@ def quantize_input(x, e):
     return torch.clamp(torch.round(x.to(torch.float32) * 2.0 ** e), -128, 127).to(torch.int8)
 
 
+def clamp_count(v, what):
+    """How many of v a clamp to [-128, 127] changes: above 127, below -128, of how many."""
+    return dict(clamp=what, hi=int((v > 127).sum()), lo=int((v < -128).sum()), n=int(v.numel()))
+
+
+def input_clamps(x, e):
+    return clamp_count(torch.round(x.to(torch.float32) * 2.0 ** e), "input")
+
+
 def checked_shift(e_x, e_w, e_y, what):
     s = e_x + e_w - e_y
     if s < 0:
@@ -307,9 +322,11 @@ def acc_checked(acc, what):
     return m
 
 
-def quan(acc, shift):
+def quan(acc, shift, clamps=None, name=None):
     y = acc >> shift                                   # arithmetic shift: floor
     assert torch.equal(y, torch.div(acc, 1 << shift, rounding_mode="floor"))
+    if clamps is not None:
+        clamps[name] = clamp_count(y, "QUAN")
     return torch.clamp(y, -128, 127)
 
 
@@ -323,9 +340,12 @@ def int_conv(x, w, stride, pad):
 
 
 def reference(net, x_q):
+    """The integer network on x_q (int8): its output (int8), every map (int64), every layer's largest
+    |accumulator|, and for every clamp (each QUAN, each residual addition) how many values it changed."""
     x = x_q.to(torch.int64)
     maps = {"input": x}
     acc_max = {}
+    clamps = {}
     saved = None
     for L in net["layers"]:
         k = L["kind"]
@@ -337,7 +357,7 @@ def reference(net, x_q):
             acc_max[L["name"]] = acc_checked(acc, L["name"])
             if L["relu"]:
                 acc = torch.clamp(acc, min=0)
-            x = quan(acc, L["shift"])
+            x = quan(acc, L["shift"], clamps, L["name"])
         elif k == "pool":
             win = windows(x, L["k"], L["stride"], L["pad"])
             if L["ptype"] == "max":
@@ -352,16 +372,15 @@ def reference(net, x_q):
             if L["shortcut"] == "projection":
                 acc = int_conv(saved, L["w_sc_q"], L["stride"], 0)
                 acc_max[L["sc_name"]] = acc_checked(acc, L["sc_name"])
-                sc = quan(acc, L["shift"])
+                sc = quan(acc, L["shift"], clamps, L["sc_name"])
                 maps[L["sc_name"]] = sc
             else:
                 sc = saved
+            clamps[L["name"]] = clamp_count(x + sc, "add")
             x = torch.clamp(torch.clamp(x + sc, -128, 127), min=0)  # MAT_ELE saturating, then ReLU
         assert int(x.min()) >= -128 and int(x.max()) <= 127
         maps[L["name"]] = x
-    net["int_maps"] = maps
-    net["acc_max"] = acc_max
-    return x.to(torch.int8)
+    return x.to(torch.int8), maps, acc_max, clamps
 
 
 # --------------------------------------------------------------------------------------------------
@@ -707,9 +726,18 @@ def run(net, ort, summary):
     x = torch.randn(*net["input"], generator=torch.Generator().manual_seed(net["seed"] + 1))
     quantize(net, model, x)
     x_q = quantize_input(x, net["e_input"])
-    ref = reference(net, x_q)
+    ref, net["int_maps"], net["acc_max"], clamps = reference(net, x_q)
+    clamps["input"] = input_clamps(x, net["e_input"])
     with torch.no_grad():
         y_float = model(x)
+    # the hot input, through the same integer network (the exponents and shifts calibrated on x)
+    x_hot = HOT_GAIN * x + torch.randn(*net["input"],
+                                       generator=torch.Generator().manual_seed(net["seed"] + HOT_SEED_OFFSET))
+    x_hot_q = quantize_input(x_hot, net["e_input"])
+    ref_hot, hot_maps, hot_acc_max, hot_clamps = reference(net, x_hot_q)
+    hot_clamps["input"] = input_clamps(x_hot, net["e_input"])
+    with torch.no_grad():
+        y_float_hot = model(x_hot)
 
     p = lambda suffix: os.path.join(OUT_DIR, name + suffix)
     sizes = {}
@@ -727,11 +755,15 @@ def run(net, ort, summary):
     save_npy(p("_input.npy"), x.numpy().astype(np.float32))
     save_npy(p("_input_int8.npy"), x_q.numpy())
     save_npy(p("_reference.npy"), ref.numpy())
+    save_npy(p("_input_hot.npy"), x_hot.numpy().astype(np.float32))
+    save_npy(p("_input_hot_int8.npy"), x_hot_q.numpy())
+    save_npy(p("_reference_hot.npy"), ref_hot.numpy())
     with open(p(".net"), "w") as f:
         f.write(layer_list(net))
     with open(p("_quant.json"), "w") as f:
         f.write(json_text(quant_json(net, qdq_tensors, ql_tensors)))
-    for s in ("_input.npy", "_input_int8.npy", "_reference.npy", ".net", "_quant.json"):
+    for s in ("_input.npy", "_input_int8.npy", "_reference.npy", "_input_hot.npy", "_input_hot_int8.npy",
+              "_reference_hot.npy", ".net", "_quant.json"):
         sizes[s] = os.path.getsize(p(s))
     for s, b in sizes.items():
         if s.endswith(".onnx") and b > 100 * 1024:
@@ -743,27 +775,41 @@ def run(net, ort, summary):
     if not np.allclose(env["output"], y_float.numpy(), rtol=1e-4, atol=1e-5):
         fail("%s.onnx evaluated differs from the torch model" % name)
     qdq_m = onnx.load(p("_qdq.onnx"))
-    env_floor = evaluate(qdq_m, {"input": xin}, floor_requant=True)
-    for m, tname in qdq_tensors.items():     # every map, floor requantization: the integer reference exactly
-        if not np.array_equal(env_floor[tname].astype(np.int64), net["int_maps"][m].numpy()):
-            fail("%s_qdq.onnx, map %s (%s) with floor requantization differs from the integer reference" % (name, m, tname))
-    env_round = evaluate(qdq_m, {"input": xin})
+    ql_m = onnx.load(p("_qlinear.onnx")) if ql_tensors else None
     last_q = qdq_tensors[net["layers"][-1]["name"]]
-    y_round = env_round[last_q].astype(np.int64)
-    if ql_tensors:
-        env_ql = evaluate(onnx.load(p("_qlinear.onnx")), {"input": xin})
-        for m, tname in ql_tensors.items():   # QLinear = QDQ with rounding, map by map
-            if not np.array_equal(env_ql[tname], env_round[qdq_tensors[m]]):
-                fail("%s_qlinear.onnx, map %s differs from %s_qdq.onnx evaluated with rounding" % (name, m, name))
+
+    def check_quantized(xin, maps, what):
+        """The QDQ graph with floor requantization gives the integer reference map by map (saturation
+        included: QuantizeLinear clamps to int8); the QLinear graph equals the QDQ graph with rounding."""
+        env_floor = evaluate(qdq_m, {"input": xin}, floor_requant=True)
+        for m, tname in qdq_tensors.items():     # every map, floor requantization: the integer reference exactly
+            if not np.array_equal(env_floor[tname].astype(np.int64), maps[m].numpy()):
+                fail("%s_qdq.onnx on %s, map %s (%s) with floor requantization differs from the integer reference"
+                     % (name, what, m, tname))
+        env_round = evaluate(qdq_m, {"input": xin})
+        if ql_tensors:
+            env_ql = evaluate(ql_m, {"input": xin})
+            for m, tname in ql_tensors.items():   # QLinear = QDQ with rounding, map by map
+                if not np.array_equal(env_ql[tname], env_round[qdq_tensors[m]]):
+                    fail("%s_qlinear.onnx on %s, map %s differs from %s_qdq.onnx evaluated with rounding"
+                         % (name, what, m, name))
+        return env_round[last_q].astype(np.int64)
+
+    y_round = check_quantized(xin, net["int_maps"], p("_input.npy"))
+    xin_hot = np.load(p("_input_hot.npy"))
+    if not np.array_equal(quantize_input(torch.from_numpy(xin_hot), net["e_input"]).numpy(), np.load(p("_input_hot_int8.npy"))):
+        fail("%s_input_hot_int8.npy is not %s_input_hot.npy quantized" % (name, name))
+    y_round_hot = check_quantized(xin_hot, hot_maps, p("_input_hot.npy"))
     ort_note = "onnxruntime not installed: not run"
     if ort is not None:
         notes = []
         for suffix in [".onnx", "_qdq.onnx"] + (["_qlinear.onnx"] if net["qlinear"] else []):
             sess = ort.InferenceSession(p(suffix), providers=["CPUExecutionProvider"])
-            got = sess.run(None, {"input": xin})[0]
-            want = y_float.numpy() if suffix == ".onnx" else y_round * 2.0 ** -net["e_output"]
-            d = float(np.abs(got - want).max())
-            notes.append("%s%s: max |onnxruntime - expected| %.3g" % (name, suffix, d))
+            for tag, feed, yf_, yr_ in (("", xin, y_float, y_round), (" (hot input)", xin_hot, y_float_hot, y_round_hot)):
+                got = sess.run(None, {"input": feed})[0]
+                want = yf_.numpy() if suffix == ".onnx" else yr_ * 2.0 ** -net["e_output"]
+                d = float(np.abs(got - want).max())
+                notes.append("%s%s%s: max |onnxruntime - expected| %.3g" % (name, suffix, tag, d))
         ort_note = "; ".join(notes)
 
     # --- report
@@ -818,13 +864,62 @@ def run(net, ort, summary):
                 int(diff_round.max())))
     print(line)
     print("reference int8: %s" % ref.numpy().tolist())
+    hit = ["%s %s %d" % (m, c["clamp"], c["hi"] + c["lo"]) for m, c in clamps.items() if c["hi"] + c["lo"]]
+    cold_line = ("clamps on %s_input.npy: %s" % (name, ", ".join(hit) if hit else
+                 "none changes a value (input, QUAN and residual additions)"))
+    print(cold_line)
+
+    # --- the hot input
+    print("hot input: %s_input_hot.npy = %g * %s_input.npy + N(0,1) (seed %d), the same integer network"
+          % (name, HOT_GAIN, name, net["seed"] + HOT_SEED_OFFSET))
+    hot_rows = []
+    hdr = "%-11s %-14s %4s %5s %9s %12s %6s %6s %6s %6s" % (
+        "map", "shape", "e", "shift", "max|acc|", "int8 range", "clamp", ">127", "<-128", "of")
+    print(hdr)
+    hot_rows.append(hdr)
+
+    def hot_row(m, shape, e, shift, acc):
+        v = hot_maps[m]
+        c = hot_clamps.get(m)
+        r = "%-11s %-14s %4d %5s %9s %12s" % (m, "x".join(str(d) for d in shape[1:]), e, shift, acc,
+                                              "[%d,%d]" % (int(v.min()), int(v.max())))
+        r += " %6s %6d %6d %6d" % (c["clamp"], c["hi"], c["lo"], c["n"]) if c else " %6s" % "-"
+        print(r)
+        hot_rows.append(r)
+
+    hot_row("input", net["input"], net["e_input"], "", "")
+    for L in net["layers"]:
+        k = L["kind"]
+        if k in ("conv", "fc"):
+            hot_row(L["name"], L["out_shape"], L["e_out"], L["shift"], hot_acc_max[L["name"]])
+        elif k == "pool":
+            hot_row(L["name"], L["out_shape"], L["e_out"], "", "")
+        elif k == "res_end":
+            if L["shortcut"] == "projection":
+                hot_row(L["sc_name"], L["out_shape"], L["e_out"], L["shift"], hot_acc_max[L["sc_name"]])
+            hot_row(L["name"], L["out_shape"], L["e_out"], "", "")
+    yh_int = ref_hot.numpy().astype(np.float64) * 2.0 ** -e_out
+    yhf = y_float_hot.numpy().astype(np.float64)
+    errh = float(np.abs(yhf - yh_int).max())
+    diff_round_hot = y_round_hot - ref_hot.numpy().astype(np.int64)
+    hot_line = ("float model on the hot input vs the dequantized hot reference: max |error| %.4f (%.1f%% of max |float| "
+                "%.3f), argmax %s (float %d, integer %d); ONNX rounding vs the hot reference: %d of %d outputs "
+                "differ, by %+d to %+d steps" % (
+                    errh, 100 * errh / float(np.abs(yhf).max()), float(np.abs(yhf).max()),
+                    "agrees" if int(yhf.argmax()) == int(yh_int.argmax()) else "differs", int(yhf.argmax()),
+                    int(yh_int.argmax()), int((diff_round_hot != 0).sum()), diff_round_hot.size,
+                    int(diff_round_hot.min()), int(diff_round_hot.max())))
+    print(hot_line)
+    print("hot reference int8: %s" % ref_hot.numpy().tolist())
     print(ort_note)
     for w in warnings:
         print("warning: " + w)
     files = ", ".join("%s%s %d B" % (name, s, b) for s, b in sizes.items())
     print("files: " + files)
     summary.append(dict(name=name, what=net["what"], rows=rows, line=line, files=files, ort=ort_note,
-                        warnings=warnings, ref=ref.numpy().tolist()))
+                        warnings=warnings, ref=ref.numpy().tolist(), cold_line=cold_line, hot_rows=hot_rows,
+                        hot_line=hot_line, ref_hot=ref_hot.numpy().tolist(), hot_clamps=hot_clamps,
+                        hot_seed=net["seed"] + HOT_SEED_OFFSET))
 
 
 README_HEAD = """# vectors/nets/ — small real networks and their bit-exact integer references
@@ -847,6 +942,9 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
 | `NAME_input_int8.npy` | that input quantized: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 |
 | `NAME_reference.npy` | the integer network's output, int8 [1,10], real = value * 2^-e_output |
+| `NAME_input_hot.npy` | a second float32 input, same shape: 3 * `NAME_input.npy` + another N(0,1) draw (seed + 2); not a calibration input |
+| `NAME_input_hot_int8.npy` | that input quantized with the same e_input: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 (many values saturate) |
+| `NAME_reference_hot.npy` | the same integer network's output on it (the same exponents and shifts, `NAME_qdq.onnx` / `NAME.net`), int8 [1,10] |
 | `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end`: what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
 | `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w, e_y, shift and largest accumulator, in order |
 
@@ -867,11 +965,20 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
   fused max pooling on the int8 results; stand-alone pooling pads with zeros and takes the maximum or the
   sum divided by `Wf * Hf` truncated toward zero; a residual addition saturates to int8, then ReLU;
   flatten in [C][H][W] order.
+- The hot input: every network is calibrated on `NAME_input.npy`, so on that input no clamp ever changes a
+  value. `NAME_input_hot.npy` (3 times the input plus another N(0,1) draw, so not a scaled copy) goes
+  through the same integer network, exponents and shifts unchanged (not recalibrated), and drives maps
+  into saturation: the input's own clamp, QUAN's clamp at +127 (after a ReLU) and at -128 (a layer without
+  one), and the residual addition's clamp (at -128 too, which the ReLU after it hides). Its tables count,
+  per map, the values the clamp changes (the QUAN result `acc >> shift`, the sum `y + shortcut`, the
+  input's `round(x * 2^e_input)` above 127 or below -128). The script stops unless the QUAN clamp at +127
+  is hit in every network and at -128 in one, and every residual addition's clamp at +127.
 - Checks the script makes: `onnx.checker.check_model` (full check) on every ONNX file, every `.npy`
   re-read and compared; the ONNX graphs are evaluated by a small interpreter in the script: `NAME.onnx`
   against the torch model; `NAME_qdq.onnx` with every QuantizeLinear but the input's flooring (the
   hardware's QUAN) gives the reference exactly, map by map; `NAME_qlinear.onnx` equals `NAME_qdq.onnx`
-  evaluated with ONNX's rounding, map by map. onnxruntime is used too when it is installed.
+  evaluated with ONNX's rounding, map by map. Both on `NAME_input.npy` and on `NAME_input_hot.npy` (with
+  its saturation: QuantizeLinear clamps to int8 as QUAN does). onnxruntime is used too when it is installed.
 - With ONNX's rounding (half to even) instead of the hardware's floor, each layer's int8 result can be one
   step higher than the hardware's for the same input; through the layers the differences spread both ways
   and grow: the last line under each table gives how far a runtime's int8 output is from the reference.
@@ -882,7 +989,34 @@ Per map: exponent e, shift, the largest |accumulator|, the int8 range, the share
 saturated (127 or -128) values, and `float/127`, the float map's max |a| * 2^e / 127 (above 1: the map
 saturates, as a residual block's last convolution may, whose exponent is the shortcut's or the sum's).
 The quantization error compares the float model's output with the reference times 2^-e_output.
+
+Hot input, per map: e, shift, the largest |accumulator|, the int8 range, the clamp that ends the map
+(`input`, `QUAN`, `add` for a residual addition before its ReLU; `-` for pooling, which cannot saturate),
+how many values it changes above 127 and below -128, of how many. On the hot input the float model and the
+integer network part ways: the error line shows how far.
 """
+
+
+def check_saturation(summary):
+    """The hot inputs must saturate: the QUAN clamp at +127 in every network, the QUAN clamp at -128 in
+    at least one, and every residual addition's clamp at +127 (its clamp at -128 is hidden by the ReLU that
+    follows, so it does not count)."""
+    missing = []
+    for s in summary:
+        cl = s["hot_clamps"]
+        if not any(c["hi"] for c in cl.values() if c["clamp"] == "QUAN"):
+            missing.append("%s: no QUAN result above 127" % s["name"])
+        for m, c in cl.items():
+            if c["clamp"] == "add" and not c["hi"]:
+                missing.append("%s: the residual addition %s never exceeds 127" % (s["name"], m))
+    if not any(c["lo"] for s in summary for c in s["hot_clamps"].values() if c["clamp"] == "QUAN"):
+        missing.append("no network has a QUAN result below -128")
+    if not any(c["clamp"] == "add" for s in summary for c in s["hot_clamps"].values()):
+        missing.append("no network has a residual addition")
+    if missing:
+        fail("the hot inputs do not saturate as they must (change HOT_GAIN or HOT_SEED_OFFSET): " + "; ".join(missing))
+    print("\nsaturation check passed: the hot inputs hit the QUAN clamp at +127 in every network and at -128, "
+          "and every residual addition's clamp at +127")
 
 
 def main():
@@ -897,10 +1031,16 @@ def main():
     summary = []
     for net in NETWORKS:
         run(net, ort, summary)
+    check_saturation(summary)
     text = [README_HEAD]
     for s in summary:
-        text.append("### %s\n\n%s.\n\n```\n%s\n```\n\n%s.\n\nReference output (int8): `%s`.\n\nFiles: %s.\n" % (
-            s["name"], s["what"], "\n".join(s["rows"]), s["line"], s["ref"], s["files"]))
+        text.append("### %s\n\n%s.\n\n```\n%s\n```\n\n%s.\n\nReference output (int8): `%s`.\n\n%s.\n" % (
+            s["name"], s["what"], "\n".join(s["rows"]), s["line"], s["ref"], s["cold_line"][0].upper() + s["cold_line"][1:]))
+        text.append("Hot input `%s_input_hot.npy` = %g * `%s_input.npy` + N(0, 1) drawn with seed %d, through the "
+                    "same integer network:\n\n```\n%s\n```\n\n%s.\n\nHot reference output (int8): `%s`.\n" % (
+                        s["name"], HOT_GAIN, s["name"], s["hot_seed"], "\n".join(s["hot_rows"]),
+                        s["hot_line"][0].upper() + s["hot_line"][1:], s["ref_hot"]))
+        text.append("Files: %s.\n" % s["files"])
         for w in s["warnings"]:
             text.append("Warning: %s.\n" % w)
     with open(os.path.join(OUT_DIR, "README.md"), "w") as f:
