@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/text_file.h"
+#include "onnx_import.h"
 
 namespace s2::mapper {
 
@@ -233,6 +234,7 @@ const std::string& resnet50_layer_list() {
 Network load_network(const std::string& name_or_path) {
   if (name_or_path == "vgg16") return parse_layer_list(vgg16_layer_list(), "built-in vgg16");
   if (name_or_path == "resnet50") return parse_layer_list(resnet50_layer_list(), "built-in resnet50");
+  if (name_or_path.ends_with(".onnx")) return import_onnx(name_or_path);  // float: no calibration, shifts by rule
   return read_layer_list(name_or_path);
 }
 

@@ -1,0 +1,1248 @@
+#include "onnx_import.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace s2::mapper {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is little-endian; it is copied as it is");
+
+// values in one initializer: far above any layer's weights the mapper takes (kMaxChannels^2 would not fit
+// the file cap anyway); bounds what a forged dims field makes the reader allocate
+constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 28;
+
+const char* const kSupportedOps =
+    "Conv, Gemm, MatMul, Relu, MaxPool, AveragePool, GlobalAveragePool, Add, Flatten, Reshape, QuantizeLinear, "
+    "DequantizeLinear, QLinearConv, QLinearMatMul, Constant";
+
+std::string dims_str(const std::vector<std::int64_t>& d) {
+  std::string s = "[";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "," + std::string
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  s += "]";
+  return s;
+}
+
+std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
+
+// 2^-e as a text ("2^-5"), for messages about scales
+std::string scale_str(int e) { return "2^" + std::to_string(-e); }
+
+// A constant tensor (an initializer, a Constant node's value, or one of those quantized / dequantized).
+struct Const {
+  int dtype = 0;  // onnx::TensorProto::DataType
+  std::vector<std::int64_t> dims;
+  std::vector<double> v;  // every type the import reads is exact in a double (int64 up to 2^53)
+  // an integer tensor a DequantizeLinear gave a scale: real value = v * scale
+  std::optional<double> scale;
+  std::string what;  // "initializer 'W'", "output 'w' of node X (DequantizeLinear)"
+  bool all_zero() const { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; }); }
+  bool is_float() const { return dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE; }
+};
+
+// A feature map: [1,C,H,W] (rank 4) or, flattened, [1,N] (rank 2) or [N] (rank 1), stored {N,1,1}.
+struct Act {
+  Shape3 shape;
+  int rank = 4;
+  int cls = 0;  // its exponent's class (Scales)
+  std::vector<std::int64_t> dims() const {
+    if (rank == 4) return {1, shape.D, shape.H, shape.W};
+    if (rank == 2) return {1, shape.W};
+    return {shape.W};
+  }
+};
+
+// The exponents of the maps: one class per map that has its own; a pooling, a flattening, a folded ReLU and
+// a residual addition keep their input's (the hardware does not rescale them), so they join its class.
+struct Scales {
+  std::vector<int> parent;
+  std::vector<std::optional<int>> e;
+  std::vector<std::string> by;     // the node that set e, for messages
+  std::vector<std::string> calib;  // the tensor whose float values calibrate it (a float model)
+  int make(const std::string& calib_tensor) {
+    parent.push_back(static_cast<int>(parent.size()));
+    e.emplace_back();
+    by.emplace_back();
+    calib.push_back(calib_tensor);
+    return parent.back();
+  }
+  int root(int c) {
+    while (parent[c] != c) c = parent[c] = parent[parent[c]];
+    return c;
+  }
+  // "" or why not
+  std::string set(int c, int exp, const std::string& who) {
+    c = root(c);
+    if (e[c] && *e[c] != exp)
+      return "its scale " + scale_str(exp) + " differs from " + scale_str(*e[c]) + " that " + by[c] +
+             " gave the same map (the hardware does not rescale a map between layers)";
+    e[c] = exp;
+    by[c] = who;
+    return "";
+  }
+  std::string merge(int a, int b, const std::string& calib_tensor) {
+    a = root(a);
+    b = root(b);
+    if (a != b && e[a] && e[b] && *e[a] != *e[b])
+      return "maps at scales " + scale_str(*e[a]) + " (" + by[a] + ") and " + scale_str(*e[b]) + " (" + by[b] +
+             ") meet here, and the hardware has one exponent for them";
+    if (a != b) {
+      parent[b] = a;
+      if (!e[a] && e[b]) {
+        e[a] = e[b];
+        by[a] = by[b];
+      }
+    }
+    calib[a] = calib_tensor;
+    return "";
+  }
+};
+
+enum class Op { Conv, Fc, Relu, MaxPool, AvgPool, Flatten, Add };
+
+// A node that computes (the Q/DQ nodes and constants are gone: they only give scales and weights).
+struct Node {
+  Op op = Op::Conv;
+  int index = 0;  // 1-based, in the graph's node list
+  std::string label;
+  std::vector<std::string> in;  // feature maps (canonical names): one, two for Add
+  std::string out;
+  int kW = 1, kH = 1, stride = 1, pad = 0;  // conv, pools
+  int C = 0, D = 0;                        // conv: filters, channels; fc: outputs, inputs
+  // conv and fc weights in the hardware's order (conv [C][D][Hf][Wf], fc [OUT][IN]): float (to quantize)
+  // or int8 with their exponent (a quantized model)
+  std::vector<double> wf;
+  std::vector<std::int8_t> wq;
+  std::optional<int> e_w;
+  bool float_weights = false;
+};
+
+// The exponent e of a power-of-two scale 2^-e, or nullopt.
+std::optional<int> exponent_of_scale(double s) {
+  if (!(s > 0) || !std::isfinite(s)) return std::nullopt;
+  int ex = 0;
+  const double m = std::frexp(s, &ex);  // s = m * 2^ex, m in [0.5, 1)
+  if (m != 0.5) return std::nullopt;
+  return 1 - ex;
+}
+
+// docs/real_networks.md: e = floor(log2(127 / max)), exactly: the largest e with max * 2^e <= 127 (scaling a
+// double by a power of two is exact, so no rounding of log2 decides it).
+int exponent_for_max(double max) {
+  int e = static_cast<int>(std::floor(std::log2(127.0 / max)));
+  while (std::ldexp(max, e + 1) <= 127.0) ++e;
+  while (std::ldexp(max, e) > 127.0) --e;
+  return e;
+}
+
+class Importer {
+ public:
+  explicit Importer(std::string path) : path_(std::move(path)) {}
+
+  Network run(const std::vector<std::vector<float>>& calibration) {
+    read_file();
+    read_graph();
+    walk();
+    quantize(calibration);
+    return std::move(net_);
+  }
+
+ private:
+  // Where a node's messages come from.
+  struct Ctx {
+    const Importer& im;
+    const onnx::NodeProto& n;
+    int index;  // 1-based
+    std::string label;
+    [[noreturn]] void fail(const std::string& why) const { throw NetworkError(im.path_ + ": " + label + ": " + why); }
+    std::string in(int k) const { return k < n.input_size() ? n.input(k) : std::string(); }
+    bool has(int k) const { return !in(k).empty(); }
+    void inputs(int min, int max) const {
+      if (n.input_size() < min || n.input_size() > max)
+        fail("expected " + (min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max)) +
+             " inputs, got " + std::to_string(n.input_size()));
+      for (int k = 0; k < min; ++k)
+        if (n.input(k).empty()) fail("input " + std::to_string(k + 1) + " is required, but its name is empty");
+    }
+    const std::string& out() const { return n.output(0); }
+  };
+
+  // The attributes of a node, typed; an attribute the import does not know is refused rather than ignored
+  // (it could change what the node computes).
+  class Attrs {
+   public:
+    Attrs(const Ctx& c, std::initializer_list<const char*> known) : c_(c) {
+      for (const onnx::AttributeProto& a : c.n.attribute()) {
+        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return a.name() == k; }))
+          c.fail("attribute " + in_quotes(a.name()) + " is not supported");
+        by_name_[a.name()] = &a;
+      }
+    }
+    const onnx::AttributeProto* find(const std::string& name, onnx::AttributeProto::AttributeType type) const {
+      const auto it = by_name_.find(name);
+      if (it == by_name_.end()) return nullptr;
+      if (it->second->type() != type)
+        c_.fail("attribute " + in_quotes(name) + " has type " + std::to_string(it->second->type()) + ", expected " +
+                std::to_string(type));
+      return it->second;
+    }
+    bool has(const std::string& name) const { return by_name_.count(name) != 0; }
+    std::int64_t i(const std::string& name, std::int64_t def) const {
+      const auto* a = find(name, onnx::AttributeProto::INT);
+      return a ? a->i() : def;
+    }
+    float f(const std::string& name, float def) const {
+      const auto* a = find(name, onnx::AttributeProto::FLOAT);
+      return a ? a->f() : def;
+    }
+    std::string s(const std::string& name, const std::string& def) const {
+      const auto* a = find(name, onnx::AttributeProto::STRING);
+      return a ? a->s() : def;
+    }
+    std::optional<std::vector<std::int64_t>> ints(const std::string& name) const {
+      const auto* a = find(name, onnx::AttributeProto::INTS);
+      if (!a) return std::nullopt;
+      return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+    }
+    const onnx::TensorProto* t(const std::string& name) const {
+      const auto* a = find(name, onnx::AttributeProto::TENSOR);
+      return a ? &a->t() : nullptr;
+    }
+
+   private:
+    const Ctx& c_;
+    std::map<std::string, const onnx::AttributeProto*> by_name_;
+  };
+
+  [[noreturn]] void fail(const std::string& why) const { throw NetworkError(path_ + ": " + why); }
+
+  void read_file() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path_, ec);
+    if (ec) fail("cannot read the ONNX model: " + ec.message());
+    if (size > kMaxOnnxFileBytes)
+      fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " + std::to_string(size));
+    std::ifstream f(path_, std::ios::binary);
+    if (!f) fail("cannot open the ONNX model");
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    f.read(bytes.data(), static_cast<std::streamsize>(size));
+    if (f.gcount() != static_cast<std::streamsize>(size)) fail("cannot read the ONNX model (it changed while read)");
+    if (!model_.ParseFromString(bytes))
+      fail("not an ONNX model: the protobuf does not parse (a truncated file, or another format)");
+    if (!model_.has_graph() || model_.graph().node_size() == 0)
+      fail("not an ONNX model: it has no graph, or a graph without nodes (a truncated file?)");
+  }
+
+  // A TensorProto's values; `what` names it in messages.
+  Const read_tensor(const onnx::TensorProto& t, const std::string& what) const {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+      fail(what + ": its data is in an external file, which the import does not read (save the model with its data inside)");
+    if (t.has_segment()) fail(what + ": a segmented tensor is not supported");
+    Const c;
+    c.dtype = t.data_type();
+    c.what = what;
+    std::int64_t n = 1;
+    for (const std::int64_t d : t.dims()) {
+      if (d < 0) fail(what + ": negative dimension in " + dims_str({t.dims().begin(), t.dims().end()}));
+      if (d > 0 && n > kMaxTensorValues / d)
+        fail(what + ": " + dims_str({t.dims().begin(), t.dims().end()}) + " is more than " +
+             std::to_string(kMaxTensorValues) + " values");
+      n *= d;
+      c.dims.push_back(d);
+    }
+    std::size_t bytes = 0;
+    switch (t.data_type()) {
+      case onnx::TensorProto::FLOAT: bytes = 4; break;
+      case onnx::TensorProto::DOUBLE: bytes = 8; break;
+      case onnx::TensorProto::INT8: bytes = 1; break;
+      case onnx::TensorProto::UINT8: bytes = 1; break;
+      case onnx::TensorProto::INT32: bytes = 4; break;
+      case onnx::TensorProto::INT64: bytes = 8; break;
+      default:
+        fail(what + ": data type " + std::to_string(t.data_type()) +
+             " is not supported (float, double, int8, uint8, int32, int64 are)");
+    }
+    const auto count = static_cast<std::size_t>(n);
+    c.v.resize(count);
+    if (t.has_raw_data()) {
+      const std::string& raw = t.raw_data();
+      if (raw.size() != count * bytes)
+        fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
+             std::to_string(count * bytes));
+      for (std::size_t i = 0; i < count; ++i) {
+        const char* p = raw.data() + i * bytes;
+        switch (t.data_type()) {
+          case onnx::TensorProto::FLOAT: { float x; std::memcpy(&x, p, 4); c.v[i] = x; break; }
+          case onnx::TensorProto::DOUBLE: { double x; std::memcpy(&x, p, 8); c.v[i] = x; break; }
+          case onnx::TensorProto::INT8: c.v[i] = static_cast<std::int8_t>(*p); break;
+          case onnx::TensorProto::UINT8: c.v[i] = static_cast<std::uint8_t>(*p); break;
+          case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, p, 4); c.v[i] = x; break; }
+          case onnx::TensorProto::INT64: { std::int64_t x; std::memcpy(&x, p, 8); c.v[i] = static_cast<double>(x); break; }
+        }
+      }
+      return c;
+    }
+    auto take = [&](const auto& field) {
+      if (static_cast<std::size_t>(field.size()) != count)
+        fail(what + ": holds " + std::to_string(field.size()) + " values, its dims " + dims_str(c.dims) + " say " +
+             std::to_string(count));
+      std::size_t i = 0;
+      for (const auto x : field) c.v[i++] = static_cast<double>(x);
+    };
+    switch (t.data_type()) {
+      case onnx::TensorProto::FLOAT: take(t.float_data()); break;
+      case onnx::TensorProto::DOUBLE: take(t.double_data()); break;
+      case onnx::TensorProto::INT64: take(t.int64_data()); break;
+      default: take(t.int32_data()); break;  // int8, uint8 and int32 are stored as int32
+    }
+    if (t.data_type() == onnx::TensorProto::INT8 || t.data_type() == onnx::TensorProto::UINT8) {
+      const double lo = t.data_type() == onnx::TensorProto::INT8 ? -128 : 0;
+      for (const double x : c.v)
+        if (x < lo || x > lo + 255) fail(what + ": value " + std::to_string(x) + " is out of its 8-bit type's range");
+    }
+    return c;
+  }
+
+  // The graph: initializers, its one input and output, then every node in order (ONNX keeps them in
+  // topological order, so each node's inputs are known when it comes).
+  void read_graph() {
+    const onnx::GraphProto& g = model_.graph();
+    if (g.sparse_initializer_size() > 0) fail("sparse initializers are not supported");
+    for (const onnx::TensorProto& t : g.initializer()) {
+      if (t.name().empty()) fail("an initializer has no name");
+      if (consts_.count(t.name())) fail("initializer " + in_quotes(t.name()) + " is defined twice");
+      consts_[t.name()] = read_tensor(t, "initializer " + in_quotes(t.name()));
+    }
+    std::vector<const onnx::ValueInfoProto*> inputs;
+    for (const onnx::ValueInfoProto& v : g.input())
+      if (!consts_.count(v.name())) inputs.push_back(&v);  // older exporters list initializers as inputs too
+    if (inputs.size() != 1) {
+      std::string names;
+      for (const auto* v : inputs) names += (names.empty() ? "" : ", ") + in_quotes(v->name());
+      fail("the graph has " + std::to_string(inputs.size()) + " inputs" + (names.empty() ? "" : " (" + names + ")") +
+           "; the hardware runs a network with one");
+    }
+    if (g.output_size() != 1) {
+      std::string names;
+      for (const auto& v : g.output()) names += (names.empty() ? "" : ", ") + in_quotes(v.name());
+      fail("the graph has " + std::to_string(g.output_size()) + " outputs" + (names.empty() ? "" : " (" + names + ")") +
+           "; the hardware runs a network with one");
+    }
+    read_input(*inputs[0]);
+    for (int i = 0; i < g.node_size(); ++i) node(g.node(i), i + 1);
+    const std::string& out = g.output(0).name();
+    if (consts_.count(out)) fail("the graph's output " + in_quotes(out) + " is a constant");
+    if (!alias_.count(out) && !acts_.count(out))
+      fail("the graph's output " + in_quotes(out) + " is not computed by any node (a dangling name)");
+    output_ = canon(out);
+  }
+
+  void read_input(const onnx::ValueInfoProto& v) {
+    const std::string what = "the graph's input " + in_quotes(v.name());
+    if (v.name().empty()) fail("the graph's input has no name");
+    if (!v.type().has_tensor_type()) fail(what + " is not a tensor");
+    const auto& tt = v.type().tensor_type();
+    if (tt.elem_type() != onnx::TensorProto::FLOAT)
+      fail(what + " has element type " + std::to_string(tt.elem_type()) + "; expected float (1), quantized inside the model");
+    if (!tt.has_shape()) fail(what + " has no shape; expected [1,C,H,W] or [1,N]");
+    std::vector<std::int64_t> d;
+    for (int k = 0; k < tt.shape().dim_size(); ++k) {
+      const auto& dim = tt.shape().dim(k);
+      if (!dim.has_dim_value())
+        fail(what + ": dimension " + std::to_string(k) + " is symbolic" +
+             (dim.has_dim_param() ? " (" + in_quotes(dim.dim_param()) + ")" : std::string()) +
+             "; the import needs a fixed shape, batch 1");
+      if (dim.dim_value() < 1) fail(what + ": dimension " + std::to_string(k) + " is " + std::to_string(dim.dim_value()));
+      d.push_back(dim.dim_value());
+    }
+    if (d.size() != 4 && d.size() != 2) fail(what + " has shape " + dims_str(d) + "; expected [1,C,H,W] or [1,N]");
+    if (d[0] != 1) fail(what + " has batch " + std::to_string(d[0]) + " " + dims_str(d) + "; the hardware runs one image (batch 1)");
+    Act a;
+    a.rank = static_cast<int>(d.size());
+    if (a.rank == 4) {
+      if (d[1] > kMaxChannels || d[2] > kMaxSide || d[3] > kMaxSide)
+        fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxChannels) + " channels or sides over " +
+             std::to_string(kMaxSide));
+      a.shape = {static_cast<int>(d[3]), static_cast<int>(d[2]), static_cast<int>(d[1])};
+    } else {
+      if (d[1] > kMaxMapValues) fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxMapValues) + " values");
+      a.shape = {static_cast<int>(d[1]), 1, 1};
+    }
+    if (a.shape.elements() > kMaxMapValues)
+      fail(what + " has " + std::to_string(a.shape.elements()) + " values; expected at most " + std::to_string(kMaxMapValues));
+    a.cls = scales_.make(v.name());
+    input_ = v.name();
+    acts_[input_] = a;
+    producer_[input_] = what;
+    net_.input = a.shape;
+  }
+
+  std::string canon(const std::string& name) const {
+    const auto it = alias_.find(name);
+    return it == alias_.end() ? name : it->second;
+  }
+
+  // A feature-map input of a node.
+  std::pair<std::string, Act> act_in(const Ctx& c, int k) const {
+    const std::string name = c.in(k);
+    if (consts_.count(name))
+      c.fail("input " + std::to_string(k + 1) + " " + in_quotes(name) + " is a constant; expected a feature map here");
+    const std::string cn = canon(name);
+    const auto it = acts_.find(cn);
+    if (it == acts_.end())
+      c.fail("input " + in_quotes(name) + " is not the graph's input, an initializer or an earlier node's output (a dangling name)");
+    return {cn, it->second};
+  }
+
+  // A constant input of a node (weights, scales, zero points, shapes).
+  const Const& const_in(const Ctx& c, int k, const std::string& role) const {
+    const std::string name = c.in(k);
+    const auto it = consts_.find(name);
+    if (it != consts_.end()) return it->second;
+    if (alias_.count(name) || acts_.count(name))
+      c.fail("input " + in_quotes(name) + " (" + role + ") is a feature map; expected an initializer");
+    c.fail("input " + in_quotes(name) + " (" + role + ") is not an initializer or an earlier node's output (a missing initializer)");
+  }
+
+  // The output name of a node, checked to be new.
+  std::string new_output(const Ctx& c) const {
+    if (c.n.output_size() < 1 || c.out().empty()) c.fail("has no output");
+    for (int k = 1; k < c.n.output_size(); ++k)
+      if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " " + in_quotes(c.n.output(k)) + " is not supported");
+    const std::string& o = c.out();
+    if (consts_.count(o) || acts_.count(o) || alias_.count(o)) c.fail("output " + in_quotes(o) + " is defined twice");
+    return o;
+  }
+
+  void add_act(const Ctx& c, const std::string& name, const Act& a) {
+    if (a.shape.elements() > kMaxMapValues)
+      c.fail("output " + to_string(a.shape) + " has more than " + std::to_string(kMaxMapValues) + " values");
+    acts_[name] = a;
+    producer_[name] = c.label;
+  }
+
+  // A scale input: one positive power of two (a per-axis scale with all values equal counts as one).
+  int scale_exponent(const Ctx& c, int k, const std::string& role) const {
+    const Const& s = const_in(c, k, role);
+    if (s.v.empty()) c.fail(role + " " + in_quotes(c.in(k)) + " is empty");
+    if (!std::all_of(s.v.begin(), s.v.end(), [&](double x) { return x == s.v[0]; }))
+      c.fail(role + " " + in_quotes(c.in(k)) + " has " + std::to_string(s.v.size()) +
+             " different values (per-channel scales); the hardware has one shift per layer");
+    const auto e = exponent_of_scale(s.v[0]);
+    if (!e)
+      c.fail(role + " " + in_quotes(c.in(k)) + " is " + std::to_string(s.v[0]) +
+             ", not a power of two (the hardware requantizes by shifting right)");
+    return *e;
+  }
+
+  // A zero point: absent (where the op allows it) or int8 zeros.
+  void zero_point(const Ctx& c, int k, bool required, const std::string& role) const {
+    if (!c.has(k)) {
+      if (required) c.fail(role + " is missing");
+      return;
+    }
+    const Const& z = const_in(c, k, role);
+    if (z.dtype == onnx::TensorProto::UINT8)
+      c.fail(role + " " + in_quotes(c.in(k)) + " is uint8; the hardware's maps and weights are int8");
+    if (z.dtype != onnx::TensorProto::INT8 && z.dtype != onnx::TensorProto::INT32)
+      c.fail(role + " " + in_quotes(c.in(k)) + " has type " + std::to_string(z.dtype) + "; expected int8");
+    if (!z.all_zero()) c.fail(role + " " + in_quotes(c.in(k)) + " is not 0 (the hardware quantizes symmetrically)");
+  }
+
+  void set_scale(const Ctx& c, const std::string& map, int e) {
+    const std::string why = scales_.set(acts_.at(map).cls, e, c.label);
+    if (!why.empty()) c.fail("map " + in_quotes(map) + ": " + why);
+  }
+
+  // A convolution's or pooling's window on `in`: one stride for both directions, the same padding on every side.
+  struct Window {
+    int stride = 1, pad = 0;
+    Shape3 out;
+  };
+  Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const {
+    if (kH < 1 || kW < 1 || kH > kMaxSide || kW > kMaxSide)
+      c.fail("kernel " + std::to_string(kH) + "x" + std::to_string(kW) + " is out of range 1.." + std::to_string(kMaxSide));
+    const auto strides = a.ints("strides").value_or(std::vector<std::int64_t>{1, 1});
+    if (strides.size() != 2) c.fail("strides " + dims_str(strides) + ": expected 2 values (a 2-D window)");
+    if (strides[0] != strides[1])
+      c.fail("strides " + dims_str(strides) + " differ: the hardware's window moves by one stride in both directions");
+    if (strides[0] < 1 || strides[0] > kMaxSide) c.fail("stride " + std::to_string(strides[0]) + " is out of range");
+    if (const auto dil = a.ints("dilations"))
+      if (dil->size() != 2 || (*dil)[0] != 1 || (*dil)[1] != 1)
+        c.fail("dilations " + dims_str(*dil) + ": a dilated window is not supported (the MAC array's filters are dense)");
+    const std::string auto_pad = a.s("auto_pad", "NOTSET");
+    std::vector<std::int64_t> pads = a.ints("pads").value_or(std::vector<std::int64_t>{0, 0, 0, 0});
+    if (pads.size() != 4) c.fail("pads " + dims_str(pads) + ": expected 4 values");
+    const std::int64_t s = strides[0];
+    if (auto_pad == "VALID") {
+      pads = {0, 0, 0, 0};
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      // the output is ceil(in / stride); the extra padding goes to the end (UPPER) or the beginning (LOWER)
+      const std::int64_t side[2] = {in.H, in.W}, k[2] = {kH, kW};
+      for (int ax = 0; ax < 2; ++ax) {
+        const std::int64_t total = std::max<std::int64_t>(((side[ax] + s - 1) / s - 1) * s + k[ax] - side[ax], 0);
+        const std::int64_t small = total / 2, big = total - small;
+        pads[ax] = auto_pad == "SAME_UPPER" ? small : big;
+        pads[ax + 2] = auto_pad == "SAME_UPPER" ? big : small;
+      }
+    } else if (auto_pad != "NOTSET") {
+      c.fail("auto_pad " + in_quotes(auto_pad) + " is not supported");
+    }
+    if (!(pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]))
+      c.fail("asymmetric pads " + dims_str(pads) + " (top, left, bottom, right): the hardware pads every side alike");
+    if (pads[0] < 0 || pads[0] > kMaxSide) c.fail("pads " + dims_str(pads) + " are out of range");
+    Window w;
+    w.stride = static_cast<int>(s);
+    w.pad = static_cast<int>(pads[0]);
+    const std::int64_t pw = in.W + 2 * pads[0], ph = in.H + 2 * pads[0];
+    if (kW > pw || kH > ph)
+      c.fail("window " + std::to_string(kH) + "x" + std::to_string(kW) + " is larger than the padded input " +
+             std::to_string(ph) + "x" + std::to_string(pw));
+    w.out = {static_cast<int>((pw - kW) / s + 1), static_cast<int>((ph - kH) / s + 1), in.D};
+    if (pool && a.i("ceil_mode", 0) != 0) {
+      const std::int64_t cw = (pw - kW + s - 1) / s + 1, ch = (ph - kH + s - 1) / s + 1;
+      if (cw != w.out.W || ch != w.out.H)
+        c.fail("ceil_mode=1 gives a " + std::to_string(ch) + "x" + std::to_string(cw) + " output where the hardware's " +
+               "pooling gives " + std::to_string(w.out.H) + "x" + std::to_string(w.out.W) + " (it rounds down)");
+    }
+    return w;
+  }
+
+  // ---------------------------------------------------------------- nodes
+
+  void node(const onnx::NodeProto& n, int index) {
+    Ctx c{*this, n, index, "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      c.fail("op domain " + in_quotes(n.domain()) + " is not supported (the standard ONNX ops are: " + kSupportedOps + ")");
+    const std::string& t = n.op_type();
+    if (t == "Constant") constant(c);
+    else if (t == "QuantizeLinear") quantize_linear(c);
+    else if (t == "DequantizeLinear") dequantize_linear(c);
+    else if (t == "Conv" || t == "QLinearConv") conv(c, t == "QLinearConv");
+    else if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul") fc(c);
+    else if (t == "Relu") relu(c);
+    else if (t == "MaxPool" || t == "AveragePool") pool(c, t == "MaxPool");
+    else if (t == "GlobalAveragePool") global_pool(c);
+    else if (t == "Add") add(c);
+    else if (t == "Flatten" || t == "Reshape") flatten(c, t == "Reshape");
+    else c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + std::string(kSupportedOps) + ")");
+  }
+
+  void constant(const Ctx& c) {
+    const Attrs a(c, {"value"});
+    c.inputs(0, 0);
+    const onnx::TensorProto* t = a.t("value");
+    if (!t) c.fail("only a Constant with a tensor 'value' is supported");
+    const std::string o = new_output(c);
+    consts_[o] = read_tensor(*t, c.label + " output " + in_quotes(o));
+  }
+
+  void quantize_linear(const Ctx& c) {
+    const Attrs a(c, {"axis"});
+    c.inputs(2, 3);
+    const int e = scale_exponent(c, 1, "scale");
+    if (!c.has(2)) c.fail("has no zero point, so its output is uint8; the hardware's maps are int8");
+    zero_point(c, 2, true, "zero point");
+    if (consts_.at(c.in(2)).dtype != onnx::TensorProto::INT8) c.fail("zero point is not int8; the hardware's maps are int8");
+    const std::string o = new_output(c);
+    quantized_ = true;
+    if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
+      // float weights quantized in the graph: round half to even, as QuantizeLinear does
+      Const q = it->second;
+      if (!q.is_float()) c.fail("quantizes " + q.what + ", which is not float");
+      for (double& x : q.v) x = std::clamp(std::nearbyint(std::ldexp(x, e)), -128.0, 127.0);
+      q.dtype = onnx::TensorProto::INT8;
+      q.what = c.label + " output " + in_quotes(o);
+      consts_[o] = std::move(q);
+      return;
+    }
+    const auto [x, act] = act_in(c, 0);
+    set_scale(c, x, e);
+    alias_[o] = x;
+  }
+
+  void dequantize_linear(const Ctx& c) {
+    const Attrs a(c, {"axis"});
+    c.inputs(2, 3);
+    const std::string o = new_output(c);
+    quantized_ = true;
+    if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
+      Const q = it->second;
+      if (q.dtype != onnx::TensorProto::INT8 && q.dtype != onnx::TensorProto::INT32)
+        c.fail("dequantizes " + q.what + " of type " + std::to_string(q.dtype) + "; expected int8 weights (or an int32 bias)");
+      zero_point(c, 2, false, "zero point");
+      if (q.dtype == onnx::TensorProto::INT8) {
+        q.scale = std::ldexp(1.0, -scale_exponent(c, 1, "scale"));
+      } else {
+        // a bias: refused later unless all zero, when its scale does not matter
+        const Const& s = const_in(c, 1, "scale");
+        if (s.v.empty()) c.fail("scale " + in_quotes(c.in(1)) + " is empty");
+        q.scale = s.v[0];
+      }
+      q.what = c.label + " output " + in_quotes(o);
+      consts_[o] = std::move(q);
+      return;
+    }
+    const auto [x, act] = act_in(c, 0);
+    zero_point(c, 2, false, "zero point");
+    set_scale(c, x, scale_exponent(c, 1, "scale"));
+    alias_[o] = x;
+  }
+
+  // Weights as the layer takes them: float (a float model) or int8 with a power-of-two scale.
+  void take_weights(const Ctx& c, const Const& w, const std::string& name, Node& nd, bool transpose) {
+    const std::size_t rows = w.dims.size() == 2 ? static_cast<std::size_t>(w.dims[0]) : 0;
+    const std::size_t cols = w.dims.size() == 2 ? static_cast<std::size_t>(w.dims[1]) : 0;
+    auto at = [&](std::size_t i) {
+      if (!transpose) return w.v[i];
+      // [IN][OUT] read as [OUT][IN]
+      const std::size_t out = i / rows, in = i % rows;
+      return w.v[in * cols + out];
+    };
+    if (w.is_float()) {
+      if (w.scale) c.fail("weights " + in_quotes(name) + " are float with a scale");  // not reachable: DQ makes ints
+      nd.float_weights = true;
+      nd.wf.resize(w.v.size());
+      for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
+      for (const double x : nd.wf)
+        if (!std::isfinite(x)) c.fail("weights " + in_quotes(name) + " hold a value that is not finite");
+      return;
+    }
+    if (w.dtype != onnx::TensorProto::INT8)
+      c.fail("weights " + in_quotes(name) + " (" + w.what + ") have type " + std::to_string(w.dtype) + "; expected float or int8");
+    if (!w.scale)
+      c.fail("weights " + in_quotes(name) + " are int8 without a scale (a DequantizeLinear, or QLinearConv / QLinearMatMul's)");
+    nd.e_w = exponent_of_scale(*w.scale);
+    if (!nd.e_w) c.fail("weights " + in_quotes(name) + ": scale " + std::to_string(*w.scale) + " is not a power of two");
+    nd.wq.resize(w.v.size());
+    for (std::size_t i = 0; i < w.v.size(); ++i) nd.wq[i] = static_cast<std::int8_t>(at(i));
+  }
+
+  void no_bias(const Ctx& c, int k, std::int64_t outputs) const {
+    if (!c.has(k)) return;
+    const Const& b = const_in(c, k, "bias");
+    if (!b.all_zero())
+      c.fail("bias " + in_quotes(c.in(k)) + " is not zero: the hardware's QUAN has no bias add (docs/real_networks.md)");
+    if (static_cast<std::int64_t>(b.v.size()) != outputs && b.v.size() != 1)
+      c.fail("bias " + in_quotes(c.in(k)) + " has shape " + dims_str(b.dims) + "; expected [" + std::to_string(outputs) + "]");
+  }
+
+  void conv(const Ctx& c, bool qlinear) {
+    const Attrs a(c, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+    // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point[, B]
+    c.inputs(qlinear ? 8 : 2, qlinear ? 9 : 3);
+    const int wk = qlinear ? 3 : 1;
+    const auto [x, in] = act_in(c, 0);
+    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    if (const std::int64_t g = a.i("group", 1); g != 1)
+      c.fail("group=" + std::to_string(g) + (g == in.shape.D ? " (a depthwise convolution)" : " (a grouped convolution)") +
+             ": the MAC array convolves every input channel");
+    const Const& w = const_in(c, wk, "weights");
+    if (w.dims.size() != 4) c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected [C,D,Hf,Wf]");
+    if (w.dims[1] != in.shape.D)
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " + std::to_string(w.dims[1]) +
+             " input channels; the input " + dims_str(in.dims()) + " has " + std::to_string(in.shape.D));
+    if (w.dims[0] < 1 || w.dims[0] > kMaxChannels)
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." + std::to_string(kMaxChannels));
+    if (const auto ks = a.ints("kernel_shape"); ks && (ks->size() != 2 || (*ks)[0] != w.dims[2] || (*ks)[1] != w.dims[3]))
+      c.fail("kernel_shape " + dims_str(*ks) + " does not match the weights' shape " + dims_str(w.dims));
+    Node nd;
+    nd.op = Op::Conv;
+    nd.kH = static_cast<int>(std::min<std::int64_t>(w.dims[2], kMaxSide + 1));
+    nd.kW = static_cast<int>(std::min<std::int64_t>(w.dims[3], kMaxSide + 1));
+    Window win = window(c, a, in.shape, nd.kH, nd.kW, false);
+    nd.stride = win.stride;
+    nd.pad = win.pad;
+    nd.C = static_cast<int>(w.dims[0]);
+    win.out.D = nd.C;
+    nd.D = in.shape.D;
+    if (qlinear) {
+      set_scale(c, x, scale_exponent(c, 1, "x_scale"));
+      zero_point(c, 2, true, "x_zero_point");
+      zero_point(c, 5, true, "w_zero_point");
+      zero_point(c, 7, true, "y_zero_point");
+      Const wq = w;
+      if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
+      wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, "w_scale"));
+      take_weights(c, wq, c.in(3), nd, false);
+      no_bias(c, 8, nd.C);
+      quantized_ = true;
+    } else {
+      take_weights(c, w, c.in(1), nd, false);
+      no_bias(c, 2, nd.C);
+    }
+    const std::string o = finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, true);
+    if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
+  }
+
+  // Gemm (alpha = beta = 1, A not transposed), MatMul and QLinearMatMul: x times a constant matrix.
+  void fc(const Ctx& c) {
+    const std::string& t = c.n.op_type();
+    const bool gemm = t == "Gemm", qlinear = t == "QLinearMatMul";
+    const Attrs a = gemm ? Attrs(c, {"alpha", "beta", "transA", "transB"}) : Attrs(c, {});
+    // QLinearMatMul: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point
+    c.inputs(qlinear ? 8 : 2, qlinear ? 8 : gemm ? 3 : 2);
+    const int wk = qlinear ? 3 : 1;
+    if (!consts_.count(c.in(wk)) && consts_.count(c.in(0)))
+      c.fail("the weights must be the second operand (x times W), with the feature map first");
+    const auto [x, in] = act_in(c, 0);
+    if (in.rank == 4) c.fail("input " + in_quotes(c.in(0)) + " is " + dims_str(in.dims()) + "; a Flatten or Reshape to [1,N] must come before it");
+    bool transB = false;
+    if (gemm) {
+      if (a.f("alpha", 1) != 1) c.fail("alpha=" + std::to_string(a.f("alpha", 1)) + "; expected 1 (the hardware has no scaling)");
+      if (a.f("beta", 1) != 1 && c.has(2)) c.fail("beta=" + std::to_string(a.f("beta", 1)) + "; expected 1");
+      if (a.i("transA", 0) != 0) c.fail("transA=1: the input must be [1,N], not transposed");
+      transB = a.i("transB", 0) != 0;
+      if (in.rank != 2) c.fail("input " + in_quotes(c.in(0)) + " is " + dims_str(in.dims()) + "; Gemm takes [1,N]");
+    }
+    const Const& w = const_in(c, wk, "weights");
+    const std::int64_t n_in = in.shape.W;
+    if (w.dims.size() != 2 || w.dims[transB ? 1 : 0] != n_in)
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected " +
+             (transB ? "[OUT," + std::to_string(n_in) + "]" : "[" + std::to_string(n_in) + ",OUT]") + " for the input " +
+             dims_str(in.dims()));
+    const std::int64_t n_out = w.dims[transB ? 0 : 1];
+    if (n_out < 1 || n_out > kMaxChannels)
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": outputs out of range 1.." + std::to_string(kMaxChannels));
+    Node nd;
+    nd.op = Op::Fc;
+    nd.C = static_cast<int>(n_out);
+    nd.D = static_cast<int>(n_in);
+    if (qlinear) {
+      set_scale(c, x, scale_exponent(c, 1, "a_scale"));
+      zero_point(c, 2, true, "a_zero_point");
+      zero_point(c, 5, true, "b_zero_point");
+      zero_point(c, 7, true, "y_zero_point");
+      Const wq = w;
+      if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
+      wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, "b_scale"));
+      take_weights(c, wq, c.in(3), nd, true);
+      quantized_ = true;
+    } else {
+      take_weights(c, w, c.in(1), nd, !transB);
+      if (gemm) no_bias(c, 2, nd.C);
+    }
+    const Act out{{nd.C, 1, 1}, in.rank, 0};
+    const std::string o = finish(c, std::move(nd), {x}, out, true);
+    if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
+  }
+
+  void relu(const Ctx& c) {
+    const Attrs a(c, {});
+    c.inputs(1, 1);
+    const auto [x, in] = act_in(c, 0);
+    Node nd;
+    nd.op = Op::Relu;
+    finish(c, std::move(nd), {x}, Act{in.shape, in.rank, 0}, true);
+  }
+
+  void pool(const Ctx& c, bool max) {
+    const Attrs a = max ? Attrs(c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
+                        : Attrs(c, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+    c.inputs(1, 1);
+    const auto [x, in] = act_in(c, 0);
+    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    const auto ks = a.ints("kernel_shape");
+    if (!ks || ks->size() != 2) c.fail("kernel_shape must be given with 2 values");
+    Node nd;
+    nd.op = max ? Op::MaxPool : Op::AvgPool;
+    nd.kH = static_cast<int>(std::clamp<std::int64_t>((*ks)[0], 0, kMaxSide + 1));
+    nd.kW = static_cast<int>(std::clamp<std::int64_t>((*ks)[1], 0, kMaxSide + 1));
+    const Window win = window(c, a, in.shape, nd.kH, nd.kW, true);
+    nd.stride = win.stride;
+    nd.pad = win.pad;
+    if (!max && nd.pad > 0 && a.i("count_include_pad", 0) == 0)
+      c.fail("padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
+             "(docs/real_networks.md)");
+    finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, false);
+  }
+
+  void global_pool(const Ctx& c) {
+    const Attrs a(c, {});
+    c.inputs(1, 1);
+    const auto [x, in] = act_in(c, 0);
+    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    Node nd;
+    nd.op = Op::AvgPool;
+    nd.kW = in.shape.W;
+    nd.kH = in.shape.H;
+    // `pool avg W H`: the stride is the window's, as a layer list's default (any stride gives one value)
+    nd.stride = nd.kW;
+    finish(c, std::move(nd), {x}, Act{{1, 1, in.shape.D}, 4, 0}, false);
+  }
+
+  void add(const Ctx& c) {
+    const Attrs a(c, {});
+    c.inputs(2, 2);
+    if (consts_.count(c.in(0)) || consts_.count(c.in(1)))
+      c.fail("adds a constant (a bias?): the hardware's QUAN has no bias add; an Add must join a residual unit's two branches");
+    const auto [x0, a0] = act_in(c, 0);
+    const auto [x1, a1] = act_in(c, 1);
+    if (!(a0.shape == a1.shape) || a0.rank != a1.rank)
+      c.fail("operands " + dims_str(a0.dims()) + " and " + dims_str(a1.dims()) + " differ (broadcasting is not supported)");
+    Node nd;
+    nd.op = Op::Add;
+    finish(c, std::move(nd), {x0, x1}, Act{a0.shape, a0.rank, 0}, true);
+  }
+
+  // Flatten, or a Reshape to [1,N] or [N]: the map read in [C][H][W] order, which is how the hardware
+  // stores it, so nothing moves.
+  void flatten(const Ctx& c, bool reshape) {
+    const Attrs a = reshape ? Attrs(c, {"allowzero"}) : Attrs(c, {"axis"});
+    c.inputs(reshape ? 2 : 1, reshape ? 2 : 1);
+    const auto [x, in] = act_in(c, 0);
+    const std::vector<std::int64_t> d = in.dims();
+    const std::int64_t n = in.shape.elements();
+    int rank = 2;
+    if (reshape) {
+      const Const& s = const_in(c, 1, "shape");
+      std::vector<std::int64_t> to;
+      for (const double v : s.v) to.push_back(static_cast<std::int64_t>(v));
+      // 0 copies the input's dimension (unless allowzero), -1 is what is left
+      std::int64_t known = 1;
+      int free = -1;
+      for (std::size_t k = 0; k < to.size(); ++k) {
+        if (to[k] == 0 && a.i("allowzero", 0) == 0 && k < d.size()) to[k] = d[k];
+        if (to[k] == -1 && free < 0) free = static_cast<int>(k);
+        else if (to[k] > 0 && known <= n) known *= std::min<std::int64_t>(to[k], n + 1);  // no overflow: both <= 2^27 + 1
+      }
+      if (free >= 0 && known > 0 && n % known == 0) to[static_cast<std::size_t>(free)] = n / known;
+      const bool ok = (to.size() == 2 && to[0] == 1 && to[1] == n) || (to.size() == 1 && to[0] == n);
+      if (!ok)
+        c.fail("reshapes " + dims_str(d) + " to " + dims_str(to) + "; only a flattening to [1,-1] or [N] before a fully connected layer is supported");
+      rank = static_cast<int>(to.size());
+    } else {
+      std::int64_t axis = a.i("axis", 1);
+      if (axis < 0) axis += static_cast<std::int64_t>(d.size());
+      if (axis < 0 || axis > static_cast<std::int64_t>(d.size())) c.fail("axis " + std::to_string(a.i("axis", 1)) + " is out of range");
+      std::int64_t outer = 1;
+      for (std::int64_t k = 0; k < axis; ++k) outer *= d[static_cast<std::size_t>(k)];
+      if (outer != 1)
+        c.fail("axis " + std::to_string(axis) + " flattens " + dims_str(d) + " to [" + std::to_string(outer) + "," +
+               std::to_string(n / outer) + "]; only a flattening to [1,N] before a fully connected layer is supported");
+    }
+    Node nd;
+    nd.op = Op::Flatten;
+    finish(c, std::move(nd), {x}, Act{{static_cast<int>(n), 1, 1}, rank, 0}, false);
+  }
+
+  // Registers a computing node; its output (returned) is a map of its own exponent (own_scale) or its input's.
+  std::string finish(const Ctx& c, Node nd, std::vector<std::string> in, Act out, bool own_scale) {
+    nd.index = c.index;
+    nd.label = c.label;
+    nd.in = std::move(in);
+    nd.out = new_output(c);
+    out.cls = own_scale ? scales_.make(nd.out) : acts_.at(nd.in[0]).cls;
+    add_act(c, nd.out, out);
+    nodes_.push_back(std::move(nd));
+    return nodes_.back().out;
+  }
+
+  // ---------------------------------------------------------------- the chain
+
+  [[noreturn]] void fail_at(const Node& n, const std::string& why) const { throw NetworkError(path_ + ": " + n.label + ": " + why); }
+
+  int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
+
+  void merge(const Node& at, const std::string& a, const std::string& b, const std::string& calib) {
+    const std::string why = scales_.merge(acts_.at(a).cls, acts_.at(b).cls, calib);
+    if (!why.empty()) fail_at(at, why);
+  }
+
+  // A conv, fc or projection layer whose shift the quantization works out.
+  struct Weighted {
+    std::size_t layer;
+    const Node* node;
+    std::string in, out;  // its input and output maps (their classes give e_x and e_y)
+  };
+
+  // Follows the graph from its input: a chain of nodes, where a map read twice begins a residual unit that
+  // an Add ends. Emits the layers as a layer list would have them.
+  void walk() {
+    for (std::size_t k = 0; k < nodes_.size(); ++k)
+      for (const std::string& m : nodes_[k].in) readers_[m].push_back(k);
+    std::string cur = input_;
+    std::set<std::size_t> seen;
+    for (std::size_t guard = 0; guard <= nodes_.size(); ++guard) {
+      const auto& r = readers_[cur];
+      if (cur == output_) {
+        if (!r.empty()) fail_at(nodes_[r[0]], "reads the graph's output " + in_quotes(cur) + ", which must be the chain's end");
+        break;
+      }
+      if (r.empty())
+        fail(producer_.at(cur) + ": its output " + in_quotes(cur) + " is not used and is not the graph's output (the graph is not a chain)");
+      if (r.size() == 1) {
+        const Node& n = nodes_[r[0]];
+        if (n.op == Op::Add)
+          fail_at(n, "adds " + in_quotes(n.in[0]) + " and " + in_quotes(n.in[1]) +
+                         ", which are not a residual unit's input and its branch (the graph is not a chain with residual units)");
+        seen.insert(r[0]);
+        cur = emit(n, cur);
+      } else if (r.size() == 2) {
+        cur = residual(cur, seen);
+      } else {
+        fail(producer_.at(cur) + ": its output " + in_quotes(cur) + " is read by " + std::to_string(r.size()) +
+             " nodes; the hardware runs a chain whose residual units fork in two");
+      }
+    }
+    if (cur != output_) fail("the walk from the graph's input never reached its output " + in_quotes(output_));
+    for (std::size_t k = 0; k < nodes_.size(); ++k)
+      if (!seen.count(k)) fail_at(nodes_[k], "is not on the chain from the graph's input to its output");
+    if (net_.layers.empty()) fail("the model has no layers");
+    if (net_.layers.size() > kMaxLayers) fail("expected at most " + std::to_string(kMaxLayers) + " layers");
+    final_ = cur;
+  }
+
+  // One node of the chain, reading `cur`; returns the map after it.
+  std::string emit(const Node& n, const std::string& cur) {
+    LayerSpec l;
+    l.line = n.index;
+    switch (n.op) {
+      case Op::Conv:
+      case Op::Fc:
+        l.kind = n.op == Op::Conv ? LayerKind::Conv : LayerKind::Fc;
+        l.Wf = n.kW;
+        l.Hf = n.kH;
+        l.D = n.D;
+        l.C = n.C;
+        l.stride = n.stride;
+        l.pad = n.pad;
+        l.relu = false;
+        weighted_.push_back({net_.layers.size(), &n, cur, n.out});
+        relu_layer_ = net_.layers.size();
+        relu_map_ = n.out;
+        net_.layers.push_back(l);
+        return n.out;
+      case Op::Relu:
+        if (relu_map_ != cur || relu_layer_ >= net_.layers.size())
+          fail_at(n, "follows no Conv, Gemm, MatMul or residual Add directly; the hardware applies a ReLU only inside such a "
+                     "layer, before its QUAN");
+        net_.layers[relu_layer_].relu = true;
+        // the layer's map is the one after its ReLU; an identity unit's keeps the shortcut's exponent
+        merge(n, cur, n.out, scales_.calib[cls(cur)] == cur ? n.out : scales_.calib[cls(cur)]);
+        for (Weighted& w : weighted_)
+          if (w.out == cur) w.out = n.out;
+        relu_map_.clear();
+        non_negative_.insert(n.out);
+        return n.out;
+      case Op::MaxPool:
+      case Op::AvgPool:
+        if (n.op == Op::MaxPool && n.pad > 0 && !non_negative_.count(cur))
+          fail_at(n, "padded max pooling of a map that may be negative: the hardware pads with zeros, ONNX with minus "
+                     "infinity; they agree only after a ReLU (docs/real_networks.md)");
+        l.kind = LayerKind::Pool;
+        l.pool = n.op == Op::MaxPool ? PoolType::Max : PoolType::Avg;
+        l.Wf = n.kW;
+        l.Hf = n.kH;
+        l.stride = n.stride;
+        l.pad = n.pad;
+        net_.layers.push_back(l);
+        relu_map_.clear();
+        if (non_negative_.count(cur)) non_negative_.insert(n.out);
+        return n.out;
+      case Op::Flatten: {
+        const auto& r = readers_[n.out];
+        if (r.size() != 1 || nodes_[r[0]].op != Op::Fc)
+          fail_at(n, "flattens a map that no fully connected layer reads next; the hardware flattens only into one");
+        relu_map_.clear();
+        return n.out;
+      }
+      case Op::Add: break;  // the walk's residual()
+    }
+    fail_at(n, "is not a layer of a chain");
+  }
+
+  // A residual unit from `x`, the map both its branches read: returns the map after its Add (and ReLU).
+  std::string residual(const std::string& x, std::set<std::size_t>& seen) {
+    // each branch: the nodes from x to the Add that joins them, each read by the next alone
+    auto branch = [&](std::size_t first, std::vector<std::size_t>& path) -> std::size_t {
+      std::size_t k = first;
+      for (std::size_t guard = 0; guard <= nodes_.size(); ++guard) {
+        if (nodes_[k].op == Op::Add) return k;
+        path.push_back(k);
+        const std::string& o = nodes_[k].out;
+        const auto& r = readers_[o];
+        if (o == output_) fail_at(nodes_[k], "ends a branch of the residual unit from " + in_quotes(x) + " at the graph's output, without an Add");
+        if (r.size() != 1)
+          fail_at(nodes_[k], r.empty() ? "its output " + in_quotes(o) + " is not used (the graph is not a chain with residual units)"
+                                       : "its output " + in_quotes(o) + " is read by " + std::to_string(r.size()) +
+                                             " nodes inside a residual unit; residual units cannot nest");
+        k = r[0];
+      }
+      fail_at(nodes_[first], "a residual branch that does not end");
+    };
+    const auto& r = readers_[x];
+    std::vector<std::size_t> p0, p1;
+    const std::size_t j0 = branch(r[0], p0), j1 = branch(r[1], p1);
+    const Node& add = nodes_[j0];
+    if (j0 != j1)
+      fail_at(add, "adds a branch of the residual unit from " + in_quotes(x) + " that " + nodes_[j1].label +
+                       " adds too: the two branches must meet in one Add");
+    if (p0.empty() && p1.empty()) fail_at(add, "adds " + in_quotes(x) + " to itself; expected a residual unit");
+    // the shortcut: x itself, or a 1x1 convolution of it without padding (when both branches are one such
+    // convolution, the Add's second operand, as PyTorch's ResNet writes out + shortcut)
+    auto projection = [&](const std::vector<std::size_t>& p) {
+      if (p.size() != 1) return false;
+      const Node& n = nodes_[p[0]];
+      return n.op == Op::Conv && n.kW == 1 && n.kH == 1 && n.pad == 0;
+    };
+    const std::vector<std::size_t>* main = nullptr;
+    const std::vector<std::size_t>* shortcut = nullptr;
+    if (p0.empty() || p1.empty()) {
+      main = p0.empty() ? &p1 : &p0;
+      shortcut = p0.empty() ? &p0 : &p1;
+    } else if (projection(p0) || projection(p1)) {
+      const bool second_is_p1 = add.in[1] == nodes_[p1.back()].out;
+      const bool sc1 = projection(p1) && (!projection(p0) || second_is_p1);
+      main = sc1 ? &p0 : &p1;
+      shortcut = sc1 ? &p1 : &p0;
+    } else {
+      fail_at(add, "a residual unit's shortcut must be its input " + in_quotes(x) +
+                       " itself or a 1x1 Conv of it (no padding, no ReLU); here both branches compute more");
+    }
+    LayerSpec begin;
+    begin.kind = LayerKind::ResidualBegin;
+    begin.line = nodes_[main->front()].index;
+    net_.layers.push_back(begin);
+    relu_map_.clear();
+    std::string cur = x;
+    for (const std::size_t k : *main) {
+      if (nodes_[k].op == Op::Flatten) fail_at(nodes_[k], "flattens inside a residual unit");
+      seen.insert(k);
+      cur = emit(nodes_[k], cur);
+    }
+    if (net_.layers.back().kind != LayerKind::Conv)
+      fail_at(add, "the branch of a residual unit must end with a Conv (and its ReLU); the hardware adds the shortcut in "
+                   "the last convolution's block");
+    seen.insert(j0);
+    LayerSpec end;
+    end.kind = LayerKind::ResidualEnd;
+    end.line = add.index;
+    end.relu = false;
+    if (shortcut->empty()) {
+      end.shortcut = Shortcut::Identity;
+      // docs/real_networks.md: the branch's last convolution quantizes to the shortcut's exponent
+      const std::string calib = scales_.calib[cls(x)];
+      merge(add, x, cur, calib);
+      merge(add, x, add.out, calib);
+    } else {
+      const Node& sc = nodes_[shortcut->front()];
+      seen.insert(shortcut->front());
+      end.shortcut = Shortcut::Projection;
+      end.stride = sc.stride;
+      weighted_.push_back({net_.layers.size(), &sc, x, sc.out});
+      // both quantize to the exponent calibrated for the sum (after its ReLU, set below)
+      merge(add, sc.out, cur, add.out);
+      merge(add, sc.out, add.out, add.out);
+    }
+    net_.layers.push_back(end);
+    relu_layer_ = net_.layers.size() - 1;
+    relu_map_ = add.out;
+    const auto& ra = readers_[add.out];
+    if (ra.size() == 1 && nodes_[ra[0]].op == Op::Relu && add.out != output_) {
+      seen.insert(ra[0]);
+      return emit(nodes_[ra[0]], add.out);
+    }
+    return add.out;
+  }
+
+  // ---------------------------------------------------------------- quantization
+
+  // docs/real_networks.md: the float model run on the calibration inputs; the largest |value| of each map
+  // that calibrates an exponent.
+  std::map<std::string, double> calibrate(const std::vector<std::vector<float>>& inputs) {
+    std::set<std::string> wanted;
+    for (std::size_t c = 0; c < scales_.parent.size(); ++c) wanted.insert(scales_.calib[scales_.root(static_cast<int>(c))]);
+    std::map<std::string, double> max;
+    for (const std::string& w : wanted) max[w] = 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      if (static_cast<long long>(inputs[k].size()) != net_.input.elements())
+        fail("calibration input " + std::to_string(k + 1) + " has " + std::to_string(inputs[k].size()) +
+             " values; the model's input " + to_string(net_.input) + " has " + std::to_string(net_.input.elements()));
+      std::map<std::string, std::vector<double>> maps;
+      std::map<std::string, std::size_t> left;  // readers still to come, to free a map after its last
+      for (const auto& [m, r] : readers_) left[m] = r.size();
+      auto note = [&](const std::string& m, const std::vector<double>& v) {
+        if (!wanted.count(m)) return;
+        for (const double x : v) {
+          if (!std::isfinite(x)) fail("calibration input " + std::to_string(k + 1) + " gives a value that is not finite in " + in_quotes(m));
+          max[m] = std::max(max[m], std::fabs(x));
+        }
+      };
+      maps[input_].assign(inputs[k].begin(), inputs[k].end());
+      note(input_, maps[input_]);
+      for (const Node& n : nodes_) {
+        std::vector<double> out = eval(n, maps);
+        for (const std::string& m : n.in)
+          if (--left[m] == 0) maps.erase(m);
+        note(n.out, out);
+        maps[n.out] = std::move(out);
+      }
+    }
+    return max;
+  }
+
+  std::vector<double> eval(const Node& n, const std::map<std::string, std::vector<double>>& maps) const {
+    const std::vector<double>& x = maps.at(n.in[0]);
+    const Act& in = acts_.at(n.in[0]);
+    const Act& o = acts_.at(n.out);
+    const int W = in.shape.W, H = in.shape.H, D = in.shape.D, Wo = o.shape.W, Ho = o.shape.H;
+    std::vector<double> y(static_cast<std::size_t>(o.shape.elements()));
+    auto at = [&](int d, int r, int col) { return x[(static_cast<std::size_t>(d) * H + r) * W + col]; };
+    switch (n.op) {
+      case Op::Conv:
+        for (int c = 0; c < n.C; ++c)
+          for (int yo = 0; yo < Ho; ++yo)
+            for (int xo = 0; xo < Wo; ++xo) {
+              double acc = 0;
+              for (int d = 0; d < D; ++d)
+                for (int ky = 0; ky < n.kH; ++ky) {
+                  const int r = yo * n.stride + ky - n.pad;
+                  if (r < 0 || r >= H) continue;
+                  for (int kx = 0; kx < n.kW; ++kx) {
+                    const int col = xo * n.stride + kx - n.pad;
+                    if (col < 0 || col >= W) continue;
+                    acc += n.wf[((static_cast<std::size_t>(c) * D + d) * n.kH + ky) * n.kW + kx] * at(d, r, col);
+                  }
+                }
+              y[(static_cast<std::size_t>(c) * Ho + yo) * Wo + xo] = acc;
+            }
+        break;
+      case Op::Fc:
+        for (int c = 0; c < n.C; ++c) {
+          double acc = 0;
+          for (int i = 0; i < n.D; ++i) acc += n.wf[static_cast<std::size_t>(c) * n.D + i] * x[static_cast<std::size_t>(i)];
+          y[static_cast<std::size_t>(c)] = acc;
+        }
+        break;
+      case Op::Relu:
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::max(x[i], 0.0);
+        break;
+      case Op::MaxPool:
+      case Op::AvgPool:
+        // ONNX's semantics: max pooling pads with minus infinity, average pooling counts the padding
+        for (int d = 0; d < D; ++d)
+          for (int yo = 0; yo < Ho; ++yo)
+            for (int xo = 0; xo < Wo; ++xo) {
+              double m = -std::numeric_limits<double>::infinity(), sum = 0;
+              for (int ky = 0; ky < n.kH; ++ky)
+                for (int kx = 0; kx < n.kW; ++kx) {
+                  const int r = yo * n.stride + ky - n.pad, col = xo * n.stride + kx - n.pad;
+                  if (r < 0 || r >= H || col < 0 || col >= W) continue;
+                  m = std::max(m, at(d, r, col));
+                  sum += at(d, r, col);
+                }
+              y[(static_cast<std::size_t>(d) * Ho + yo) * Wo + xo] = n.op == Op::MaxPool ? m : sum / (n.kW * n.kH);
+            }
+        break;
+      case Op::Flatten:
+        y = x;
+        break;
+      case Op::Add: {
+        const std::vector<double>& b = maps.at(n.in[1]);
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[i] + b[i];
+        break;
+      }
+    }
+    return y;
+  }
+
+  void quantize(const std::vector<std::vector<float>>& calibration) {
+    std::map<std::string, double> max;
+    const bool calibrated = !quantized_ && !calibration.empty();
+    if (calibrated) max = calibrate(calibration);
+    // the exponent of a map: its class's, from the file or the calibration; nullopt: none (a float model
+    // without calibration)
+    auto exponent = [&](const std::string& map, const std::string& who) -> std::optional<int> {
+      const int c = cls(map);
+      if (quantized_) {
+        if (!scales_.e[c])
+          fail(who + ": map " + in_quotes(map) + " has no scale; a quantized model needs a QuantizeLinear / DequantizeLinear "
+                     "(or a QLinear op's scale) on every map a layer reads or writes");
+        return scales_.e[c];
+      }
+      if (!calibrated) return std::nullopt;
+      const std::string& t = scales_.calib[c];
+      if (!(max.at(t) > 0))
+        fail(producer_.at(t) + ": the calibration gives all zeros in " + in_quotes(t) +
+             ", whose exponent floor(log2(127 / max|a|)) is then undefined");
+      return exponent_for_max(max.at(t));
+    };
+    net_.input_exponent = exponent(input_, "the graph's input");
+    net_.output_exponent = exponent(final_, "the graph's output");
+    for (const Weighted& w : weighted_) {
+      const Node& n = *w.node;
+      LayerSpec& l = net_.layers[w.layer];
+      int e_w = 0;
+      std::vector<std::int8_t> q;
+      if (n.float_weights) {
+        if (quantized_) fail_at(n, "has float weights in a quantized model (expected int8 through a DequantizeLinear)");
+        double m = 0;
+        for (const double x : n.wf) m = std::max(m, std::fabs(x));
+        if (m == 0) fail_at(n, "all its weights are zero: e_w = floor(log2(127 / max|w|)) is undefined");
+        // docs/real_networks.md: per tensor, round half to even (the default rounding mode), clamp to +-127
+        e_w = exponent_for_max(m);
+        q.reserve(n.wf.size());
+        for (const double x : n.wf) q.push_back(static_cast<std::int8_t>(std::clamp(std::nearbyint(std::ldexp(x, e_w)), -127.0, 127.0)));
+      } else {
+        e_w = *n.e_w;
+        q = n.wq;
+      }
+      l.weights = std::make_shared<const std::vector<std::int8_t>>(std::move(q));
+      const auto e_x = exponent(w.in, n.label), e_y = exponent(w.out, n.label);
+      if (!e_x || !e_y) continue;  // shift -1: the distributor's rule
+      const long long shift = static_cast<long long>(*e_x) + e_w - *e_y;
+      const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(*e_x) + " + " + std::to_string(e_w) + " - " +
+                              std::to_string(*e_y) + " = " + std::to_string(shift);
+      if (shift < 0)
+        fail_at(n, how + " is negative: its output's scale is finer than its product's, and QUAN only shifts right");
+      if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");
+      l.shift = static_cast<int>(shift);
+    }
+  }
+
+  std::string path_;
+  onnx::ModelProto model_;
+  Network net_;
+  std::map<std::string, Const> consts_;
+  std::map<std::string, std::string> alias_;     // a Q / DQ output: the map it quantizes or dequantizes
+  std::map<std::string, Act> acts_;              // feature maps by (canonical) name
+  std::map<std::string, std::string> producer_;  // a map's node label, for messages
+  std::vector<Node> nodes_;
+  Scales scales_;
+  bool quantized_ = false;
+  std::string input_, output_, final_;
+  // the walk
+  std::map<std::string, std::vector<std::size_t>> readers_;
+  std::vector<Weighted> weighted_;
+  std::size_t relu_layer_ = 0;  // the layer a ReLU reading relu_map_ joins
+  std::string relu_map_;
+  std::set<std::string> non_negative_;  // maps after a ReLU (padded max pooling may read them)
+};
+
+}  // namespace
+
+Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration) {
+  Network net = Importer(path).run(calibration);
+  net.source = path;
+  net.name = std::filesystem::path(path).stem().string();
+  return net;
+}
+
+}  // namespace s2::mapper

@@ -1,0 +1,25 @@
+// An ONNX model as the mapper's Network: the layers the hardware runs, their trained int8 weights and each
+// layer's QUAN shift (docs/real_networks.md says what the integers mean; mapper/README.md, "ONNX models",
+// what is accepted and how it maps to layer-list lines). Read with Debian's libonnx (onnx_proto).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "network.h"
+
+namespace s2::mapper {
+
+// The largest model file read (checked before anything is read): VGG-16's weights alone are 528 MB in
+// float, so only small networks come as files; their weights are what makes a file large.
+inline constexpr std::uintmax_t kMaxOnnxFileBytes = 64u << 20;
+
+// Reads an ONNX model as a Network (docs/real_networks.md). A float model is quantized: weights per tensor,
+// activations on `calibration` (the network's float inputs, each [C][H][W] flattened); with no calibration,
+// layers keep shift -1 (the distributor's test-data rule) and the exponents stay unset. A quantized model
+// (QuantizeLinear / DequantizeLinear, QLinearConv, QLinearMatMul) brings its own scales; `calibration` is
+// not used. Throws NetworkError: "FILE: node NAME (OPTYPE): reason" for what the hardware or the import
+// cannot take, "FILE: reason" for a file that is not a usable model.
+Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration = {});
+
+}  // namespace s2::mapper
