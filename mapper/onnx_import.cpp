@@ -24,6 +24,9 @@ static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is li
 // the file cap anyway); bounds what a forged dims field makes the reader allocate
 constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 28;
 
+const char* const kOps[] = {"Conv",         "Gemm",           "MatMul",           "Relu",          "MaxPool",
+                            "AveragePool",  "GlobalAveragePool", "Add",           "Flatten",       "Reshape",
+                            "QuantizeLinear", "DequantizeLinear", "QLinearConv",  "QLinearMatMul", "Constant"};
 const char* const kSupportedOps =
     "Conv, Gemm, MatMul, Relu, MaxPool, AveragePool, GlobalAveragePool, Add, Flatten, Reshape, QuantizeLinear, "
     "DequantizeLinear, QLinearConv, QLinearMatMul, Constant";
@@ -344,8 +347,10 @@ class Importer {
       fail("the graph has " + std::to_string(g.output_size()) + " outputs" + (names.empty() ? "" : " (" + names + ")") +
            "; the hardware runs a network with one");
     }
+    // an op the hardware has no counterpart for is the first thing to say, before any shape
+    for (int i = 0; i < g.node_size(); ++i) supported(ctx(g.node(i), i + 1));
     read_input(*inputs[0]);
-    for (int i = 0; i < g.node_size(); ++i) node(g.node(i), i + 1);
+    for (int i = 0; i < g.node_size(); ++i) node(ctx(g.node(i), i + 1));
     const std::string& out = g.output(0).name();
     if (consts_.count(out)) fail("the graph's output " + in_quotes(out) + " is a constant");
     if (!alias_.count(out) && !acts_.count(out))
@@ -526,11 +531,22 @@ class Importer {
 
   // ---------------------------------------------------------------- nodes
 
-  void node(const onnx::NodeProto& n, int index) {
-    Ctx c{*this, n, index, "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
-    if (!n.domain().empty() && n.domain() != "ai.onnx")
-      c.fail("op domain " + in_quotes(n.domain()) + " is not supported (the standard ONNX ops are: " + kSupportedOps + ")");
-    const std::string& t = n.op_type();
+  Ctx ctx(const onnx::NodeProto& n, int index) const {
+    return Ctx{*this, n, index, "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
+  }
+
+  void supported(const Ctx& c) const {
+    if (!c.n.domain().empty() && c.n.domain() != "ai.onnx")
+      c.fail("op domain " + in_quotes(c.n.domain()) + " is not supported (the import takes these standard ONNX ops: " +
+             kSupportedOps + ")");
+    const std::string& t = c.n.op_type();
+    for (const char* op : kOps)
+      if (t == op) return;
+    c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + std::string(kSupportedOps) + ")");
+  }
+
+  void node(const Ctx& c) {
+    const std::string& t = c.n.op_type();
     if (t == "Constant") constant(c);
     else if (t == "QuantizeLinear") quantize_linear(c);
     else if (t == "DequantizeLinear") dequantize_linear(c);
@@ -541,7 +557,7 @@ class Importer {
     else if (t == "GlobalAveragePool") global_pool(c);
     else if (t == "Add") add(c);
     else if (t == "Flatten" || t == "Reshape") flatten(c, t == "Reshape");
-    else c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + std::string(kSupportedOps) + ")");
+    else supported(c);
   }
 
   void constant(const Ctx& c) {

@@ -1,0 +1,302 @@
+// The ONNX import (mapper/onnx_import.h): every accepted form gives the layer list, int8 weights, shifts and
+// exponents that tests/onnx/make_test_models.py worked out on its own (a numpy run of the float graph and
+// docs/real_networks.md's quantization); the QDQ and QLinear forms of each network import to the same; every
+// refused form and malformed file is a NetworkError naming the node and op type (tests/onnx/README.md).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mapper/network.h"
+#include "mapper/onnx_import.h"
+#include "mapper/parser.h"
+#include "test_support.h"
+
+using namespace s2::mapper;
+using namespace s2::test;
+
+namespace {
+
+std::string model(const std::string& name) { return source_path("tests/onnx/" + name); }
+
+// An .expect file: a layer list, each weighted layer followed by "#weights v v ...", and "#exponents IN OUT".
+struct Expected {
+  Network net;
+  std::vector<std::vector<std::int8_t>> weights;  // per layer; empty: none
+  int e_in = 0, e_out = 0;
+};
+
+Expected read_expected(const std::string& name) {
+  const std::string path = model(name + ".expect");
+  const std::string text = read_text(path);
+  Expected e{parse_layer_list(text, path), {}, 0, 0};
+  e.weights.resize(e.net.layers.size());
+  std::istringstream in(text);
+  int layer = -1;
+  bool exponents = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string kw;
+    if (!(words >> kw) || kw == "#" || kw == "input" || kw == "network" || (kw[0] == '#' && kw != "#weights" && kw != "#exponents"))
+      continue;
+    if (kw == "#weights") {
+      for (int v; words >> v;) e.weights.at(static_cast<std::size_t>(layer)).push_back(static_cast<std::int8_t>(v));
+    } else if (kw == "#exponents") {
+      exponents = static_cast<bool>(words >> e.e_in >> e.e_out);
+    } else {
+      ++layer;
+    }
+  }
+  EXPECT_EQ(layer + 1, static_cast<int>(e.net.layers.size())) << path;
+  EXPECT_TRUE(exponents) << path << " has no #exponents line";
+  return e;
+}
+
+std::vector<std::vector<float>> read_calibration(const std::string& name) {
+  std::istringstream in(read_text(model(name + "_calib.txt")));
+  std::vector<std::vector<float>> inputs;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    inputs.emplace_back();
+    for (std::string w; words >> w;) inputs.back().push_back(std::strtof(w.c_str(), nullptr));
+  }
+  return inputs;
+}
+
+// The layers as the import gave them equal a layer list's, field by field; shifts as given there, or -1
+// everywhere (with_shifts false: a float model without calibration).
+void expect_layers(const Network& got, const Network& want, bool with_shifts, const std::string& what) {
+  EXPECT_EQ(got.input, want.input) << what;
+  ASSERT_EQ(got.layers.size(), want.layers.size()) << what;
+  for (std::size_t i = 0; i < want.layers.size(); ++i) {
+    const LayerSpec& g = got.layers[i];
+    const LayerSpec& w = want.layers[i];
+    const std::string at = what + ", layer " + std::to_string(i + 1) + " (list line " + std::to_string(w.line) + ")";
+    EXPECT_EQ(g.kind, w.kind) << at;
+    EXPECT_EQ(g.Wf, w.Wf) << at;
+    EXPECT_EQ(g.Hf, w.Hf) << at;
+    EXPECT_EQ(g.D, w.D) << at;
+    EXPECT_EQ(g.C, w.C) << at;
+    EXPECT_EQ(g.stride, w.stride) << at;
+    EXPECT_EQ(g.pad, w.pad) << at;
+    EXPECT_EQ(g.relu, w.relu) << at;
+    EXPECT_EQ(g.pool, w.pool) << at;
+    EXPECT_EQ(g.shortcut, w.shortcut) << at;
+    EXPECT_EQ(g.shift, with_shifts ? w.shift : -1) << at;
+  }
+}
+
+void expect_weights(const Network& got, const Expected& want, const std::string& what) {
+  ASSERT_EQ(got.layers.size(), want.weights.size()) << what;
+  for (std::size_t i = 0; i < want.weights.size(); ++i) {
+    const std::string at = what + ", layer " + std::to_string(i + 1);
+    if (want.weights[i].empty()) {
+      EXPECT_EQ(got.layers[i].weights, nullptr) << at;
+      continue;
+    }
+    ASSERT_NE(got.layers[i].weights, nullptr) << at;
+    EXPECT_EQ(*got.layers[i].weights, want.weights[i]) << at;
+  }
+}
+
+// The whole expectation: layers, shifts, weights and exponents; and the parser takes the network.
+void expect_import(const Network& got, const Expected& want, const std::string& what) {
+  expect_layers(got, want.net, true, what);
+  expect_weights(got, want, what);
+  EXPECT_EQ(got.input_exponent, std::optional<int>(want.e_in)) << what;
+  EXPECT_EQ(got.output_exponent, std::optional<int>(want.e_out)) << what;
+  EXPECT_NO_THROW(parse_network(got)) << what;
+}
+
+const std::vector<std::string> kAccepted = {"ok_conv_chain", "ok_pools",    "ok_fc",
+                                            "ok_rounding",   "ok_reshape",  "ok_residual", "ok_residual_plain"};
+
+// The error import_onnx gives, or "" if it imports.
+std::string error_of(const std::string& path, const std::vector<std::vector<float>>& calibration = {}) {
+  try {
+    import_onnx(path, calibration);
+  } catch (const NetworkError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct Refusal {
+  std::string file, node, op, why;
+};
+
+// tests/onnx/refused.txt: "file | node | op type | what the message says".
+std::vector<Refusal> refusals() {
+  std::istringstream in(read_text(model("refused.txt")));
+  std::vector<Refusal> v;
+  auto trim = [](std::string s) {
+    s.erase(0, s.find_first_not_of(' '));
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, '|');) f.push_back(trim(x));
+    while (f.size() < 4) f.emplace_back();
+    v.push_back({f[0], f[1], f[2], f[3]});
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST(OnnxImport, FloatModelsQuantizeOnTheirCalibrationAsWorkedOutIndependently) {
+  for (const std::string& name : kAccepted) {
+    SCOPED_TRACE(name);
+    const Expected want = read_expected(name);
+    const std::vector<std::vector<float>> calib = read_calibration(name);
+    ASSERT_FALSE(calib.empty());
+    expect_import(import_onnx(model(name + ".onnx"), calib), want, name + ".onnx");
+  }
+}
+
+TEST(OnnxImport, FloatModelsWithoutCalibrationKeepTheDistributorsShiftAndNoExponents) {
+  for (const std::string& name : kAccepted) {
+    SCOPED_TRACE(name);
+    const Expected want = read_expected(name);
+    const Network got = import_onnx(model(name + ".onnx"));
+    expect_layers(got, want.net, false, name);
+    expect_weights(got, want, name);  // the weights' quantization needs no calibration
+    EXPECT_FALSE(got.input_exponent.has_value());
+    EXPECT_FALSE(got.output_exponent.has_value());
+    EXPECT_EQ(got.source, model(name + ".onnx"));
+    EXPECT_EQ(got.name, name);
+  }
+}
+
+TEST(OnnxImport, QdqAndQlinearFormsImportTheirOwnScalesToTheSameNetwork) {
+  for (const std::string& name : kAccepted) {
+    SCOPED_TRACE(name);
+    const Expected want = read_expected(name);
+    for (const char* form : {"_qdq", "_qlinear"})
+      expect_import(import_onnx(model(name + form + ".onnx")), want, name + form + ".onnx");
+    // a quantized model's scales are its own: a calibration changes nothing
+    expect_import(import_onnx(model(name + "_qdq.onnx"), read_calibration(name)), want, name + "_qdq.onnx calibrated");
+  }
+}
+
+TEST(OnnxImport, LoadNetworkReadsAnOnnxPath) {
+  const Network n = load_network(model("ok_residual.onnx"));
+  expect_layers(n, read_expected("ok_residual").net, false, "load_network");
+  // the thesis's names: the projection and the addition carry the number of the unit's last convolution
+  const ParsedNetwork p = parse_network(n);
+  ASSERT_NE(p.find("CONV_SC_5"), nullptr);
+  EXPECT_NE(p.find("CONV_SC_5")->core_op().weights, nullptr);
+  EXPECT_EQ(p.find("CONV_SC_5")->core_op().stride, 2);
+  EXPECT_EQ(p.find("FC_7")->core_op().out.W, 4);
+}
+
+TEST(OnnxImport, RefusedModelsNameTheNodeTheOpTypeAndTheReason) {
+  int seen = 0;
+  for (const Refusal& r : refusals()) {
+    if (r.file.rfind("bad_", 0) != 0) continue;
+    ++seen;
+    const std::string path = model(r.file);
+    const std::string e = error_of(path);
+    ASSERT_FALSE(e.empty()) << r.file << " imported";
+    EXPECT_EQ(e.rfind(path + ": ", 0), 0u) << e;
+    if (!r.node.empty()) {
+      EXPECT_NE(e.find(": node " + r.node + " (" + r.op + "): "), std::string::npos) << r.file << ": " << e;
+    }
+    EXPECT_NE(e.find(r.why), std::string::npos) << r.file << ": expected '" << r.why << "' in: " << e;
+  }
+  EXPECT_GE(seen, 30);
+}
+
+TEST(OnnxImport, MalformedFilesAreNetworkErrors) {
+  int seen = 0;
+  for (const Refusal& r : refusals()) {
+    if (r.file.rfind("broken_", 0) != 0) continue;
+    ++seen;
+    const std::string path = model(r.file);
+    const std::string e = error_of(path);
+    ASSERT_FALSE(e.empty()) << r.file << " imported";
+    EXPECT_EQ(e.rfind(path + ": ", 0), 0u) << e;
+    EXPECT_NE(e.find(r.why), std::string::npos) << r.file << ": expected '" << r.why << "' in: " << e;
+  }
+  EXPECT_GE(seen, 8);
+  // every file of the folder is an accepted model's or listed as refused: a new one without an entry fails
+  std::vector<std::string> listed;
+  for (const Refusal& r : refusals()) listed.push_back(r.file);
+  for (const auto& f : std::filesystem::directory_iterator(model(""))) {
+    const std::string n = f.path().filename().string();
+    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0) continue;
+    EXPECT_NE(std::find(listed.begin(), listed.end(), n), listed.end()) << n << " is not in refused.txt";
+  }
+}
+
+TEST(OnnxImport, FilesThatCannotBeReadAreNetworkErrors) {
+  const TempDir dir;
+  EXPECT_NE(error_of(dir.path("none.onnx")).find("cannot read"), std::string::npos);
+  // a file over the cap is refused before it is read (a sparse file: nothing is written)
+  const std::string big = dir.write("big.onnx", "");
+  std::filesystem::resize_file(big, kMaxOnnxFileBytes + 1);
+  EXPECT_NE(error_of(big).find("expected an ONNX model of at most"), std::string::npos) << error_of(big);
+  // every prefix of a good model is refused or imports; none crashes
+  const std::string good = read_text(model("ok_residual_qdq.onnx"));
+  for (std::size_t n = 0; n < good.size(); n += 97) {
+    const std::string cut = dir.write("cut.onnx", good.substr(0, n));
+    EXPECT_NO_THROW({
+      try {
+        import_onnx(cut);
+      } catch (const NetworkError&) {
+      }
+    }) << n;
+  }
+}
+
+TEST(OnnxImport, CalibrationOfTheWrongSizeIsRefused) {
+  const std::string path = model("ok_fc.onnx");
+  const std::string e = error_of(path, {std::vector<float>(23, 0.5f)});
+  EXPECT_NE(e.find("calibration input 1 has 23 values; the model's input [24,1,1] has 24"), std::string::npos) << e;
+  // an input that leaves a map all zero gives it no exponent
+  const std::string z = error_of(path, {std::vector<float>(24, 0.0f)});
+  EXPECT_NE(z.find("all zeros"), std::string::npos) << z;
+}
+
+// vectors/nets/ (tools/make_reference_nets.py): the reference networks' QDQ and QLinear files import to the
+// layer list with shifts the script wrote, and the float model's weights quantize to the QDQ file's. (The
+// float model calibrated on NAME_input.npy is tests/real_networks_test.cpp's, which reads .npy files.)
+TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
+  for (const std::string name : {"mlp", "tiny_cnn", "res_cnn"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = source_path("vectors/nets/");
+    const Network want = read_layer_list(dir + name + ".net");
+    const Network qdq = import_onnx(dir + name + "_qdq.onnx");
+    expect_layers(qdq, want, true, name + "_qdq.onnx");
+    EXPECT_TRUE(qdq.input_exponent.has_value());
+    EXPECT_NO_THROW(parse_network(qdq));
+    std::vector<const Network*> others;
+    const Network flt = import_onnx(dir + name + ".onnx");
+    expect_layers(flt, want, false, name + ".onnx");
+    others.push_back(&flt);
+    std::optional<Network> qlinear;
+    if (std::filesystem::exists(dir + name + "_qlinear.onnx")) {
+      qlinear = import_onnx(dir + name + "_qlinear.onnx");
+      expect_layers(*qlinear, want, true, name + "_qlinear.onnx");
+      EXPECT_EQ(qlinear->input_exponent, qdq.input_exponent);
+      EXPECT_EQ(qlinear->output_exponent, qdq.output_exponent);
+      others.push_back(&*qlinear);
+    }
+    for (const Network* o : others)
+      for (std::size_t i = 0; i < qdq.layers.size(); ++i) {
+        ASSERT_EQ(o->layers[i].weights == nullptr, qdq.layers[i].weights == nullptr) << "layer " << i + 1;
+        if (qdq.layers[i].weights) {
+          EXPECT_EQ(*o->layers[i].weights, *qdq.layers[i].weights) << "layer " << i + 1;
+        }
+      }
+  }
+}

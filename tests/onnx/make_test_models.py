@@ -1,0 +1,766 @@
+#!/usr/bin/python3
+"""Writes the ONNX models tests/mapper_onnx_import_test.cpp reads (tests/onnx/README.md lists them).
+
+Run with Debian's Python (python3-onnx 1.12 and numpy): /usr/bin/python3 tests/onnx/make_test_models.py
+Seeded: the files come out the same every time. They are committed, so a build needs no Python.
+
+- ok_*.onnx: float models the import accepts, each with ok_*.expect (the layer list the import must give,
+  its weights and exponents) and ok_*_calib.txt (the calibration input). The expectation is worked out here,
+  independently of the C++ import: a small numpy interpreter runs the float graph, and the post-training
+  quantization of docs/real_networks.md is applied to its maps. ok_*_qdq.onnx and ok_*_qlinear.onnx are the
+  same network in ONNX's int8 forms, with those weights and scales: they must import to the same .expect.
+- bad_*.onnx: models the import refuses; REFUSED below gives the node, op type and reason the test expects.
+- broken_*.onnx: files that are not usable models.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPSET = 13          # float and QDQ models
+OPSET_QLINEAR = 14  # int8 Relu
+rng = np.random.default_rng(20240611)
+
+
+def save(model, name, check=True):
+    if check:
+        # the outputs' types and shapes as ONNX infers them (the checker wants them given)
+        inferred = onnx.shape_inference.infer_shapes(model)
+        for o, i in zip(model.graph.output, inferred.graph.output):
+            o.CopyFrom(i)
+        onnx.checker.check_model(model, full_check=True)
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+def make_model(nodes, inputs, outputs, inits, opset=OPSET, name="g"):
+    graph = oh.make_graph(nodes, name, inputs, outputs, initializer=inits)
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", opset)], producer_name="make_test_models.py")
+
+
+def vinfo(name, shape, t=TP.FLOAT):
+    return oh.make_tensor_value_info(name, t, shape)
+
+
+# ---------------------------------------------------------------- a numpy interpreter of the float ops
+
+def attr(node, name, default):
+    for a in node.attribute:
+        if a.name == name:
+            return oh.get_attribute_value(a)
+    return default
+
+
+def pads_of(node, k, shape_hw):
+    pads = list(attr(node, "pads", [0, 0, 0, 0]))
+    auto = attr(node, "auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    s = attr(node, "strides", [1, 1])
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        for ax in range(2):
+            n = shape_hw[ax]
+            total = max((-(-n // s[ax]) - 1) * s[ax] + k[ax] - n, 0)
+            small, big = total // 2, total - total // 2
+            pads[ax], pads[ax + 2] = (small, big) if auto == "SAME_UPPER" else (big, small)
+    return pads
+
+
+def windows(x, k, s, pads, fill):
+    """x [C,H,W] -> patches [C,Ho,Wo,kh,kw] of the padded map."""
+    c, h, w = x.shape
+    xp = np.full((c, h + pads[0] + pads[2], w + pads[1] + pads[3]), fill, dtype=np.float64)
+    xp[:, pads[0]:pads[0] + h, pads[1]:pads[1] + w] = x
+    ho = (xp.shape[1] - k[0]) // s[0] + 1
+    wo = (xp.shape[2] - k[1]) // s[1] + 1
+    out = np.empty((c, ho, wo, k[0], k[1]))
+    for i in range(k[0]):
+        for j in range(k[1]):
+            out[:, :, :, i, j] = xp[:, i:i + s[0] * ho:s[0], j:j + s[1] * wo:s[1]]
+    return out
+
+
+def run_float(model, x):
+    """Every tensor of a float model (batch 1, the batch axis dropped) on one input."""
+    consts = {t.name: nh.to_array(t).astype(np.float64) for t in model.graph.initializer}
+    v = {model.graph.input[0].name: x.astype(np.float64)}
+    get = lambda n: v[n] if n in v else consts[n]
+    for n in model.graph.node:
+        i = [get(t) for t in n.input if t]
+        op = n.op_type
+        if op == "Conv":
+            w = i[1]
+            k = list(w.shape[2:])
+            p = windows(i[0], k, attr(n, "strides", [1, 1]), pads_of(n, k, i[0].shape[1:]), 0.0)
+            y = np.einsum("dhwij,cdij->chw", p, w)
+            if len(i) > 2:
+                y = y + i[2][:, None, None]
+        elif op == "Gemm":
+            w = i[1].T if attr(n, "transB", 0) else i[1]
+            y = i[0] @ w + (i[2] if len(i) > 2 else 0)
+        elif op == "MatMul":
+            y = i[0] @ i[1]
+        elif op == "Relu":
+            y = np.maximum(i[0], 0)
+        elif op in ("MaxPool", "AveragePool"):
+            k = attr(n, "kernel_shape", None)
+            s = attr(n, "strides", [1, 1])
+            pads = pads_of(n, k, i[0].shape[1:])
+            if op == "MaxPool":
+                y = windows(i[0], k, s, pads, -np.inf).max(axis=(3, 4))
+            else:
+                assert attr(n, "count_include_pad", 0) == 1 or not any(pads)
+                y = windows(i[0], k, s, pads, 0.0).sum(axis=(3, 4)) / (k[0] * k[1])
+        elif op == "GlobalAveragePool":
+            y = i[0].mean(axis=(1, 2), keepdims=True)
+        elif op == "Add":
+            y = i[0] + i[1]
+        elif op in ("Flatten", "Reshape"):
+            y = i[0].reshape(1, -1)  # [C][H][W] order
+        else:
+            raise ValueError(op)
+        v[n.output[0]] = y
+    return v
+
+
+# ---------------------------------------------------------------- float networks and their expectation
+
+def e_for(m):
+    """docs/real_networks.md: floor(log2(127 / m)), as the largest e with m * 2^e <= 127."""
+    assert m > 0
+    e = math.floor(math.log2(127 / m))
+    while m * 2.0 ** (e + 1) <= 127:
+        e += 1
+    while m * 2.0 ** e > 127:
+        e -= 1
+    # the C++ import evaluates in its own summation order: no maximum near a boundary
+    r = 127 / (m * 2.0 ** e)
+    assert 1 + 1e-6 < r < 2 - 1e-6 or r == 1, f"max {m} too close to a power-of-two boundary"
+    return e
+
+
+def transposed(node):
+    """A fully connected layer's weights stored [IN][OUT] (the hardware's order is [OUT][IN])."""
+    return node.op_type == "MatMul" or (node.op_type == "Gemm" and not attr(node, "transB", 0))
+
+
+def quantize_w(w):
+    e = e_for(float(np.abs(w).max()))
+    return e, np.clip(np.rint(w.astype(np.float64) * 2.0 ** e), -127, 127).astype(np.int8)  # rint: half to even
+
+
+class Net:
+    """A float model built layer by layer, with what the import must make of it: layer lines, the weights in
+    the hardware's order, and which map's float values calibrate each exponent (a map's `key`)."""
+
+    def __init__(self, name, shape):
+        self.name = name
+        self.shape = {"input": tuple(shape)}
+        self.nodes, self.inits, self.layers = [], [], []
+        self.key = {"input": "input"}  # map -> the map whose exponent it has (resolved at the end)
+        self.n = 0
+
+    def uid(self, base):
+        self.n += 1
+        return f"{base}{self.n}"
+
+    def weight(self, name, shape, fan_in, gain=1.0):
+        w = (gain * rng.normal(0, math.sqrt(2 / fan_in), shape)).astype(np.float32)
+        self.inits.append(nh.from_array(w, name))
+        return w
+
+    def node(self, op, ins, name=None, **attrs):
+        name = name or self.uid(op.lower())
+        out = name + "_out"
+        self.nodes.append(oh.make_node(op, ins, [out], name=name, **attrs))
+        return out
+
+    def relu(self, x, layer):
+        y = self.node("Relu", [x])
+        self.shape[y] = self.shape[x]
+        self.key[x] = y
+        self.key[y] = y
+        layer["relu"] = True
+        layer["y"] = y
+        return y
+
+    def conv(self, x, c, k=3, stride=1, pad=0, relu=True, zero_bias=False, auto_pad=None, layer=True, add_kernel_shape=True,
+             gain=1.0):
+        d, h, w_ = self.shape[x]
+        name = self.uid("conv")
+        w = self.weight(name + "_w", (c, d, k, k), d * k * k, gain)
+        ins = [x, name + "_w"]
+        if zero_bias:
+            self.inits.append(nh.from_array(np.zeros(c, np.float32), name + "_b"))
+            ins.append(name + "_b")
+        attrs = dict(strides=[stride, stride])
+        if add_kernel_shape:
+            attrs["kernel_shape"] = [k, k]
+        if auto_pad:
+            attrs["auto_pad"] = auto_pad
+            pad = (k - 1) // 2
+        elif pad:
+            attrs["pads"] = [pad] * 4
+        y = self.node("Conv", ins, name, **attrs)
+        self.shape[y] = (c, (h + 2 * pad - k) // stride + 1, (w_ + 2 * pad - k) // stride + 1)
+        self.key[y] = y
+        l = dict(kind="conv", text=f"conv {k} {k} {d} {c} stride={stride} pad={pad}", w=w, x=x, y=y, relu=False)
+        if layer:
+            self.layers.append(l)
+        if relu:
+            y = self.relu(y, l)
+        return (y, l) if not layer else y
+
+    def pool(self, x, op, k, stride, pad=0, **extra):
+        d, h, w = self.shape[x]
+        attrs = dict(kernel_shape=[k, k], strides=[stride, stride], **extra)
+        if pad:
+            attrs["pads"] = [pad] * 4
+        y = self.node(op, [x], **attrs)
+        self.shape[y] = (d, (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1)
+        self.key[y] = x
+        kind = "max" if op == "MaxPool" else "avg"
+        self.layers.append(dict(kind="pool", text=f"pool {kind} {k} {k} stride={stride} pad={pad}"))
+        return y
+
+    def global_pool(self, x):
+        d, h, w = self.shape[x]
+        y = self.node("GlobalAveragePool", [x])
+        self.shape[y] = (d, 1, 1)
+        self.key[y] = x
+        self.layers.append(dict(kind="pool", text=f"pool avg {w} {h}"))
+        return y
+
+    def flatten(self, x, reshape=False):
+        n = int(np.prod(self.shape[x]))
+        if reshape:
+            sname = self.uid("shape")
+            self.inits.append(nh.from_array(np.array([1, -1], np.int64), sname))
+            y = self.node("Reshape", [x, sname])
+        else:
+            y = self.node("Flatten", [x], axis=1)
+        self.shape[y] = (n,)
+        self.key[y] = x
+        return y
+
+    def fc(self, x, out, relu=True, form="gemm_t", zero_bias=False, weights=None):
+        (n,) = self.shape[x]
+        name = self.uid("fc")
+        w = rng.normal(0, math.sqrt(2 / n), (out, n)).astype(np.float32)  # [OUT][IN], the hardware's order
+        if weights is not None:
+            w = weights.astype(np.float32)
+        if form == "gemm_t":
+            self.inits.append(nh.from_array(w, name + "_w"))
+            ins, op, attrs = [x, name + "_w"], "Gemm", dict(transB=1)
+        else:
+            self.inits.append(nh.from_array(np.ascontiguousarray(w.T), name + "_w"))  # [IN][OUT]
+            ins, op, attrs = [x, name + "_w"], ("Gemm" if form == "gemm" else "MatMul"), {}
+        if zero_bias:
+            self.inits.append(nh.from_array(np.zeros(out, np.float32), name + "_b"))
+            ins.append(name + "_b")
+        y = self.node(op, ins, name, **attrs)
+        self.shape[y] = (out,)
+        self.key[y] = y
+        l = dict(kind="fc", text=f"fc {n} {out}", w=w, x=x, y=y, relu=False)
+        self.layers.append(l)
+        if relu:
+            y = self.relu(y, l)
+        return y
+
+    def residual(self, x, branch, projection_stride=None, relu=True, shortcut_first=False, projection_gain=1.0):
+        """branch(x) emits the main branch's layers and returns its last map; a projection is a 1x1 conv of x."""
+        self.layers.append(dict(kind="begin", text="residual begin"))
+        y = branch(x)
+        end = dict(kind="end", relu=False, x=x)
+        s = x
+        if projection_stride is not None:
+            s, pl = self.conv(x, self.shape[y][0], k=1, stride=projection_stride, relu=False, layer=False, gain=projection_gain)
+            end.update(text=f"residual end shortcut=projection stride={projection_stride}", w=pl["w"])
+        else:
+            end.update(text="residual end shortcut=identity")
+        a = self.node("Add", [s, y] if shortcut_first else [y, s])
+        self.shape[a] = self.shape[y]
+        self.key[a] = a
+        self.layers.append(end)
+        out = self.relu(a, end) if relu else a
+        end["y"] = out
+        # docs/real_networks.md: an identity unit's maps take the shortcut's exponent; a projection unit's
+        # last convolution and projection the sum's (after its ReLU)
+        target = x if projection_stride is None else out
+        for m in (y, s, a, out):
+            if m != target:
+                self.key[m] = target
+        return out
+
+    def model(self, out):
+        shape = [1, *self.shape["input"]]
+        return make_model(self.nodes, [vinfo("input", shape)], [vinfo(out, None)], self.inits, name=self.name)
+
+    def root(self, m):
+        while self.key[m] != m:
+            m = self.key[m]
+        return m
+
+    def expectation(self, model, calib):
+        """Exponents from the float run on `calib`, shifts, int8 weights: the .expect text."""
+        maxes = {}
+        for x in calib:
+            vals = run_float(model, x.reshape(self.shape["input"]))
+            for m, v in vals.items():
+                maxes[m] = max(maxes.get(m, 0.0), float(np.abs(v).max()))
+        E = lambda m: e_for(maxes[self.root(m)])
+        s = self.shape["input"]
+        lines = [f"# {self.name}: what the import must make of {self.name}.onnx (make_test_models.py)",
+                 f"input {s[2]} {s[1]} {s[0]}" if len(s) == 3 else f"input {s[0]} 1 1"]
+        qinfo = {}
+        for l in self.layers:
+            text = l["text"]
+            if "w" in l:
+                e_w, wq = quantize_w(l["w"])
+                shift = E(l["x"]) + e_w - E(l["y"])
+                assert 0 <= shift <= 31, (self.name, text, shift)
+                if l["kind"] != "end":
+                    text += " act=" + ("relu" if l["relu"] else "none")
+                elif not l["relu"]:
+                    text += " act=none"
+                text += f" shift={shift}"
+                lines.append(text)
+                lines.append("#weights " + " ".join(str(int(v)) for v in wq.reshape(-1)))
+                qinfo[id(l)] = (e_w, wq)
+            else:
+                if l["kind"] == "end" and not l["relu"]:
+                    text += " act=none"
+                lines.append(text)
+        lines.append(f"#exponents {E('input')} {E(self.final)}")
+        self.E, self.qinfo = E, qinfo
+        return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- the int8 forms of a float network
+
+def qdq_model(net, model, pre_relu=False, dq_per_reader=False, weights_via_q=False):
+    """The QDQ form: int8 weights through DequantizeLinear, a QuantizeLinear/DequantizeLinear pair on the
+    input and after every map a layer, pooling or Add makes (pre_relu: on a conv's map before its ReLU too)."""
+    E = net.E
+    nodes, inits = [], []
+    zp = nh.from_array(np.array(0, np.int8), "zp")
+    inits.append(zp)
+    scales = {}
+
+    def scale(e):
+        n = f"scale_{e}".replace("-", "m")
+        if n not in scales:
+            scales[n] = nh.from_array(np.array(2.0 ** -e, np.float32), n)
+            inits.append(scales[n])
+        return n
+
+    readers = {}
+    for n in model.graph.node:
+        for t in n.input:
+            readers[t] = readers.get(t, 0) + 1
+    rename = {}
+    dq_count = {}
+
+    def qdq(t, e):
+        q = t + "_q"
+        nodes.append(oh.make_node("QuantizeLinear", [t, scale(e), "zp"], [q], name=t + "_Q"))
+        if dq_per_reader and readers.get(t, 1) > 1:
+            rename[t] = ("multi", q, e)
+        else:
+            nodes.append(oh.make_node("DequantizeLinear", [q, scale(e), "zp"], [t + "_dq"], name=t + "_DQ"))
+            rename[t] = t + "_dq"
+
+    def use(t):
+        r = rename.get(t, t)
+        if isinstance(r, tuple):  # a DequantizeLinear of its own for each reader
+            _, q, e = r
+            dq_count[t] = dq_count.get(t, 0) + 1
+            o = f"{t}_dq{dq_count[t]}"
+            nodes.append(oh.make_node("DequantizeLinear", [q, scale(e), "zp"], [o], name=o + "_DQ"))
+            return o
+        return r
+
+    float_inits = {t.name: t for t in model.graph.initializer}
+    qdq("input", E("input"))
+    for n in model.graph.node:
+        ins = []
+        for k, t in enumerate(n.input):
+            if t in float_inits:
+                arr = nh.to_array(float_inits[t])
+                if n.op_type in ("Conv", "Gemm", "MatMul") and k == 1:
+                    # the layer's int8 weights (the hardware's order), in the initializer's own layout
+                    e_w, wq = net.qinfo_by_name[n.name]
+                    wl = np.ascontiguousarray(wq.T) if transposed(n) else wq
+                    assert wl.shape == arr.shape
+                    if weights_via_q:
+                        inits.append(nh.from_array((wl.astype(np.float32) * np.float32(2.0 ** -e_w)), t + "_f"))
+                        nodes.append(oh.make_node("QuantizeLinear", [t + "_f", scale(e_w), "zp"], [t + "_q"], name=t + "_Q"))
+                        src = t + "_q"
+                    else:
+                        inits.append(nh.from_array(wl, t + "_int8"))
+                        src = t + "_int8"
+                    nodes.append(oh.make_node("DequantizeLinear", [src, scale(e_w), "zp"], [t + "_dq"], name=t + "_DQ"))
+                    ins.append(t + "_dq")
+                else:
+                    inits.append(float_inits[t])
+                    ins.append(t)
+            else:
+                ins.append(use(t))
+        nodes.append(oh.make_node(n.op_type, ins, list(n.output), name=n.name, **{a.name: oh.get_attribute_value(a) for a in n.attribute}))
+        o = n.output[0]
+        if n.op_type in ("Flatten", "Reshape"):
+            continue
+        followed_by_relu = any(m.op_type == "Relu" and m.input[0] == o for m in model.graph.node)
+        if n.op_type in ("Conv", "Gemm", "MatMul", "Add") and followed_by_relu and not pre_relu:
+            continue
+        qdq(o, E(o))
+    out = model.graph.output[0].name
+    return make_model(nodes, [vinfo("input", [1, *net.shape["input"]])], [vinfo(use(out), None)], inits, name=net.name + "_qdq")
+
+
+def qlinear_model(net, model):
+    """The QLinear form: QuantizeLinear on the input, QLinearConv / QLinearMatMul, int8 Relu, MaxPool,
+    Flatten; average pooling and Add between a DequantizeLinear and a QuantizeLinear; DequantizeLinear at the end."""
+    E = net.E
+    nodes, inits = [], [nh.from_array(np.array(0, np.int8), "zp")]
+    scales = {}
+
+    def scale(e):
+        n = f"scale_{e}".replace("-", "m")
+        if n not in scales:
+            scales[n] = nh.from_array(np.array(2.0 ** -e, np.float32), n)
+            inits.append(scales[n])
+        return n
+
+    q = {"input": "input_q"}
+    nodes.append(oh.make_node("QuantizeLinear", ["input", scale(E("input")), "zp"], ["input_q"], name="input_Q"))
+    float_inits = {t.name: t for t in model.graph.initializer}
+    for n in model.graph.node:
+        o = n.output[0]
+        x = q[n.input[0]]
+        if n.op_type in ("Conv", "Gemm", "MatMul"):
+            e_w, wq = net.qinfo_by_name[n.name]
+            if n.op_type == "Conv":
+                inits.append(nh.from_array(wq, n.name + "_w_int8"))
+                attrs = {a.name: oh.get_attribute_value(a) for a in n.attribute}
+                nodes.append(oh.make_node("QLinearConv", [x, scale(E(n.input[0])), "zp", n.name + "_w_int8", scale(e_w), "zp",
+                                                          scale(E(o)), "zp"], [o + "_q"], name=n.name, **attrs))
+            else:
+                inits.append(nh.from_array(np.ascontiguousarray(wq.T), n.name + "_w_int8"))  # [IN][OUT]
+                nodes.append(oh.make_node("QLinearMatMul", [x, scale(E(n.input[0])), "zp", n.name + "_w_int8", scale(e_w), "zp",
+                                                            scale(E(o)), "zp"], [o + "_q"], name=n.name))
+        elif n.op_type in ("Relu", "MaxPool", "Flatten"):
+            attrs = {a.name: oh.get_attribute_value(a) for a in n.attribute}
+            nodes.append(oh.make_node(n.op_type, [x], [o + "_q"], name=n.name, **attrs))
+        elif n.op_type == "Reshape":
+            inits.append(float_inits[n.input[1]])
+            nodes.append(oh.make_node("Reshape", [x, n.input[1]], [o + "_q"], name=n.name))
+        else:  # AveragePool, GlobalAveragePool, Add: in float between DequantizeLinear and QuantizeLinear
+            ins = []
+            for t in n.input:
+                nodes.append(oh.make_node("DequantizeLinear", [q[t], scale(E(t)), "zp"], [t + "_f_" + n.name], name=t + "_DQ_" + n.name))
+                ins.append(t + "_f_" + n.name)
+            attrs = {a.name: oh.get_attribute_value(a) for a in n.attribute}
+            nodes.append(oh.make_node(n.op_type, ins, [o], name=n.name, **attrs))
+            nodes.append(oh.make_node("QuantizeLinear", [o, scale(E(o)), "zp"], [o + "_q"], name=o + "_Q"))
+        q[o] = o + "_q"
+    out = model.graph.output[0].name
+    nodes.append(oh.make_node("DequantizeLinear", [q[out], scale(E(out)), "zp"], ["output"], name="output_DQ"))
+    return make_model(nodes, [vinfo("input", [1, *net.shape["input"]])], [vinfo("output", None)], inits,
+                      opset=OPSET_QLINEAR, name=net.name + "_qlinear")
+
+
+def write_accepted(net, out, calib_count=2, qlinear=True, calib=None, **qdq_options):
+    net.final = out
+    model = net.model(out)
+    save(model, net.name + ".onnx")
+    if calib is None:
+        calib = [rng.normal(0, 1, int(np.prod(net.shape["input"]))).astype(np.float32) for _ in range(calib_count)]
+    calib_count = len(calib)
+    with open(os.path.join(HERE, net.name + "_calib.txt"), "w") as f:
+        f.write(f"# {calib_count} calibration inputs for {net.name}.onnx, one per line, [C][H][W] order\n")
+        for x in calib:
+            f.write(" ".join(str(v) for v in x) + "\n")  # numpy's shortest text that reads back as the same float32
+    text = net.expectation(model, calib)
+    with open(os.path.join(HERE, net.name + ".expect"), "w") as f:
+        f.write(text)
+    # the quantized weights by node name, for the int8 forms
+    net.qinfo_by_name = {}
+    for n in model.graph.node:
+        if n.op_type in ("Conv", "Gemm", "MatMul"):
+            w = nh.to_array(next(t for t in model.graph.initializer if t.name == n.input[1]))
+            net.qinfo_by_name[n.name] = quantize_w(w.T if transposed(n) else w)
+    save(qdq_model(net, model, **qdq_options), net.name + "_qdq.onnx")
+    if qlinear:
+        save(qlinear_model(net, model), net.name + "_qlinear.onnx")
+
+
+def accepted():
+    # convolutions: padding given, padding by auto_pad, a stride, a zero bias, no kernel_shape attribute
+    n = Net("ok_conv_chain", (3, 9, 9))
+    x = n.conv("input", 4, k=3, pad=1, zero_bias=True)
+    x = n.conv(x, 6, k=3, auto_pad="SAME_UPPER", add_kernel_shape=False)
+    x = n.conv(x, 5, k=5, stride=2, pad=2, relu=False)
+    x = n.conv(x, 3, k=1)
+    write_accepted(n, x, pre_relu=True)
+
+    # pooling: fused max 2x2/2, padded max after a ReLU, padded average (counting the padding), global average
+    n = Net("ok_pools", (2, 12, 12))
+    x = n.conv("input", 4, k=3, pad=1)
+    x = n.pool(x, "MaxPool", 2, 2)
+    x = n.conv(x, 6, k=3, pad=1)
+    x = n.pool(x, "MaxPool", 3, 2, pad=1)
+    x = n.pool(x, "AveragePool", 2, 1, pad=1, count_include_pad=1)
+    x = n.conv(x, 8, k=3, relu=True)
+    x = n.global_pool(x)
+    x = n.flatten(x)
+    x = n.fc(x, 5, relu=False)
+    write_accepted(n, x)
+
+    # fully connected: Gemm with B transposed, Gemm with a zero C, MatMul
+    n = Net("ok_fc", (24,))
+    x = n.fc("input", 16, form="gemm_t")
+    x = n.fc(x, 12, form="gemm", zero_bias=True)
+    x = n.fc(x, 7, relu=False, form="matmul")
+    write_accepted(n, x, weights_via_q=True)
+
+    # rounding: weights w * 2^e_w halfway between two integers round to the even one; a calibration input
+    # whose max |x| is 127 / 32 exactly has e = 5 (max * 2^5 <= 127 holds with equality)
+    n = Net("ok_rounding", (8,))
+    halves = np.array([64, 2.5, 3.5, -2.5, -3.5, 0.5, -0.5, 1.5, -1.5, 126.5, -126.5, 10.5] * 4)[:48].reshape(6, 8) / 64
+    x = n.fc("input", 6, relu=False, weights=halves)
+    x = n.fc(x, 3, relu=False)
+    v = rng.normal(0, 1, 8).astype(np.float32)
+    v = (v / np.abs(v).max() * np.float32(127 / 32)).astype(np.float32)
+    assert np.abs(v).max() == np.float32(127 / 32)
+    write_accepted(n, x, calib=[v])
+
+    # Reshape to [1,-1] before a MatMul
+    n = Net("ok_reshape", (3, 6, 5))
+    x = n.conv("input", 4, k=3, pad=1)
+    x = n.flatten(x, reshape=True)
+    x = n.fc(x, 6, relu=False, form="matmul")
+    write_accepted(n, x)
+
+    # an identity unit (the Add's shortcut first) and a projection unit (the branch first); the gains make
+    # each map the residual rule gives an exponent have another than its own calibration would: the identity
+    # branch's sum is far above the shortcut, the projection's far above the branch
+    n = Net("ok_residual", (4, 10, 10))
+    x = n.conv("input", 6, k=3, pad=1)
+
+    def branch_id(x):
+        y = n.conv(x, 6, k=3, pad=1)
+        return n.conv(y, 6, k=3, pad=1, relu=False, gain=6.0)
+
+    x = n.residual(x, branch_id, shortcut_first=True)
+
+    def branch_proj(x):
+        y = n.conv(x, 8, k=3, stride=2, pad=1)
+        return n.conv(y, 8, k=3, pad=1, relu=False, gain=0.2)
+
+    x = n.residual(x, branch_proj, projection_stride=2, projection_gain=3.0)
+    x = n.global_pool(x)
+    x = n.flatten(x)
+    x = n.fc(x, 4, relu=False)
+    write_accepted(n, x, dq_per_reader=True)
+
+    # a unit without a ReLU after its Add, whose branch is one 1x1 convolution beside a 1x1 projection (the
+    # Add's second operand is the shortcut), then an identity unit of one convolution with a ReLU
+    n = Net("ok_residual_plain", (3, 6, 6))
+    x = n.conv("input", 4, k=1)
+    x = n.residual(x, lambda x: n.conv(x, 5, k=1, relu=False), projection_stride=1, relu=False)
+    x = n.residual(x, lambda x: n.conv(x, 5, k=3, pad=1, relu=True))
+    x = n.conv(x, 2, k=3, relu=False)
+    write_accepted(n, x)
+
+
+# ---------------------------------------------------------------- refused models
+
+REFUSED = []  # (file, node, op type, what the message says)
+
+
+def refused(name, nodes, inits, node, op, why, in_shape=(1, 3, 8, 8), out="y", opset=OPSET, check=True, inputs=None):
+    inputs = inputs or [vinfo("x", list(in_shape))]
+    model = make_model(nodes, inputs, [vinfo(out, None)] if isinstance(out, str) else out, inits, opset=opset)
+    save(model, name + ".onnx", check=check)
+    REFUSED.append((name + ".onnx", node, op, why))
+
+
+def w(name, shape, value=None):
+    a = rng.normal(0, 0.3, shape).astype(np.float32) if value is None else np.full(shape, value, np.float32)
+    return nh.from_array(a, name)
+
+
+def conv_node(name, x, wname, out, **a):
+    return oh.make_node("Conv", [x, wname], [out], name=name, **a)
+
+
+def refusals():
+    c1 = conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1])
+    w1 = w("w1", (4, 3, 3, 3))
+    # ops with no counterpart
+    refused("bad_sigmoid", [c1, oh.make_node("Sigmoid", ["c1_out"], ["y"], name="act")], [w1], "act", "Sigmoid", "not supported")
+    refused("bad_softmax", [oh.make_node("Gemm", ["x", "wf"], ["g"], name="fc", transB=1), oh.make_node("Softmax", ["g"], ["y"], name="prob")],
+            [w("wf", (5, 16))], "prob", "Softmax", "not supported", in_shape=(1, 16))
+    refused("bad_lstm", [oh.make_node("LSTM", ["x", "lw", "lr"], ["", "y"], name="rnn", hidden_size=4)],
+            [w("lw", (1, 16, 8)), w("lr", (1, 16, 4))], "rnn", "LSTM", "not supported", in_shape=(1, 2, 8))
+    refused("bad_concat", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
+                           oh.make_node("Concat", ["c1_out", "c2_out"], ["y"], name="cat", axis=1)],
+            [w1, w("w2", (4, 3, 3, 3))], "cat", "Concat", "not supported")
+    refused("bad_domain", [c1, oh.make_node("QLinearAdd", ["c1_out"], ["y"], name="qadd", domain="com.microsoft")], [w1],
+            "qadd", "QLinearAdd", "domain", check=False)
+    # convolutions the MAC array cannot run
+    refused("bad_conv_grouped", [conv_node("gconv", "x", "wg", "y", group=3)], [w("wg", (6, 2, 3, 3))], "gconv", "Conv", "grouped",
+            in_shape=(1, 6, 8, 8))
+    refused("bad_conv_depthwise", [conv_node("dw", "x", "wd", "y", group=4)], [w("wd", (4, 1, 3, 3))], "dw", "Conv", "depthwise",
+            in_shape=(1, 4, 8, 8))
+    refused("bad_conv_dilated", [conv_node("dil", "x", "w1", "y", dilations=[2, 2])], [w1], "dil", "Conv", "dilat")
+    refused("bad_conv_asym_pads", [conv_node("asym", "x", "w1", "y", pads=[0, 0, 1, 1])], [w1], "asym", "Conv", "asymmetric pads")
+    refused("bad_conv_strides", [conv_node("str", "x", "w1", "y", strides=[1, 2])], [w1], "str", "Conv", "strides")
+    refused("bad_conv_bias", [oh.make_node("Conv", ["x", "w1", "b"], ["y"], name="biased")],
+            [w1, w("b", (4,), 0.5)], "biased", "Conv", "bias")
+    # fully connected layers the hardware cannot run
+    fcin = (1, 16)
+    refused("bad_gemm_alpha", [oh.make_node("Gemm", ["x", "wf"], ["y"], name="g", alpha=0.5, transB=1)], [w("wf", (5, 16))],
+            "g", "Gemm", "alpha", in_shape=fcin)
+    refused("bad_gemm_transA", [oh.make_node("Gemm", ["x", "wf"], ["y"], name="g", transA=1)], [w("wf", (1, 5))],
+            "g", "Gemm", "transA", in_shape=fcin)
+    refused("bad_gemm_bias", [oh.make_node("Gemm", ["x", "wf", "b"], ["y"], name="g", transB=1)], [w("wf", (5, 16)), w("b", (5,), 1.0)],
+            "g", "Gemm", "bias", in_shape=fcin)
+    # pooling the hardware computes differently
+    refused("bad_maxpool_pad", [c1, oh.make_node("MaxPool", ["c1_out"], ["y"], name="mp", kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])],
+            [w1], "mp", "MaxPool", "minus")
+    relu = oh.make_node("Relu", ["c1_out"], ["r"], name="r1")
+    refused("bad_avgpool_pad", [c1, relu, oh.make_node("AveragePool", ["r"], ["y"], name="ap", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+            [w1], "ap", "AveragePool", "count_include_pad=0")
+    refused("bad_maxpool_ceil", [c1, relu, oh.make_node("MaxPool", ["r"], ["y"], name="mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+            [w1], "mp", "MaxPool", "ceil_mode")
+    # graphs that are not a chain with residual units
+    refused("bad_not_residual", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
+                                 oh.make_node("Add", ["c1_out", "c2_out"], ["y"], name="sum")],
+            [w1, w("w2", (4, 3, 3, 3))], "sum", "Add", "shortcut")
+    refused("bad_dead_branch", [c1, conv_node("c2", "c1_out", "w2", "unused"), oh.make_node("Relu", ["c1_out"], ["y"], name="r1")],
+            [w1, w("w2", (2, 4, 1, 1))], "c2", "Conv", "not used")
+    refused("bad_add_constant", [c1, oh.make_node("Add", ["c1_out", "bias"], ["y"], name="plus")], [w1, w("bias", (1, 4, 1, 1), 0.1)],
+            "plus", "Add", "constant")
+    # a unit inside a unit's branch
+    nest = [c1, oh.make_node("Relu", ["c1_out"], ["a"], name="r1"),
+            conv_node("b1", "a", "w3", "b1_out", pads=[1, 1, 1, 1]),            # the outer branch forks again:
+            conv_node("b2", "b1_out", "w3", "b2_out", pads=[1, 1, 1, 1]),
+            oh.make_node("Add", ["b1_out", "b2_out"], ["inner"], name="inner_add"),
+            oh.make_node("Add", ["a", "inner"], ["y"], name="outer_add")]
+    refused("bad_nested", nest, [w1, w("w3", (4, 4, 3, 3))], "b1", "Conv", "nest")
+    refused("bad_relu_after_pool", [c1, oh.make_node("MaxPool", ["c1_out"], ["p"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+                                    oh.make_node("Relu", ["p"], ["y"], name="late")], [w1], "late", "Relu", "follows no")
+    refused("bad_reshape", [c1, oh.make_node("Reshape", ["c1_out", "shp"], ["y"], name="rs")],
+            [w1, nh.from_array(np.array([1, 4, 64], np.int64), "shp")], "rs", "Reshape", "[1,-1]")
+    refused("bad_flatten_end", [c1, oh.make_node("Flatten", ["c1_out"], ["y"], name="fl")], [w1], "fl", "Flatten", "fully connected")
+    # QDQ and QLinear forms the hardware cannot take
+    s5 = nh.from_array(np.array(2.0 ** -5, np.float32), "s5")
+    s7 = nh.from_array(np.array(2.0 ** -7, np.float32), "s7")
+    zp = nh.from_array(np.array(0, np.int8), "zp")
+    wi8 = nh.from_array(rng.integers(-100, 100, (4, 3, 3, 3)).astype(np.int8), "w_int8")
+
+    def qdq_conv(in_scale="s5", in_zp="zp", w_scale="s7", extra_inits=()):
+        nodes = [oh.make_node("QuantizeLinear", ["x", in_scale, in_zp], ["xq"], name="in_q"),
+                 oh.make_node("DequantizeLinear", ["xq", in_scale, in_zp], ["xd"], name="in_dq"),
+                 oh.make_node("DequantizeLinear", ["w_int8", w_scale, "zp"], ["wd"], name="w_dq"),
+                 oh.make_node("Conv", ["xd", "wd"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                 oh.make_node("QuantizeLinear", ["c", "s5", "zp"], ["cq"], name="out_q"),
+                 oh.make_node("DequantizeLinear", ["cq", "s5", "zp"], ["y"], name="out_dq")]
+        return nodes, [s5, s7, zp, wi8, *extra_inits]
+
+    n_, i_ = qdq_conv(in_scale="s01", extra_inits=[nh.from_array(np.array(0.1, np.float32), "s01")])
+    refused("bad_qdq_scale", n_, i_, "in_q", "QuantizeLinear", "power of two")
+    n_, i_ = qdq_conv(w_scale="s03", extra_inits=[nh.from_array(np.array(0.3, np.float32), "s03")])
+    refused("bad_qdq_weight_scale", n_, i_, "w_dq", "DequantizeLinear", "power of two")
+    n_, i_ = qdq_conv(in_zp="zp3", extra_inits=[nh.from_array(np.array(3, np.int8), "zp3")])
+    refused("bad_qdq_zero_point", n_, i_, "in_q", "QuantizeLinear", "not 0")
+    n_, i_ = qdq_conv(in_zp="zpu", extra_inits=[nh.from_array(np.array(0, np.uint8), "zpu")])
+    refused("bad_qdq_uint8", n_, i_, "in_q", "QuantizeLinear", "uint8")
+    n_, i_ = qdq_conv(w_scale="spc", extra_inits=[nh.from_array(np.array([2.0 ** -7, 2.0 ** -6, 2.0 ** -7, 2.0 ** -7], np.float32), "spc")])
+    for nd in n_:
+        if nd.name == "w_dq":
+            nd.attribute.extend([oh.make_attribute("axis", 0)])
+    refused("bad_qdq_per_channel", n_, i_, "w_dq", "DequantizeLinear", "per-channel")
+
+    def qlinear(y_scale):
+        nodes = [oh.make_node("QuantizeLinear", ["x", "s5", "zp"], ["xq"], name="in_q"),
+                 oh.make_node("QLinearConv", ["xq", "s5", "zp", "w_int8", "s7", "zp", y_scale, "zp"], ["cq"], name="qconv", pads=[1, 1, 1, 1]),
+                 oh.make_node("DequantizeLinear", ["cq", y_scale, "zp"], ["y"], name="out_dq")]
+        return nodes
+
+    # y_scale 2^-13 < x_scale * w_scale = 2^-12: shift -1
+    refused("bad_qlinear_negative_shift", qlinear("s13"), [s5, s7, zp, wi8, nh.from_array(np.array(2.0 ** -13, np.float32), "s13")],
+            "qconv", "QLinearConv", "negative")
+    refused("bad_qlinear_scale", qlinear("s3x"), [s5, s7, zp, wi8, nh.from_array(np.array(0.75 * 2.0 ** -4, np.float32), "s3x")],
+            "qconv", "QLinearConv", "power of two")
+    # the graph's inputs and outputs (no node: the message names the tensors)
+    refused("bad_two_inputs", [oh.make_node("Add", ["x", "x2"], ["y"], name="sum")], [], "", "", "2 inputs",
+            inputs=[vinfo("x", [1, 3, 8, 8]), vinfo("x2", [1, 3, 8, 8])])
+    refused("bad_two_outputs", [c1, oh.make_node("Relu", ["c1_out"], ["y"], name="r1")], [w1], "", "", "2 outputs",
+            out=[vinfo("y", None), vinfo("c1_out", None)])
+    refused("bad_batch2", [c1, oh.make_node("Relu", ["c1_out"], ["y"], name="r1")], [w1], "", "", "batch 2", in_shape=(2, 3, 8, 8))
+
+
+# ---------------------------------------------------------------- malformed files
+
+BROKEN = []  # (file, what the message says)
+
+
+def broken():
+    good = open(os.path.join(HERE, "ok_conv_chain.onnx"), "rb").read()
+    with open(os.path.join(HERE, "broken_truncated.onnx"), "wb") as f:
+        f.write(good[: len(good) * 2 // 3])
+    BROKEN.append(("broken_truncated.onnx", ""))
+    with open(os.path.join(HERE, "broken_not_protobuf.onnx"), "wb") as f:
+        f.write(b"this is a text file, not an ONNX model\n")
+    BROKEN.append(("broken_not_protobuf.onnx", "not an ONNX model"))
+    open(os.path.join(HERE, "broken_empty.onnx"), "wb").close()
+    BROKEN.append(("broken_empty.onnx", "no graph"))
+    c1 = conv_node("c1", "x", "w1", "y", pads=[1, 1, 1, 1])
+    # weights for 2 input channels on a 3-channel input
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [w("w1", (4, 2, 3, 3))]), "broken_wrong_init_shape.onnx", check=False)
+    BROKEN.append(("broken_wrong_init_shape.onnx", "input channels"))
+    # an initializer whose data is shorter than its dims
+    t = nh.from_array(rng.normal(0, 1, (4, 3, 3, 3)).astype(np.float32), "w1")
+    t.raw_data = t.raw_data[:100]
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [t]), "broken_init_size.onnx", check=False)
+    BROKEN.append(("broken_init_size.onnx", "need 432"))
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], []), "broken_missing_init.onnx", check=False)
+    BROKEN.append(("broken_missing_init.onnx", "missing initializer"))
+    relu = oh.make_node("Relu", ["nowhere"], ["y"], name="r1")
+    save(make_model([relu], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], []), "broken_dangling.onnx", check=False)
+    BROKEN.append(("broken_dangling.onnx", "dangling"))
+    t = nh.from_array(np.zeros((4, 3, 3, 3), np.float32), "w1")
+    t.ClearField("raw_data")
+    t.data_location = TP.EXTERNAL
+    t.external_data.add(key="location", value="weights.bin")
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [t]), "broken_external.onnx", check=False)
+    BROKEN.append(("broken_external.onnx", "external"))
+
+
+def main():
+    if not onnx.__version__.startswith("1.12"):
+        print(f"warning: ONNX {onnx.__version__}; the committed files were made with 1.12", file=sys.stderr)
+    for f in os.listdir(HERE):
+        if f.endswith((".onnx", ".expect", "_calib.txt")):
+            os.remove(os.path.join(HERE, f))
+    accepted()
+    refusals()
+    broken()
+    with open(os.path.join(HERE, "refused.txt"), "w") as f:
+        f.write("# file | node | op type | what the message says (make_test_models.py; the test reads it)\n")
+        for r in REFUSED:
+            f.write(" | ".join(r) + "\n")
+        for name, why in BROKEN:
+            f.write(f"{name} |  |  | {why}\n")
+
+
+if __name__ == "__main__":
+    main()
