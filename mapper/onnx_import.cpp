@@ -20,9 +20,9 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is little-endian; it is copied as it is");
 
-// values in one initializer: far above any layer's weights the mapper takes (kMaxChannels^2 would not fit
-// the file cap anyway); bounds what a forged dims field makes the reader allocate
-constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 28;
+// values in one initializer: as many int8 values as the file cap holds; bounds what a forged dims field
+// makes the reader allocate (the data's size is checked against the dims before anything is)
+constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
 
 const char* const kOps[] = {"Conv",         "Gemm",           "MatMul",           "Relu",          "MaxPool",
                             "AveragePool",  "GlobalAveragePool", "Add",           "Flatten",       "Reshape",
@@ -145,9 +145,11 @@ std::optional<int> exponent_of_scale(double s) {
 }
 
 // docs/real_networks.md: e = floor(log2(127 / max)), exactly: the largest e with max * 2^e <= 127 (scaling a
-// double by a power of two is exact, so no rounding of log2 decides it).
+// double by a power of two is exact, so no rounding of log2 decides it). max > 0 and finite.
 int exponent_for_max(double max) {
-  int e = static_cast<int>(std::floor(std::log2(127.0 / max)));
+  int ex = 0;
+  std::frexp(max, &ex);  // max = m * 2^ex, m in [0.5, 1): 127 / max is in (127, 254] * 2^-ex
+  int e = 7 - ex;
   while (std::ldexp(max, e + 1) <= 127.0) ++e;
   while (std::ldexp(max, e) > 127.0) --e;
   return e;
@@ -282,12 +284,12 @@ class Importer {
              " is not supported (float, double, int8, uint8, int32, int64 are)");
     }
     const auto count = static_cast<std::size_t>(n);
-    c.v.resize(count);
     if (t.has_raw_data()) {
       const std::string& raw = t.raw_data();
       if (raw.size() != count * bytes)
         fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
              std::to_string(count * bytes));
+      c.v.resize(count);
       for (std::size_t i = 0; i < count; ++i) {
         const char* p = raw.data() + i * bytes;
         switch (t.data_type()) {
@@ -305,6 +307,7 @@ class Importer {
       if (static_cast<std::size_t>(field.size()) != count)
         fail(what + ": holds " + std::to_string(field.size()) + " values, its dims " + dims_str(c.dims) + " say " +
              std::to_string(count));
+      c.v.resize(count);
       std::size_t i = 0;
       for (const auto x : field) c.v[i++] = static_cast<double>(x);
     };
@@ -828,8 +831,13 @@ class Importer {
     int rank = 2;
     if (reshape) {
       const Const& s = const_in(c, 1, "shape");
+      if (s.dtype != onnx::TensorProto::INT64 || s.dims.size() != 1)
+        c.fail("shape " + in_quotes(c.in(1)) + " is not a 1-D int64 tensor");
       std::vector<std::int64_t> to;
-      for (const double v : s.v) to.push_back(static_cast<std::int64_t>(v));
+      for (const double v : s.v) {
+        if (v < -1 || v > static_cast<double>(kMaxMapValues)) c.fail("shape " + in_quotes(c.in(1)) + " holds " + std::to_string(v));
+        to.push_back(static_cast<std::int64_t>(v));
+      }
       // 0 copies the input's dimension (unless allowzero), -1 is what is left
       std::int64_t known = 1;
       int free = -1;
