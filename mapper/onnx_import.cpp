@@ -24,12 +24,20 @@ static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is li
 // makes the reader allocate (the data's size is checked against the dims before anything is)
 constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
 
-const char* const kOps[] = {"Conv",         "Gemm",           "MatMul",           "Relu",          "MaxPool",
-                            "AveragePool",  "GlobalAveragePool", "Add",           "Flatten",       "Reshape",
-                            "QuantizeLinear", "DequantizeLinear", "QLinearConv",  "QLinearMatMul", "Constant"};
-const char* const kSupportedOps =
-    "Conv, Gemm, MatMul, Relu, MaxPool, AveragePool, GlobalAveragePool, Add, Flatten, Reshape, QuantizeLinear, "
-    "DequantizeLinear, QLinearConv, QLinearMatMul, Constant";
+// the ops the import takes, in the order its messages list them
+const char* const kOps[] = {
+    "Conv",    "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
+    "Add",     "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
+    "Constant"};
+
+std::string supported_ops() {
+  std::string s;
+  for (const char* op : kOps) {
+    if (!s.empty()) s += ", ";
+    s += op;
+  }
+  return s;
+}
 
 std::string dims_str(const std::vector<std::int64_t>& d) {
   std::string s = "[";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "," + std::string
@@ -39,6 +47,48 @@ std::string dims_str(const std::vector<std::int64_t>& d) {
   }
   s += "]";
   return s;
+}
+
+// bytes of one element of the types the import reads; 0: another type
+std::size_t element_bytes(int dtype) {
+  switch (dtype) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+      return 1;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+      return 4;
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT64:
+      return 8;
+  }
+  return 0;
+}
+
+template <class T>
+double load(const char* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return static_cast<double>(x);
+}
+
+// one element of raw_data (little-endian, as the host)
+double raw_value(int dtype, const char* p) {
+  switch (dtype) {
+    case onnx::TensorProto::INT8:
+      return load<std::int8_t>(p);
+    case onnx::TensorProto::UINT8:
+      return load<std::uint8_t>(p);
+    case onnx::TensorProto::FLOAT:
+      return load<float>(p);
+    case onnx::TensorProto::INT32:
+      return load<std::int32_t>(p);
+    case onnx::TensorProto::DOUBLE:
+      return load<double>(p);
+    case onnx::TensorProto::INT64:
+      return load<std::int64_t>(p);
+  }
+  return 0;
 }
 
 std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
@@ -54,7 +104,9 @@ struct Const {
   // an integer tensor a DequantizeLinear gave a scale: real value = v * scale
   std::optional<double> scale;
   std::string what;  // "initializer 'W'", "output 'w' of node X (DequantizeLinear)"
-  bool all_zero() const { return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; }); }
+  bool all_zero() const {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
+  }
   bool is_float() const { return dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE; }
 };
 
@@ -126,7 +178,7 @@ struct Node {
   std::vector<std::string> in;  // feature maps (canonical names): one, two for Add
   std::string out;
   int kW = 1, kH = 1, stride = 1, pad = 0;  // conv, pools
-  int C = 0, D = 0;                        // conv: filters, channels; fc: outputs, inputs
+  int C = 0, D = 0;                         // conv: filters, channels; fc: outputs, inputs
   // conv and fc weights in the hardware's order (conv [C][D][Hf][Wf], fc [OUT][IN]): float (to quantize)
   // or int8 with their exponent (a quantized model)
   std::vector<double> wf;
@@ -242,7 +294,8 @@ class Importer {
     const std::uintmax_t size = fs::file_size(path_, ec);
     if (ec) fail("cannot read the ONNX model: " + ec.message());
     if (size > kMaxOnnxFileBytes)
-      fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " + std::to_string(size));
+      fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
+           std::to_string(size));
     std::ifstream f(path_, std::ios::binary);
     if (!f) fail("cannot open the ONNX model");
     std::string bytes(static_cast<std::size_t>(size), '\0');
@@ -257,7 +310,8 @@ class Importer {
   // A TensorProto's values; `what` names it in messages.
   Const read_tensor(const onnx::TensorProto& t, const std::string& what) const {
     if (t.data_location() == onnx::TensorProto::EXTERNAL)
-      fail(what + ": its data is in an external file, which the import does not read (save the model with its data inside)");
+      fail(what +
+           ": its data is in an external file, which the import does not read (save the model with its data inside)");
     if (t.has_segment()) fail(what + ": a segmented tensor is not supported");
     Const c;
     c.dtype = t.data_type();
@@ -271,18 +325,10 @@ class Importer {
       n *= d;
       c.dims.push_back(d);
     }
-    std::size_t bytes = 0;
-    switch (t.data_type()) {
-      case onnx::TensorProto::FLOAT: bytes = 4; break;
-      case onnx::TensorProto::DOUBLE: bytes = 8; break;
-      case onnx::TensorProto::INT8: bytes = 1; break;
-      case onnx::TensorProto::UINT8: bytes = 1; break;
-      case onnx::TensorProto::INT32: bytes = 4; break;
-      case onnx::TensorProto::INT64: bytes = 8; break;
-      default:
-        fail(what + ": data type " + std::to_string(t.data_type()) +
-             " is not supported (float, double, int8, uint8, int32, int64 are)");
-    }
+    const std::size_t bytes = element_bytes(t.data_type());
+    if (bytes == 0)
+      fail(what + ": data type " + std::to_string(t.data_type()) +
+           " is not supported (float, double, int8, uint8, int32, int64 are)");
     const auto count = static_cast<std::size_t>(n);
     if (t.has_raw_data()) {
       const std::string& raw = t.raw_data();
@@ -290,17 +336,7 @@ class Importer {
         fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
              std::to_string(count * bytes));
       c.v.resize(count);
-      for (std::size_t i = 0; i < count; ++i) {
-        const char* p = raw.data() + i * bytes;
-        switch (t.data_type()) {
-          case onnx::TensorProto::FLOAT: { float x; std::memcpy(&x, p, 4); c.v[i] = x; break; }
-          case onnx::TensorProto::DOUBLE: { double x; std::memcpy(&x, p, 8); c.v[i] = x; break; }
-          case onnx::TensorProto::INT8: c.v[i] = static_cast<std::int8_t>(*p); break;
-          case onnx::TensorProto::UINT8: c.v[i] = static_cast<std::uint8_t>(*p); break;
-          case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, p, 4); c.v[i] = x; break; }
-          case onnx::TensorProto::INT64: { std::int64_t x; std::memcpy(&x, p, 8); c.v[i] = static_cast<double>(x); break; }
-        }
-      }
+      for (std::size_t i = 0; i < count; ++i) c.v[i] = raw_value(t.data_type(), raw.data() + i * bytes);
       return c;
     }
     auto take = [&](const auto& field) {
@@ -312,10 +348,18 @@ class Importer {
       for (const auto x : field) c.v[i++] = static_cast<double>(x);
     };
     switch (t.data_type()) {
-      case onnx::TensorProto::FLOAT: take(t.float_data()); break;
-      case onnx::TensorProto::DOUBLE: take(t.double_data()); break;
-      case onnx::TensorProto::INT64: take(t.int64_data()); break;
-      default: take(t.int32_data()); break;  // int8, uint8 and int32 are stored as int32
+      case onnx::TensorProto::FLOAT:
+        take(t.float_data());
+        break;
+      case onnx::TensorProto::DOUBLE:
+        take(t.double_data());
+        break;
+      case onnx::TensorProto::INT64:
+        take(t.int64_data());
+        break;
+      default:  // int8, uint8 and int32 are stored as int32
+        take(t.int32_data());
+        break;
     }
     if (t.data_type() == onnx::TensorProto::INT8 || t.data_type() == onnx::TensorProto::UINT8) {
       const double lo = t.data_type() == onnx::TensorProto::INT8 ? -128 : 0;
@@ -367,7 +411,8 @@ class Importer {
     if (!v.type().has_tensor_type()) fail(what + " is not a tensor");
     const auto& tt = v.type().tensor_type();
     if (tt.elem_type() != onnx::TensorProto::FLOAT)
-      fail(what + " has element type " + std::to_string(tt.elem_type()) + "; expected float (1), quantized inside the model");
+      fail(what + " has element type " + std::to_string(tt.elem_type()) +
+           "; expected float (1), quantized inside the model");
     if (!tt.has_shape()) fail(what + " has no shape; expected [1,C,H,W] or [1,N]");
     std::vector<std::int64_t> d;
     for (int k = 0; k < tt.shape().dim_size(); ++k) {
@@ -376,24 +421,28 @@ class Importer {
         fail(what + ": dimension " + std::to_string(k) + " is symbolic" +
              (dim.has_dim_param() ? " (" + in_quotes(dim.dim_param()) + ")" : std::string()) +
              "; the import needs a fixed shape, batch 1");
-      if (dim.dim_value() < 1) fail(what + ": dimension " + std::to_string(k) + " is " + std::to_string(dim.dim_value()));
+      if (dim.dim_value() < 1)
+        fail(what + ": dimension " + std::to_string(k) + " is " + std::to_string(dim.dim_value()));
       d.push_back(dim.dim_value());
     }
     if (d.size() != 4 && d.size() != 2) fail(what + " has shape " + dims_str(d) + "; expected [1,C,H,W] or [1,N]");
-    if (d[0] != 1) fail(what + " has batch " + std::to_string(d[0]) + " " + dims_str(d) + "; the hardware runs one image (batch 1)");
+    if (d[0] != 1)
+      fail(what + " has batch " + std::to_string(d[0]) + " " + dims_str(d) + "; the hardware runs one image (batch 1)");
     Act a;
     a.rank = static_cast<int>(d.size());
     if (a.rank == 4) {
       if (d[1] > kMaxChannels || d[2] > kMaxSide || d[3] > kMaxSide)
-        fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxChannels) + " channels or sides over " +
-             std::to_string(kMaxSide));
+        fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxChannels) +
+             " channels or sides over " + std::to_string(kMaxSide));
       a.shape = {static_cast<int>(d[3]), static_cast<int>(d[2]), static_cast<int>(d[1])};
     } else {
-      if (d[1] > kMaxMapValues) fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxMapValues) + " values");
+      if (d[1] > kMaxMapValues)
+        fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxMapValues) + " values");
       a.shape = {static_cast<int>(d[1]), 1, 1};
     }
     if (a.shape.elements() > kMaxMapValues)
-      fail(what + " has " + std::to_string(a.shape.elements()) + " values; expected at most " + std::to_string(kMaxMapValues));
+      fail(what + " has " + std::to_string(a.shape.elements()) + " values; expected at most " +
+           std::to_string(kMaxMapValues));
     a.cls = scales_.make(v.name());
     input_ = v.name();
     acts_[input_] = a;
@@ -414,7 +463,8 @@ class Importer {
     const std::string cn = canon(name);
     const auto it = acts_.find(cn);
     if (it == acts_.end())
-      c.fail("input " + in_quotes(name) + " is not the graph's input, an initializer or an earlier node's output (a dangling name)");
+      c.fail("input " + in_quotes(name) +
+             " is not the graph's input, an initializer or an earlier node's output (a dangling name)");
     return {cn, it->second};
   }
 
@@ -425,14 +475,16 @@ class Importer {
     if (it != consts_.end()) return it->second;
     if (alias_.count(name) || acts_.count(name))
       c.fail("input " + in_quotes(name) + " (" + role + ") is a feature map; expected an initializer");
-    c.fail("input " + in_quotes(name) + " (" + role + ") is not an initializer or an earlier node's output (a missing initializer)");
+    c.fail("input " + in_quotes(name) + " (" + role +
+           ") is not an initializer or an earlier node's output (a missing initializer)");
   }
 
   // The output name of a node, checked to be new.
   std::string new_output(const Ctx& c) const {
     if (c.n.output_size() < 1 || c.out().empty()) c.fail("has no output");
     for (int k = 1; k < c.n.output_size(); ++k)
-      if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " " + in_quotes(c.n.output(k)) + " is not supported");
+      if (!c.n.output(k).empty())
+        c.fail("output " + std::to_string(k + 1) + " " + in_quotes(c.n.output(k)) + " is not supported");
     const std::string& o = c.out();
     if (consts_.count(o) || acts_.count(o) || alias_.count(o)) c.fail("output " + in_quotes(o) + " is defined twice");
     return o;
@@ -485,7 +537,8 @@ class Importer {
   };
   Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const {
     if (kH < 1 || kW < 1 || kH > kMaxSide || kW > kMaxSide)
-      c.fail("kernel " + std::to_string(kH) + "x" + std::to_string(kW) + " is out of range 1.." + std::to_string(kMaxSide));
+      c.fail("kernel " + std::to_string(kH) + "x" + std::to_string(kW) + " is out of range 1.." +
+             std::to_string(kMaxSide));
     const auto strides = a.ints("strides").value_or(std::vector<std::int64_t>{1, 1});
     if (strides.size() != 2) c.fail("strides " + dims_str(strides) + ": expected 2 values (a 2-D window)");
     if (strides[0] != strides[1])
@@ -493,7 +546,8 @@ class Importer {
     if (strides[0] < 1 || strides[0] > kMaxSide) c.fail("stride " + std::to_string(strides[0]) + " is out of range");
     if (const auto dil = a.ints("dilations"))
       if (dil->size() != 2 || (*dil)[0] != 1 || (*dil)[1] != 1)
-        c.fail("dilations " + dims_str(*dil) + ": a dilated window is not supported (the MAC array's filters are dense)");
+        c.fail("dilations " + dims_str(*dil) +
+               ": a dilated window is not supported (the MAC array's filters are dense)");
     const std::string auto_pad = a.s("auto_pad", "NOTSET");
     std::vector<std::int64_t> pads = a.ints("pads").value_or(std::vector<std::int64_t>{0, 0, 0, 0});
     if (pads.size() != 4) c.fail("pads " + dims_str(pads) + ": expected 4 values");
@@ -526,8 +580,9 @@ class Importer {
     if (pool && a.i("ceil_mode", 0) != 0) {
       const std::int64_t cw = (pw - kW + s - 1) / s + 1, ch = (ph - kH + s - 1) / s + 1;
       if (cw != w.out.W || ch != w.out.H)
-        c.fail("ceil_mode=1 gives a " + std::to_string(ch) + "x" + std::to_string(cw) + " output where the hardware's " +
-               "pooling gives " + std::to_string(w.out.H) + "x" + std::to_string(w.out.W) + " (it rounds down)");
+        c.fail("ceil_mode=1 gives a " + std::to_string(ch) + "x" + std::to_string(cw) +
+               " output where the hardware's " + "pooling gives " + std::to_string(w.out.H) + "x" +
+               std::to_string(w.out.W) + " (it rounds down)");
     }
     return w;
   }
@@ -535,32 +590,44 @@ class Importer {
   // ---------------------------------------------------------------- nodes
 
   Ctx ctx(const onnx::NodeProto& n, int index) const {
-    return Ctx{*this, n, index, "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
+    return Ctx{*this, n, index,
+               "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
   }
 
   void supported(const Ctx& c) const {
     if (!c.n.domain().empty() && c.n.domain() != "ai.onnx")
-      c.fail("op domain " + in_quotes(c.n.domain()) + " is not supported (the import takes these standard ONNX ops: " +
-             kSupportedOps + ")");
+      c.fail("op domain " + in_quotes(c.n.domain()) +
+             " is not supported (the import takes these standard ONNX ops: " + supported_ops() + ")");
     const std::string& t = c.n.op_type();
     for (const char* op : kOps)
       if (t == op) return;
-    c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + std::string(kSupportedOps) + ")");
+    c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + supported_ops() + ")");
   }
 
   void node(const Ctx& c) {
     const std::string& t = c.n.op_type();
-    if (t == "Constant") constant(c);
-    else if (t == "QuantizeLinear") quantize_linear(c);
-    else if (t == "DequantizeLinear") dequantize_linear(c);
-    else if (t == "Conv" || t == "QLinearConv") conv(c, t == "QLinearConv");
-    else if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul") fc(c);
-    else if (t == "Relu") relu(c);
-    else if (t == "MaxPool" || t == "AveragePool") pool(c, t == "MaxPool");
-    else if (t == "GlobalAveragePool") global_pool(c);
-    else if (t == "Add") add(c);
-    else if (t == "Flatten" || t == "Reshape") flatten(c, t == "Reshape");
-    else supported(c);
+    if (t == "Constant")
+      constant(c);
+    else if (t == "QuantizeLinear")
+      quantize_linear(c);
+    else if (t == "DequantizeLinear")
+      dequantize_linear(c);
+    else if (t == "Conv" || t == "QLinearConv")
+      conv(c, t == "QLinearConv");
+    else if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul")
+      fc(c);
+    else if (t == "Relu")
+      relu(c);
+    else if (t == "MaxPool" || t == "AveragePool")
+      pool(c, t == "MaxPool");
+    else if (t == "GlobalAveragePool")
+      global_pool(c);
+    else if (t == "Add")
+      add(c);
+    else if (t == "Flatten" || t == "Reshape")
+      flatten(c, t == "Reshape");
+    else
+      supported(c);
   }
 
   void constant(const Ctx& c) {
@@ -578,7 +645,8 @@ class Importer {
     const int e = scale_exponent(c, 1, "scale");
     if (!c.has(2)) c.fail("has no zero point, so its output is uint8; the hardware's maps are int8");
     zero_point(c, 2, true, "zero point");
-    if (consts_.at(c.in(2)).dtype != onnx::TensorProto::INT8) c.fail("zero point is not int8; the hardware's maps are int8");
+    if (consts_.at(c.in(2)).dtype != onnx::TensorProto::INT8)
+      c.fail("zero point is not int8; the hardware's maps are int8");
     const std::string o = new_output(c);
     quantized_ = true;
     if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
@@ -604,7 +672,8 @@ class Importer {
     if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
       Const q = it->second;
       if (q.dtype != onnx::TensorProto::INT8 && q.dtype != onnx::TensorProto::INT32)
-        c.fail("dequantizes " + q.what + " of type " + std::to_string(q.dtype) + "; expected int8 weights (or an int32 bias)");
+        c.fail("dequantizes " + q.what + " of type " + std::to_string(q.dtype) +
+               "; expected int8 weights (or an int32 bias)");
       zero_point(c, 2, false, "zero point");
       if (q.dtype == onnx::TensorProto::INT8) {
         q.scale = std::ldexp(1.0, -scale_exponent(c, 1, "scale"));
@@ -644,11 +713,14 @@ class Importer {
       return;
     }
     if (w.dtype != onnx::TensorProto::INT8)
-      c.fail("weights " + in_quotes(name) + " (" + w.what + ") have type " + std::to_string(w.dtype) + "; expected float or int8");
+      c.fail("weights " + in_quotes(name) + " (" + w.what + ") have type " + std::to_string(w.dtype) +
+             "; expected float or int8");
     if (!w.scale)
-      c.fail("weights " + in_quotes(name) + " are int8 without a scale (a DequantizeLinear, or QLinearConv / QLinearMatMul's)");
+      c.fail("weights " + in_quotes(name) +
+             " are int8 without a scale (a DequantizeLinear, or QLinearConv / QLinearMatMul's)");
     nd.e_w = exponent_of_scale(*w.scale);
-    if (!nd.e_w) c.fail("weights " + in_quotes(name) + ": scale " + std::to_string(*w.scale) + " is not a power of two");
+    if (!nd.e_w)
+      c.fail("weights " + in_quotes(name) + ": scale " + std::to_string(*w.scale) + " is not a power of two");
     nd.wq.resize(w.v.size());
     for (std::size_t i = 0; i < w.v.size(); ++i) nd.wq[i] = static_cast<std::int8_t>(at(i));
   }
@@ -657,9 +729,11 @@ class Importer {
     if (!c.has(k)) return;
     const Const& b = const_in(c, k, "bias");
     if (!b.all_zero())
-      c.fail("bias " + in_quotes(c.in(k)) + " is not zero: the hardware's QUAN has no bias add (docs/real_networks.md)");
+      c.fail("bias " + in_quotes(c.in(k)) +
+             " is not zero: the hardware's QUAN has no bias add (docs/real_networks.md)");
     if (static_cast<std::int64_t>(b.v.size()) != outputs && b.v.size() != 1)
-      c.fail("bias " + in_quotes(c.in(k)) + " has shape " + dims_str(b.dims) + "; expected [" + std::to_string(outputs) + "]");
+      c.fail("bias " + in_quotes(c.in(k)) + " has shape " + dims_str(b.dims) + "; expected [" +
+             std::to_string(outputs) + "]");
   }
 
   void conv(const Ctx& c, bool qlinear) {
@@ -668,18 +742,24 @@ class Importer {
     c.inputs(qlinear ? 8 : 2, qlinear ? 9 : 3);
     const int wk = qlinear ? 3 : 1;
     const auto [x, in] = act_in(c, 0);
-    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    if (in.rank != 4)
+      c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
     if (const std::int64_t g = a.i("group", 1); g != 1)
-      c.fail("group=" + std::to_string(g) + (g == in.shape.D ? " (a depthwise convolution)" : " (a grouped convolution)") +
+      c.fail("group=" + std::to_string(g) +
+             (g == in.shape.D ? " (a depthwise convolution)" : " (a grouped convolution)") +
              ": the MAC array convolves every input channel");
     const Const& w = const_in(c, wk, "weights");
-    if (w.dims.size() != 4) c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected [C,D,Hf,Wf]");
+    if (w.dims.size() != 4)
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected [C,D,Hf,Wf]");
     if (w.dims[1] != in.shape.D)
-      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " + std::to_string(w.dims[1]) +
-             " input channels; the input " + dims_str(in.dims()) + " has " + std::to_string(in.shape.D));
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " +
+             std::to_string(w.dims[1]) + " input channels; the input " + dims_str(in.dims()) + " has " +
+             std::to_string(in.shape.D));
     if (w.dims[0] < 1 || w.dims[0] > kMaxChannels)
-      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." + std::to_string(kMaxChannels));
-    if (const auto ks = a.ints("kernel_shape"); ks && (ks->size() != 2 || (*ks)[0] != w.dims[2] || (*ks)[1] != w.dims[3]))
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." +
+             std::to_string(kMaxChannels));
+    if (const auto ks = a.ints("kernel_shape");
+        ks && (ks->size() != 2 || (*ks)[0] != w.dims[2] || (*ks)[1] != w.dims[3]))
       c.fail("kernel_shape " + dims_str(*ks) + " does not match the weights' shape " + dims_str(w.dims));
     Node nd;
     nd.op = Op::Conv;
@@ -721,10 +801,13 @@ class Importer {
     if (!consts_.count(c.in(wk)) && consts_.count(c.in(0)))
       c.fail("the weights must be the second operand (x times W), with the feature map first");
     const auto [x, in] = act_in(c, 0);
-    if (in.rank == 4) c.fail("input " + in_quotes(c.in(0)) + " is " + dims_str(in.dims()) + "; a Flatten or Reshape to [1,N] must come before it");
+    if (in.rank == 4)
+      c.fail("input " + in_quotes(c.in(0)) + " is " + dims_str(in.dims()) +
+             "; a Flatten or Reshape to [1,N] must come before it");
     bool transB = false;
     if (gemm) {
-      if (a.f("alpha", 1) != 1) c.fail("alpha=" + std::to_string(a.f("alpha", 1)) + "; expected 1 (the hardware has no scaling)");
+      if (a.f("alpha", 1) != 1)
+        c.fail("alpha=" + std::to_string(a.f("alpha", 1)) + "; expected 1 (the hardware has no scaling)");
       if (a.f("beta", 1) != 1 && c.has(2)) c.fail("beta=" + std::to_string(a.f("beta", 1)) + "; expected 1");
       if (a.i("transA", 0) != 0) c.fail("transA=1: the input must be [1,N], not transposed");
       transB = a.i("transB", 0) != 0;
@@ -734,11 +817,12 @@ class Importer {
     const std::int64_t n_in = in.shape.W;
     if (w.dims.size() != 2 || w.dims[transB ? 1 : 0] != n_in)
       c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected " +
-             (transB ? "[OUT," + std::to_string(n_in) + "]" : "[" + std::to_string(n_in) + ",OUT]") + " for the input " +
-             dims_str(in.dims()));
+             (transB ? "[OUT," + std::to_string(n_in) + "]" : "[" + std::to_string(n_in) + ",OUT]") +
+             " for the input " + dims_str(in.dims()));
     const std::int64_t n_out = w.dims[transB ? 0 : 1];
     if (n_out < 1 || n_out > kMaxChannels)
-      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": outputs out of range 1.." + std::to_string(kMaxChannels));
+      c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": outputs out of range 1.." +
+             std::to_string(kMaxChannels));
     Node nd;
     nd.op = Op::Fc;
     nd.C = static_cast<int>(n_out);
@@ -772,11 +856,13 @@ class Importer {
   }
 
   void pool(const Ctx& c, bool max) {
-    const Attrs a = max ? Attrs(c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
-                        : Attrs(c, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+    const Attrs a =
+        max ? Attrs(c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
+            : Attrs(c, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
     c.inputs(1, 1);
     const auto [x, in] = act_in(c, 0);
-    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    if (in.rank != 4)
+      c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
     const auto ks = a.ints("kernel_shape");
     if (!ks || ks->size() != 2) c.fail("kernel_shape must be given with 2 values");
     Node nd;
@@ -787,8 +873,9 @@ class Importer {
     nd.stride = win.stride;
     nd.pad = win.pad;
     if (!max && nd.pad > 0 && a.i("count_include_pad", 0) == 0)
-      c.fail("padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
-             "(docs/real_networks.md)");
+      c.fail(
+          "padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
+          "(docs/real_networks.md)");
     finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, false);
   }
 
@@ -796,7 +883,8 @@ class Importer {
     const Attrs a(c, {});
     c.inputs(1, 1);
     const auto [x, in] = act_in(c, 0);
-    if (in.rank != 4) c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+    if (in.rank != 4)
+      c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
     Node nd;
     nd.op = Op::AvgPool;
     nd.kW = in.shape.W;
@@ -810,11 +898,14 @@ class Importer {
     const Attrs a(c, {});
     c.inputs(2, 2);
     if (consts_.count(c.in(0)) || consts_.count(c.in(1)))
-      c.fail("adds a constant (a bias?): the hardware's QUAN has no bias add; an Add must join a residual unit's two branches");
+      c.fail(
+          "adds a constant (a bias?): the hardware's QUAN has no bias add; an Add must join a residual unit's two "
+          "branches");
     const auto [x0, a0] = act_in(c, 0);
     const auto [x1, a1] = act_in(c, 1);
     if (!(a0.shape == a1.shape) || a0.rank != a1.rank)
-      c.fail("operands " + dims_str(a0.dims()) + " and " + dims_str(a1.dims()) + " differ (broadcasting is not supported)");
+      c.fail("operands " + dims_str(a0.dims()) + " and " + dims_str(a1.dims()) +
+             " differ (broadcasting is not supported)");
     Node nd;
     nd.op = Op::Add;
     finish(c, std::move(nd), {x0, x1}, Act{a0.shape, a0.rank, 0}, true);
@@ -835,7 +926,8 @@ class Importer {
         c.fail("shape " + in_quotes(c.in(1)) + " is not a 1-D int64 tensor");
       std::vector<std::int64_t> to;
       for (const double v : s.v) {
-        if (v < -1 || v > static_cast<double>(kMaxMapValues)) c.fail("shape " + in_quotes(c.in(1)) + " holds " + std::to_string(v));
+        if (v < -1 || v > static_cast<double>(kMaxMapValues))
+          c.fail("shape " + in_quotes(c.in(1)) + " holds " + std::to_string(v));
         to.push_back(static_cast<std::int64_t>(v));
       }
       // 0 copies the input's dimension (unless allowzero), -1 is what is left
@@ -843,18 +935,22 @@ class Importer {
       int free = -1;
       for (std::size_t k = 0; k < to.size(); ++k) {
         if (to[k] == 0 && a.i("allowzero", 0) == 0 && k < d.size()) to[k] = d[k];
-        if (to[k] == -1 && free < 0) free = static_cast<int>(k);
-        else if (to[k] > 0 && known <= n) known *= std::min<std::int64_t>(to[k], n + 1);  // no overflow: both <= 2^27 + 1
+        if (to[k] == -1 && free < 0)
+          free = static_cast<int>(k);
+        else if (to[k] > 0 && known <= n)
+          known *= std::min<std::int64_t>(to[k], n + 1);  // no overflow: both <= 2^27 + 1
       }
       if (free >= 0 && known > 0 && n % known == 0) to[static_cast<std::size_t>(free)] = n / known;
       const bool ok = (to.size() == 2 && to[0] == 1 && to[1] == n) || (to.size() == 1 && to[0] == n);
       if (!ok)
-        c.fail("reshapes " + dims_str(d) + " to " + dims_str(to) + "; only a flattening to [1,-1] or [N] before a fully connected layer is supported");
+        c.fail("reshapes " + dims_str(d) + " to " + dims_str(to) +
+               "; only a flattening to [1,-1] or [N] before a fully connected layer is supported");
       rank = static_cast<int>(to.size());
     } else {
       std::int64_t axis = a.i("axis", 1);
       if (axis < 0) axis += static_cast<std::int64_t>(d.size());
-      if (axis < 0 || axis > static_cast<std::int64_t>(d.size())) c.fail("axis " + std::to_string(a.i("axis", 1)) + " is out of range");
+      if (axis < 0 || axis > static_cast<std::int64_t>(d.size()))
+        c.fail("axis " + std::to_string(a.i("axis", 1)) + " is out of range");
       std::int64_t outer = 1;
       for (std::int64_t k = 0; k < axis; ++k) outer *= d[static_cast<std::size_t>(k)];
       if (outer != 1)
@@ -880,7 +976,9 @@ class Importer {
 
   // ---------------------------------------------------------------- the chain
 
-  [[noreturn]] void fail_at(const Node& n, const std::string& why) const { throw NetworkError(path_ + ": " + n.label + ": " + why); }
+  [[noreturn]] void fail_at(const Node& n, const std::string& why) const {
+    throw NetworkError(path_ + ": " + n.label + ": " + why);
+  }
 
   int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
 
@@ -906,16 +1004,19 @@ class Importer {
     for (std::size_t guard = 0; guard <= nodes_.size(); ++guard) {
       const auto& r = readers_[cur];
       if (cur == output_) {
-        if (!r.empty()) fail_at(nodes_[r[0]], "reads the graph's output " + in_quotes(cur) + ", which must be the chain's end");
+        if (!r.empty())
+          fail_at(nodes_[r[0]], "reads the graph's output " + in_quotes(cur) + ", which must be the chain's end");
         break;
       }
       if (r.empty())
-        fail(producer_.at(cur) + ": its output " + in_quotes(cur) + " is not used and is not the graph's output (the graph is not a chain)");
+        fail(producer_.at(cur) + ": its output " + in_quotes(cur) +
+             " is not used and is not the graph's output (the graph is not a chain)");
       if (r.size() == 1) {
         const Node& n = nodes_[r[0]];
         if (n.op == Op::Add)
           fail_at(n, "adds " + in_quotes(n.in[0]) + " and " + in_quotes(n.in[1]) +
-                         ", which are not a residual unit's input and its branch (the graph is not a chain with residual units)");
+                         ", which are not a residual unit's input and its branch (the graph is not a chain with "
+                         "residual units)");
         seen.insert(r[0]);
         cur = emit(n, cur);
       } else if (r.size() == 2) {
@@ -955,8 +1056,10 @@ class Importer {
         return n.out;
       case Op::Relu:
         if (relu_map_ != cur || relu_layer_ >= net_.layers.size())
-          fail_at(n, "follows no Conv, Gemm, MatMul or residual Add directly; the hardware applies a ReLU only inside such a "
-                     "layer, before its QUAN");
+          fail_at(
+              n,
+              "follows no Conv, Gemm, MatMul or residual Add directly; the hardware applies a ReLU only inside such a "
+              "layer, before its QUAN");
         net_.layers[relu_layer_].relu = true;
         // the layer's map is the one after its ReLU; an identity unit's keeps the shortcut's exponent
         merge(n, cur, n.out, scales_.calib[cls(cur)] == cur ? n.out : scales_.calib[cls(cur)]);
@@ -968,8 +1071,9 @@ class Importer {
       case Op::MaxPool:
       case Op::AvgPool:
         if (n.op == Op::MaxPool && n.pad > 0 && !non_negative_.count(cur))
-          fail_at(n, "padded max pooling of a map that may be negative: the hardware pads with zeros, ONNX with minus "
-                     "infinity; they agree only after a ReLU (docs/real_networks.md)");
+          fail_at(n,
+                  "padded max pooling of a map that may be negative: the hardware pads with zeros, ONNX with minus "
+                  "infinity; they agree only after a ReLU (docs/real_networks.md)");
         l.kind = LayerKind::Pool;
         l.pool = n.op == Op::MaxPool ? PoolType::Max : PoolType::Avg;
         l.Wf = n.kW;
@@ -987,7 +1091,8 @@ class Importer {
         relu_map_.clear();
         return n.out;
       }
-      case Op::Add: break;  // the walk's residual()
+      case Op::Add:
+        break;  // the walk's residual()
     }
     fail_at(n, "is not a layer of a chain");
   }
@@ -1002,9 +1107,12 @@ class Importer {
         path.push_back(k);
         const std::string& o = nodes_[k].out;
         const auto& r = readers_[o];
-        if (o == output_) fail_at(nodes_[k], "ends a branch of the residual unit from " + in_quotes(x) + " at the graph's output, without an Add");
+        if (o == output_)
+          fail_at(nodes_[k],
+                  "ends a branch of the residual unit from " + in_quotes(x) + " at the graph's output, without an Add");
         if (r.size() != 1)
-          fail_at(nodes_[k], r.empty() ? "its output " + in_quotes(o) + " is not used (the graph is not a chain with residual units)"
+          fail_at(nodes_[k], r.empty() ? "its output " + in_quotes(o) +
+                                             " is not used (the graph is not a chain with residual units)"
                                        : "its output " + in_quotes(o) + " is read by " + std::to_string(r.size()) +
                                              " nodes inside a residual unit; residual units cannot nest");
         k = r[0];
@@ -1052,8 +1160,9 @@ class Importer {
       cur = emit(nodes_[k], cur);
     }
     if (net_.layers.back().kind != LayerKind::Conv)
-      fail_at(add, "the branch of a residual unit must end with a Conv (and its ReLU); the hardware adds the shortcut in "
-                   "the last convolution's block");
+      fail_at(add,
+              "the branch of a residual unit must end with a Conv (and its ReLU); the hardware adds the shortcut in "
+              "the last convolution's block");
     seen.insert(j0);
     LayerSpec end;
     end.kind = LayerKind::ResidualEnd;
@@ -1092,7 +1201,8 @@ class Importer {
   // that calibrates an exponent.
   std::map<std::string, double> calibrate(const std::vector<std::vector<float>>& inputs) {
     std::set<std::string> wanted;
-    for (std::size_t c = 0; c < scales_.parent.size(); ++c) wanted.insert(scales_.calib[scales_.root(static_cast<int>(c))]);
+    for (std::size_t c = 0; c < scales_.parent.size(); ++c)
+      wanted.insert(scales_.calib[scales_.root(static_cast<int>(c))]);
     std::map<std::string, double> max;
     for (const std::string& w : wanted) max[w] = 0;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -1105,7 +1215,8 @@ class Importer {
       auto note = [&](const std::string& m, const std::vector<double>& v) {
         if (!wanted.count(m)) return;
         for (const double x : v) {
-          if (!std::isfinite(x)) fail("calibration input " + std::to_string(k + 1) + " gives a value that is not finite in " + in_quotes(m));
+          if (!std::isfinite(x))
+            fail("calibration input " + std::to_string(k + 1) + " gives a value that is not finite in " + in_quotes(m));
           max[m] = std::max(max[m], std::fabs(x));
         }
       };
@@ -1151,7 +1262,8 @@ class Importer {
       case Op::Fc:
         for (int c = 0; c < n.C; ++c) {
           double acc = 0;
-          for (int i = 0; i < n.D; ++i) acc += n.wf[static_cast<std::size_t>(c) * n.D + i] * x[static_cast<std::size_t>(i)];
+          for (int i = 0; i < n.D; ++i)
+            acc += n.wf[static_cast<std::size_t>(c) * n.D + i] * x[static_cast<std::size_t>(i)];
           y[static_cast<std::size_t>(c)] = acc;
         }
         break;
@@ -1197,8 +1309,9 @@ class Importer {
       const int c = cls(map);
       if (quantized_) {
         if (!scales_.e[c])
-          fail(who + ": map " + in_quotes(map) + " has no scale; a quantized model needs a QuantizeLinear / DequantizeLinear "
-                     "(or a QLinear op's scale) on every map a layer reads or writes");
+          fail(who + ": map " + in_quotes(map) +
+               " has no scale; a quantized model needs a QuantizeLinear / DequantizeLinear "
+               "(or a QLinear op's scale) on every map a layer reads or writes");
         return scales_.e[c];
       }
       if (!calibrated) return std::nullopt;
@@ -1223,7 +1336,8 @@ class Importer {
         // docs/real_networks.md: per tensor, round half to even (the default rounding mode), clamp to +-127
         e_w = exponent_for_max(m);
         q.reserve(n.wf.size());
-        for (const double x : n.wf) q.push_back(static_cast<std::int8_t>(std::clamp(std::nearbyint(std::ldexp(x, e_w)), -127.0, 127.0)));
+        for (const double x : n.wf)
+          q.push_back(static_cast<std::int8_t>(std::clamp(std::nearbyint(std::ldexp(x, e_w)), -127.0, 127.0)));
       } else {
         e_w = *n.e_w;
         q = n.wq;
@@ -1232,8 +1346,8 @@ class Importer {
       const auto e_x = exponent(w.in, n.label), e_y = exponent(w.out, n.label);
       if (!e_x || !e_y) continue;  // shift -1: the distributor's rule
       const long long shift = static_cast<long long>(*e_x) + e_w - *e_y;
-      const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(*e_x) + " + " + std::to_string(e_w) + " - " +
-                              std::to_string(*e_y) + " = " + std::to_string(shift);
+      const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(*e_x) + " + " + std::to_string(e_w) +
+                              " - " + std::to_string(*e_y) + " = " + std::to_string(shift);
       if (shift < 0)
         fail_at(n, how + " is negative: its output's scale is finer than its product's, and QUAN only shifts right");
       if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");

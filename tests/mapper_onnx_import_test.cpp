@@ -42,7 +42,8 @@ Expected read_expected(const std::string& name) {
   for (std::string line; std::getline(in, line);) {
     std::istringstream words(line);
     std::string kw;
-    if (!(words >> kw) || kw == "#" || kw == "input" || kw == "network" || (kw[0] == '#' && kw != "#weights" && kw != "#exponents"))
+    if (!(words >> kw) || kw == "#" || kw == "input" || kw == "network" ||
+        (kw[0] == '#' && kw != "#weights" && kw != "#exponents"))
       continue;
     if (kw == "#weights") {
       for (int v; words >> v;) e.weights.at(static_cast<std::size_t>(layer)).push_back(static_cast<std::int8_t>(v));
@@ -114,8 +115,8 @@ void expect_import(const Network& got, const Expected& want, const std::string& 
   EXPECT_NO_THROW(parse_network(got)) << what;
 }
 
-const std::vector<std::string> kAccepted = {"ok_conv_chain", "ok_pools",    "ok_fc",
-                                            "ok_rounding",   "ok_reshape",  "ok_residual", "ok_residual_plain"};
+const std::vector<std::string> kAccepted = {"ok_conv_chain", "ok_pools",         "ok_fc", "ok_rounding", "ok_reshape",
+                                            "ok_residual",   "ok_residual_plain"};
 
 // The error import_onnx gives, or "" if it imports.
 std::string error_of(const std::string& path, const std::vector<std::vector<float>>& calibration = {}) {
