@@ -100,24 +100,47 @@ struct Workers {
   int chip_pes = kPesPerQpe;
 };
 
-Workers workers_of(const HwConfig& cfg) {
+// A block with a worker count (LayerSpec::workers, e.g. the OctopuScheduler paper's 8, 4 and 1 PEs) has
+// only that many: the PEs of the QPEs nearest a DRAM first (fewest hops, then the lowest index), in QPE
+// order, so that a small layer sits next to its weights.
+Workers workers_of(const HwConfig& cfg, int limit = 0) {
   Workers w;
   const Mesh mesh(cfg.chip);
   w.chip_pes = cfg.chip.qpes() * kPesPerQpe;
-  std::vector<int> group_of_dram(static_cast<std::size_t>(mesh.drams()), -1);
+  std::vector<int> nearest(static_cast<std::size_t>(mesh.qpes()), 0), hops(static_cast<std::size_t>(mesh.qpes()), 0);
+  std::vector<int> qpes;
   for (int q = 0; q < mesh.qpes(); ++q) {
     if (!cfg.chip.has_pes(q)) continue;  // a router only
     int best = 0;
     for (int d = 1; d < mesh.drams(); ++d)
       if (mesh.hops(q, mesh.dram_router(d, q)) < mesh.hops(q, mesh.dram_router(best, q))) best = d;
-    int& g = group_of_dram[static_cast<std::size_t>(best)];
-    if (g < 0) {
-      g = static_cast<int>(w.pes.size());
-      w.pes.emplace_back();
-      w.dram.push_back(best);
-    }
-    for (int p = 0; p < kPesPerQpe; ++p) w.pes[static_cast<std::size_t>(g)].push_back(q * kPesPerQpe + p);
+    nearest[static_cast<std::size_t>(q)] = best;
+    hops[static_cast<std::size_t>(q)] = mesh.hops(q, mesh.dram_router(best, q));
+    qpes.push_back(q);
   }
+  std::vector<int> chosen;  // PEs
+  if (limit > 0) {
+    std::vector<int> by_distance = qpes;
+    std::stable_sort(by_distance.begin(), by_distance.end(),
+                     [&](int a, int b) { return hops[static_cast<std::size_t>(a)] < hops[static_cast<std::size_t>(b)]; });
+    for (int q : by_distance)
+      for (int p = 0; p < kPesPerQpe && static_cast<int>(chosen.size()) < limit; ++p) chosen.push_back(q * kPesPerQpe + p);
+    if (static_cast<int>(chosen.size()) < limit)
+      throw std::invalid_argument("workers=" + std::to_string(limit) + ": the system has " + std::to_string(chosen.size()) + " PEs");
+  }
+  std::vector<int> group_of_dram(static_cast<std::size_t>(mesh.drams()), -1);
+  for (int q : qpes)
+    for (int p = 0; p < kPesPerQpe; ++p) {
+      const int pe = q * kPesPerQpe + p;
+      if (limit > 0 && std::find(chosen.begin(), chosen.end(), pe) == chosen.end()) continue;
+      int& g = group_of_dram[static_cast<std::size_t>(nearest[static_cast<std::size_t>(q)])];
+      if (g < 0) {
+        g = static_cast<int>(w.pes.size());
+        w.pes.emplace_back();
+        w.dram.push_back(nearest[static_cast<std::size_t>(q)]);
+      }
+      w.pes[static_cast<std::size_t>(g)].push_back(pe);
+    }
   return w;
 }
 
@@ -278,7 +301,7 @@ DmaTransfer view_transfer(const ResultView& v, const TensorSteps& t, std::uint64
 
 ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   ConvPlan p;
-  p.workers = workers_of(cfg);
+  p.workers = workers_of(cfg, b.workers);
   p.b = &b;
   p.s = &s;
   p.conv = &b.core_op();
@@ -1059,7 +1082,7 @@ TaskStream conv_fuse_reuse_chip(const ConvPlan& p, BlockStreams& bs, const Block
 
 ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   ConvPlan p;
-  p.workers = workers_of(cfg);
+  p.workers = workers_of(cfg, b.workers);
   p.b = &b;
   p.s = &s;
   p.conv = &b.core_op();
@@ -1192,7 +1215,7 @@ struct MmPlan {
 
 MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
   MmPlan p;
-  p.workers = workers_of(cfg);
+  p.workers = workers_of(cfg, b.workers);
   p.b = &b;
   p.s = &s;
   p.cfg = cfg;
@@ -1327,9 +1350,10 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
       fc_cmds.push_back(dma(CommandKind::DmaLoad, p.fce, in));
       if (ih > 0) fc_cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, row, 0, width)));
     }
+    // the summed column part, or with one H_B part (no FCE stream) the FC stream's own results
     DmaTransfer sum;
     sum.sram_addr = 0;
-    sum.dram_addr = p.map.sums + std::uint64_t(col0) * 4;
+    sum.dram_addr = (s.h.count() > 1 ? p.map.sums : p.map.raw) + std::uint64_t(col0) * 4;
     sum.row_bytes = row;
     fc_cmds.push_back(dma(CommandKind::DmaStore, p.fce, sum));
     auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
@@ -1374,6 +1398,8 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   }
   if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
+  if (b.workers > 0 && strategy == Strategy::FuseReuse)
+    return no("fuse_reuse with a worker count (workers=) is not distributed yet: its reuse rounds use every PE");
   if (strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1) {
     const std::string refusal = chip_reuse_refusal(s, cfg);
     if (!refusal.empty()) return no(refusal);
@@ -1449,7 +1475,7 @@ BlockStreams distribute(const OperationBlock& b, const BlockSplit& s, Strategy s
   if ((where.input_in_storage || where.output_in_storage) && !chip_reuse)
     throw std::invalid_argument(b.name() + " " + to_string(strategy) + ": only fuse_reuse on the chip keeps maps in the storage QPEs");
   BlockStreams r = distribute_streams(b, s, strategy, cfg, where);
-  const Workers w = workers_of(cfg);
+  const Workers w = workers_of(cfg, b.workers);
   // (the chip's reuse streams name their double QPE blocks' DRAMs themselves)
   if (!(strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1))
     for (TaskStream& st : r.streams) use_group_drams(st, w);

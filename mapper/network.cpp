@@ -84,15 +84,15 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
                                std::to_string(net.input.elements()));
       have_input = true;
     } else if (kw == "conv") {
-      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N]");
+      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N] [workers=N]");
       l.kind = LayerKind::Conv;
       l.Wf = field(1, "Wf", 1, kMaxSide);
       l.Hf = field(2, "Hf", 1, kMaxSide);
       l.D = field(3, "D", 1, kMaxChannels);
       l.C = field(4, "C", 1, kMaxChannels);
-      allowed = {"stride", "pad", "act", "shift"};
+      allowed = {"stride", "pad", "act", "shift", "workers"};
     } else if (kw == "pool") {
-      need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N]");
+      need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N] [workers=N]");
       l.kind = LayerKind::Pool;
       if (pos[1] == "max") l.pool = PoolType::Max;
       else if (pos[1] == "avg") l.pool = PoolType::Avg;
@@ -100,13 +100,13 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.Wf = field(2, "Wf", 1, kMaxSide);
       l.Hf = field(3, "Hf", 1, kMaxSide);
       l.stride = l.Wf;
-      allowed = {"stride", "pad"};
+      allowed = {"stride", "pad", "workers"};
     } else if (kw == "fc") {
-      need(3, "fc IN OUT [act=relu|none] [shift=N]");
+      need(3, "fc IN OUT [act=relu|none] [shift=N] [workers=N]");
       l.kind = LayerKind::Fc;
       l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
       l.C = field(2, "OUT", 1, kMaxChannels);
-      allowed = {"act", "shift"};
+      allowed = {"act", "shift", "workers"};
     } else if (kw == "residual") {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
         fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none]");
@@ -137,6 +137,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         if (v == "relu") l.relu = true;
         else if (v == "none") l.relu = false;
         else fail(source, line, "field act: expected relu or none, got '" + v + "'");
+      } else if (k == "workers") {
+        l.workers = to_int(source, line, "workers", v, 1, kMaxChannels);
       } else if (k == "shift") {
         l.shift = to_int(source, line, "shift", v, 0, 31);  // of a 32-bit sum
       } else if (k == "shortcut") {

@@ -52,6 +52,9 @@ struct LayerSpec {
   // conv, fc and a projection's residual end: QUAN's right shift (`shift=N`); -1: the distributor's rule
   // for test data (mapper/README.md, "Distributor")
   int shift = -1;
+  // conv, pool, fc: the PEs that work on the layer (`workers=N`; 0: every PE the target has), as the
+  // OctopuScheduler paper gives its MLP's layers 8, 4 and 1 workers
+  int workers = 0;
   // conv, fc and a projection's residual end: the trained int8 weights, as ONNX and PyTorch order them
   // (conv [C][D][Hf][Wf], fc [OUT][IN]); null: drawn from the seed like the test data. A layer list has
   // none; an ONNX model (onnx_import.h) brings them.

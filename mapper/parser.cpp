@@ -130,6 +130,7 @@ struct Chain {
     OperationBlock b;
     b.kind = BlockKind::Convolution;
     b.inputs = {producer};
+    b.workers = l.workers;
     if (l.pad > 0) b.ops.push_back(padding(n, l.pad, padded));
     Operation c = op("CONV", n, PrimitiveKind::Convolution, padded, o);
     c.Wf = l.Wf;
@@ -153,13 +154,15 @@ struct Chain {
     // thesis 4.1: a pooling whose stride equals its window joins the convolution block before it
     const bool fusable = l.Wf == l.Hf && l.stride == l.Wf && l.pad == 0 && last == LayerKind::Conv &&
                          !out.blocks.empty() && out.blocks.back().kind == BlockKind::Convolution &&
-                         out.blocks.back().fused_pool() == nullptr;
+                         out.blocks.back().fused_pool() == nullptr &&
+                         (l.workers == 0 || l.workers == out.blocks.back().workers);
     if (fusable) {
       out.blocks.back().ops.push_back(p);
     } else {
       OperationBlock b;
       b.kind = BlockKind::Pooling;
       b.inputs = {producer};
+      b.workers = l.workers;
       if (l.pad > 0) b.ops.push_back(padding(n, l.pad, padded));
       b.core = b.ops.size();
       b.ops.push_back(p);
@@ -179,6 +182,7 @@ struct Chain {
     OperationBlock b;
     b.kind = BlockKind::MatMul;
     b.inputs = {producer};
+    b.workers = l.workers;
     Operation f = op("FC", n, PrimitiveKind::MatMul, in, o);
     f.weights = weights_of(l, name, std::int64_t(l.C) * l.D);
     b.ops.push_back(f);

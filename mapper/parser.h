@@ -47,6 +47,7 @@ struct OperationBlock {
   std::vector<Operation> ops;
   std::size_t core = 0;              // index of the core operation in ops
   std::vector<std::string> inputs;   // the blocks whose outputs it reads ("input" = the network input)
+  int workers = 0;                   // the PEs that work on it (LayerSpec::workers; 0: every PE)
   const Operation& core_op() const { return ops[core]; }
   const std::string& name() const { return ops[core].name; }
   // the fused pooling of a convolution block (nullptr if none)

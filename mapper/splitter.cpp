@@ -424,7 +424,10 @@ BlockSplit split_mm(const OperationBlock& b, const SplitRules& r) {
   if (cands.empty()) throw std::runtime_error("splitter: " + b.name() + " does not fit the SRAM budget");
   // enough pieces first, then the largest weight piece, the squarest, the tallest (fewer partial sums)
   std::sort(cands.begin(), cands.end(), [&](const Cand& x, const Cand& y) {
-    const bool ex = x.pieces >= r.min_pieces, ey = y.pieces >= r.min_pieces;
+    const auto enough = [&](const Cand& c) {
+      return c.pieces >= r.min_pieces && std::uint64_t((WB + c.pw - 1) / c.pw) >= r.min_column_parts;
+    };
+    const bool ex = enough(x), ey = enough(y);
     if (ex != ey) return ex;
     if (x.bytes != y.bytes) return x.bytes > y.bytes;
     if (x.skew != y.skew) return x.skew < y.skew;
@@ -459,6 +462,13 @@ BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
       break;
   }
   SplitRules r = rules;
+  if (b.workers > 0) {  // the layer's own worker count (LayerSpec::workers)
+    if (std::uint64_t(b.workers) > rules.work_pes)
+      throw std::invalid_argument(b.name() + ": workers=" + std::to_string(b.workers) + ", but the target has " +
+                                  std::to_string(rules.work_pes) + " PEs that work");
+    r.min_pieces = r.work_pes = std::uint64_t(b.workers);
+    if (b.kind == BlockKind::MatMul) r.min_column_parts = std::min<std::uint64_t>(r.work_pes, (op.out.W + 15) / 16);
+  }
   r.min_pieces = std::min(r.min_pieces, most);
   switch (b.kind) {
     case BlockKind::Convolution: {

@@ -37,6 +37,9 @@ struct SplitRules {
   // all from the configuration (split_rules)
   std::uint64_t min_pieces = 0;            // the PEs that work (fewer for a layer with fewer pieces)
   std::uint64_t work_pes = 0;              // the PEs that work
+  // MM blocks: at least this many column (W_B) parts, where a block has its own worker count: the
+  // distributor deals column parts to PEs, so fewer parts would leave workers idle
+  std::uint64_t min_column_parts = 0;
   std::uint64_t budget_bytes = 0;          // SRAM for MLA data (HwConfig::sram_mla_budget_bytes)
   bool second_filter_buffer = false;       // SpiNNaker2: room for the next filters while migrating
   int mac_rows = 0, mac_cols = 0;

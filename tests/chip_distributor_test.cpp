@@ -243,3 +243,45 @@ TEST(ChipDistributor, TheTapedOutPresetRunsBlocksExactAndRefusesWorkOnItsRouterO
     EXPECT_NE(std::string(e.what()).find("has a router but no PEs"), std::string::npos) << e.what();
   }
 }
+
+// A layer's worker count (workers=N, the OctopuScheduler paper's 8, 4 and 1 PEs): at least N pieces, only N
+// PEs get commands, they are the QPEs nearest a DRAM, and the result is still exact; more workers than the
+// chip has, and fuse_reuse with a worker count, are refused.
+TEST(ChipDistributor, WorkerCountsLimitTheLayersPesToTheQpesNearestADram) {
+  HwConfig cfg;
+  apply_preset(cfg, "spinnaker2");
+  const ParsedNetwork n = parse_text("input 784 1 1\nfc 784 512 workers=8\nfc 512 256 workers=4\nfc 256 16 act=none workers=1\n");
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  const Mesh mesh(cfg.chip);
+  const int expected[] = {8, 4, 1};
+  for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+    SCOPED_TRACE(n.blocks[i].name());
+    EXPECT_EQ(n.blocks[i].workers, expected[i]);
+    EXPECT_GE(split.blocks[i].pieces, std::uint64_t(expected[i]));
+    BlockStreams bs;
+    EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], Strategy::FuseNoreuse, cfg, &bs));
+    std::set<int> busy;
+    for (const TaskStream& st : bs.streams)
+      for (std::size_t pe = 0; pe < st.pe.size(); ++pe)
+        if (!st.pe[pe].empty()) busy.insert(static_cast<int>(pe));
+    EXPECT_EQ(static_cast<int>(busy.size()), expected[i]);
+    // each busy PE's QPE is as near its DRAM as any QPE with PEs can be
+    int nearest = 1 << 20;
+    for (int q = 0; q < mesh.qpes(); ++q)
+      if (cfg.chip.has_pes(q))
+        for (int d = 0; d < mesh.drams(); ++d) nearest = std::min(nearest, mesh.hops(q, mesh.dram_router(d, q)));
+    for (int pe : busy) {
+      int hops = 1 << 20;
+      for (int d = 0; d < mesh.drams(); ++d) hops = std::min(hops, mesh.hops(pe / 4, mesh.dram_router(d, pe / 4)));
+      EXPECT_EQ(hops, nearest) << "PE " << pe;
+    }
+  }
+  const ParsedNetwork too_many = parse_text("input 64 1 1\nfc 64 16 workers=1000\n");
+  EXPECT_THROW(split_network(too_many, split_rules(Target::SpiNNaker2, cfg)), std::invalid_argument);
+  const ParsedNetwork conv = parse_text("input 16 16 4\nconv 3 3 4 16 pad=1 workers=4\n");
+  const NetworkSplit cs = split_network(conv, split_rules(Target::SpiNNaker2, cfg));
+  std::string why;
+  EXPECT_FALSE(distributable(conv.blocks[0], cs.blocks[0], Strategy::FuseReuse, cfg, &why));
+  EXPECT_NE(why.find("workers="), std::string::npos) << why;
+  EXPECT_TRUE(runs_exact(conv.blocks[0], cs.blocks[0], Strategy::FuseNoreuse, cfg));
+}

@@ -176,6 +176,19 @@ TEST(DistributorStreams, AnFcWithoutReluKeepsItsNegativeResults) {
   }
 }
 
+// A layer small enough for one H_B part has no FCE stream: ACTI and QUAN then read the FC stream's own
+// results (they once read FCE's sums, never written, and the block's output was all zeros; found by the
+// PyTorch reference, tests/real_networks_test.cpp).
+TEST(DistributorStreams, AnFcOfOneWeightRowPartIsExactWithoutFce) {
+  for (const char* act : {"relu", "none"}) {
+    SCOPED_TRACE(act);
+    const ParsedNetwork n = parse_text((std::string("network f\ninput 16 1 1\nfc 16 10 act=") + act + "\n").c_str());
+    const NetworkSplit s = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+    ASSERT_EQ(s.blocks[0].h.count(), 1);
+    EXPECT_TRUE(runs_exact(n.blocks[0], s.blocks[0], Strategy::NofuseNoreuse));
+  }
+}
+
 TEST(ArmOps, CostTheClocksOfThesisTable59) {
   const ArmOpClocks k;
   ArmCommand c;
