@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   s2::MapRequest mreq;
   CLI::App* mapcmd = app.add_subcommand(
       "map", "split a CNN for QPE-DRAM or SpiNNaker2 (thesis 4.1-4.2): pieces, sizes, MAC and SRAM utilisation");
-  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
+  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
   mapcmd->add_option("--target", mreq.target, "qpe (default, QPE-DRAM) or s2 (SpiNNaker2)")
       ->check(CLI::IsMember({"qpe", "s2"}));
   mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   CLI::App* netcmd = app.add_subcommand(
       "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
                  "(thesis 4.3/4.4, Tables 5.5-5.8)");
-  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, or a layer-list file (mapper/README.md)");
+  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
   netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip)")
       ->check(CLI::IsMember({"qpe", "s2"}));
   netcmd->add_flag("--whole", nreq.whole,
@@ -158,6 +158,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"model", "rtl", "both"}));
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
+  netcmd->add_option("--input", nreq.input_npy,
+                     "the network's input, a .npy file (int8, or float32 quantized by the model's input scale; a float ONNX "
+                     "model is quantized on it): every block runs on the data the blocks before it give (docs/real_networks.md)");
+  netcmd->add_option("--output", nreq.output_npy, "write the network's output (int8 .npy) as a backend computed it; needs --input");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
   netcmd->add_option("--journal", nreq.journal,

@@ -16,6 +16,7 @@
 #include "harness/backend.h"
 #include "harness/comparators.h"
 #include "harness/journal.h"
+#include "harness/npy_file.h"
 #include "harness/progress.h"
 #include "harness/report.h"
 #include "harness/result.h"
@@ -23,6 +24,7 @@
 #include "harness/runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
+#include "mapper/onnx_import.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/noc/mesh.h"
@@ -149,16 +151,23 @@ struct WaveRequest {
   std::ostream* err = nullptr;
 };
 
+// The block's output as a backend left it (run-net --output): the RTL's where it ran to the end, else the model's.
+struct BlockOutput {
+  std::vector<std::uint8_t> bytes;
+  std::string backend;  // "RTL" | "model" | "" (none finished)
+};
+
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
                    const mapper::BlockResidency& where,
                    const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
-                   std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves) {
+                   const mapper::BlockInputs& data, std::map<std::string, std::vector<std::uint8_t>>& golden_cache,
+                   const WaveRequest& waves, BlockOutput* output) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
-  const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed);
+  const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed, data);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
   if (golden.empty()) golden = mapper::golden_block_output(b, s, bs, cfg, image);
   // what the RTL lacks is found before anything runs: the block then runs on the model only
@@ -233,6 +242,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     }
     m.first_difference = first_difference(golden, bs, dram);
     if (m.first_difference.empty()) m.first_difference = first_difference(golden, bs, timed);
+    if (output && m.completed) *output = {mapper::gather_block_output(bs, dram), "model"};
     m.data_match = m.first_difference.empty();
     m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.model = m;
@@ -266,6 +276,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       }
     }
     if (t.completed) t.first_difference = first_difference(golden, bs, dram);
+    if (output && t.completed) *output = {mapper::gather_block_output(bs, dram), "RTL"};
     t.data_match = t.completed && t.first_difference.empty();
     t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.rtl = t;
@@ -574,11 +585,87 @@ std::string run_net_replay(const RunNetRequest& req, const std::string& block, c
   if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
   s += " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
   s += " --seed " + std::to_string(req.seed);
+  if (!req.input_npy.empty()) s += " --input " + shell_quote(req.input_npy);
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
   return s + " --expect-hash " + hash;
 }
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The network run-net runs: an ONNX model quantized on the float input given (its calibration,
+// docs/real_networks.md), or a built-in network or layer list.
+mapper::Network load_run_net_network(const std::string& net, const NpyTensor* input) {
+  if (ends_with(net, ".onnx") && input && input->is_float) return mapper::import_onnx(net, {input->float32});
+  return mapper::load_network(net);
+}
+
+// run-net --input: the network's input as int8 [D][H][W]. A float input is quantized with the network's
+// input exponent (round half to even, saturated, as the import's calibration assumed).
+std::vector<std::int8_t> network_input(const mapper::Network& net, const NpyTensor& t, const std::string& path) {
+  const mapper::Shape3& in = net.input;
+  std::vector<std::size_t> dims = t.shape;
+  if (!dims.empty() && dims.front() == 1 && dims.size() > 1) dims.erase(dims.begin());  // batch 1
+  const std::vector<std::size_t> chw{std::size_t(in.D), std::size_t(in.H), std::size_t(in.W)};
+  const bool vector = in.H == 1 && in.D == 1;
+  if (!(dims == chw || (vector && dims == std::vector<std::size_t>{std::size_t(in.W)})))
+    throw std::invalid_argument(fmt::format("--input {}: shape {}, expected ({}, {}, {}) or with a batch of 1 in front for {}'s "
+                                            "input {}", path, t.shape_text(), in.D, in.H, in.W, net.name, mapper::to_string(in)));
+  if (!t.is_float) return t.int8;
+  if (!net.input_exponent)
+    throw std::invalid_argument("--input " + path + ": a float input needs the network's input scale, which " + net.name +
+                                " does not have (a layer list: give the input as int8)");
+  std::vector<std::int8_t> q(t.float32.size());
+  const double scale = std::ldexp(1.0, *net.input_exponent);
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    if (!std::isfinite(t.float32[i])) throw std::invalid_argument(fmt::format("--input {}: value {} is not finite", path, i));
+    q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(double(t.float32[i]) * scale), -128.0, 127.0));
+  }
+  return q;
+}
+
+// run-net --input: every block's data, computed along the network with the golden kernels from the input
+// (each block's input is what the block before it must give). Every block run then starts from the right
+// data, so that a block that goes wrong shows in its own run, not in every block after it.
+struct NetworkData {
+  std::vector<mapper::BlockInputs> blocks;  // indexed as the network's blocks
+  std::vector<std::int8_t> output;          // the last block's golden output
+};
+NetworkData golden_chain(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& split, const HwConfig& cfg,
+                         std::vector<std::int8_t> input, std::uint64_t seed) {
+  NetworkData d;
+  std::map<std::string, std::vector<std::int8_t>> maps{{"input", std::move(input)}};
+  for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+    const mapper::OperationBlock& b = n.blocks[i];
+    mapper::BlockInputs bi;
+    bi.input = maps.at(b.inputs.at(0));
+    if (b.inputs.size() > 1) bi.shortcut = maps.at(b.inputs[1]);
+    std::optional<mapper::BlockStreams> bs;
+    for (mapper::Strategy st : {mapper::Strategy::FuseNoreuse, mapper::Strategy::NofuseNoreuse, mapper::Strategy::FuseReuse})
+      if (!bs && mapper::distributable(b, split.blocks[i], st, cfg, nullptr)) bs = mapper::distribute(b, split.blocks[i], st, cfg);
+    if (!bs) throw std::invalid_argument(b.name() + ": no strategy distributes it, so the blocks after it have no input");
+    const std::vector<std::uint8_t> image = mapper::block_dram_image(b, split.blocks[i], *bs, cfg, seed, bi);
+    const std::vector<std::uint8_t> out = mapper::golden_block_output(b, split.blocks[i], *bs, cfg, image);
+    maps[b.name()] = std::vector<std::int8_t>(out.begin(), out.end());
+    d.blocks.push_back(std::move(bi));
+  }
+  if (!n.blocks.empty()) d.output = maps[n.blocks.back().name()];
+  return d;
+}
+
+// The shape run-net --output gives the network's output: [1, N] after a fully connected layer, else [1, C, H, W].
+std::vector<std::size_t> output_shape(const mapper::OperationBlock& last) {
+  const mapper::Shape3 o = last.out();
+  if (last.kind == mapper::BlockKind::MatMul) return {1, std::size_t(o.elements())};
+  return {1, std::size_t(o.D), std::size_t(o.H), std::size_t(o.W)};
+}
+
+}  // namespace
 
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -588,6 +675,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::vector<mapper::SplitChoice> chosen;  // --split
   HwConfig cfg;
   Shard shard;
+  std::optional<NpyTensor> input_tensor;  // --input
+  mapper::Network net;
+  NetworkData data;                       // --input: every block's data along the network
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, {});
     shard = parse_shard(req.shard);
@@ -605,7 +695,17 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (strategies.empty() && req.whole) strategies.push_back(mapper::Strategy::FuseReuse);  // Table 5.10's
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
     if (!check_writable(req.json_out, err)) return 2;
-    n = mapper::parse_network(mapper::load_network(req.net));
+    if (!req.input_npy.empty()) input_tensor = read_npy(req.input_npy);
+    net = load_run_net_network(req.net, input_tensor ? &*input_tensor : nullptr);
+    n = mapper::parse_network(net);
+    if (!req.output_npy.empty()) {
+      // the output is the last block's, as the whole network computes it
+      if (req.input_npy.empty()) throw std::invalid_argument("--output needs --input (the network's output for a real input)");
+      if (!shard.whole()) throw std::invalid_argument("--output: a shard may not run the last block; run it unsharded");
+      if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), n.blocks.back().name()) == req.layers.end())
+        throw std::invalid_argument("--output: --layers leaves out the network's last block, " + n.blocks.back().name());
+      if (!check_writable(req.output_npy, err)) return 2;
+    }
     // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
     HwConfig split_cfg = cfg;
     if (target == mapper::Target::SpiNNaker2) set_mac_shape(split_cfg, "16x4");
@@ -616,6 +716,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     check_expected_hash(cfg, req.expect_hash);
     for (const std::string& path : {req.html_out, req.junit_out, req.csv_out})
       if (!check_writable(path, err)) return 2;
+    if (input_tensor) data = golden_chain(n, split, cfg, network_input(net, *input_tensor, req.input_npy), req.seed);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return 2;
@@ -714,6 +815,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (wanted(b))
       for (std::size_t s = 0; s < strategies.size(); ++s) shard_runs += shard.takes(total_runs++);
   std::vector<std::size_t> run_index;  // of runs[i] in the whole run
+  BlockOutput network_output;          // --output: the last block's output, and the strategy it ran
+  std::string output_strategy;
   Progress progress(shard_runs, err);
   std::size_t k = 0;
   for (std::size_t i = 0; i < n.blocks.size() && !stopped; ++i) {
@@ -742,9 +845,14 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       try {
         if (const auto done = resumed.find({b.name(), mapper::to_string(st)}); done != resumed.end())
           r = block_run_from_json(done->second);
-        else
+        else {
+          // --output: the network's last block, in the first strategy that runs it
+          const bool keep = !req.output_npy.empty() && i + 1 == n.blocks.size() && output_strategy.empty();
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
-                        cfg, model.get(), rtl.get(), req.seed, golden, WaveRequest{req.waves_dir, req.waves_window, &err});
+                        cfg, model.get(), rtl.get(), req.seed, data.blocks.empty() ? mapper::BlockInputs{} : data.blocks[i],
+                        golden, WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &network_output : nullptr);
+          if (keep) output_strategy = mapper::to_string(st);
+        }
       } catch (const std::exception& e) {
         // what a backend or the distributor threw: the block run is an error, the run goes on
         err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
@@ -799,6 +907,38 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     }
   }
   progress.clear();
+  // --output: the network's output as a backend computed it, beside the golden chain's
+  nlohmann::json output_record;
+  if (!req.output_npy.empty()) {
+    const std::vector<std::size_t> shape = output_shape(n.blocks.back());
+    if (network_output.backend.empty()) {
+      out << fmt::format("\nnetwork output: not written: {} did not finish on any backend{}\n", n.blocks.back().name(),
+                         output_strategy.empty() ? " (it was not run here; a block run taken from a journal keeps no data)" : "");
+      all_ok = false;
+    } else {
+      const std::vector<std::int8_t> y(network_output.bytes.begin(), network_output.bytes.end());
+      const bool golden_equal = y == data.output;
+      try {
+        write_npy(req.output_npy, shape, y);
+      } catch (const std::exception& e) {
+        err << "s2cosim run-net: --output " << e.what() << "\n";
+        return 2;
+      }
+      std::string shape_text;
+      for (std::size_t d : shape) shape_text += (shape_text.empty() ? "" : ", ") + std::to_string(d);
+      out << fmt::format("\nnetwork output: {} (int8, shape ({})), from the {} ({}); it {} the golden kernels' run of the whole "
+                         "network", req.output_npy, shape_text, network_output.backend, output_strategy,
+                         golden_equal ? "equals" : "DIFFERS FROM");
+      if (net.output_exponent) out << fmt::format("; a value is int8 * 2^-{}", *net.output_exponent);
+      if (shape.size() == 2 && !y.empty())
+        out << fmt::format("; largest at index {}", std::max_element(y.begin(), y.end()) - y.begin());
+      out << "\n";
+      output_record = {{"file", req.output_npy}, {"shape", shape}, {"backend", network_output.backend},
+                       {"strategy", output_strategy}, {"equals_golden", golden_equal}};
+      if (net.output_exponent) output_record["exponent"] = *net.output_exponent;
+      all_ok = all_ok && golden_equal;
+    }
+  }
   // the block runs' records (contract 3, operations[]): the journal's, the JSON report's, and the Table 5.10
   // sums are made of them, so that merged shards sum the same numbers in the same order
   nlohmann::json operations = nlohmann::json::array();
@@ -1057,6 +1197,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (!req.split_file.empty()) head["split_file"] = req.split_file;
       if (stopped) head["stopped_by_signal"] = stopped;  // the operations that finished before the stop
       if (req.whole) head["whole"] = true;
+      if (!req.input_npy.empty()) head["input"] = req.input_npy;
+      if (!output_record.is_null()) head["output"] = output_record;
       write_text_file(req.json_out, run_net_report_json(head, operations, results).dump(2) + "\n");
     }
     write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out});

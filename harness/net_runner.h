@@ -34,6 +34,9 @@ struct RunNetRequest {
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;
   std::uint64_t seed = 1;
+  // a real input (.npy, int8 or float32; a float ONNX model is quantized on it) instead of seeded data: every
+  // block gets the data the blocks before it give (docs/real_networks.md); --output writes the network's output
+  std::string input_npy, output_npy;
   std::string html_out, junit_out, csv_out;  // the reports of harness/result.h (empty: none)
   std::string shard = "1/1";                 // --shard I/N: the block runs k with k % N == I - 1
   std::string expect_hash;                   // refuse to run unless the configuration has this hash

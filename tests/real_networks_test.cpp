@@ -1,0 +1,154 @@
+// Real networks end to end (docs/real_networks.md): ONNX models with their trained weights and a real input
+// through the importer, the mapper, the distributor and both backends, against reference outputs PyTorch
+// computed in exact integer arithmetic (vectors/nets/, made by tools/make_reference_nets.py). And .npy files
+// in and out.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/net_runner.h"
+#include "harness/npy_file.h"
+#include "test_support.h"
+
+using namespace s2;
+using namespace s2::test;
+
+namespace {
+
+std::string net_file(const std::string& name) { return source_path("vectors/nets/" + name); }
+
+TEST(Npy, RoundTripAndNumpysOwnFiles) {
+  const TempDir dir;
+  const std::vector<std::int8_t> v{-128, -1, 0, 1, 127, 5};
+  write_npy(dir.path("a.npy"), {1, 2, 3}, v);
+  const NpyTensor t = read_npy(dir.path("a.npy"));
+  EXPECT_FALSE(t.is_float);
+  EXPECT_EQ(t.shape, (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(t.int8, v);
+  EXPECT_EQ(t.shape_text(), "(1, 2, 3)");
+  // written by NumPy (tools/make_reference_nets.py): a float32 input and an int8 reference
+  const NpyTensor x = read_npy(net_file("tiny_cnn_input.npy"));
+  EXPECT_TRUE(x.is_float);
+  EXPECT_EQ(x.shape, (std::vector<std::size_t>{1, 3, 16, 16}));
+  EXPECT_EQ(x.float32.size(), 3u * 16 * 16);
+  const NpyTensor y = read_npy(net_file("tiny_cnn_reference.npy"));
+  EXPECT_FALSE(y.is_float);
+  EXPECT_EQ(y.shape, (std::vector<std::size_t>{1, 10}));
+}
+
+struct NetRun {
+  int exit = -1;
+  std::string out, err;
+  std::vector<std::int8_t> output;
+  // every block's output equalled its golden block on every backend, and the network's output the golden
+  // chain's. (The exit code is 1 also for a cycle deviation between model and RTL: these tiny layers are
+  // far from the layers the model's timing is calibrated on; the data is what this file tests.)
+  bool data_ok() const {
+    return exit != 2 && out.find("MISMATCH") == std::string::npos && out.find("HANG") == std::string::npos &&
+           out.find(" ERROR ") == std::string::npos && out.find("equals the golden kernels' run") != std::string::npos;
+  }
+};
+
+
+NetRun run(const std::string& model, const std::string& input, const std::string& target, const std::string& backend,
+           const std::vector<std::string>& strategies) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = net_file(model);
+  req.input_npy = net_file(input);
+  req.output_npy = dir.path("y.npy");
+  req.target = target;
+  if (target == "s2") req.preset = "mini";
+  req.backend = backend;
+  req.strategies = strategies;
+  req.whole = true;  // a block the strategy does not apply to runs the next that does
+  std::ostringstream out, err;
+  NetRun r;
+  r.exit = run_net(req, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  if (r.exit != 2) r.output = read_npy(req.output_npy).int8;
+  return r;
+}
+
+// Each model form (float with its calibration input, QDQ, QLinear) on QPE-DRAM, both backends, and the
+// network's output equals PyTorch's bit for bit. The "hot" inputs run through the same quantized network
+// (QDQ, QLinear: no calibration) and saturate QUAN and the residual additions (vectors/nets/README.md).
+struct NetCase {
+  std::string name, form, input;  // form: "" (float), "_qdq", "_qlinear"; input: "" or "_hot"
+};
+void PrintTo(const NetCase& c, std::ostream* os) { *os << c.name << c.form << ".onnx on " << c.name << "_input" << c.input << ".npy"; }
+class ReferenceNet : public ::testing::TestWithParam<NetCase> {};
+
+TEST_P(ReferenceNet, OutputEqualsPyTorchsOnBothBackends) {
+  const NetCase& c = GetParam();
+  const NetRun r = run(c.name + c.form + ".onnx", c.name + "_input" + c.input + ".npy", "qpe", "both", {"fuse_noreuse"});
+  ASSERT_TRUE(r.data_ok()) << r.out << r.err;
+  EXPECT_NE(r.out.find("from the RTL"), std::string::npos) << r.out;
+  EXPECT_EQ(r.output, read_npy(net_file(c.name + "_reference" + c.input + ".npy")).int8) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
+                         ::testing::Values(NetCase{"mlp", "", ""}, NetCase{"mlp", "_qdq", ""}, NetCase{"mlp", "_qlinear", ""},
+                                           NetCase{"tiny_cnn", "", ""}, NetCase{"tiny_cnn", "_qdq", ""},
+                                           NetCase{"tiny_cnn", "_qlinear", ""}, NetCase{"res_cnn", "", ""},
+                                           NetCase{"res_cnn", "_qdq", ""}, NetCase{"mlp", "_qdq", "_hot"},
+                                           NetCase{"tiny_cnn", "_qlinear", "_hot"}, NetCase{"res_cnn", "_qdq", "_hot"}),
+                         [](const auto& info) {
+                           const NetCase& c = info.param;
+                           return c.name + (c.form.empty() ? "_float" : c.form) + c.input;
+                         });
+
+// Every strategy of the distributor computes the same network output.
+TEST(RealNetworks, EveryStrategyGivesPyTorchsOutput) {
+  for (const std::string st : {"nofuse_noreuse", "fuse_reuse"}) {
+    const NetRun r = run("res_cnn_qdq.onnx", "res_cnn_input.npy", "qpe", "model", {st});
+    ASSERT_TRUE(r.data_ok()) << st << "\n" << r.out << r.err;
+    EXPECT_EQ(r.output, read_npy(net_file("res_cnn_reference.npy")).int8) << st;
+  }
+}
+
+// On the chip (the mini preset: storage QPEs and two DRAMs), both backends.
+TEST(RealNetworks, OnTheChipOutputEqualsPyTorchs) {
+  for (const std::string name : {"tiny_cnn", "res_cnn"}) {
+    const NetRun r = run(name + "_qdq.onnx", name + "_input.npy", "s2", "both", {"fuse_reuse"});
+    ASSERT_TRUE(r.data_ok()) << name << "\n" << r.out << r.err;
+    EXPECT_EQ(r.output, read_npy(net_file(name + "_reference.npy")).int8) << name;
+  }
+}
+
+// An int8 input (already quantized) gives the same output as the float one it was quantized from.
+TEST(RealNetworks, Int8InputIsTakenAsItIs) {
+  for (const std::string input : {"", "_hot"}) {
+    const NetRun r = run("res_cnn_qdq.onnx", "res_cnn_input" + input + "_int8.npy", "qpe", "model", {"fuse_noreuse"});
+    ASSERT_TRUE(r.data_ok()) << r.out << r.err;
+    EXPECT_EQ(r.output, read_npy(net_file("res_cnn_reference" + input + ".npy")).int8) << input;
+  }
+}
+
+TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
+  const TempDir dir;
+  auto refused = [&](RunNetRequest req, const std::string& says) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_net(req, out, err), 2) << out.str();
+    EXPECT_NE(err.str().find(says), std::string::npos) << err.str();
+  };
+  RunNetRequest req;
+  req.net = net_file("tiny_cnn_qdq.onnx");
+  req.output_npy = dir.path("y.npy");
+  refused(req, "--output needs --input");
+  req.input_npy = net_file("mlp_input.npy");  // 64 values for a 3x16x16 input
+  refused(req, "shape (1, 64), expected (3, 16, 16)");
+  RunNetRequest list;
+  list.net = net_file("tiny_cnn.net");  // a layer list has no input scale
+  list.input_npy = net_file("tiny_cnn_input.npy");
+  refused(list, "a float input needs the network's input scale");
+  req.input_npy = net_file("tiny_cnn_input.npy");
+  req.layers = {"CONV_1"};
+  refused(req, "--layers leaves out the network's last block");
+}
+
+}  // namespace
