@@ -653,7 +653,10 @@ class Importer {
       // float weights quantized in the graph: round half to even, as QuantizeLinear does
       Const q = it->second;
       if (!q.is_float()) c.fail("quantizes " + q.what + ", which is not float");
-      for (double& x : q.v) x = std::clamp(std::nearbyint(std::ldexp(x, e)), -128.0, 127.0);
+      for (double& x : q.v) {
+        if (!std::isfinite(x)) c.fail("quantizes " + q.what + ", which holds a value that is not finite");
+        x = std::clamp(std::nearbyint(std::ldexp(x, e)), -128.0, 127.0);
+      }
       q.dtype = onnx::TensorProto::INT8;
       q.what = c.label + " output " + in_quotes(o);
       consts_[o] = std::move(q);
@@ -704,7 +707,6 @@ class Importer {
       return w.v[in * cols + out];
     };
     if (w.is_float()) {
-      if (w.scale) c.fail("weights " + in_quotes(name) + " are float with a scale");  // not reachable: DQ makes ints
       nd.float_weights = true;
       nd.wf.resize(w.v.size());
       for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
@@ -1321,8 +1323,6 @@ class Importer {
              ", whose exponent floor(log2(127 / max|a|)) is then undefined");
       return exponent_for_max(max.at(t));
     };
-    net_.input_exponent = exponent(input_, "the graph's input");
-    net_.output_exponent = exponent(final_, "the graph's output");
     for (const Weighted& w : weighted_) {
       const Node& n = *w.node;
       LayerSpec& l = net_.layers[w.layer];
@@ -1353,6 +1353,8 @@ class Importer {
       if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");
       l.shift = static_cast<int>(shift);
     }
+    net_.input_exponent = exponent(input_, producer_.at(input_));
+    net_.output_exponent = exponent(final_, producer_.at(final_));
   }
 
   std::string path_;

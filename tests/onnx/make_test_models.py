@@ -584,11 +584,13 @@ def accepted():
 REFUSED = []  # (file, node, op type, what the message says)
 
 
-def refused(name, nodes, inits, node, op, why, in_shape=(1, 3, 8, 8), out="y", opset=OPSET, check=True, inputs=None):
+def refused(name, nodes, inits, node, op, why, in_shape=(1, 3, 8, 8), out="y", opset=OPSET, check=True, inputs=None,
+            calibration=""):
+    """calibration "ones": refused only when calibrated, on an input of ones."""
     inputs = inputs or [vinfo("x", list(in_shape))]
     model = make_model(nodes, inputs, [vinfo(out, None)] if isinstance(out, str) else out, inits, opset=opset)
     save(model, name + ".onnx", check=check)
-    REFUSED.append((name + ".onnx", node, op, why))
+    REFUSED.append((name + ".onnx", node, op, why) + ((calibration,) if calibration else ()))
 
 
 def w(name, shape, value=None):
@@ -700,6 +702,33 @@ def refusals():
             "qconv", "QLinearConv", "negative")
     refused("bad_qlinear_scale", qlinear("s3x"), [s5, s7, zp, wi8, nh.from_array(np.array(0.75 * 2.0 ** -4, np.float32), "s3x")],
             "qconv", "QLinearConv", "power of two")
+    # a QDQ model with float weights, with a map left without a scale, and a residual Add whose operands have
+    # different scales
+    q_in = [oh.make_node("QuantizeLinear", ["x", "s5", "zp"], ["xq"], name="in_q"),
+            oh.make_node("DequantizeLinear", ["xq", "s5", "zp"], ["xd"], name="in_dq")]
+    q_out = [oh.make_node("QuantizeLinear", ["c", "s5", "zp"], ["cq"], name="out_q"),
+             oh.make_node("DequantizeLinear", ["cq", "s5", "zp"], ["y"], name="out_dq")]
+    refused("bad_qdq_float_weights", q_in + [oh.make_node("Conv", ["xd", "w1"], ["c"], name="conv", pads=[1, 1, 1, 1])] + q_out,
+            [s5, zp, w1], "conv", "Conv", "float weights")
+    refused("bad_qdq_no_scale", q_in + [oh.make_node("DequantizeLinear", ["w_int8", "s7", "zp"], ["wd"], name="w_dq"),
+                                        oh.make_node("Conv", ["xd", "wd"], ["y"], name="conv", pads=[1, 1, 1, 1])],
+            [s5, s7, zp, wi8], "conv", "Conv", "has no scale")
+    w33 = nh.from_array(rng.integers(-100, 100, (3, 3, 3, 3)).astype(np.int8), "w33")
+    s4 = nh.from_array(np.array(2.0 ** -4, np.float32), "s4")
+    refused("bad_qdq_residual_scales", q_in + [
+        oh.make_node("DequantizeLinear", ["w33", "s7", "zp"], ["wd"], name="w_dq"),
+        oh.make_node("Conv", ["xd", "wd"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+        oh.make_node("QuantizeLinear", ["c", "s4", "zp"], ["cq"], name="c_q"),
+        oh.make_node("DequantizeLinear", ["cq", "s4", "zp"], ["cd"], name="c_dq"),
+        oh.make_node("Add", ["cd", "xd"], ["sum"], name="add"),
+        oh.make_node("QuantizeLinear", ["sum", "s5", "zp"], ["sq"], name="sum_q"),
+        oh.make_node("DequantizeLinear", ["sq", "s5", "zp"], ["y"], name="sum_dq")], [s4, s5, s7, zp, w33],
+        "add", "Add", "one exponent")
+    # a float model whose calibrated shift is negative: on an input of ones, weights 1 and -0.999 leave
+    # 0.001 (e_y 16) of a product whose exponents are e_x 6 and e_w 6
+    refused("bad_calibrated_shift", [conv_node("cancel", "x", "wc", "y")],
+            [nh.from_array(np.array([1, -0.999], np.float32).reshape(1, 2, 1, 1), "wc")], "cancel", "Conv", "negative",
+            in_shape=(1, 2, 4, 4), calibration="ones")
     # the graph's inputs and outputs (no node: the message names the tensors)
     refused("bad_two_inputs", [oh.make_node("Add", ["x", "x2"], ["y"], name="sum")], [], "", "", "2 inputs",
             inputs=[vinfo("x", [1, 3, 8, 8]), vinfo("x2", [1, 3, 8, 8])])
@@ -755,7 +784,8 @@ def main():
     refusals()
     broken()
     with open(os.path.join(HERE, "refused.txt"), "w") as f:
-        f.write("# file | node | op type | what the message says (make_test_models.py; the test reads it)\n")
+        f.write("# file | node | op type | what the message says [| ones: refused when calibrated on an input of ones]\n")
+        f.write("# (make_test_models.py; tests/mapper_onnx_import_test.cpp reads it)\n")
         for r in REFUSED:
             f.write(" | ".join(r) + "\n")
         for name, why in BROKEN:
