@@ -317,7 +317,6 @@ class Net:
         s = self.shape["input"]
         lines = [f"# {self.name}: what the import must make of {self.name}.onnx (make_test_models.py)",
                  f"input {s[2]} {s[1]} {s[0]}" if len(s) == 3 else f"input {s[0]} 1 1"]
-        qinfo = {}
         for l in self.layers:
             text = l["text"]
             if "w" in l:
@@ -331,13 +330,12 @@ class Net:
                 text += f" shift={shift}"
                 lines.append(text)
                 lines.append("#weights " + " ".join(str(int(v)) for v in wq.reshape(-1)))
-                qinfo[id(l)] = (e_w, wq)
             else:
                 if l["kind"] == "end" and not l["relu"]:
                     text += " act=none"
                 lines.append(text)
         lines.append(f"#exponents {E('input')} {E(self.final)}")
-        self.E, self.qinfo = E, qinfo
+        self.E = E
         return "\n".join(lines) + "\n"
 
 
