@@ -105,6 +105,7 @@ struct BlockRun {
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
   std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
+  nlohmann::json phases;  // the model's core stream: a worker's clocks on weight loads and MLA tasks (phase_clocks)
   std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
   nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
   bool ok() const {
@@ -141,6 +142,40 @@ std::string first_difference(const std::vector<std::uint8_t>& golden, const mapp
       return fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
                          static_cast<int>(static_cast<std::int8_t>(got[i])));
   return "";
+}
+
+// A worker's clocks, averaged over the PEs of the stream that load weights, on loads of the block's weights
+// from DRAM and on MLA tasks (the OctopuScheduler paper's "weight fetch" and "MLA" times): each command's end
+// minus the end of the one before it on the same PE. Only PEs whose commands are all synchronous count (an
+// async command's end is when it was issued); null if none.
+nlohmann::json phase_clocks(const TaskStream& st, const StreamResult& r, const mapper::BlockDramMap& map) {
+  double fetch = 0, mla = 0;
+  std::uint64_t pes = 0;
+  for (std::size_t p = 0; p < st.pe.size() && p < r.command_end_cycle.size(); ++p) {
+    const std::vector<StreamCommand>& cmds = st.pe[p];
+    const std::vector<std::uint64_t>& ends = r.command_end_cycle[p];
+    if (cmds.empty() || ends.size() != cmds.size() ||
+        std::any_of(cmds.begin(), cmds.end(), [](const StreamCommand& c) { return c.async; }))
+      continue;
+    double f = 0, m = 0;
+    bool loads_weights = false;
+    for (std::size_t k = 0; k < cmds.size(); ++k) {
+      const double took = double(ends[k]) - double(k ? ends[k - 1] : 0);
+      const StreamCommand& c = cmds[k];
+      if (c.kind == CommandKind::Mla) m += took;
+      if (c.kind == CommandKind::DmaLoad && c.dma.remote.kind == MemoryRef::Kind::Dram && c.dma.dram_addr >= map.weights &&
+          c.dma.dram_addr < map.weights + map.weight_bytes) {
+        f += took;
+        loads_weights = true;
+      }
+    }
+    if (!loads_weights) continue;
+    fetch += f;
+    mla += m;
+    ++pes;
+  }
+  if (!pes) return nullptr;
+  return {{"weight_fetch_cycles", fetch / double(pes)}, {"mla_cycles", mla / double(pes)}, {"pes", pes}};
 }
 
 // Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
@@ -217,6 +252,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       if (i == core_index) model_core = free_arm;
     }
     r.model_core = model_core;
+    if (model_core) r.phases = phase_clocks(bs.streams[core_index], *model_core, bs.map);
     // Table 5.10 categories: a stream of one primitive operation (nofuse) is its category; a fused stream's
     // ARM-free clocks are its core operation's, and what the ARM operations add to it is shared out among
     // their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs')
@@ -409,7 +445,10 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
     put_backend_run(o, "model_", *r.model, true);
     o["arm_cycles"] = r.arm_cycles;
   }
-  if (r.model_core) o["model_time"] = time_report(*r.model_core, cfg);
+  if (r.model_core) {
+    o["model_time"] = time_report(*r.model_core, cfg);
+    if (!r.phases.is_null()) o["model_time"]["phases"] = r.phases;
+  }
   if (!r.categories.empty()) o["category_cycles"] = r.categories;
   if (r.rtl) put_backend_run(o, "rtl_", *r.rtl, false);
   if (r.delta) o["delta"] = *r.delta;
@@ -532,6 +571,18 @@ std::optional<std::uint64_t> thesis_network_clocks(const std::string& net, const
     }
   return std::nullopt;
 }
+
+// The OctopuScheduler paper's Table II and Section V.B: its MLP (vectors/octopus_mlp.net) on the taped-out
+// SpiNNaker2, batch 1, in microseconds, the only silicon measurement the project has.
+struct SiliconLayer {
+  const char* block;  // ours
+  const char* paper;  // the paper's name
+  double us;
+  int workers;
+};
+constexpr SiliconLayer kOctopusMlpLayers[] = {{"FC_1", "FC1+ReLU", 323, 8}, {"FC_2", "FC2+ReLU", 217, 4}, {"FC_3", "FC3", 80, 1}};
+constexpr double kOctopusFc1WeightFetchUs = 192, kOctopusFc1MlaUs = 29, kOctopusTotalUs = 688;
+constexpr double kOctopusSetupUs = 12, kOctopusSoftmaxUs = 50, kOctopusCleanupUs = 9, kOctopusSchedulingUsPerLayer = 13;
 
 const std::vector<std::string>& network_categories() {
   static const std::vector<std::string> c = [] {
@@ -1048,6 +1099,51 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     for (const std::string& line : substituted) out << "strategy: " << line << "\n";
   }
 
+  // the OctopuScheduler MLP on the spinnaker2 preset: per layer in microseconds beside the silicon's
+  nlohmann::json silicon;
+  if (model && n.name == "octopus_mlp" && target_is_chip(req) && cfg.chip.name == "spinnaker2") {
+    const double mhz = cfg.pe_clock_mhz;
+    out << fmt::format("\nagainst silicon (the OctopuScheduler paper's Table II: this MLP on the taped-out SpiNNaker2, batch 1; "
+                       "model clocks in microseconds at the preset's assumed {:.0f} MHz PE clock)\n", mhz);
+    out << fmt::format("{:<10} {:<10} {:>8} {:>16} {:>16} {:>12} {:>14}\n", "block", "paper", "workers", "model ARM free",
+                       "model ARM timed", "silicon", "model/silicon");
+    double model_sum = 0, silicon_sum = 0;
+    silicon = nlohmann::json::array();
+    for (const SiliconLayer& l : kOctopusMlpLayers) {
+      const auto it = std::find_if(runs.begin(), runs.end(), [&](const BlockRun& r) { return r.block == l.block && r.model; });
+      if (it == runs.end()) continue;
+      const double free_us = double(it->model->block_cycles) / mhz, timed_us = double(it->model->block_cycles_arm_timed) / mhz;
+      const nlohmann::json phases = !it->phases.is_null() ? it->phases
+                                    : it->record.contains("model_time") ? it->record["model_time"].value("phases", nlohmann::json())
+                                                                         : nlohmann::json();
+      const std::string workers = phases.is_null() ? "-" : std::to_string(phases.value("pes", 0)) + " (" + std::to_string(l.workers) + ")";
+      out << fmt::format("{:<10} {:<10} {:>8} {:>13.1f} us {:>13.1f} us {:>9.0f} us {:>14.2f}\n", l.block, l.paper, workers, free_us,
+                         timed_us, l.us, timed_us / l.us);
+      model_sum += timed_us;
+      silicon_sum += l.us;
+      nlohmann::json row = {{"block", l.block}, {"paper_layer", l.paper}, {"silicon_us", l.us},
+                            {"model_us_arm_free", free_us}, {"model_us_arm_timed", timed_us}};
+      if (std::string(l.block) == "FC_1" && !phases.is_null()) {
+        const double fetch = phases.value("weight_fetch_cycles", 0.0) / mhz, mla = phases.value("mla_cycles", 0.0) / mhz;
+        out << fmt::format("{:<10} weight fetch: model {:.1f} us per worker (mean of {}), silicon {:.0f} us on average; MLA: model {:.1f} us "
+                           "per worker, silicon {:.0f} us\n",
+                           l.block, fetch, phases.value("pes", 0), kOctopusFc1WeightFetchUs, mla, kOctopusFc1MlaUs);
+        row["model_weight_fetch_us"] = fetch;
+        row["silicon_weight_fetch_us"] = kOctopusFc1WeightFetchUs;
+        row["model_mla_us"] = mla;
+        row["silicon_mla_us"] = kOctopusFc1MlaUs;
+      }
+      silicon.push_back(row);
+    }
+    out << fmt::format("the three layers: model {:.1f} us (ARM timed), silicon {:.0f} us ({:.2f}); the whole model on silicon: {:.0f} us\n",
+                       model_sum, silicon_sum, silicon_sum > 0 ? model_sum / silicon_sum : 0.0, kOctopusTotalUs);
+    out << fmt::format("not predicted: setup {:.0f} us, softmax {:.0f} us (on an ARM; this network has none), cleanup {:.0f} us, and the "
+                       "scheduler's overhead per layer ({:.0f} us on average by the paper: loading the layer's description from DRAM, "
+                       "waking the workers, storing time stamps), which the model has no software for; the paper does not break the "
+                       "rest of a layer's time down further than weight fetch and MLA\n",
+                       kOctopusSetupUs, kOctopusSoftmaxUs, kOctopusCleanupUs, kOctopusSchedulingUsPerLayer);
+  }
+
   // the targets, as far as this run measured them
   int thesis_cells = 0, thesis_within = 0, ranked = 0, ranked_same = 0, compared = 0, compared_ok = 0;
   std::vector<std::string> compared_ops, failed_ops;  // operations compared; those with a run not passing
@@ -1197,6 +1293,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (!req.split_file.empty()) head["split_file"] = req.split_file;
       if (stopped) head["stopped_by_signal"] = stopped;  // the operations that finished before the stop
       if (req.whole) head["whole"] = true;
+      if (!silicon.is_null()) head["silicon"] = silicon;
       if (!req.input_npy.empty()) head["input"] = req.input_npy;
       if (!output_record.is_null()) head["output"] = output_record;
       write_text_file(req.json_out, run_net_report_json(head, operations, results).dump(2) + "\n");

@@ -80,7 +80,8 @@ Network read_layer_list(const std::string& path);
 // The thesis's networks (thesis 2.2, Appendices G/I), as layer lists.
 const std::string& vgg16_layer_list();
 const std::string& resnet50_layer_list();
-// "vgg16", "resnet50", or a layer-list file.
+// "vgg16", "resnet50", an ONNX model (a path ending in .onnx: onnx_import.h, without calibration), or a
+// layer-list file.
 Network load_network(const std::string& name_or_path);
 
 }  // namespace s2::mapper

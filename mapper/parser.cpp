@@ -151,8 +151,10 @@ struct Chain {
     p.Hf = l.Hf;
     p.stride = l.stride;
     p.pool = l.pool;
-    // thesis 4.1: a pooling whose stride equals its window joins the convolution block before it
-    const bool fusable = l.Wf == l.Hf && l.stride == l.Wf && l.pad == 0 && last == LayerKind::Conv &&
+    // thesis 4.1: a pooling whose stride equals its window joins the convolution block before it. A max
+    // pooling only (the thesis's networks have no other): the PE pools its int8 results in place by their
+    // maximum; an average (a global average pooling after a convolution) stays a pooling block of its own
+    const bool fusable = l.pool == PoolType::Max && l.Wf == l.Hf && l.stride == l.Wf && l.pad == 0 && last == LayerKind::Conv &&
                          !out.blocks.empty() && out.blocks.back().kind == BlockKind::Convolution &&
                          out.blocks.back().fused_pool() == nullptr &&
                          (l.workers == 0 || l.workers == out.blocks.back().workers);

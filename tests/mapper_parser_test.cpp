@@ -139,3 +139,14 @@ TEST(MapperParser, AbsurdSizesAreRefusedBeforeAnythingIsAllocated) {
   EXPECT_NO_THROW(parse_network(load_network("vgg16")));
   EXPECT_NO_THROW(parse_network(load_network("resnet50")));
 }
+
+// Only a max pooling joins the convolution block before it (the PE pools in place by the maximum); a global
+// average pooling right after a convolution, as an ONNX model's GlobalAveragePool gives it, is its own block.
+TEST(MapperParser, OnlyMaxPoolingJoinsTheConvolutionBlock) {
+  const ParsedNetwork max = parse_network(parse_layer_list("input 8 8 4\nconv 3 3 4 8 pad=1\npool max 2 2\n", "t"));
+  ASSERT_EQ(max.blocks.size(), 1u);
+  EXPECT_NE(max.blocks[0].fused_pool(), nullptr);
+  const ParsedNetwork avg = parse_network(parse_layer_list("input 8 8 4\nconv 3 3 4 8 pad=1\npool avg 8 8\n", "t"));
+  ASSERT_EQ(avg.blocks.size(), 2u);
+  EXPECT_EQ(avg.blocks[1].kind, BlockKind::Pooling);
+}

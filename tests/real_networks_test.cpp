@@ -152,3 +152,37 @@ TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
 }
 
 }  // namespace
+
+namespace {
+
+// The OctopuScheduler paper's MLP on the spinnaker2 preset with its worker counts: each layer in
+// microseconds beside the silicon's (Table II), FC1's weight fetch and MLA time beside the paper's, and the
+// preset's assumptions printed. (Only what is printed and that the workers are the paper's is tested: the
+// gap to silicon is a measurement, in the README.)
+TEST(Silicon, OctopusMlpPrintsEveryLayerBesideTheSilicon) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = source_path("vectors/octopus_mlp.net");
+  req.target = "s2";
+  req.preset = "spinnaker2";
+  req.strategies = {"fuse_noreuse"};
+  req.whole = true;
+  req.json_out = dir.path("r.json");
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << out.str() << err.str();
+  const std::string o = out.str();
+  for (const char* s : {"against silicon", "FC1+ReLU", "323 us", "217 us", "80 us", "688 us", "silicon 192 us", "silicon 29 us",
+                        "8 (8)", "4 (4)", "1 (1)", "assumption (preset spinnaker2): PE clock", "not predicted"})
+    EXPECT_NE(o.find(s), std::string::npos) << s << "\n" << o;
+  const nlohmann::json j = read_json(req.json_out);
+  ASSERT_EQ(j.at("silicon").size(), 3u);
+  for (const auto& row : j["silicon"]) EXPECT_GT(row.at("model_us_arm_timed").get<double>(), row.at("model_us_arm_free").get<double>() - 1e-9);
+  const auto& fc1 = j["silicon"][0];
+  EXPECT_EQ(fc1.at("block"), "FC_1");
+  EXPECT_GT(fc1.at("model_weight_fetch_us").get<double>(), 0.0);
+  EXPECT_GT(fc1.at("model_mla_us").get<double>(), 0.0);
+  // a worker's weight fetch and MLA time fit in the layer's time
+  EXPECT_LT(fc1["model_weight_fetch_us"].get<double>() + fc1["model_mla_us"].get<double>(), fc1.at("model_us_arm_free").get<double>());
+}
+
+}  // namespace
