@@ -7,6 +7,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/net_runner.h"
@@ -149,6 +150,16 @@ TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
   req.input_npy = net_file("tiny_cnn_input.npy");
   req.layers = {"CONV_1"};
   refused(req, "--layers leaves out the network's last block");
+  // malformed ONNX files: exit 2, the file and what is wrong named, nothing run
+  for (const auto& [file, says] : std::vector<std::pair<std::string, std::string>>{
+           {"broken_truncated.onnx", "not an ONNX model"},
+           {"broken_missing_init.onnx", "node c1 (Conv)"},
+           {"broken_wrong_init_shape.onnx", "node c1 (Conv): weights 'w1' have shape"}}) {
+    RunNetRequest bad;
+    bad.net = source_path("tests/onnx/" + file);
+    bad.input_npy = net_file("tiny_cnn_input.npy");
+    refused(bad, bad.net + ": " + says);
+  }
 }
 
 }  // namespace
