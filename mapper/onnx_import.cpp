@@ -774,22 +774,29 @@ class Importer {
     win.out.D = nd.C;
     nd.D = in.shape.D;
     if (qlinear) {
-      set_scale(c, x, scale_exponent(c, 1, "x_scale"));
-      zero_point(c, 2, true, "x_zero_point");
-      zero_point(c, 5, true, "w_zero_point");
-      zero_point(c, 7, true, "y_zero_point");
-      Const wq = w;
-      if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
-      wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, "w_scale"));
-      take_weights(c, wq, c.in(3), nd, false);
+      take_qlinear_operands(c, x, w, nd, false, "x", "w");
       no_bias(c, 8, nd.C);
-      quantized_ = true;
     } else {
       take_weights(c, w, c.in(1), nd, false);
       no_bias(c, 2, nd.C);
     }
     const std::string o = finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, true);
     if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
+  }
+
+  // QLinearConv and QLinearMatMul lay out their operands alike: the map, its scale and zero point, the
+  // weights, their scale and zero point, the output's scale and zero point (`x`/`a` and `w`/`b` name them).
+  void take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose, const std::string& map,
+                             const std::string& weights) {
+    set_scale(c, x, scale_exponent(c, 1, map + "_scale"));
+    zero_point(c, 2, true, map + "_zero_point");
+    zero_point(c, 5, true, weights + "_zero_point");
+    zero_point(c, 7, true, "y_zero_point");
+    Const wq = w;
+    if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
+    wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, weights + "_scale"));
+    take_weights(c, wq, c.in(3), nd, transpose);
+    quantized_ = true;
   }
 
   // Gemm (alpha = beta = 1, A not transposed), MatMul and QLinearMatMul: x times a constant matrix.
@@ -830,15 +837,7 @@ class Importer {
     nd.C = static_cast<int>(n_out);
     nd.D = static_cast<int>(n_in);
     if (qlinear) {
-      set_scale(c, x, scale_exponent(c, 1, "a_scale"));
-      zero_point(c, 2, true, "a_zero_point");
-      zero_point(c, 5, true, "b_zero_point");
-      zero_point(c, 7, true, "y_zero_point");
-      Const wq = w;
-      if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
-      wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, "b_scale"));
-      take_weights(c, wq, c.in(3), nd, true);
-      quantized_ = true;
+      take_qlinear_operands(c, x, w, nd, true, "a", "b");
     } else {
       take_weights(c, w, c.in(1), nd, !transB);
       if (gemm) no_bias(c, 2, nd.C);
