@@ -268,6 +268,31 @@ TEST(QpeDramCosim, MlaArmAndSyncCommandsCostTheSameOnBothBackends) {
   }
 }
 
+// A task shorter than the model's join window (64 clocks in a stream: PEs whose tasks start within it are
+// timed in step) ends when it ends: the model once held its PE's next command until the window closed, and
+// a [16,1]x[10,16] task on one PE took 26 clocks longer than on the RTL (found on a PyTorch network's last
+// layer, tests/real_networks_test.cpp).
+TEST(QpeDramCosim, AShortMlaTaskEndsWhenItEndsOnBothBackends) {
+  const HwConfig cfg;
+  for (int width : {10, 16, 40}) {
+    SCOPED_TRACE(width);
+    TaskStream s;
+    s.name = "short mla";
+    s.dram_bytes = 1 << 16;
+    Task mm;
+    mm.op = Op::Mm;
+    mm.mm = {16, 1, width, 16};
+    const SramLayout l = sram_layout(mm, cfg);
+    s.pe[0] = {dma(CommandKind::DmaLoad, 0, 0, static_cast<std::uint32_t>(l.total_bytes())), mla_command(mm, l),
+               dma(CommandKind::DmaStore, 32768, l.o_base, static_cast<std::uint32_t>(4 * width))};
+    const BothResults r = run_both(s, pattern(1 << 16, 3));
+    ASSERT_TRUE(r.rtl.completed) << r.rtl.stalled;
+    EXPECT_EQ(r.model.command_end_cycle[0], r.rtl.command_end_cycle[0]);
+    EXPECT_EQ(r.model.cycles, r.rtl.cycles);
+    EXPECT_TRUE(r.model_dram == r.rtl_dram);
+  }
+}
+
 TEST(QpeDramCosim, TheRtlWatchdogNamesWhatEachPeWaitsFor) {
   TaskStream s;
   s.name = "long";

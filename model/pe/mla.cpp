@@ -122,7 +122,7 @@ void Mla::run() {
     const Task t = task_from_registers(regs_, pe_);
     // the START packets of the other PEs are still in flight: let them arrive before the QPE-wide
     // schedule is worked out (this wait does not enter the reported clocks)
-    sc_core::wait(clk * static_cast<double>(scheduler_.timing_delay_cycles()));
+    sc_core::wait(clk * static_cast<double>(scheduler_.timing_delay_cycles(pe_)));
     const std::uint8_t* a = sram_of(t.a_source_pe(pe_));
     const std::uint8_t* b = sram_.data();
     const TaskTiles tiles = task_tiles(t, scheduler_.config());

@@ -29,8 +29,8 @@ class MlaScheduler {
   virtual void started(int pe, std::uint64_t start_cycle, const Task& task) = 0;
   virtual void finished(int /*pe*/) {}
   virtual const PeTaskTiming& timing_for(int pe) = 0;
-  // Clocks after its start a task's timing is worked out (timing_for): the PEs started by then count.
-  virtual std::uint64_t timing_delay_cycles() const { return 16; }
+  // Clocks after its start PE `pe`'s task's timing is worked out (timing_for): the PEs started by then count.
+  virtual std::uint64_t timing_delay_cycles(int /*pe*/) { return 16; }
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
   // The operand-A packets per PE clock PE `pe`'s MLA sends through the router while it runs (0 when idle).

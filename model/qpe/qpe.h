@@ -3,6 +3,7 @@
 // timing is worked out for all of them together (task_timing.h), once per task.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -58,7 +59,11 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   // the start (the RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks
   // apart); a task running when another PE's MLA joins or finishes is timed again from then on.
   static constexpr std::uint64_t kStreamJoinWindowCycles = 64;
-  std::uint64_t timing_delay_cycles() const override { return stream_mode_ ? kStreamJoinWindowCycles : 16; }
+  // (a task that ends sooner, timed with the PEs busy at its start, is timed when it ends: a wait longer
+  // than the task would hold its PE's next command back)
+  std::uint64_t timing_delay_cycles(int pe) override {
+    return stream_mode_ ? std::min(kStreamJoinWindowCycles, timing_for(pe).cycles()) : 16;
+  }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
   void mla_router_rate(int pe, double packets_per_cycle) override { router_share_.set_mla_rate(pe, packets_per_cycle); }
