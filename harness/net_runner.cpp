@@ -1105,8 +1105,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     const double mhz = cfg.pe_clock_mhz;
     out << fmt::format("\nagainst silicon (the OctopuScheduler paper's Table II: this MLP on the taped-out SpiNNaker2, batch 1; "
                        "model clocks in microseconds at the preset's assumed {:.0f} MHz PE clock)\n", mhz);
-    out << fmt::format("{:<10} {:<10} {:>8} {:>16} {:>16} {:>12} {:>14}\n", "block", "paper", "workers", "model ARM free",
-                       "model ARM timed", "silicon", "model/silicon");
+    out << fmt::format("{:<10} {:<10} {:>8} {:>16} {:>16} {:>14} {:>12} {:>14}\n", "block", "paper", "workers", "model ARM free",
+                       "model ARM timed", "RTL ARM free", "silicon", "model/silicon");
     double model_sum = 0, silicon_sum = 0;
     silicon = nlohmann::json::array();
     for (const SiliconLayer& l : kOctopusMlpLayers) {
@@ -1117,12 +1117,14 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                                     : it->record.contains("model_time") ? it->record["model_time"].value("phases", nlohmann::json())
                                                                          : nlohmann::json();
       const std::string workers = phases.is_null() ? "-" : std::to_string(phases.value("pes", 0)) + " (" + std::to_string(l.workers) + ")";
-      out << fmt::format("{:<10} {:<10} {:>8} {:>13.1f} us {:>13.1f} us {:>9.0f} us {:>14.2f}\n", l.block, l.paper, workers, free_us,
-                         timed_us, l.us, timed_us / l.us);
+      const std::string rtl_us = it->rtl ? fmt::format("{:.1f} us", double(it->rtl->block_cycles) / mhz) : "-";
+      out << fmt::format("{:<10} {:<10} {:>8} {:>13.1f} us {:>13.1f} us {:>14} {:>9.0f} us {:>14.2f}\n", l.block, l.paper, workers,
+                         free_us, timed_us, rtl_us, l.us, timed_us / l.us);
       model_sum += timed_us;
       silicon_sum += l.us;
       nlohmann::json row = {{"block", l.block}, {"paper_layer", l.paper}, {"silicon_us", l.us},
                             {"model_us_arm_free", free_us}, {"model_us_arm_timed", timed_us}};
+      if (it->rtl) row["rtl_us_arm_free"] = double(it->rtl->block_cycles) / mhz;
       if (std::string(l.block) == "FC_1" && !phases.is_null()) {
         const double fetch = phases.value("weight_fetch_cycles", 0.0) / mhz, mla = phases.value("mla_cycles", 0.0) / mhz;
         out << fmt::format("{:<10} weight fetch: model {:.1f} us per worker (mean of {}), silicon {:.0f} us on average; MLA: model {:.1f} us "

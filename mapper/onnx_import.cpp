@@ -211,8 +211,9 @@ class Importer {
  public:
   explicit Importer(std::string path) : path_(std::move(path)) {}
 
-  Network run(const std::vector<std::vector<float>>& calibration) {
-    read_file();
+  Network run(const std::vector<std::vector<float>>& calibration) { return run(read_file(), calibration); }
+  Network run(const std::string& bytes, const std::vector<std::vector<float>>& calibration) {
+    parse(bytes);
     read_graph();
     walk();
     quantize(calibration);
@@ -288,7 +289,7 @@ class Importer {
 
   [[noreturn]] void fail(const std::string& why) const { throw NetworkError(path_ + ": " + why); }
 
-  void read_file() {
+  std::string read_file() const {
     namespace fs = std::filesystem;
     std::error_code ec;
     const std::uintmax_t size = fs::file_size(path_, ec);
@@ -301,6 +302,13 @@ class Importer {
     std::string bytes(static_cast<std::size_t>(size), '\0');
     f.read(bytes.data(), static_cast<std::streamsize>(size));
     if (f.gcount() != static_cast<std::streamsize>(size)) fail("cannot read the ONNX model (it changed while read)");
+    return bytes;
+  }
+
+  void parse(const std::string& bytes) {
+    if (bytes.size() > kMaxOnnxFileBytes)
+      fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
+           std::to_string(bytes.size()));
     if (!model_.ParseFromString(bytes))
       fail("not an ONNX model: the protobuf does not parse (a truncated file, or another format)");
     if (!model_.has_graph() || model_.graph().node_size() == 0)
@@ -1379,6 +1387,13 @@ class Importer {
 
 Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration) {
   Network net = Importer(path).run(calibration);
+  net.source = path;
+  net.name = std::filesystem::path(path).stem().string();
+  return net;
+}
+
+Network parse_onnx(const std::string& bytes, const std::string& path, const std::vector<std::vector<float>>& calibration) {
+  Network net = Importer(path).run(bytes, calibration);
   net.source = path;
   net.name = std::filesystem::path(path).stem().string();
   return net;

@@ -21,5 +21,7 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = 64u << 20;
 // not used. Throws NetworkError: "FILE: node NAME (OPTYPE): reason" for what the hardware or the import
 // cannot take, "FILE: reason" for a file that is not a usable model.
 Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration = {});
+// The same for a file's bytes; `path` names it in messages (the fuzz target calls it).
+Network parse_onnx(const std::string& bytes, const std::string& path, const std::vector<std::vector<float>>& calibration = {});
 
 }  // namespace s2::mapper
