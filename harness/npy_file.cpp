@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -56,8 +57,18 @@ NpyTensor parse_npy(const std::string& bytes, const std::string& path) {
     const std::size_t data_at = h.end;
     std::string descr;
     bool fortran = false;
+    const std::string header = bytes.substr(h.begin, h.end - h.begin);
+    // xtensor's header parser has undefined behaviour on some malformed headers (found by fuzz_npy): it is
+    // given only a header of the form NumPy writes, keys in its order
+    std::string compact;
+    for (char ch : header)
+      if (ch != ' ') compact += ch;
+    static const std::regex numpy_form(R"(\{'descr':'[<>|=][a-zA-Z][0-9]{1,2}','fortran_order':(True|False),'shape':\((\d{1,18},)*\d{0,18}\),?\}\n)");
+    if (!std::regex_match(compact, numpy_form))
+      throw std::runtime_error("expected a .npy header as NumPy writes it, e.g. {'descr': '|i1', 'fortran_order': False, "
+                               "'shape': (1, 3, 4), }");
     try {
-      xt::detail::parse_header(bytes.substr(h.begin, h.end - h.begin), descr, &fortran, t.shape);
+      xt::detail::parse_header(header, descr, &fortran, t.shape);
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string("the .npy header is not a dictionary of descr, fortran_order and shape: ") + e.what());
     }
