@@ -802,6 +802,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
          "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
          "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
   for (const std::string& a : cfg.chip.assumptions) out << "assumption (preset " << cfg.chip.name << "): " << a << "\n";
+  // a layer's own worker count (workers=N) says how many PEs, not which
+  const std::string workers_assumption =
+      "a layer with a worker count (workers=N) runs on the PEs of the QPEs nearest a DRAM, in QPE order, each loading "
+      "from its nearest DRAM (which PEs the OctopuScheduler paper used is not published)";
+  const bool has_workers = std::any_of(n.blocks.begin(), n.blocks.end(), [](const mapper::OperationBlock& b) { return b.workers > 0; });
+  if (has_workers) out << "assumption: " << workers_assumption << "\n";
   if (!chosen.empty()) {
     out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses (";
     for (std::size_t i = 0; i < chosen.size(); ++i) out << (i ? ", " : "") << chosen[i].operation;
@@ -1237,6 +1243,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   results.shard = shard;
   results.stopped_by_signal = stopped;
   for (const std::string& a : cfg.chip.assumptions) results.notes.push_back("assumption (preset " + cfg.chip.name + "): " + a);
+  if (has_workers) results.notes.push_back("assumption: " + workers_assumption);
   {
     // sorted, as merge sorts the notes of shards
     std::vector<std::string> notes;

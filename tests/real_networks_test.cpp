@@ -183,7 +183,8 @@ TEST(Silicon, OctopusMlpPrintsEveryLayerBesideTheSilicon) {
   ASSERT_EQ(run_net(req, out, err), 0) << out.str() << err.str();
   const std::string o = out.str();
   for (const char* s : {"against silicon", "FC1+ReLU", "323 us", "217 us", "80 us", "688 us", "silicon 192 us", "silicon 29 us",
-                        "8 (8)", "4 (4)", "1 (1)", "assumption (preset spinnaker2): PE clock", "not predicted"})
+                        "8 (8)", "4 (4)", "1 (1)", "assumption (preset spinnaker2): PE clock", "assumption: a layer with a worker count",
+                        "not predicted"})
     EXPECT_NE(o.find(s), std::string::npos) << s << "\n" << o;
   const nlohmann::json j = read_json(req.json_out);
   ASSERT_EQ(j.at("silicon").size(), 3u);
