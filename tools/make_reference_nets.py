@@ -89,6 +89,14 @@ NETWORKS = [
                  res_begin(), conv(8, 16, 1, stride=2), conv(16, 16, 3, pad=1, relu=False),
                  res_end("projection", stride=2),
                  pool("avg", 4, global_avg=True), flatten(), fc(16, 10, relu=False)]),
+    dict(name="stride_cnn", seed=404, input=(1, 3, 17, 17), qlinear=False,
+         what="[1,3,17,17]; conv 3x3/2 pad 1 ->8 + ReLU; conv 5x5 pad 2 ->10 + ReLU; average pool 3x3/2 "
+              "(a pooling block, 9x9 -> 4x4); conv 1x1 ->16 without ReLU, max pool 2x2/2 (fused); flatten; "
+              "FC 64->10",
+         layers=[conv(3, 8, 3, stride=2, pad=1), conv(8, 10, 5, pad=2),
+                 pool("avg", 3, stride=2),
+                 conv(10, 16, 1, relu=False), pool("max", 2),
+                 flatten(), fc(64, 10, relu=False)]),
 ]
 
 
@@ -117,7 +125,8 @@ def chain(net):
             L["name"] = "POOL_%d" % n
             if L["global_avg"]:
                 assert L["k"] == shape[2] == shape[3] and L["pad"] == 0
-            L["fused"] = (L["stride"] == L["k"] and L["pad"] == 0 and last_kind == "conv")
+            # only max pooling fuses (mapper/README.md, "Operations and blocks")
+            L["fused"] = (L["ptype"] == "max" and L["stride"] == L["k"] and L["pad"] == 0 and last_kind == "conv")
             h = (shape[2] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
             w = (shape[3] + 2 * L["pad"] - L["k"]) // L["stride"] + 1
             shape = [1, shape[1], h, w]
@@ -193,7 +202,9 @@ class FloatNet(nn.Module):
                 elif L["ptype"] == "max":
                     x = F.max_pool2d(x, L["k"], L["stride"], L["pad"])
                 else:
-                    x = F.avg_pool2d(x, L["k"], L["stride"], L["pad"], count_include_pad=True)
+                    # without padding both forms are one; torch exports count_include_pad=True as a Pad
+                    # node before the AveragePool, which the import refuses
+                    x = F.avg_pool2d(x, L["k"], L["stride"], L["pad"], count_include_pad=L["pad"] > 0)
             elif k == "flatten":
                 x = torch.flatten(x, 1)
             elif k == "res_begin":
@@ -339,6 +350,50 @@ def int_conv(x, w, stride, pad):
     return F.conv2d(F.pad(x, [pad] * 4), w.to(torch.int64), stride=stride)
 
 
+def int_pool(x, ptype, k, stride, pad):
+    """A pooling on an int64 map: zero padding, floor((H + 2 pad - k) / stride) + 1 outputs per side (a
+    window that does not fit at the right or bottom edge is dropped), the maximum or the sum divided by
+    k * k truncated toward zero."""
+    win = windows(x, k, stride, pad)
+    if ptype == "max":
+        return win.amax(dim=(-2, -1))
+    return torch.div(win.sum(dim=(-2, -1)), k * k, rounding_mode="trunc")
+
+
+def int_pool_loops(x, ptype, k, stride, pad):
+    """int_pool again, written out with Python integers, one window at a time (a check of int_pool)."""
+    _, C, H, W = x.shape
+    v = x[0].tolist()
+    at = lambda c, yy, xx: v[c][yy][xx] if 0 <= yy < H and 0 <= xx < W else 0
+    OH, OW = (H + 2 * pad - k) // stride + 1, (W + 2 * pad - k) // stride + 1
+    out = [[[0] * OW for _ in range(OH)] for _ in range(C)]
+    for c in range(C):
+        for oy in range(OH):
+            for ox in range(OW):
+                vals = [at(c, oy * stride - pad + i, ox * stride - pad + j) for i in range(k) for j in range(k)]
+                if ptype == "max":
+                    out[c][oy][ox] = max(vals)
+                else:
+                    t = sum(vals)
+                    out[c][oy][ox] = (abs(t) // (k * k)) * (1 if t >= 0 else -1)   # toward zero
+    return torch.tensor([out], dtype=torch.int64)
+
+
+def check_int_pool():
+    """int_pool against int_pool_loops on a fixed 9x9 map of both signs (4x4/4 and 2x2/2 drop its last
+    row and column), and three 3x3 sums, two of which truncate toward zero other than the floor does."""
+    x = torch.randint(-128, 128, (1, 3, 9, 9), generator=torch.Generator().manual_seed(1)).to(torch.int64)
+    for ptype, k, stride, pad in (("avg", 3, 2, 0), ("avg", 3, 2, 1), ("avg", 4, 4, 0), ("avg", 2, 2, 0),
+                                  ("max", 2, 2, 0), ("max", 3, 2, 1), ("max", 3, 2, 0)):
+        a, b = int_pool(x, ptype, k, stride, pad), int_pool_loops(x, ptype, k, stride, pad)
+        if not torch.equal(a, b):
+            fail("int_pool %s %d/%d pad %d differs from the loops" % (ptype, k, stride, pad))
+    if int_pool(torch.tensor([[[[-7, 0, 0], [0, 0, 0], [0, 0, 0]]]]), "avg", 3, 3, 0).item() != 0 or \
+            int_pool(torch.full((1, 1, 3, 3), -1, dtype=torch.int64), "avg", 3, 3, 0).item() != -1 or \
+            int_pool(torch.tensor([[[[-17, 0, 0], [0, 0, 0], [0, 0, 0]]]]), "avg", 3, 3, 0).item() != -1:
+        fail("int_pool: average pooling does not truncate toward zero")
+
+
 def reference(net, x_q):
     """The integer network on x_q (int8): its output (int8), every map (int64), every layer's largest
     |accumulator|, and for every clamp (each QUAN, each residual addition) how many values it changed."""
@@ -359,11 +414,11 @@ def reference(net, x_q):
                 acc = torch.clamp(acc, min=0)
             x = quan(acc, L["shift"], clamps, L["name"])
         elif k == "pool":
-            win = windows(x, L["k"], L["stride"], L["pad"])
-            if L["ptype"] == "max":
-                x = win.amax(dim=(-2, -1))
-            else:
-                x = torch.div(win.sum(dim=(-2, -1)), L["k"] * L["k"], rounding_mode="trunc")
+            args = (L["ptype"], L["k"], L["stride"], L["pad"])
+            x_in = x
+            x = int_pool(x_in, *args)
+            if not torch.equal(x, int_pool_loops(x_in, *args)):
+                fail("%s: int_pool differs from the loops" % L["name"])
         elif k == "flatten":
             x = x.reshape(1, -1)                         # [C][H][W] order
         elif k == "res_begin":
@@ -379,6 +434,7 @@ def reference(net, x_q):
             clamps[L["name"]] = clamp_count(x + sc, "add")
             x = torch.clamp(torch.clamp(x + sc, -128, 127), min=0)  # MAT_ELE saturating, then ReLU
         assert int(x.min()) >= -128 and int(x.max()) <= 127
+        assert list(x.shape) == L["out_shape"], (L["name"], list(x.shape), L["out_shape"])
         maps[L["name"]] = x
     return x.to(torch.int8), maps, acc_max, clamps
 
@@ -574,7 +630,7 @@ def evaluate(model, feeds, floor_requant=False):
                 xp = F.pad(t(i[0]), [p[1], p[3], p[0], p[2]], value=-math.inf)   # ONNX pads with -inf
                 y = F.max_pool2d(xp, k, s).numpy().astype(i[0].dtype)
             else:
-                assert a.get("count_include_pad", 0) == 1
+                assert a.get("count_include_pad", 0) == 1 or not any(p)
                 xp = F.pad(t(i[0]), [p[1], p[3], p[0], p[2]])
                 y = F.avg_pool2d(xp, k, s).numpy()
         elif op == "GlobalAveragePool":
@@ -718,6 +774,16 @@ def save_onnx(path, model):
 
 # --------------------------------------------------------------------------------------------------
 
+def argmax_note(yf, ref_row):
+    """Where the float model's and the reference's argmax differ: the two outputs in both."""
+    a, b = int(yf.argmax()), int(ref_row.argmax())
+    if a == b:
+        return ""
+    return ": float outputs %d and %d are %.4f and %.4f, %.4f apart; the reference has %d and %d%s" % (
+        a, b, float(yf[0, a]), float(yf[0, b]), float(yf[0, a] - yf[0, b]), int(ref_row[a]), int(ref_row[b]),
+        ", a tie, and argmax takes the first" if int(ref_row[a]) == int(ref_row[b]) else "")
+
+
 def run(net, ort, summary):
     name = net["name"]
     chain(net)
@@ -857,11 +923,11 @@ def run(net, ort, summary):
         if int((v != 0).sum()) == 0 or int(v.abs().max()) < 16:
             warnings.append("%s: int8 values use little of the range (max |v| = %d)" % (L["name"], int(v.abs().max())))
     line = ("output e=%d; float model vs dequantized integer reference: max |error| %.4f (%.1f%% of max |float| %.3f), "
-            "argmax %s (float %d, integer %d); ONNX rounding (QDQ/QLinear evaluated) vs the reference: %d of %d "
+            "argmax %s (float %d, integer %d%s); ONNX rounding (QDQ/QLinear evaluated) vs the reference: %d of %d "
             "outputs differ, by %+d to %+d steps" % (
                 e_out, err, 100 * rel, float(np.abs(yf).max()), "agrees" if agree else "DIFFERS", int(yf.argmax()),
-                int(y_int.argmax()), int((diff_round != 0).sum()), diff_round.size, int(diff_round.min()),
-                int(diff_round.max())))
+                int(y_int.argmax()), argmax_note(yf, ref.numpy()[0]), int((diff_round != 0).sum()), diff_round.size,
+                int(diff_round.min()), int(diff_round.max())))
     print(line)
     print("reference int8: %s" % ref.numpy().tolist())
     hit = ["%s %s %d" % (m, c["clamp"], c["hi"] + c["lo"]) for m, c in clamps.items() if c["hi"] + c["lo"]]
@@ -936,9 +1002,9 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 
 | file | what |
 | --- | --- |
-| `NAME.onnx` | the float model (no biases), `torch.onnx.export`, opset 13, input `input`, output `output` |
+| `NAME.onnx` | the float model (no biases), `torch.onnx.export`, opset 13, input `input`, output `output`; an unpadded average pooling is exported as `AveragePool` with `count_include_pad=0`, the same values (torch writes `count_include_pad=1` as a `Pad` node before it, which the import refuses) |
 | `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
-| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
+| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
 | `NAME_input_int8.npy` | that input quantized: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 |
 | `NAME_reference.npy` | the integer network's output, int8 [1,10], real = value * 2^-e_output |
@@ -951,20 +1017,27 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 ## How they were made
 
 - Weights: normal, standard deviation sqrt(2 / fan_in) before a ReLU and sqrt(1 / fan_in) otherwise (a
-  residual branch's last convolution, the projection, the last FC); no biases. Input: N(0, 1).
+  residual branch's last convolution, the projection, a convolution without ReLU, the last FC); no biases.
+  Input: N(0, 1).
 - Quantization (docs/real_networks.md, "Post-training quantization"): `e_w = floor(log2(127 / max|w|))`
   per tensor, `w_q = clamp(round_half_even(w * 2^e_w), -127, 127)`; every map's exponent
   `floor(log2(127 / max|a|))` from the float model run on the input (the map after its ReLU; the last FC
-  has none), computed exactly as the largest e with `max|a| * 2^e <= 127` (the script refuses a max |a|
-  within 0.1% of a boundary, so that an importer's own float run finds the same e); pooling keeps the exponent; an
+  and `stride_cnn`'s CONV_4 have none; before a fused max pooling), computed exactly as the largest e with
+  `max|a| * 2^e <= 127` (the script refuses a max |a| within 0.1% of a boundary, so that an importer's own float run finds the same e); pooling keeps the exponent; an
   identity residual's last convolution quantizes to the block input's exponent, a projection unit's last
   convolution and its projection to the exponent of the sum after its ReLU; `shift = e_x + e_w - e_y`
   (the script stops on a negative shift or one above 31).
 - The reference is computed on int64 tensors in PyTorch: convolution and matrix product, checked
   `|acc| < 2^28` (the 29-bit accumulator never wraps), ReLU, `acc >> shift` (floor), clamp to [-128, 127];
-  fused max pooling on the int8 results; stand-alone pooling pads with zeros and takes the maximum or the
-  sum divided by `Wf * Hf` truncated toward zero; a residual addition saturates to int8, then ReLU;
-  flatten in [C][H][W] order.
+  fused max pooling on the int8 results (of either sign: `stride_cnn`'s 1x1 convolution has no ReLU);
+  stand-alone pooling pads with zeros and takes the maximum or the sum divided by `Wf * Hf` truncated
+  toward zero, over `floor((H + 2P - Hf) / S) + 1` windows a side (a window that does not fit at the right or
+  bottom edge is dropped; `stride_cnn`'s 3x3/2 average on 9x9 gives 4x4, its last window ending on the last
+  row, so none is dropped there); a residual addition saturates to
+  int8, then ReLU; flatten in [C][H][W] order. Every pooling is checked against the same pooling written out
+  window by window in Python integers, and before the networks both are compared on a fixed 9x9 map of both
+  signs (averages 3x3/2, 3x3/2 pad 1, 4x4/4, 2x2/2; maxima 2x2/2, 3x3/2 pad 1, 3x3/2), and `int_pool` on
+  the 3x3 sums -7, -9 and -17 must give 0, -1 and -1 (the floor: -1, -1, -2).
 - The hot input: every network is calibrated on `NAME_input.npy`, so on that input no clamp ever changes a
   value. `NAME_input_hot.npy` (3 times the input plus another N(0,1) draw, so not a scaled copy) goes
   through the same integer network, exponents and shifts unchanged (not recalibrated), and drives maps
@@ -1024,6 +1097,7 @@ def main():
         fail("no arguments expected (writes %s)" % OUT_DIR)
     os.makedirs(OUT_DIR, exist_ok=True)
     torch.use_deterministic_algorithms(True)
+    check_int_pool()
     try:
         import onnxruntime as ort
     except ImportError:
