@@ -836,6 +836,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            {"backend", req.backend},     {"seed", req.seed},        {"config_hash", config_hash(cfg)},
                            {"split_file", req.split_file}, {"whole", req.whole}};
   if (!shard.whole()) header["shard"] = req.shard;  // a shard's journal resumes that shard only
+  if (!req.input_npy.empty()) {  // a run on real data resumes only a run on the same data
+    const std::vector<std::int8_t>& x = data.blocks.front().input;
+    header["input"] = req.input_npy;
+    header["input_hash"] = text_hash(std::string_view(reinterpret_cast<const char*>(x.data()), x.size()));
+  }
   std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
   Journal journal;
   try {

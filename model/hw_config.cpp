@@ -415,8 +415,9 @@ HwConfig parse_hw_config(const std::string& text, const std::string& path) {
   }
 }
 
-std::string config_hash(const HwConfig& cfg) {
-  const std::string text = to_json(cfg).dump();
+std::string config_hash(const HwConfig& cfg) { return text_hash(to_json(cfg).dump()); }
+
+std::string text_hash(std::string_view text) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char ch : text) {
     h ^= ch;

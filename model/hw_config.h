@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -183,6 +184,8 @@ HwConfig load_hw_config(const std::string& path);
 HwConfig parse_hw_config(const std::string& text, const std::string& path);
 // A short stable hash of the configuration (FNV-1a over its canonical JSON), stamped into reports.
 std::string config_hash(const HwConfig& cfg);
+// The same hash (FNV-1a, 16 hex digits) of any bytes: run-net's journal names the input data it ran on with it.
+std::string text_hash(std::string_view text);
 // Parses "16x4" (columns x rows) into cfg; throws std::invalid_argument with what was expected.
 void set_mac_shape(HwConfig& cfg, const std::string& shape);
 // Switches a flaw on by its name (rtl_stubs/README.md, "The known flaws"); throws std::invalid_argument listing the known names.

@@ -278,7 +278,7 @@ TEST(OnnxImport, CalibrationOfTheWrongSizeIsRefused) {
 // layer list with shifts the script wrote, and the float model's weights quantize to the QDQ file's. (The
 // float model calibrated on NAME_input.npy is tests/real_networks_test.cpp's, which reads .npy files.)
 TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
-  for (const std::string name : {"mlp", "tiny_cnn", "res_cnn"}) {
+  for (const std::string name : {"mlp", "tiny_cnn", "res_cnn", "stride_cnn"}) {
     SCOPED_TRACE(name);
     const std::string dir = source_path("vectors/nets/");
     const Network want = read_layer_list(dir + name + ".net");

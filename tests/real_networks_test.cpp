@@ -96,8 +96,10 @@ INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
                          ::testing::Values(NetCase{"mlp", "", ""}, NetCase{"mlp", "_qdq", ""}, NetCase{"mlp", "_qlinear", ""},
                                            NetCase{"tiny_cnn", "", ""}, NetCase{"tiny_cnn", "_qdq", ""},
                                            NetCase{"tiny_cnn", "_qlinear", ""}, NetCase{"res_cnn", "", ""},
-                                           NetCase{"res_cnn", "_qdq", ""}, NetCase{"mlp", "_qdq", "_hot"},
-                                           NetCase{"tiny_cnn", "_qlinear", "_hot"}, NetCase{"res_cnn", "_qdq", "_hot"}),
+                                           NetCase{"res_cnn", "_qdq", ""}, NetCase{"stride_cnn", "", ""},
+                                           NetCase{"stride_cnn", "_qdq", ""}, NetCase{"mlp", "_qdq", "_hot"},
+                                           NetCase{"tiny_cnn", "_qlinear", "_hot"}, NetCase{"res_cnn", "_qdq", "_hot"},
+                                           NetCase{"stride_cnn", "_qdq", "_hot"}),
                          [](const auto& info) {
                            const NetCase& c = info.param;
                            return c.name + (c.form.empty() ? "_float" : c.form) + c.input;
@@ -105,16 +107,17 @@ INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
 
 // Every strategy of the distributor computes the same network output.
 TEST(RealNetworks, EveryStrategyGivesPyTorchsOutput) {
-  for (const std::string st : {"nofuse_noreuse", "fuse_reuse"}) {
-    const NetRun r = run("res_cnn_qdq.onnx", "res_cnn_input.npy", "qpe", "model", {st});
-    ASSERT_TRUE(r.data_ok()) << st << "\n" << r.out << r.err;
-    EXPECT_EQ(r.output, read_npy(net_file("res_cnn_reference.npy")).int8) << st;
-  }
+  for (const std::string name : {"res_cnn", "stride_cnn"})
+    for (const std::string st : {"nofuse_noreuse", "fuse_reuse"}) {
+      const NetRun r = run(name + "_qdq.onnx", name + "_input.npy", "qpe", "model", {st});
+      ASSERT_TRUE(r.data_ok()) << name << " " << st << "\n" << r.out << r.err;
+      EXPECT_EQ(r.output, read_npy(net_file(name + "_reference.npy")).int8) << name << " " << st;
+    }
 }
 
 // On the chip (the mini preset: storage QPEs and two DRAMs), both backends.
 TEST(RealNetworks, OnTheChipOutputEqualsPyTorchs) {
-  for (const std::string name : {"tiny_cnn", "res_cnn"}) {
+  for (const std::string name : {"tiny_cnn", "res_cnn", "stride_cnn"}) {
     const NetRun r = run(name + "_qdq.onnx", name + "_input.npy", "s2", "both", {"fuse_reuse"});
     ASSERT_TRUE(r.data_ok()) << name << "\n" << r.out << r.err;
     EXPECT_EQ(r.output, read_npy(net_file(name + "_reference.npy")).int8) << name;
@@ -195,6 +198,34 @@ TEST(Silicon, OctopusMlpPrintsEveryLayerBesideTheSilicon) {
   EXPECT_GT(fc1.at("model_mla_us").get<double>(), 0.0);
   // a worker's weight fetch and MLA time fit in the layer's time
   EXPECT_LT(fc1["model_weight_fetch_us"].get<double>() + fc1["model_mla_us"].get<double>(), fc1.at("model_us_arm_free").get<double>());
+}
+
+}  // namespace
+
+namespace {
+
+// A journal of a run on real data resumes only a run on the same data (its header names the input and the
+// hash of the int8 data the network ran on).
+TEST(RealNetworks, AJournalResumesOnlyARunOnTheSameInput) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = net_file("tiny_cnn_qdq.onnx");
+  req.input_npy = net_file("tiny_cnn_input.npy");
+  req.strategies = {"fuse_noreuse"};
+  req.json_out = dir.path("a.json");
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << out.str() << err.str();
+  RunNetRequest again = req;
+  again.json_out = dir.path("b.json");
+  again.resume = dir.path("a.json.jsonl");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_net(again, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("resumed: 3 block runs"), std::string::npos) << out2.str();
+  again.input_npy = net_file("tiny_cnn_input_hot.npy");
+  again.json_out = dir.path("c.json");
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_net(again, out3, err3), 2);
+  EXPECT_NE(err3.str().find("a journal of another run: its input"), std::string::npos) << err3.str();
 }
 
 }  // namespace
