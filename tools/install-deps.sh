@@ -8,7 +8,7 @@ pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev
       # FST waveforms (zlib for Verilator's FST writer, GTKWave's fst2vcd to read them back)
       libxml2-utils chromium bsdutils zlib1g-dev gtkwave
       # real networks: ONNX models (libonnx), .npy inputs and outputs (xtensor)
-      libonnx-dev libxtensor-dev
+      libonnx-dev libprotobuf-dev libxtensor-dev
       "$@")
 missing=()
 for p in "${pkgs[@]}"; do
