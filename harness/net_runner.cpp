@@ -645,15 +645,17 @@ std::string run_net_replay(const RunNetRequest& req, const std::string& block, c
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 // The network run-net runs: an ONNX model quantized on the float input given (its calibration,
 // docs/real_networks.md), or a built-in network or layer list.
 mapper::Network load_run_net_network(const std::string& net, const NpyTensor* input) {
-  if (ends_with(net, ".onnx") && input && input->is_float) return mapper::import_onnx(net, {input->float32});
-  return mapper::load_network(net);
+  if (!net.ends_with(".onnx") || !input) return mapper::load_network(net);
+  mapper::Network n = mapper::import_onnx(net, input->is_float ? std::vector<std::vector<float>>{input->float32}
+                                                               : std::vector<std::vector<float>>{});
+  // a float model is quantized on its input; an int8 input gives it nothing to calibrate on
+  if (!n.input_exponent)
+    throw std::invalid_argument(net + " is a float model: it is quantized on a float input (docs/real_networks.md), "
+                                "so --input must be float32, not int8");
+  return n;
 }
 
 // run-net --input: the network's input as int8 [D][H][W]. A float input is quantized with the network's

@@ -150,6 +150,10 @@ TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
   list.net = net_file("tiny_cnn.net");  // a layer list has no input scale
   list.input_npy = net_file("tiny_cnn_input.npy");
   refused(list, "a float input needs the network's input scale");
+  RunNetRequest float_model;  // a float model needs a float input to be quantized on
+  float_model.net = net_file("tiny_cnn.onnx");
+  float_model.input_npy = net_file("tiny_cnn_input_int8.npy");
+  refused(float_model, "is a float model: it is quantized on a float input");
   req.input_npy = net_file("tiny_cnn_input.npy");
   req.layers = {"CONV_1"};
   refused(req, "--layers leaves out the network's last block");
