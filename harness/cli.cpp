@@ -162,6 +162,8 @@ int main(int argc, char** argv) {
                      "the network's input, a .npy file (int8, or float32 quantized by the model's input scale; a float ONNX "
                      "model is quantized on it): every block runs on the data the blocks before it give (docs/real_networks.md)");
   netcmd->add_option("--output", nreq.output_npy, "write the network's output (int8 .npy) as a backend computed it; needs --input");
+  netcmd->add_option("--reference", nreq.reference_npy,
+                     "the network's output must equal this int8 .npy value for value (e.g. PyTorch's, vectors/nets/); needs --input");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
   netcmd->add_option("--journal", nreq.journal,

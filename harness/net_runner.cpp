@@ -645,6 +645,20 @@ std::string run_net_replay(const RunNetRequest& req, const std::string& block, c
 
 namespace {
 
+// The command line that reruns the whole network on its input and checks its output again.
+std::string run_net_output_replay(const RunNetRequest& req, const std::string& strategy, const std::string& hash) {
+  std::string s = shell_quote(program_name()) + " run-net --net " + shell_quote(req.net) + " --target " + req.target;
+  if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
+  if (!strategy.empty()) s += " --strategy " + strategy;
+  if (req.whole) s += " --whole";
+  s += " --backend " + req.backend + " --seed " + std::to_string(req.seed) + " --input " + shell_quote(req.input_npy);
+  if (!req.reference_npy.empty()) s += " --reference " + shell_quote(req.reference_npy);
+  if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
+  if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
+  if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
+  return s + " --expect-hash " + hash;
+}
+
 // The network run-net runs: an ONNX model quantized on the float input given (its calibration,
 // docs/real_networks.md), or a built-in network or layer list.
 mapper::Network load_run_net_network(const std::string& net, const NpyTensor* input) {
@@ -729,6 +743,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig cfg;
   Shard shard;
   std::optional<NpyTensor> input_tensor;  // --input
+  std::optional<NpyTensor> reference;     // --reference
+  const bool wants_output = !req.output_npy.empty() || !req.reference_npy.empty();
   mapper::Network net;
   NetworkData data;                       // --input: every block's data along the network
   try {
@@ -751,13 +767,22 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.input_npy.empty()) input_tensor = read_npy(req.input_npy);
     net = load_run_net_network(req.net, input_tensor ? &*input_tensor : nullptr);
     n = mapper::parse_network(net);
-    if (!req.output_npy.empty()) {
+    if (wants_output) {
       // the output is the last block's, as the whole network computes it
-      if (req.input_npy.empty()) throw std::invalid_argument("--output needs --input (the network's output for a real input)");
-      if (!shard.whole()) throw std::invalid_argument("--output: a shard may not run the last block; run it unsharded");
+      const std::string opt = req.output_npy.empty() ? "--reference" : "--output";
+      if (req.input_npy.empty()) throw std::invalid_argument(opt + " needs --input (the network's output for a real input)");
+      if (!shard.whole()) throw std::invalid_argument(opt + ": a shard may not run the last block; run it unsharded");
       if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), n.blocks.back().name()) == req.layers.end())
-        throw std::invalid_argument("--output: --layers leaves out the network's last block, " + n.blocks.back().name());
+        throw std::invalid_argument(opt + ": --layers leaves out the network's last block, " + n.blocks.back().name());
       if (!check_writable(req.output_npy, err)) return 2;
+    }
+    if (!req.reference_npy.empty()) {
+      reference = read_npy(req.reference_npy);
+      const std::uint64_t values = static_cast<std::uint64_t>(n.blocks.back().out().elements());
+      if (reference->is_float || reference->size() != values)
+        throw std::invalid_argument(fmt::format("--reference {}: {} {}, expected int8 with {} values (the output of {})",
+                                                req.reference_npy, reference->is_float ? "float32" : "int8",
+                                                reference->shape_text(), values, n.blocks.back().name()));
     }
     // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
     HwConfig split_cfg = cfg;
@@ -911,7 +936,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           r = block_run_from_json(done->second);
         else {
           // --output: the network's last block, in the first strategy that runs it
-          const bool keep = !req.output_npy.empty() && i + 1 == n.blocks.size() && output_strategy.empty();
+          const bool keep = wants_output && i + 1 == n.blocks.size() && output_strategy.empty();
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                         cfg, model.get(), rtl.get(), req.seed, data.blocks.empty() ? mapper::BlockInputs{} : data.blocks[i],
                         golden, WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &network_output : nullptr);
@@ -971,37 +996,71 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     }
   }
   progress.clear();
-  // --output: the network's output as a backend computed it, beside the golden chain's
+  // --output, --reference: the network's output as a backend computed it, beside the golden chain's and the
+  // reference's; one more result record, "network output"
   nlohmann::json output_record;
-  if (!req.output_npy.empty()) {
+  std::optional<CheckResult> output_check;
+  if (wants_output) {
     const std::vector<std::size_t> shape = output_shape(n.blocks.back());
+    CheckResult c;
+    c.name = "network output";
+    c.group = n.name;
+    c.index = total_runs;
+    c.labels = {{"block", n.blocks.back().name()}, {"strategy", output_strategy}, {"backend", network_output.backend}};
+    c.replay = run_net_output_replay(req, output_strategy, config_hash(cfg));
     if (network_output.backend.empty()) {
-      out << fmt::format("\nnetwork output: not written: {} did not finish on any backend{}\n", n.blocks.back().name(),
-                         output_strategy.empty() ? " (it was not run here; a block run taken from a journal keeps no data)" : "");
-      all_ok = false;
+      c.status = Status::Error;
+      c.message = fmt::format("{} did not finish on any backend{}", n.blocks.back().name(),
+                              output_strategy.empty() ? " (it was not run here; a block run taken from a journal keeps no data)" : "");
+      out << "\nnetwork output: not written: " << c.message << "\n";
     } else {
       const std::vector<std::int8_t> y(network_output.bytes.begin(), network_output.bytes.end());
       const bool golden_equal = y == data.output;
       try {
-        write_npy(req.output_npy, shape, y);
+        if (!req.output_npy.empty()) write_npy(req.output_npy, shape, y);
       } catch (const std::exception& e) {
         err << "s2cosim run-net: --output " << e.what() << "\n";
         return 2;
       }
       std::string shape_text;
       for (std::size_t d : shape) shape_text += (shape_text.empty() ? "" : ", ") + std::to_string(d);
-      out << fmt::format("\nnetwork output: {} (int8, shape ({})), from the {} ({}); it {} the golden kernels' run of the whole "
-                         "network", req.output_npy, shape_text, network_output.backend, output_strategy,
+      out << fmt::format("\nnetwork output: {}int8, shape ({}), from the {} ({}); it {} the golden kernels' run of the whole network",
+                         req.output_npy.empty() ? "" : req.output_npy + ", ", shape_text, network_output.backend, output_strategy,
                          golden_equal ? "equals" : "DIFFERS FROM");
       if (net.output_exponent) out << fmt::format("; a value is int8 * 2^-{}", *net.output_exponent);
       if (shape.size() == 2 && !y.empty())
         out << fmt::format("; largest at index {}", std::max_element(y.begin(), y.end()) - y.begin());
       out << "\n";
-      output_record = {{"file", req.output_npy}, {"shape", shape}, {"backend", network_output.backend},
-                       {"strategy", output_strategy}, {"equals_golden", golden_equal}};
+      output_record = {{"shape", shape}, {"backend", network_output.backend}, {"strategy", output_strategy},
+                       {"equals_golden", golden_equal}};
+      if (!req.output_npy.empty()) output_record["file"] = req.output_npy;
       if (net.output_exponent) output_record["exponent"] = *net.output_exponent;
-      all_ok = all_ok && golden_equal;
+      if (!golden_equal) {
+        c.status = Status::Mismatch;
+        c.message = "the network's output differs from the golden kernels' run of the whole network";
+      }
+      if (reference) {
+        // the first value that differs, and how many do
+        std::size_t differ = 0, first = y.size();
+        for (std::size_t i = 0; i < y.size(); ++i)
+          if (y[i] != reference->int8[i]) {
+            first = std::min(first, i);
+            ++differ;
+          }
+        output_record["reference"] = req.reference_npy;
+        output_record["equals_reference"] = differ == 0;
+        if (differ == 0) {
+          out << "network output: equals the reference " << req.reference_npy << ", value for value\n";
+        } else {
+          c.status = Status::Mismatch;
+          c.message = fmt::format("{} of {} values differ from the reference {}; the first, value {}: reference {}, got {}", differ,
+                                  y.size(), req.reference_npy, first, int(reference->int8[first]), int(y[first]));
+          out << "network output: " << c.message << "\n";
+        }
+      }
     }
+    all_ok = all_ok && c.status == Status::Pass;
+    output_check = std::move(c);
   }
   // the block runs' records (contract 3, operations[]): the journal's, the JSON report's, and the Table 5.10
   // sums are made of them, so that merged shards sum the same numbers in the same order
@@ -1246,7 +1305,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   results.config = to_json(cfg);
   results.config_hash = config_hash(cfg);
   results.hardware = hw_config_line(cfg);
-  results.total = total_runs;
+  results.total = total_runs + (output_check ? 1 : 0);
   results.shard = shard;
   results.stopped_by_signal = stopped;
   for (const std::string& a : cfg.chip.assumptions) results.notes.push_back("assumption (preset " + cfg.chip.name + "): " + a);
@@ -1284,6 +1343,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg));
     results.checks.push_back(std::move(c));
   }
+  if (output_check) results.checks.push_back(std::move(*output_check));
   if (req.whole && model)
     for (const auto& [st, cats] : category_cycles)
       for (const std::string& cat : network_categories()) {

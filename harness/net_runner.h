@@ -37,6 +37,7 @@ struct RunNetRequest {
   // a real input (.npy, int8 or float32; a float ONNX model is quantized on it) instead of seeded data: every
   // block gets the data the blocks before it give (docs/real_networks.md); --output writes the network's output
   std::string input_npy, output_npy;
+  std::string reference_npy;  // --reference: the network's output must equal this int8 .npy (e.g. PyTorch's)
   std::string html_out, junit_out, csv_out;  // the reports of harness/result.h (empty: none)
   std::string shard = "1/1";                 // --shard I/N: the block runs k with k % N == I - 1
   std::string expect_hash;                   // refuse to run unless the configuration has this hash

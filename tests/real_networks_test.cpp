@@ -55,7 +55,7 @@ struct NetRun {
 
 
 NetRun run(const std::string& model, const std::string& input, const std::string& target, const std::string& backend,
-           const std::vector<std::string>& strategies) {
+           const std::vector<std::string>& strategies, const std::string& reference = "") {
   const TempDir dir;
   RunNetRequest req;
   req.net = net_file(model);
@@ -66,6 +66,7 @@ NetRun run(const std::string& model, const std::string& input, const std::string
   req.backend = backend;
   req.strategies = strategies;
   req.whole = true;  // a block the strategy does not apply to runs the next that does
+  if (!reference.empty()) req.reference_npy = net_file(reference);
   std::ostringstream out, err;
   NetRun r;
   r.exit = run_net(req, out, err);
@@ -86,9 +87,11 @@ class ReferenceNet : public ::testing::TestWithParam<NetCase> {};
 
 TEST_P(ReferenceNet, OutputEqualsPyTorchsOnBothBackends) {
   const NetCase& c = GetParam();
-  const NetRun r = run(c.name + c.form + ".onnx", c.name + "_input" + c.input + ".npy", "qpe", "both", {"fuse_noreuse"});
+  const NetRun r = run(c.name + c.form + ".onnx", c.name + "_input" + c.input + ".npy", "qpe", "both", {"fuse_noreuse"},
+                       c.name + "_reference" + c.input + ".npy");
   ASSERT_TRUE(r.data_ok()) << r.out << r.err;
   EXPECT_NE(r.out.find("from the RTL"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equals the reference"), std::string::npos) << r.out;  // run-net --reference says so too
   EXPECT_EQ(r.output, read_npy(net_file(c.name + "_reference" + c.input + ".npy")).int8) << r.out;
 }
 
@@ -133,6 +136,30 @@ TEST(RealNetworks, Int8InputIsTakenAsItIs) {
   }
 }
 
+// --reference: an output that differs from it is a mismatch, in the console, the exit code and the result
+// records (JUnit, HTML), with the first differing value and a rerun line.
+TEST(RealNetworks, AnOutputThatDiffersFromTheReferenceIsAMismatch) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = net_file("tiny_cnn_qdq.onnx");
+  req.input_npy = net_file("tiny_cnn_input.npy");
+  req.reference_npy = net_file("tiny_cnn_reference_hot.npy");  // another input's output
+  req.strategies = {"fuse_noreuse"};
+  req.json_out = dir.path("r.json");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_net(req, out, err), 1) << out.str() << err.str();
+  const nlohmann::json j = read_json(req.json_out);
+  const auto& checks = j.at("results").at("checks");
+  ASSERT_FALSE(checks.empty());
+  const auto& last = checks.back();
+  EXPECT_EQ(last.at("name"), "network output");
+  EXPECT_EQ(last.at("status"), "mismatch");
+  EXPECT_NE(last.at("message").get<std::string>().find("differ from the reference"), std::string::npos) << last;
+  EXPECT_NE(last.at("replay").get<std::string>().find("--reference"), std::string::npos) << last;
+  EXPECT_EQ(j.at("output").at("equals_reference"), false);
+  EXPECT_EQ(j.at("results").at("total").get<int>(), static_cast<int>(checks.size()));
+}
+
 TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
   const TempDir dir;
   auto refused = [&](RunNetRequest req, const std::string& says) {
@@ -154,6 +181,11 @@ TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
   float_model.net = net_file("tiny_cnn.onnx");
   float_model.input_npy = net_file("tiny_cnn_input_int8.npy");
   refused(float_model, "is a float model: it is quantized on a float input");
+  RunNetRequest wrong_reference;  // the reference must be int8 with as many values as the output
+  wrong_reference.net = net_file("tiny_cnn_qdq.onnx");
+  wrong_reference.input_npy = net_file("tiny_cnn_input.npy");
+  wrong_reference.reference_npy = net_file("tiny_cnn_input.npy");
+  refused(wrong_reference, "expected int8 with 10 values");
   req.input_npy = net_file("tiny_cnn_input.npy");
   req.layers = {"CONV_1"};
   refused(req, "--layers leaves out the network's last block");
