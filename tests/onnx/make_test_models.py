@@ -341,13 +341,8 @@ class Net:
 
 # ---------------------------------------------------------------- the int8 forms of a float network
 
-def qdq_model(net, model, pre_relu=False, dq_per_reader=False, weights_via_q=False):
-    """The QDQ form: int8 weights through DequantizeLinear, a QuantizeLinear/DequantizeLinear pair on the
-    input and after every map a layer, pooling or Add makes (pre_relu: on a conv's map before its ReLU too)."""
-    E = net.E
-    nodes, inits = [], []
-    zp = nh.from_array(np.array(0, np.int8), "zp")
-    inits.append(zp)
+def scale_initializers(inits):
+    """scale(e): the name of a float32 initializer 2^-e, added to `inits` the first time e is asked for."""
     scales = {}
 
     def scale(e):
@@ -356,6 +351,18 @@ def qdq_model(net, model, pre_relu=False, dq_per_reader=False, weights_via_q=Fal
             scales[n] = nh.from_array(np.array(2.0 ** -e, np.float32), n)
             inits.append(scales[n])
         return n
+
+    return scale
+
+
+def qdq_model(net, model, pre_relu=False, dq_per_reader=False, weights_via_q=False):
+    """The QDQ form: int8 weights through DequantizeLinear, a QuantizeLinear/DequantizeLinear pair on the
+    input and after every map a layer, pooling or Add makes (pre_relu: on a conv's map before its ReLU too)."""
+    E = net.E
+    nodes, inits = [], []
+    zp = nh.from_array(np.array(0, np.int8), "zp")
+    inits.append(zp)
+    scale = scale_initializers(inits)
 
     readers = {}
     for n in model.graph.node:
@@ -426,14 +433,7 @@ def qlinear_model(net, model):
     Flatten; average pooling and Add between a DequantizeLinear and a QuantizeLinear; DequantizeLinear at the end."""
     E = net.E
     nodes, inits = [], [nh.from_array(np.array(0, np.int8), "zp")]
-    scales = {}
-
-    def scale(e):
-        n = f"scale_{e}".replace("-", "m")
-        if n not in scales:
-            scales[n] = nh.from_array(np.array(2.0 ** -e, np.float32), n)
-            inits.append(scales[n])
-        return n
+    scale = scale_initializers(inits)
 
     q = {"input": "input_q"}
     nodes.append(oh.make_node("QuantizeLinear", ["input", scale(E("input")), "zp"], ["input_q"], name="input_Q"))
