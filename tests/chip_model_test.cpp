@@ -10,7 +10,6 @@
 #include "harness/backend.h"
 #include "model/hw_config.h"
 #include "model/noc/mesh.h"
-#include "model/noc/router_share.h"
 #include "model/task_stream.h"
 
 using namespace s2;
@@ -209,38 +208,6 @@ TEST(ChipModel, StreamsThatCannotRunAreRefusedNamingTheCommand) {
   s.pe[4] = {g0, g1};
   s.pe[3] = {g1};
   refused(s, "PE 3, command 0 (sync of ): the PE is not in sync group 1");
-}
-
-TEST(RouterShare, TheLedgerBooksWhatAClockByClockScanBooks) {
-  // the reference: every clock looked at in turn, as the router's capacity allows
-  struct Scan {
-    std::vector<double> used;
-    std::uint64_t pass(std::uint64_t clock, double capacity) {
-      double need = 1.0;
-      for (;; ++clock) {
-        if (clock >= used.size()) used.resize(clock + 1, 0.0);
-        const double take = std::min(capacity - used[clock], need);
-        if (take <= 0) continue;
-        used[clock] += take;
-        need -= take;
-        if (need <= 1e-9) return clock;
-      }
-    }
-  } scan;
-  RouterShare share;
-  share.set_capacity(2.0);
-  std::uint64_t seed = 12345, now = 0;
-  auto next = [&] { return (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
-  for (int i = 0; i < 20000; ++i) {
-    // MLAs come and go (the capacity left to DMAs changes), packets ask for clocks near and far ahead, and
-    // the current clock moves on
-    const double mla = double(next() % 8) * 0.25;
-    share.set_mla_rate(0, mla);
-    const double capacity = std::max(2.0 - mla, RouterShare::kDmaFloorPerPeClock);
-    if (next() % 64 == 0) now += next() % 50;  // slower than the packets: the router books far ahead
-    const std::uint64_t want = now + next() % 400;
-    ASSERT_EQ(share.pass(want, now), scan.pass(std::max(want, now), capacity)) << "packet " << i;
-  }
 }
 
 TEST(ChipModel, TheModelsWatchdogEndsAStreamAsAHangNamingWhatEachPeWaitedFor) {

@@ -230,7 +230,7 @@ TEST(ChipRtl, TransfersBetweenSramsMoveEveryByteWhateverTheAlignment) {
     copy_like_the_dma(t.dma, c.load, expected.sram[c.own], expected.sram[c.far], c.load ? expected.sram[c.own] : expected.sram[c.far]);
   }
   const Both b = run_both(cfg, s, mem);
-  ASSERT_TRUE(b.model.completed);
+  ASSERT_TRUE(b.model.completed) << b.model.stalled;
   ASSERT_TRUE(b.rtl.completed) << b.rtl.stalled;
   for (int p = 0; p < 8; ++p) {
     const auto& want = expected.sram[p];

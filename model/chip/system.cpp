@@ -13,6 +13,8 @@ System::System(sc_core::sc_module_name name, int qpes, int drams) : sc_module(na
     qpes_.back()->share_timing_cache(cache);
   }
   for (int d = 0; d < drams; ++d) drams_.push_back(std::make_unique<Dram>(("dram" + std::to_string(d)).c_str()));
+  SC_HAS_PROCESS(System);
+  SC_THREAD(run_noc);
   for (int q = 0; q < qpes; ++q)
     for (int p = 0; p < kPesPerQpe; ++p) {
       Pe& pe = qpe(q).pe(p);
@@ -32,18 +34,35 @@ void System::configure(const HwConfig& cfg) {
                                 std::to_string(cfg.chip.qpes()) + " and " + std::to_string(cfg.chip.drams.size()) +
                                 " (run it in a process of its own)");
   cfg_ = cfg;
-  std::vector<RouterShare*> routers;
   const std::string hash = config_hash(cfg);
+  noc_.configure(cfg);
+  noc_.on_dma_idle([this](int pe, std::uint64_t cycle) { chip_pe(pe).dma.idle_in(cycle); });
   for (int q = 0; q < cfg.chip.qpes(); ++q) {
     qpe(q).configure(cfg, hash);
-    routers.push_back(&qpe(q).router_share());
+    qpe(q).on_mla_traffic([this, q](int pe, int source, double words_per_cycle) {
+      noc_.set_mla_traffic(q * kPesPerQpe + pe, source, words_per_cycle);
+    });
   }
-  noc_.configure(cfg, routers);
   const sc_core::sc_time clk = pe_clock();
   for (std::size_t d = 0; d < cfg.chip.drams.size(); ++d) drams_[d]->configure(cfg, clk);
-  noc_slaves_.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), NocSlaveTiming{});
   for (int q = 0; q < cfg.chip.qpes(); ++q)
-    for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, cfg, this, q);
+    for (int p = 0; p < kPesPerQpe; ++p) qpe(q).pe(p).dma.set_timing(clk, this, q);
+}
+
+void System::run_noc() {
+  while (true) {
+    if (!noc_.active()) {
+      sc_core::wait(noc_wake_);
+      continue;
+    }
+    const sc_core::sc_time clk = pe_clock();
+    const sc_core::sc_time at = clk * (static_cast<double>(noc_.clock()) + 0.5), now = sc_core::sc_time_stamp();
+    if (at > now) {
+      sc_core::wait(at - now, noc_wake_);  // a transfer that starts sooner may bring the clock forward
+      continue;
+    }
+    noc_.step();
+  }
 }
 
 std::uint64_t System::host_cycles(int q) const { return host_path_cycles(cfg_, noc_.mesh(), q); }
@@ -90,7 +109,6 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   for (std::size_t g = 0; g < groups; ++g) group_size_[g] = static_cast<int>(s.sync_group_members(static_cast<int>(g)).size());
   arm_ops_timed_ = opt.arm_ops_timed;
   noc_.reset();
-  for (NocSlaveTiming& slave : noc_slaves_) slave.reset();
   const int pes = static_cast<int>(s.pe.size());
   const int used_qpes = (pes + kPesPerQpe - 1) / kPesPerQpe;
   for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true);
@@ -129,6 +147,7 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     r.completed = false;
     if (!r.stalled.empty()) r.stalled += "; ";
     r.stalled += "PE " + std::to_string(p) + " waited for " + a.waiting();
+    if (noc_.dma_busy(p)) r.stalled += " (" + noc_.describe(p) + ")";
   }
   if (!r.completed) {
     // its processes still wait: the simulation cannot be taken back to a clean state
@@ -152,14 +171,17 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     ++r.active_pes;
     for (std::size_t k = 0; k < r.pe_time.size(); ++k) r.pe_time[k] += a.time()[k];
   }
-  const Noc::BusiestLink link = noc_.busiest_link();
-  r.busiest_link_from = link.from;
-  r.busiest_link_to = link.to;
-  r.busiest_link_packets = link.packets;
+  for (int from = 0; from < cfg_.chip.qpes(); ++from)
+    for (int to = 0; to < cfg_.chip.qpes(); ++to)
+      if (noc_.link_packets(from, to) > r.busiest_link_packets) {
+        r.busiest_link_from = from;
+        r.busiest_link_to = to;
+        r.busiest_link_packets = noc_.link_packets(from, to);
+      }
   r.cycles = end_cycle - start_cycle;
   for (std::size_t d = 0; d < n_drams; ++d) {
-    r.dram_ops += dram(static_cast<int>(d)).ops_served();
-    r.dram_busy_cycles.push_back(dram(static_cast<int>(d)).busy_cycles());
+    r.dram_ops += noc_.dram_ops_served(static_cast<int>(d));
+    r.dram_busy_cycles.push_back(noc_.dram_busy_cycles(static_cast<int>(d)));
     mem.drams[d] = std::move(dram(static_cast<int>(d)).contents());
   }
   for (auto& [p, image] : mem.sram) image = chip_pe(p).sram.bytes();

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "model/dram/dram.h"
-#include "model/noc/noc.h"
+#include "model/noc/fabric.h"
 #include "model/pe/arm_core.h"
 #include "model/pe/dma.h"
 #include "model/qpe/qpe.h"
@@ -51,14 +51,17 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   sc_core::sc_time pe_clock() const override { return qpes_.front()->pe_clock(); }
   bool arm_ops_timed() const override { return arm_ops_timed_; }
   // DmaFabric
-  Noc& noc() override { return noc_; }
+  NocFabric& noc() override { return noc_; }
+  void noc_started() override { noc_wake_.notify(sc_core::SC_ZERO_TIME); }
   std::uint8_t* sram(int pe) override { return chip_pe(pe).sram.data(); }
   std::size_t sram_bytes(int pe) override { return chip_pe(pe).sram.size(); }
-  NocSlaveTiming& noc_slave(int chip_pe) override { return noc_slaves_[static_cast<std::size_t>(chip_pe)]; }
 
  private:
   // PE clocks between QPE `qpe` and the host: its agent's hops and the host interface
   std::uint64_t host_cycles(int qpe) const;
+  // Runs the NoC: each clock in which something moves, half a clock after the clock's start (after every
+  // process of that clock has started its transfers); sleeps while no transfer runs.
+  void run_noc();
   struct SyncPoint {
     int arrived = 0;
     sc_core::sc_time latest;
@@ -67,8 +70,8 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   HwConfig cfg_;
   std::vector<std::unique_ptr<Qpe>> qpes_;
   std::vector<std::unique_ptr<Dram>> drams_;
-  std::vector<NocSlaveTiming> noc_slaves_;
-  Noc noc_;
+  NocFabric noc_;
+  sc_core::sc_event noc_wake_;
   std::map<std::pair<int, std::size_t>, SyncPoint> syncs_;  // by group and index
   std::vector<int> group_size_;
   bool arm_ops_timed_ = true;

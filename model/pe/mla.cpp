@@ -143,11 +143,11 @@ void Mla::run() {
     scheduler_.joined(pe_);
     compute_worker().wait(results);
     {
-      // its operand-A traffic through the router, for the DMAs' share of it (RouterShare)
+      // its operand-A reads through the NoC, which the DMAs' packets meet there (noc/fabric.h)
       const TileShape& shape = tiles.row.front();
       const double words_per_tile = std::ceil(double(shape.rows) * shape.steps_per_row * scheduler_.config().mac_rows / 16.0);
-      const double packets = shape.a_via_noc ? 2.0 * words_per_tile * double(tiles.rows_total() * tiles.column_tiles) : 0.0;
-      scheduler_.mla_router_rate(pe_, timing.cycles() ? packets / double(timing.cycles()) : 0.0);
+      const double words = shape.a_via_noc ? words_per_tile * double(tiles.rows_total() * tiles.column_tiles) : 0.0;
+      scheduler_.mla_traffic(pe_, t.a_source_pe(pe_), timing.cycles() ? words / double(timing.cycles()) : 0.0);
     }
     // each output row's end (PE clocks, fractional after a retime); a retime keeps the rows done and
     // the part of the current row done, and gives the rest the durations of the new timing
@@ -178,7 +178,7 @@ void Mla::run() {
     phases_ = timing.phases;
     end_cycle_ = due.empty() ? start_cycle_ : static_cast<std::uint64_t>(std::ceil(due.back()));
     done_ = true;
-    scheduler_.mla_router_rate(pe_, 0.0);
+    scheduler_.mla_traffic(pe_, pe_, 0.0);
     scheduler_.finished(pe_);
     done_event.notify(sc_core::SC_ZERO_TIME);
   }

@@ -35,7 +35,6 @@ void Qpe::configure(const HwConfig& cfg, const std::string& hash) {
 void Qpe::set_stream_mode(bool on) {
   stream_mode_ = on;
   active_.fill(false);
-  router_share_.reset();
   timing_valid_ = false;
 }
 

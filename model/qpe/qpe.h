@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,7 +13,6 @@
 #include "model/qpe/host.h"
 #include "model/qpe/noc_router.h"
 #include "model/pe/pe.h"
-#include "model/noc/router_share.h"
 #include "model/sram_layout.h"
 #include "model/systemc.h"
 #include "model/qpe/tile_schedule.h"
@@ -66,9 +66,11 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
-  void mla_router_rate(int pe, double packets_per_cycle) override { router_share_.set_mla_rate(pe, packets_per_cycle); }
-  // the router's capacity the DMAs of a QPE-DRAM share (stream mode)
-  RouterShare& router_share() { return router_share_; }
+  void mla_traffic(int pe, int source, double words_per_cycle) override {
+    if (mla_traffic_) mla_traffic_(pe, source, words_per_cycle);
+  }
+  // Where the MLAs' operand-A traffic goes (the system's NoC): f(PE, source PE, words per clock), PEs of this QPE.
+  void on_mla_traffic(std::function<void(int, int, double)> f) { mla_traffic_ = std::move(f); }
 
  private:
   HwConfig cfg_;
@@ -83,7 +85,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   bool timing_valid_ = false;
   bool stream_mode_ = false;
   std::array<Task, kPesPerQpe> stream_task_;
-  RouterShare router_share_;
+  std::function<void(int, int, double)> mla_traffic_;
 };
 
 }  // namespace s2

@@ -1,0 +1,154 @@
+// The chip's data NoC clock by clock, as the RTL builds it (rtl_stubs/chip.sv, qpe.sv, noc_if.sv): a router
+// per QPE (noc/router.h) linked to its neighbours, each PE's NoC interface (outbound request and response
+// FIFOs, the inbound FIFOs the router fills, the NoC slave that serves reads and writes of the PE's SRAM),
+// each PE's DMA (pe/dma_engine.h) and the SRAM port the slave and the DMA share, and the DRAMs behind the
+// DRAM ports of the routers they are attached to (their queues and DramTiming, as the RTL's C++ DRAM serves
+// them). QPE-DRAM is the one-router case. It carries timing, not data.
+//
+// Running MLAs take their part of the NoC as operand-A reads: a PE whose MLA reads operand A through the
+// NoC puts read requests into its outbound FIFO (before the DMA's packets, as noc_if.sv gives them
+// priority) at the task's average rate, to the NoC slave of the PE holding operand A, which answers them.
+// That rate comes from the MLA's schedule (qpe/task_timing.h); the MLA's own clocks do not see the DMAs'
+// packets. The MLAs' own SRAM accesses are not modelled here: the slave has priority over them, and the DMA,
+// lowest, does not wait behind them (model/README.md).
+//
+// A clock is two NoC edges: one of the routers alone, then the PEs' edge (the RTL's order: the PE clock
+// enable falls on every second NoC edge). Clocks in which nothing can move are skipped: next_event()
+// says which clock something happens in next (a DRAM's data or acknowledgement due), so that the NoC costs
+// nothing while every transfer waits for a DRAM.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "model/dram/dram_timing.h"
+#include "model/hw_config.h"
+#include "model/noc/mesh.h"
+#include "model/noc/router.h"
+#include "model/pe/dma_engine.h"
+#include "model/pe/dma_request.h"
+#include "model/task_stream.h"
+
+namespace s2 {
+
+class NocFabric {
+ public:
+  void configure(const HwConfig& cfg);
+  const Mesh& mesh() const { return mesh_; }
+  // Empties every queue and engine, counters too (between streams).
+  void reset();
+
+  // PE `pe`'s DMA starts transfer `t` in clock `clock` (its START register was written in the clock before).
+  void start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t clock);
+  bool dma_busy(int pe) const { return pes_[static_cast<std::size_t>(pe)].dma.busy(); }
+  // PE `pe`'s DMA and NoC interface, for a watchdog's report.
+  std::string describe(int pe) const;
+  std::string dump() const;
+  // PE `pe`'s MLA reads operand A from PE `source` (of its QPE) through the NoC at `words_per_cycle` (0: none).
+  void set_mla_traffic(int pe, int source, double words_per_cycle);
+  // Called with (pe, clock) when a DMA goes idle: the ARM sees it idle in `clock`.
+  void on_dma_idle(std::function<void(int, std::uint64_t)> f) { on_idle_ = std::move(f); }
+
+  // The clock evaluated next. Nothing is in flight once every DMA is idle: the NoC then waits for a start.
+  std::uint64_t clock() const { return clock_; }
+  bool active() const;
+  // Evaluates clock clock() (its two NoC edges) and moves on to the next clock in which something can
+  // happen (at least clock() + 1).
+  void step();
+
+  // Statistics since the last reset.
+  std::uint64_t link_packets(int from_qpe, int to_qpe) const;
+  std::uint64_t dram_ops_served(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.ops_served(); }
+  std::uint64_t dram_busy_cycles(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.busy_cycles(); }
+  std::uint64_t clocks_evaluated() const { return clocks_evaluated_; }
+
+ private:
+  struct PeNode {
+    Fifo out[kNocClasses] = {Fifo(4), Fifo(4)};  // outbound request and response FIFOs (the router's input channels)
+    enum class Slave { Idle, Wait, Send } slave = Slave::Idle;
+    Packet slave_pkt;        // the read being served, then its response, or an acknowledgement to send
+    bool sram_busy = false;  // sram2clk: the access granted in the last clock holds the port
+    int sram_pending = -1;   // sram2clk: who that access is for (0 slave, 1 DMA), -1 none
+    bool rsp_slave = false, rsp_dma = false;  // read data for the slave / the DMA this clock
+    DmaEngine dma;
+    bool dma_was_busy = false;
+    int far_qpe = 0, far_port = 0;  // where the DMA's packets go
+    // the MLA's operand-A reads
+    double mla_rate = 0, mla_credit = 0;
+    int mla_source = 0;
+  };
+  // A DRAM (rtl_dram.h's queues, timing only): requests served in the order they reach it.
+  struct DramQueues {
+    DramTiming timing;
+    struct Due {
+      int pe = 0;
+      PacketKind kind = PacketKind::DmaData;
+      std::uint64_t release = 0;
+    };
+    struct Port {
+      int qpe = 0;
+      std::deque<Due> data, acks;
+    };
+    std::vector<Port> ports;
+    struct PeState {
+      bool read_open = false;
+      std::uint64_t store_row = 0;   // rows of the running store received
+      std::uint64_t lines_expected = 0, lines_received = 0;
+      bool write_open = false;
+      DmaRequest write;
+    };
+    std::vector<PeState> pe;  // per chip PE
+  };
+  struct DramAttachment {
+    int dram = -1, port = -1;
+    Fifo in[kNocClasses] = {Fifo(4), Fifo(4)};  // qpe.sv's DRAM inbound FIFOs (the router's DRAM input channels)
+  };
+
+  // What one PE decides in its clock edge, on the state before it.
+  struct PeEdge {
+    int grant = -1;  // the SRAM port: 0 the NoC slave, 1 the DMA
+    bool slave_write = false;
+    PacketKind head = PacketKind::MemWr;  // the inbound request at the slave
+    bool push_rsp = false, rsp_now = false, rsp_full = false;
+    bool pop_rsp = false;
+    int push_req = 0;  // 1 an MLA operand-A read, 2 the DMA's packet
+    DmaEngine::Inputs dma;
+    DmaEngine::Outputs out;
+  };
+  struct DramEdge {
+    bool take = false;  // the request at the head of the router's DRAM output
+    int offer = 0;      // 1 a data line, 2 an acknowledgement, into the router's DRAM inbound FIFO
+  };
+  PeEdge pe_decide(int pe) const;
+  void pe_apply(int pe, const PeEdge& e);
+  bool pe_involved(int pe) const;
+  DramEdge dram_decide(int qpe) const;
+  void dram_apply(int qpe, const DramEdge& e);
+  void dram_receive(int dram, const Packet& p);
+  bool quiet() const;
+  std::uint64_t next_release() const;
+
+  HwConfig cfg_;
+  Mesh mesh_;
+  int sram_cycles_ = 1;
+  std::vector<std::unique_ptr<Router>> routers_;
+  std::vector<PeNode> pes_;
+  std::vector<DramQueues> drams_;
+  std::vector<DramAttachment> at_;  // per QPE
+  std::vector<std::uint64_t> link_packets_;  // per QPE x direction (north, east, south, west)
+  std::function<void(int, std::uint64_t)> on_idle_;
+  std::uint64_t clock_ = 0, clocks_evaluated_ = 0, last_evaluated_ = 0;
+  bool evaluated_any_ = false;
+  std::int64_t in_flight_ = 0;  // packets in FIFOs, pipelines and NoC slaves (a read lives on as its response)
+  std::vector<int> decisions_;
+  std::vector<DramEdge> dram_edges_;
+  std::vector<PeEdge> pe_edges_;
+  std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
+  int busy_dmas_ = 0;
+  int mla_streams_ = 0;  // PEs with operand-A traffic
+};
+
+}  // namespace s2

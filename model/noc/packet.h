@@ -1,0 +1,60 @@
+// A NoC packet as the model's clocked NoC carries it (rtl_stubs/s2_pkg.svh noc_pkt_t): where it goes, where
+// it came from, its kind and message class. The payload is not carried: the model moves a transfer's data
+// when the transfer starts and uses the packets for their timing only.
+// Fifo is the RTL's fifo.sv: a depth of at most 8, pushed and popped by different sides in the same clock edge.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace s2 {
+
+// Router ports (s2_pkg.svh): 0..3 the PEs, 4 the host, 5 the DRAM, 6..9 the mesh links north, east,
+// south, west. Two message classes per port, channel = port * 2 + class.
+enum NocPort : int { kPortHost = 4, kPortDram = 5, kPortNorth = 6, kPortEast = 7, kPortSouth = 8, kPortWest = 9 };
+constexpr int kNocPorts = 10;
+constexpr int kNocClasses = 2;
+constexpr int kNocChannels = kNocPorts * kNocClasses;
+constexpr int kClassRequest = 0, kClassResponse = 1;
+
+enum class PacketKind : std::uint8_t {
+  MemWr = 1, MemRd = 2, RdRsp = 3, DramRd = 4, DramWr = 5, DramWdata = 6, DmaData = 7, DmaAck = 8, DmaLast = 9,
+  DramRdx = 10, MemWra = 11
+};
+constexpr int packet_class(PacketKind k) {
+  return k == PacketKind::RdRsp || k == PacketKind::DmaAck ? kClassResponse : kClassRequest;
+}
+
+struct Packet {
+  std::int16_t dst_qpe = 0, src_qpe = 0;  // QPE index in the mesh
+  std::int8_t dst_port = 0, src_port = 0;  // local port (NocPort, or the PE 0..3)
+  PacketKind kind = PacketKind::MemWr;
+  bool a_read = false;  // an MLA operand-A read or its response
+  int cls() const { return packet_class(kind); }
+};
+
+class Fifo {
+ public:
+  static constexpr int kMaxDepth = 8;
+  explicit Fifo(int depth = 4) : depth_(depth) {}
+  int depth() const { return depth_; }
+  bool empty() const { return count_ == 0; }
+  bool full() const { return count_ == depth_; }
+  int size() const { return count_; }
+  const Packet& front() const { return slot_[static_cast<std::size_t>(head_)]; }
+  void push(const Packet& p) {
+    slot_[static_cast<std::size_t>((head_ + count_) % depth_)] = p;
+    ++count_;
+  }
+  void pop() {
+    head_ = (head_ + 1) % depth_;
+    --count_;
+  }
+  void clear() { head_ = count_ = 0; }
+
+ private:
+  std::array<Packet, kMaxDepth> slot_{};
+  int depth_ = 4, head_ = 0, count_ = 0;
+};
+
+}  // namespace s2

@@ -1,0 +1,90 @@
+#include "model/noc/router.h"
+
+#include <bit>
+#include <stdexcept>
+
+namespace s2 {
+
+int RoundRobin::pick(std::uint32_t eligible) const {
+  // rotate so that bit 0 is channel next_, then take the lowest set bit
+  constexpr std::uint32_t all = (1u << kNocChannels) - 1;
+  const std::uint32_t order = ((eligible >> next_) | (eligible << (kNocChannels - next_))) & all;
+  const int c = next_ + std::countr_zero(order);
+  return c >= kNocChannels ? c - kNocChannels : c;
+}
+
+Router::Router(const Params& p, std::unique_ptr<Arbitration> arbitration) : p_(p), arbitration_(std::move(arbitration)) {
+  if (p_.latency < 2 || p_.latency > kMaxLatency)
+    throw std::invalid_argument("router: a latency of 2 to " + std::to_string(kMaxLatency) + " NoC clocks");
+  if (p_.out_depth < 1 || p_.out_depth > Fifo::kMaxDepth || p_.link_depth < 1 || p_.link_depth > Fifo::kMaxDepth)
+    throw std::invalid_argument("router: output FIFOs of 1 to " + std::to_string(Fifo::kMaxDepth) + " packets");
+  for (int c = 0; c < kNocChannels; ++c) out_[static_cast<std::size_t>(c)] = Fifo(is_mesh_channel(c) ? p_.link_depth : p_.out_depth);
+}
+
+int Router::channel_of(const Packet& p) const {
+  const int x = p.dst_qpe % p_.mesh_cols, y = p.dst_qpe / p_.mesh_cols;
+  int port = p.dst_port;
+  if (x > p_.x) port = kPortEast;
+  else if (x < p_.x) port = kPortWest;
+  else if (y > p_.y) port = kPortSouth;
+  else if (y < p_.y) port = kPortNorth;
+  return port * kNocClasses + p.cls();
+}
+
+int Router::decide() const {
+  std::uint32_t eligible = 0;
+  for (int c = 0; c < kNocChannels; ++c) {
+    const Fifo* f = in_[static_cast<std::size_t>(c)];
+    if (!f || f->empty()) continue;
+    const int oc = channel_of(f->front());
+    const Fifo& o = out_[static_cast<std::size_t>(oc)];
+    if (o.size() + reserved_[static_cast<std::size_t>(oc)] < o.depth()) eligible |= 1u << c;
+  }
+  return eligible ? arbitration_->pick(eligible) : -1;
+}
+
+void Router::apply(int accepted) {
+  const int last = p_.latency - 1;
+  // packets leave the pipeline: a local port's from the last stage, a link's from the one before
+  for (int s = last - 1; s <= last; ++s) {
+    Stage& st = pipe_[static_cast<std::size_t>(s)];
+    if (!st.valid || (s == last - 1 && !is_mesh_channel(st.channel))) continue;
+    out_[static_cast<std::size_t>(st.channel)].push(st.packet);
+    --reserved_[static_cast<std::size_t>(st.channel)];
+    st.valid = false;
+  }
+  for (int s = last; s > 0; --s) pipe_[static_cast<std::size_t>(s)] = pipe_[static_cast<std::size_t>(s - 1)];
+  Stage& first = pipe_[0];
+  first.valid = accepted >= 0;
+  if (accepted < 0) return;
+  Fifo& in = *in_[static_cast<std::size_t>(accepted)];
+  first.packet = in.front();
+  first.channel = channel_of(first.packet);
+  ++reserved_[static_cast<std::size_t>(first.channel)];
+  in.pop();
+  arbitration_->accepted(accepted);
+  ++accepted_;
+  ++routed_[static_cast<std::size_t>(first.channel)];
+}
+
+bool Router::idle() const {
+  for (int s = 0; s < p_.latency; ++s)
+    if (pipe_[static_cast<std::size_t>(s)].valid) return false;
+  for (int c = 0; c < kNocChannels; ++c) {
+    if (!out_[static_cast<std::size_t>(c)].empty()) return false;
+    const Fifo* f = in_[static_cast<std::size_t>(c)];
+    if (f && !f->empty()) return false;
+  }
+  return true;
+}
+
+void Router::reset() {
+  for (Fifo& f : out_) f.clear();
+  for (Stage& s : pipe_) s.valid = false;
+  reserved_.fill(0);
+  arbitration_->reset();
+  accepted_ = 0;
+  routed_.fill(0);
+}
+
+}  // namespace s2

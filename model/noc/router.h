@@ -1,0 +1,92 @@
+// A QPE's NoC router, clock by clock, by the rules of rtl_stubs/noc_router.sv (thesis 2.3.3, 2.3.4): on every
+// NoC clock edge it accepts at most one packet from its input channels (10 ports x 2 message classes),
+// chosen by its arbitration among the channels whose head packet's output channel has room (its output
+// FIFO's packets plus those already in the pipeline bound for it), and delivers it into that output FIFO
+// `latency` edges later; a packet bound for a mesh link enters the link's FIFO one edge earlier, so that
+// the neighbour takes it `latency` edges after this router did. Routing is X first, then Y. A packet that
+// waits at the head of an input channel for room blocks the packets behind it (head of line).
+//
+// The arbitration is a part of its own (as SST merlin keeps arbitration apart from router and topology):
+// RoundRobin is the RTL's, from the channel after the last accepted. The input channels are FIFOs owned by
+// the senders (a PE's outbound FIFOs, the DRAM port's inbound FIFOs, a neighbour's link FIFOs); the output
+// FIFOs are the router's. Every decision of an edge is made on the state before it (decide), then applied
+// (apply), as the RTL's registers do, so the order in which the NoC's parts are evaluated does not matter.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "model/noc/packet.h"
+
+namespace s2 {
+
+class Arbitration {
+ public:
+  virtual ~Arbitration() = default;
+  // The channel to accept among `eligible` (bit c: channel c has a packet whose output has room; not 0).
+  virtual int pick(std::uint32_t eligible) const = 0;
+  virtual void accepted(int channel) = 0;
+  virtual void reset() = 0;
+};
+
+// rtl_stubs/noc_router.sv: the first eligible channel from the one after the last accepted, upwards.
+class RoundRobin final : public Arbitration {
+ public:
+  int pick(std::uint32_t eligible) const override;
+  void accepted(int channel) override { next_ = channel + 1 == kNocChannels ? 0 : channel + 1; }
+  void reset() override { next_ = 0; }
+
+ private:
+  int next_ = 0;
+};
+
+class Router {
+ public:
+  struct Params {
+    int x, y;          // the router's place in the mesh
+    int mesh_cols;     // to turn a packet's destination QPE index into coordinates
+    int latency;       // NoC clock edges (noc_router.sv LATENCY: 4)
+    int out_depth;     // a local port's output FIFO (4)
+    int link_depth;    // a mesh link's output FIFO (8: a credit round trip)
+  };
+  explicit Router(const Params& p, std::unique_ptr<Arbitration> arbitration = std::make_unique<RoundRobin>());
+
+  // Input channel c is the FIFO `f` (owned by its sender; null: nothing is connected).
+  void connect_input(int channel, Fifo* f) { in_[static_cast<std::size_t>(channel)] = f; }
+  Fifo& output(int channel) { return out_[static_cast<std::size_t>(channel)]; }
+  const Fifo& output(int channel) const { return out_[static_cast<std::size_t>(channel)]; }
+  // The packet at the head of input channel c (which has one).
+  const Packet& input_head(int channel) const { return in_[static_cast<std::size_t>(channel)]->front(); }
+  // The output channel a packet takes from this router.
+  int channel_of(const Packet& p) const;
+  static bool is_mesh_channel(int channel) { return channel >= kPortNorth * kNocClasses; }
+
+  // One edge: decide() on the state before it (the input channel to accept, or -1), then apply() it.
+  int decide() const;
+  void apply(int accepted);
+  // Nothing in the pipeline, the input channels or the output FIFOs.
+  bool idle() const;
+  void reset();
+  std::uint64_t packets_accepted() const { return accepted_; }
+  // packets accepted for output channel c since the last reset
+  std::uint64_t routed(int channel) const { return routed_[static_cast<std::size_t>(channel)]; }
+
+ private:
+  Params p_;
+  std::unique_ptr<Arbitration> arbitration_;
+  std::array<Fifo*, kNocChannels> in_{};
+  std::array<Fifo, kNocChannels> out_;
+  static constexpr int kMaxLatency = 8;
+  struct Stage {
+    bool valid = false;
+    int channel = 0;
+    Packet packet;
+  };
+  std::array<Stage, kMaxLatency> pipe_{};
+  std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
+  std::uint64_t accepted_ = 0;
+  std::array<std::uint64_t, kNocChannels> routed_{};
+};
+
+}  // namespace s2
