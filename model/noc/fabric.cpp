@@ -65,6 +65,7 @@ void NocFabric::configure(const HwConfig& cfg) {
     }
   }
   link_packets_.assign(static_cast<std::size_t>(n) * 4, 0);
+  dma_routes_.assign(static_cast<std::size_t>(n), 0);
   reset();
 }
 
@@ -87,6 +88,7 @@ void NocFabric::reset() {
   last_evaluated_ = 0;
   evaluated_any_ = false;
   busy_dmas_ = mla_streams_ = 0;
+  std::fill(dma_routes_.begin(), dma_routes_.end(), 0);
   in_flight_ = 0;
 }
 
@@ -104,6 +106,9 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
   }
   n.dma.start(t, load, far_is_pe);
   n.dma_was_busy = true;
+  n.routers = mesh_.route(q, n.far_qpe);
+  for (int r : mesh_.route(n.far_qpe, q)) n.routers.push_back(r);
+  for (int r : n.routers) ++dma_routes_[static_cast<std::size_t>(r)];
   if (!active()) clock_ = clock;
   else clock_ = std::min(clock_, clock);
   if (evaluated_any_) clock_ = std::max(clock_, last_evaluated_ + 1);
@@ -167,7 +172,7 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
   if (head_mem) e.head = in_req.front().kind;
   e.slave_write = head_mem && e.head != PacketKind::MemRd;
   const bool slave_valid = n.slave == PeNode::Slave::Idle && head_mem;
-  const bool na_req = n.mla_rate > 0 && n.mla_credit >= 1.0;
+  const bool na_req = mla_injects(pe) && n.mla_credit >= 1.0;
   const bool req_full = n.out[kClassRequest].full();
   e.dma.pkt_ready = !req_full && !na_req;
   e.dma.s_rsp = n.rsp_dma;
@@ -269,7 +274,7 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     n.out[kClassRequest].push(p);
     ++in_flight_;
   }
-  if (n.mla_rate > 0) n.mla_credit = std::min(n.mla_credit + n.mla_rate, 2.0);
+  if (mla_injects(pe)) n.mla_credit = std::min(n.mla_credit + n.mla_rate, 2.0);
   n.dma.clock(e.dma);
   // the SRAM port: read data a clock after the access (two with sram2clk, which holds the port a clock more)
   bool rsp_slave = false, rsp_dma = false;
@@ -427,6 +432,7 @@ void NocFabric::step() {
     if (n.dma_was_busy && !n.dma.busy()) {
       n.dma_was_busy = false;
       --busy_dmas_;
+      for (int r : n.routers) --dma_routes_[static_cast<std::size_t>(r)];
       if (on_idle_) on_idle_(p, clock_ + 1);
     }
   }
@@ -437,7 +443,7 @@ void NocFabric::step() {
 // Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use.
 bool NocFabric::pe_involved(int p) const {
   const PeNode& n = pes_[static_cast<std::size_t>(p)];
-  if (n.dma.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma || n.mla_rate > 0) return true;
+  if (n.dma.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma || mla_injects(p)) return true;
   if (!n.out[0].empty() || !n.out[1].empty()) return true;
   const Router& r = *routers_[static_cast<std::size_t>(p / kPesPerQpe)];
   const int local = p % kPesPerQpe;

@@ -79,7 +79,13 @@ class NocFabric {
     // the MLA's operand-A reads
     double mla_rate = 0, mla_credit = 0;
     int mla_source = 0;
+    std::vector<int> routers;  // the routers the running transfer's packets pass, there and back
   };
+  // An MLA's operand-A reads are put into the NoC only where they can meet a transfer's packets: in the QPEs
+  // whose router a running transfer passes (elsewhere they would change nothing the model reports).
+  bool mla_injects(int pe) const {
+    return pes_[static_cast<std::size_t>(pe)].mla_rate > 0 && dma_routes_[static_cast<std::size_t>(pe / kPesPerQpe)] > 0;
+  }
   // A DRAM (rtl_dram.h's queues, timing only): requests served in the order they reach it.
   struct DramQueues {
     DramTiming timing;
@@ -148,6 +154,7 @@ class NocFabric {
   std::vector<PeEdge> pe_edges_;
   std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
   int busy_dmas_ = 0;
+  std::vector<int> dma_routes_;  // per QPE: running transfers whose packets pass its router
   int mla_streams_ = 0;  // PEs with operand-A traffic
 };
 
