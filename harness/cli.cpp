@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "harness/bench.h"
+#include "harness/chip_random.h"
+#include "harness/chip_regress.h"
 #include "harness/flaw_limit.h"
 #include "harness/map_report.h"
 #include "harness/merge.h"
@@ -31,6 +33,17 @@ void add_config_options(CLI::App* cmd, std::string& config_file, std::string& ma
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+// A fraction >= 0 (--deviation-threshold).
+CLI::Validator fraction_validator() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = -1;
+        return CLI::detail::lexical_cast(v, x) && x >= 0 ? std::string()
+                                                         : "expected a non-negative fraction (e.g. 0.02), got '" + v + "'";
+      },
+      "FRACTION");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -54,14 +67,7 @@ int main(int argc, char** argv) {
   regress
       ->add_option("--deviation-threshold", req.deviation_threshold,
                    "|delta| above this is a deviation (fraction; default 0.02)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            double x = -1;
-            return CLI::detail::lexical_cast(v, x) && x >= 0
-                       ? std::string()
-                       : "expected a non-negative fraction (e.g. 0.02), got '" + v + "'";
-          },
-          "FRACTION"));
+      ->check(fraction_validator());
   regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
   add_result_outputs(regress, req.html_out, req.junit_out);
   regress->add_option("--task", req.task_ids, "run only the task with this id (repeatable)")
@@ -95,6 +101,38 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
   random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+
+  std::vector<std::string> chip_presets, chip_meshes;
+  CLI::App* chip_random = vectors->add_subcommand(
+      "chip-random", "a seeded suite of random task streams for the chip (a CSV row per stream; s2cosim chip-regress runs it)");
+  chip_random->add_option("--seed", seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)");
+  chip_random->add_option("--count", count, "number of streams (default 240), dealt round robin over the systems")
+      ->check(CLI::Range(1, 100000));
+  chip_random->add_option("--preset", chip_presets, "a chip preset the streams run on: mini or prototype (repeatable)")
+      ->check(CLI::IsMember({"mini", "prototype"}))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chip_random->add_option("--mesh", chip_meshes, "a mesh of C x R QPEs (1..6 each) with DRAMs on the west and east edges, e.g. 3x3 (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chip_random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+
+  s2::ChipRegressRequest creq;
+  CLI::App* chipcmd = app.add_subcommand(
+      "chip-regress", "run a chip suite's random streams (s2cosim vectors chip-random) on the model and/or the RTL and compare them");
+  chipcmd->add_option("suite", creq.suite, "chip suite CSV (e.g. vectors/chip_random_suite.csv)")->required();
+  chipcmd->add_option("--backend", creq.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));
+  chipcmd->add_option("--stream", creq.streams, "run only the stream with this id (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chipcmd->add_option("--deviation-threshold", creq.deviation_threshold, "|delta| above this is a deviation (fraction; default 0.02)")
+      ->check(fraction_validator());
+  chipcmd->add_option("--json", creq.json_out, "write the streams' results as JSON to FILE");
+  add_result_outputs(chipcmd, creq.html_out, creq.junit_out);
+  chipcmd->add_flag("--quiet,-q", creq.quiet, "print the summary only");
 
   s2::BenchRequest breq;
   breq.suites = {"vectors/thesis_qpe_validation.csv", "vectors/random_suite.csv"};
@@ -216,6 +254,30 @@ int main(int argc, char** argv) {
   if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
   if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
   if (mergecmd->parsed()) return s2::merge(mgreq, std::cout, std::cerr);
+  if (chipcmd->parsed()) return s2::chip_regress(creq, std::cout, std::cerr);
+  if (chip_random->parsed()) {
+    try {
+      std::vector<std::string> systems = chip_presets;
+      systems.insert(systems.end(), chip_meshes.begin(), chip_meshes.end());
+      if (systems.empty()) systems.push_back("mini");
+      for (const std::string& m : chip_meshes)
+        try {
+          s2::chip_random_config(m);
+        } catch (const std::exception& e) {
+          throw std::invalid_argument("--mesh: " + std::string(e.what()));
+        }
+      std::string command = "s2cosim vectors chip-random --seed " + std::to_string(seed) + " --count " + std::to_string(count);
+      for (const std::string& p : chip_presets) command += " --preset " + p;
+      for (const std::string& m : chip_meshes) command += " --mesh " + m;
+      const std::string csv = s2::chip_suite_csv(seed, count, systems, command);
+      if (out_file.empty()) std::cout << csv;
+      else s2::write_text_file(out_file, csv);
+    } catch (const std::exception& e) {
+      std::cerr << "s2cosim: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  }
   if (random->parsed()) {
     try {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});
