@@ -72,9 +72,15 @@ void NocFabric::configure(const HwConfig& cfg) {
 void NocFabric::reset() {
   for (auto& r : routers_) r->reset();
   for (PeNode& pe : pes_) {
-    pe = PeNode{};
+    for (Fifo& f : pe.out) f.clear();  // (the FIFOs stay wired to their routers)
+    pe.slave = PeNode::Slave::Idle;
+    pe.sram_busy = pe.rsp_slave = pe.rsp_dma = false;
+    pe.sram_pending = -1;
     pe.dma = DmaEngine{};
     pe.dma.configure(cfg_.dma.store_requests_in_flight, cfg_.dma.peer_reads_in_flight);
+    pe.dma_was_busy = false;
+    pe.mla_rate = pe.mla_credit = 0;
+    pe.routers.clear();
   }
   for (DramAttachment& a : at_)
     for (Fifo& f : a.in) f.clear();

@@ -45,16 +45,24 @@ class Fifo {
   void push(const Packet& p) {
     slot_[static_cast<std::size_t>((head_ + count_) % depth_)] = p;
     ++count_;
+    if (waiting_) ++*waiting_;
   }
   void pop() {
     head_ = (head_ + 1) % depth_;
     --count_;
+    if (waiting_) --*waiting_;
   }
-  void clear() { head_ = count_ = 0; }
+  void clear() {
+    if (waiting_) *waiting_ -= count_;
+    head_ = count_ = 0;
+  }
+  // The counter of packets waiting at its reader (a router's input channels), kept by push and pop.
+  void count_into(int* waiting) { waiting_ = waiting; }
 
  private:
   std::array<Packet, kMaxDepth> slot_{};
   int depth_ = 4, head_ = 0, count_ = 0;
+  int* waiting_ = nullptr;
 };
 
 }  // namespace s2

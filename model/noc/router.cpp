@@ -32,6 +32,7 @@ int Router::channel_of(const Packet& p) const {
 }
 
 int Router::decide() const {
+  if (waiting_ == 0) return -1;
   std::uint32_t eligible = 0;
   for (int c = 0; c < kNocChannels; ++c) {
     const Fifo* f = in_[static_cast<std::size_t>(c)];
@@ -44,6 +45,7 @@ int Router::decide() const {
 }
 
 void Router::apply(int accepted) {
+  if (accepted < 0 && in_pipe_ == 0) return;
   const int last = p_.latency - 1;
   // packets leave the pipeline: a local port's from the last stage, a link's from the one before
   for (int s = last - 1; s <= last; ++s) {
@@ -52,11 +54,13 @@ void Router::apply(int accepted) {
     out_[static_cast<std::size_t>(st.channel)].push(st.packet);
     --reserved_[static_cast<std::size_t>(st.channel)];
     st.valid = false;
+    --in_pipe_;
   }
   for (int s = last; s > 0; --s) pipe_[static_cast<std::size_t>(s)] = pipe_[static_cast<std::size_t>(s - 1)];
   Stage& first = pipe_[0];
   first.valid = accepted >= 0;
   if (accepted < 0) return;
+  ++in_pipe_;
   Fifo& in = *in_[static_cast<std::size_t>(accepted)];
   first.packet = in.front();
   first.channel = channel_of(first.packet);
@@ -68,19 +72,16 @@ void Router::apply(int accepted) {
 }
 
 bool Router::idle() const {
-  for (int s = 0; s < p_.latency; ++s)
-    if (pipe_[static_cast<std::size_t>(s)].valid) return false;
-  for (int c = 0; c < kNocChannels; ++c) {
-    if (!out_[static_cast<std::size_t>(c)].empty()) return false;
-    const Fifo* f = in_[static_cast<std::size_t>(c)];
-    if (f && !f->empty()) return false;
-  }
+  if (in_pipe_ > 0 || waiting_ > 0) return false;
+  for (const Fifo& f : out_)
+    if (!f.empty()) return false;
   return true;
 }
 
 void Router::reset() {
   for (Fifo& f : out_) f.clear();
   for (Stage& s : pipe_) s.valid = false;
+  in_pipe_ = 0;
   reserved_.fill(0);
   arbitration_->reset();
   accepted_ = 0;

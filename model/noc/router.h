@@ -53,7 +53,10 @@ class Router {
   explicit Router(const Params& p, std::unique_ptr<Arbitration> arbitration = std::make_unique<RoundRobin>());
 
   // Input channel c is the FIFO `f` (owned by its sender; null: nothing is connected).
-  void connect_input(int channel, Fifo* f) { in_[static_cast<std::size_t>(channel)] = f; }
+  void connect_input(int channel, Fifo* f) {
+    in_[static_cast<std::size_t>(channel)] = f;
+    f->count_into(&waiting_);
+  }
   Fifo& output(int channel) { return out_[static_cast<std::size_t>(channel)]; }
   const Fifo& output(int channel) const { return out_[static_cast<std::size_t>(channel)]; }
   // The packet at the head of input channel c (which has one).
@@ -85,6 +88,8 @@ class Router {
   };
   std::array<Stage, kMaxLatency> pipe_{};
   std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
+  int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
+  int in_pipe_ = 0;   // packets in the pipeline
   std::uint64_t accepted_ = 0;
   std::array<std::uint64_t, kNocChannels> routed_{};
 };
