@@ -260,12 +260,10 @@ int main(int argc, char** argv) {
       std::vector<std::string> systems = chip_presets;
       systems.insert(systems.end(), chip_meshes.begin(), chip_meshes.end());
       if (systems.empty()) systems.push_back("mini");
-      for (const std::string& m : chip_meshes)
-        try {
-          s2::chip_random_config(m);
-        } catch (const std::exception& e) {
-          throw std::invalid_argument("--mesh: " + std::string(e.what()));
-        }
+      for (const std::string& m : chip_meshes) {
+        const bool mesh = m.size() == 3 && m[1] == 'x' && m[0] >= '1' && m[0] <= '6' && m[2] >= '1' && m[2] <= '6';
+        if (!mesh) throw std::invalid_argument("--mesh " + m + ": expected CxR with C and R from 1 to 6, e.g. 3x3");
+      }
       std::string command = "s2cosim vectors chip-random --seed " + std::to_string(seed) + " --count " + std::to_string(count);
       for (const std::string& p : chip_presets) command += " --preset " + p;
       for (const std::string& m : chip_meshes) command += " --mesh " + m;
