@@ -253,7 +253,6 @@ nlohmann::json to_json(const HwConfig& c) {
         {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel}}},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
-      {"model_peer_booking_lines", c.model_peer_booking_lines},
       {"flaws",
        {{"sram2clk", c.flaws.sram2clk},
         {"neighbor_conv", c.flaws.neighbor_conv},
@@ -324,7 +323,6 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
   }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
-  take(j, "model_peer_booking_lines", c.model_peer_booking_lines);
   if (j.contains("flaws")) {
     const auto& f = j.at("flaws");
     take(f, "sram2clk", c.flaws.sram2clk);
@@ -375,7 +373,6 @@ void validate(const HwConfig& c) {
     need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
-  need(c.model_peer_booking_lines >= 1, "model_peer_booking_lines", "at least 1");
   // the tile schedule (model/qpe/tile_schedule.cpp) and the RTL's QPE step two NoC clocks per PE clock
   need(std::abs(c.noc_clock_mhz - 2 * c.pe_clock_mhz) < 1e-9 * c.pe_clock_mhz, "noc_clock_mhz",
        "twice pe_clock_mhz (the model's tile schedule and the RTL's QPE step two NoC clocks per PE clock)");

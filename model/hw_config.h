@@ -151,10 +151,6 @@ struct HwConfig {
   std::string model_schedule = "event";
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
   long long model_resolve_window_cycles = 20000;
-  // model only: a transfer with another PE's SRAM books its lines in the routers and the far NoC slave this
-  // many at a time in simulated time, so that transfers meeting there take turns in chunks of this many
-  // lines (the RTL's routers alternate line by line: 1 is closest, and slowest; model/README.md, "The chip")
-  int model_peer_booking_lines = 4;
   FlawSwitches flaws;
 
   // PE clocks a packet takes from one QPE router to the next (thesis 2.3.4: 4 NoC clocks)

@@ -1,8 +1,8 @@
 // QPE NoC router: forwards transactions between the host and the PEs by the destination port in the
 // address (qpe_address_map.h), adding its latency per packet; DMI requests pass through with the
 // address translated. Packet-level contention of the MLA's operand-A traffic is resolved by the tile
-// schedule (tile_schedule.h), which models this router clock by clock; the DMAs' packets book its
-// capacity in noc/router_share.h. This module carries the transactions and their latency, not contention.
+// schedule (tile_schedule.h), which models this router clock by clock; the DMAs' packets meet at the
+// clocked router of noc/fabric.h. This module carries the transactions and their latency, not contention.
 #pragma once
 
 #include "model/systemc.h"

@@ -7,10 +7,10 @@
 // occupies it sram_cycles_per_access() clocks), the NoC slaves, and the router (one packet per NoC clock,
 // round-robin over request and response channels, latency in NoC clocks, output room reserved).
 //
-// Why the router is modelled here again, beside noc/router_share.h (the capacity ledger the DMAs' packets
-// book) and qpe/noc_router.h (TLM forwarding, no contention): inside one tile a single clock of an
-// operand-A round trip decides whether the MAC array steps, and the four PEs' round trips interleave at the
-// router's round robin; only a clock-level model gets those tiles exact (the QPE validation suites' 2%).
+// Why the router is modelled here again, beside noc/router.h (the clocked router the DMAs' packets pass):
+// the tile schedule resolves one QPE's four MLAs in isolation and caches tiles by situation, with a router of
+// the PEs' channels only; both follow rtl_stubs/noc_router.sv (its arbitration is the same round robin).
+// Making it use noc/router.h is open work: the two must then stay clock-exact against the QPE suites.
 //
 // The model does not run the task clock by clock: it asks this schedule for one tile of each distinct
 // situation (tile shape, operand-A sources, which PEs run, their start offsets) and caches the answer,
