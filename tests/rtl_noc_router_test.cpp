@@ -28,6 +28,7 @@
 #include <verilated.h>
 
 #include "Vnoc_router.h"
+#include "model/noc/router.h"
 
 double sc_time_stamp() { return 0; }
 
@@ -433,3 +434,75 @@ TEST(RtlNocRouter, ALinksPacketIsVisibleAClockEarlierThanALocalOne) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- the model's router against this RTL
+
+// The model's router (model/noc/router.h) fed the same random traffic as the RTL, with the same receivers'
+// back-pressure: every clock it accepts the same input channel, and every output channel delivers the same
+// packets in the same clocks. This is what lets the model's NoC (model/noc/fabric.h) arbitrate as the RTL.
+TEST(RtlNocRouter, TheModelsRouterAcceptsAndDeliversInTheSameClocksAsTheRtl) {
+  constexpr unsigned kX = 2, kY = 1;
+  Router rtl(kX, kY);
+  s2::Router model(s2::Router::Params{kX, kY, 16, kLatency, kOutDepth, 8});
+  std::array<s2::Fifo, kChannels> model_in;
+  std::array<std::deque<s2::Packet>, kChannels> model_queue;
+  for (int c = 0; c < kChannels; ++c) {
+    model_in[static_cast<std::size_t>(c)] = s2::Fifo(1);
+    model.connect_input(c, &model_in[static_cast<std::size_t>(c)]);
+  }
+  std::uint64_t rng = 0x9e3779b97f4a7c15ull;
+  auto next = [&rng]() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  const unsigned kinds[] = {kMemWr, kMemRd, kRdRsp};
+  int tag = 0;
+  for (int c = 0; c < kChannels; ++c)
+    for (int k = 0; k < 60; ++k) {
+      Pkt p;
+      p.dst = static_cast<unsigned>(next() % kPorts);
+      p.kind = kinds[next() % 3];
+      p.dst_x = static_cast<unsigned>(next() % 5);  // destinations on this router and beyond every link
+      p.dst_y = static_cast<unsigned>(next() % 3);
+      p.src = static_cast<unsigned>(c / 2) % kPorts;
+      p.tag = static_cast<std::uint64_t>(++tag);
+      rtl.in[c].push_back(p);
+      s2::Packet m;
+      m.dst_qpe = static_cast<std::int16_t>(p.dst_y * 16 + p.dst_x);
+      m.dst_port = static_cast<std::int8_t>(p.dst);
+      m.src_qpe = static_cast<std::int16_t>(tag);  // the packet's identity
+      m.kind = static_cast<s2::PacketKind>(p.kind);
+      model_queue[static_cast<std::size_t>(c)].push_back(m);
+    }
+  std::array<std::vector<std::pair<int, int>>, kChannels> model_out;  // (clock, tag)
+  for (int clk = 0; clk < 4000; ++clk) {
+    for (int c = 0; c < kChannels; ++c) rtl.pop_[static_cast<std::size_t>(c)] = (next() % 4) != 0;
+    // the model, on the same state: its input FIFOs hold each sender's head
+    for (int c = 0; c < kChannels; ++c)
+      if (model_in[static_cast<std::size_t>(c)].empty() && !model_queue[static_cast<std::size_t>(c)].empty()) {
+        model_in[static_cast<std::size_t>(c)].push(model_queue[static_cast<std::size_t>(c)].front());
+        model_queue[static_cast<std::size_t>(c)].pop_front();
+      }
+    const int acc = model.decide();
+    std::array<bool, kChannels> take{};
+    for (int c = 0; c < kChannels; ++c) {
+      take[static_cast<std::size_t>(c)] = rtl.pop_[static_cast<std::size_t>(c)] && !model.output(c).empty();
+      if (take[static_cast<std::size_t>(c)]) model_out[static_cast<std::size_t>(c)].emplace_back(clk, model.output(c).front().src_qpe);
+    }
+    model.apply(acc);
+    for (int c = 0; c < kChannels; ++c)
+      if (take[static_cast<std::size_t>(c)]) model.output(c).pop();
+    rtl.step();
+    ASSERT_EQ(acc, rtl.accepted.back()) << "clock " << clk;
+  }
+  int delivered = 0;
+  for (int c = 0; c < kChannels; ++c) {
+    std::vector<std::pair<int, int>> want;
+    for (const auto& [when, p] : rtl.out[c]) want.emplace_back(when, static_cast<int>(p.tag));
+    EXPECT_EQ(model_out[static_cast<std::size_t>(c)], want) << "output channel " << c;
+    delivered += static_cast<int>(want.size());
+  }
+  EXPECT_EQ(delivered, tag) << "the traffic did not drain in the clocks given";
+}

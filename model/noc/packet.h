@@ -45,24 +45,40 @@ class Fifo {
   void push(const Packet& p) {
     slot_[static_cast<std::size_t>((head_ + count_) % depth_)] = p;
     ++count_;
-    if (waiting_) ++*waiting_;
+    if (waiting_) {
+      ++*waiting_;
+      *nonempty_ |= bit_;
+    }
   }
   void pop() {
     head_ = (head_ + 1) % depth_;
     --count_;
-    if (waiting_) --*waiting_;
+    if (waiting_) {
+      --*waiting_;
+      if (count_ == 0) *nonempty_ &= ~bit_;
+    }
   }
   void clear() {
-    if (waiting_) *waiting_ -= count_;
+    if (waiting_) {
+      *waiting_ -= count_;
+      *nonempty_ &= ~bit_;
+    }
     head_ = count_ = 0;
   }
-  // The counter of packets waiting at its reader (a router's input channels), kept by push and pop.
-  void count_into(int* waiting) { waiting_ = waiting; }
+  // The counter of packets waiting at its reader (a router's input channels) and the reader's mask of
+  // non-empty inputs (this FIFO is bit `channel`), kept by push and pop.
+  void count_into(int* waiting, std::uint32_t* nonempty, int channel) {
+    waiting_ = waiting;
+    nonempty_ = nonempty;
+    bit_ = 1u << channel;
+  }
 
  private:
   std::array<Packet, kMaxDepth> slot_{};
   int depth_ = 4, head_ = 0, count_ = 0;
   int* waiting_ = nullptr;
+  std::uint32_t* nonempty_ = nullptr;
+  std::uint32_t bit_ = 0;
 };
 
 }  // namespace s2

@@ -34,9 +34,9 @@ int Router::channel_of(const Packet& p) const {
 int Router::decide() const {
   if (waiting_ == 0) return -1;
   std::uint32_t eligible = 0;
-  for (int c = 0; c < kNocChannels; ++c) {
+  for (std::uint32_t m = nonempty_; m != 0; m &= m - 1) {
+    const int c = std::countr_zero(m);
     const Fifo* f = in_[static_cast<std::size_t>(c)];
-    if (!f || f->empty()) continue;
     const int oc = channel_of(f->front());
     const Fifo& o = out_[static_cast<std::size_t>(oc)];
     if (o.size() + reserved_[static_cast<std::size_t>(oc)] < o.depth()) eligible |= 1u << c;

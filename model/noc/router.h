@@ -55,7 +55,7 @@ class Router {
   // Input channel c is the FIFO `f` (owned by its sender; null: nothing is connected).
   void connect_input(int channel, Fifo* f) {
     in_[static_cast<std::size_t>(channel)] = f;
-    f->count_into(&waiting_);
+    f->count_into(&waiting_, &nonempty_, channel);
   }
   Fifo& output(int channel) { return out_[static_cast<std::size_t>(channel)]; }
   const Fifo& output(int channel) const { return out_[static_cast<std::size_t>(channel)]; }
@@ -89,6 +89,7 @@ class Router {
   std::array<Stage, kMaxLatency> pipe_{};
   std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
   int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
+  std::uint32_t nonempty_ = 0;  // bit c: input channel c holds a packet
   int in_pipe_ = 0;   // packets in the pipeline
   std::uint64_t accepted_ = 0;
   std::array<std::uint64_t, kNocChannels> routed_{};
