@@ -716,9 +716,12 @@ NetworkData golden_chain(const mapper::ParsedNetwork& n, const mapper::NetworkSp
     bi.input = maps.at(b.inputs.at(0));
     if (b.inputs.size() > 1) bi.shortcut = maps.at(b.inputs[1]);
     std::optional<mapper::BlockStreams> bs;
+    std::string why;
     for (mapper::Strategy st : {mapper::Strategy::FuseNoreuse, mapper::Strategy::NofuseNoreuse, mapper::Strategy::FuseReuse})
-      if (!bs && mapper::distributable(b, split.blocks[i], st, cfg, nullptr)) bs = mapper::distribute(b, split.blocks[i], st, cfg);
-    if (!bs) throw std::invalid_argument(b.name() + ": no strategy distributes it, so the blocks after it have no input");
+      if (!bs && mapper::distributable(b, split.blocks[i], st, cfg, why.empty() ? &why : nullptr))
+        bs = mapper::distribute(b, split.blocks[i], st, cfg);
+    if (!bs)
+      throw std::invalid_argument(b.name() + ": no strategy distributes it (" + why + "), so the blocks after it have no input");
     const std::vector<std::uint8_t> image = mapper::block_dram_image(b, split.blocks[i], *bs, cfg, seed, bi);
     const std::vector<std::uint8_t> out = mapper::golden_block_output(b, split.blocks[i], *bs, cfg, image);
     maps[b.name()] = std::vector<std::int8_t>(out.begin(), out.end());

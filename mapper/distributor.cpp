@@ -1131,6 +1131,7 @@ void pool_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const Co
   a.width = static_cast<std::uint32_t>(cp.task.Wi);
   a.src_row_stride = row;
   a.window = p.conv->Wf;
+  a.window_h = p.conv->Hf;
   a.stride = p.conv->stride;
   a.dst_row_stride = static_cast<std::uint32_t>(cp.out_w);
   out.push_back(arm(p.core, a));
@@ -1389,7 +1390,8 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   };
   if (b.kind == BlockKind::Pooling) {
     if (strategy == Strategy::FuseReuse) return no("pooling blocks have no weights to reuse");
-    if (b.core_op().Wf != b.core_op().Hf) return no("a pooling window that is not square is not distributed yet");
+    if (b.core_op().Wf != b.core_op().Hf && (b.core_op().out.W != 1 || b.core_op().out.H != 1))
+      return no("a pooling window that is not square is distributed only as a global pooling (one output pixel)");
     return true;
   }
   if (b.kind == BlockKind::MatMul) {

@@ -44,11 +44,11 @@ enum class ArmOpKind {
   Pad,          // int8 in place: zero a border of `pad_*` pixels around each width x height plane
   Relu32,       // int32 in place: max(0, x)
   Quantize,     // int32 -> int8: x >> shift, saturated to [-128, 127]
-  MaxPool8,     // int8 -> int8: window x window maximum every `stride` pixels
+  MaxPool8,     // int8 -> int8: window x window_h maximum every `stride` pixels
   AddInt32,     // int32: dst += src (partial sums of a split reduction, FCE_x)
   AddInt8,      // int8: dst = dst + src saturated to [-128, 127] (a residual block's shortcut, MAT_ELE_x)
   Relu8,        // int8 in place: max(0, x)
-  AvgPool8,     // int8 -> int8: window x window sum / window^2 (truncated toward zero) every `stride` pixels
+  AvgPool8,     // int8 -> int8: window x window_h sum / (window x window_h) (truncated toward zero) every `stride` pixels
 };
 const char* to_string(ArmOpKind k);
 
@@ -61,13 +61,15 @@ struct ArmCommand {
   std::uint32_t dst_plane_stride = 0;          // bytes, 0 = height x dst_row_stride (pooling: output rows)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
   int shift = 0;                               // Quantize
-  int window = 2;                              // MaxPool8, AvgPool8 (output = (height - window) / stride + 1 rows)
+  int window = 2;                              // MaxPool8, AvgPool8: the window's width (output = (width - window) / stride + 1 columns)
+  int window_h = 0;                            // MaxPool8, AvgPool8: its height, 0 = window (a global pooling of a non-square map)
   int stride = 0;                              // MaxPool8, AvgPool8: 0 = window
   // Relu32, Quantize, AddInt32: the source's pixel x of a row is its column x * col_step (AddInt32: the
   // destination's too) (a strided convolution's
   // MLA computes every column at stride 1; the ARM takes every col_step-th). Width counts pixels taken.
   std::uint32_t col_step = 1;
   int pool_stride() const { return stride > 0 ? stride : window; }
+  int window_height() const { return window_h > 0 ? window_h : window; }
   std::size_t source_plane_stride() const {
     return src_plane_stride > 0 ? src_plane_stride : std::size_t(height) * src_row_stride;
   }

@@ -32,6 +32,15 @@ inline constexpr const char* kSmallResidual =
     "residual end shortcut=identity\n"
     "pool avg 8 8 stride=1\n";                     // POOL_9: 1x1x16
 
+// A non-square map (users' inputs rarely are square) down to a global average pooling over all of it: a
+// pooling window that is not square (6x4), one output pixel per channel.
+inline constexpr const char* kNonSquareGlobalPool =
+    "network non_square_global_pool\n"
+    "input 12 8 3\n"
+    "conv 3 3 3 8 pad=same act=relu\n"  // CONV_1: 12x8x8
+    "pool max 2 2 stride=2\n"           //   fused: 6x4x8
+    "pool avg 6 4 stride=1\n";          // POOL_3: 1x1x8
+
 // A convolution whose input cannot be split finely enough by its output alone: the splitter cuts its
 // input channels into two parts (768x2), whose partial sums the ARM adds.
 inline constexpr const char* kDepthSplit =

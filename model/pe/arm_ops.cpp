@@ -98,20 +98,21 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
     }
     case ArmOpKind::MaxPool8:
     case ArmOpKind::AvgPool8: {
-      const std::uint32_t w = static_cast<std::uint32_t>(c.window), st = static_cast<std::uint32_t>(c.pool_stride());
-      if (w == 0 || w > c.height || w > c.width)
-        throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": window " + std::to_string(w) +
+      const std::uint32_t w = static_cast<std::uint32_t>(c.window), h = static_cast<std::uint32_t>(c.window_height());
+      const std::uint32_t st = static_cast<std::uint32_t>(c.pool_stride());
+      if (w == 0 || h == 0 || h > c.height || w > c.width)
+        throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": window " + std::to_string(w) + "x" + std::to_string(h) +
                                 " does not fit the " + std::to_string(c.width) + "x" + std::to_string(c.height) + " plane");
-      const std::uint32_t ho = (c.height - w) / st + 1, wo = (c.width - w) / st + 1;
+      const std::uint32_t ho = (c.height - h) / st + 1, wo = (c.width - w) / st + 1;
       const std::size_t dp = c.destination_plane_stride(ho);
       need_planes(c, sp, dp, size);
       const bool max = c.kind == ArmOpKind::MaxPool8;
-      const int n = static_cast<int>(w * w);
+      const int n = static_cast<int>(w * h);
       for (std::uint32_t d = 0; d < c.planes; ++d)
         for (std::uint32_t y = 0; y < ho; ++y)
           for (std::uint32_t x = 0; x < wo; ++x) {
             int m = -128, sum = 0;
-            for (std::uint32_t ky = 0; ky < w; ++ky)
+            for (std::uint32_t ky = 0; ky < h; ++ky)
               for (std::uint32_t kx = 0; kx < w; ++kx) {
                 const int v = static_cast<std::int8_t>(
                     sram[c.src + d * sp + std::size_t(y * st + ky) * c.src_row_stride + x * st + kx]);
