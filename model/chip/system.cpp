@@ -39,8 +39,8 @@ void System::configure(const HwConfig& cfg) {
   noc_.on_dma_idle([this](int pe, std::uint64_t cycle) { chip_pe(pe).dma.idle_in(cycle); });
   for (int q = 0; q < cfg.chip.qpes(); ++q) {
     qpe(q).configure(cfg, hash);
-    qpe(q).on_mla_traffic([this, q](int pe, int source, double words_per_cycle) {
-      noc_.set_mla_traffic(q * kPesPerQpe + pe, source, words_per_cycle);
+    qpe(q).on_mla_traffic([this, q](int pe, int source, double words_per_cycle, double port_per_cycle) {
+      noc_.set_mla_traffic(q * kPesPerQpe + pe, source, words_per_cycle, port_per_cycle);
     });
   }
   const sc_core::sc_time clk = pe_clock();

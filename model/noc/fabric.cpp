@@ -79,7 +79,7 @@ void NocFabric::reset() {
     pe.dma = DmaEngine{};
     pe.dma.configure(cfg_.dma.store_requests_in_flight, cfg_.dma.peer_reads_in_flight);
     pe.dma_was_busy = false;
-    pe.mla_rate = pe.mla_credit = 0;
+    pe.mla_rate = pe.mla_credit = pe.mla_port_rate = pe.mla_port_credit = 0;
     pe.routers.clear();
   }
   for (DramAttachment& a : at_)
@@ -121,12 +121,14 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
   ++busy_dmas_;
 }
 
-void NocFabric::set_mla_traffic(int pe, int source, double words_per_cycle) {
+void NocFabric::set_mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle) {
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
   mla_streams_ += (words_per_cycle > 0) - (n.mla_rate > 0);
   n.mla_rate = words_per_cycle;
   n.mla_source = source;
   n.mla_credit = 0;
+  n.mla_port_rate = port_accesses_per_cycle;
+  n.mla_port_credit = 0;
 }
 
 std::string NocFabric::describe(int pe) const {
@@ -183,7 +185,9 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
   e.dma.pkt_ready = !req_full && !na_req;
   e.dma.s_rsp = n.rsp_dma;
   e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);
-  if (!n.sram_busy) e.grant = slave_valid ? 0 : (e.out.s_valid ? 1 : -1);
+  // the SRAM port, by priority: the NoC slave, the MLA (its accesses at its task's rate), the DMA
+  const bool mla_port = n.mla_port_rate > 0 && n.mla_port_credit >= 1.0;
+  if (!n.sram_busy) e.grant = slave_valid ? 0 : (mla_port ? 2 : (e.out.s_valid ? 1 : -1));
   e.dma.s_grant = e.grant == 1;
   e.dma.request_done = e.grant == 0 && e.head == PacketKind::DmaLast;
   e.rsp_now = n.slave == PeNode::Slave::Wait && n.rsp_slave;
@@ -281,6 +285,10 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     ++in_flight_;
   }
   if (mla_injects(pe)) n.mla_credit = std::min(n.mla_credit + n.mla_rate, 2.0);
+  if (n.mla_port_rate > 0) {
+    if (e.grant == 2) n.mla_port_credit -= 1.0;
+    n.mla_port_credit = std::min(n.mla_port_credit + n.mla_port_rate, 2.0);
+  }
   n.dma.clock(e.dma);
   // the SRAM port: read data a clock after the access (two with sram2clk, which holds the port a clock more)
   bool rsp_slave = false, rsp_dma = false;
@@ -290,7 +298,7 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     if (n.sram_pending == 1) rsp_dma = true;
     n.sram_pending = -1;
   } else if (e.grant >= 0) {
-    const bool read = e.grant == 0 ? !e.slave_write : !e.out.s_we;
+    const bool read = e.grant == 0 ? !e.slave_write : (e.grant == 1 && !e.out.s_we);  // (the MLA's data is its own)
     if (sram_cycles_ > 1) {
       n.sram_busy = true;
       n.sram_pending = read ? e.grant : -1;

@@ -47,8 +47,9 @@ class NocFabric {
   // PE `pe`'s DMA and NoC interface, for a watchdog's report.
   std::string describe(int pe) const;
   std::string dump() const;
-  // PE `pe`'s MLA reads operand A from PE `source` (of its QPE) through the NoC at `words_per_cycle` (0: none).
-  void set_mla_traffic(int pe, int source, double words_per_cycle);
+  // PE `pe`'s MLA reads operand A from PE `source` (of its QPE) through the NoC at `words_per_cycle` (0: none)
+  // and takes its own SRAM port for `port_accesses_per_cycle` (before the DMA, after the NoC slave).
+  void set_mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle);
   // Called with (pe, clock) when a DMA goes idle: the ARM sees it idle in `clock`.
   void on_dma_idle(std::function<void(int, std::uint64_t)> f) { on_idle_ = std::move(f); }
 
@@ -78,6 +79,7 @@ class NocFabric {
     int far_qpe = 0, far_port = 0;  // where the DMA's packets go
     // the MLA's operand-A reads
     double mla_rate = 0, mla_credit = 0;
+    double mla_port_rate = 0, mla_port_credit = 0;  // the MLA's accesses to its own SRAM port
     int mla_source = 0;
     std::vector<int> routers;  // the routers the running transfer's packets pass, there and back
   };
@@ -115,7 +117,7 @@ class NocFabric {
 
   // What one PE decides in its clock edge, on the state before it.
   struct PeEdge {
-    int grant = -1;  // the SRAM port: 0 the NoC slave, 1 the DMA
+    int grant = -1;  // the SRAM port: 0 the NoC slave, 1 the DMA, 2 the MLA
     bool slave_write = false;
     PacketKind head = PacketKind::MemWr;  // the inbound request at the slave
     bool push_rsp = false, rsp_now = false, rsp_full = false;

@@ -146,8 +146,14 @@ void Mla::run() {
       // its operand-A reads through the NoC, which the DMAs' packets meet there (noc/fabric.h)
       const TileShape& shape = tiles.row.front();
       const double words_per_tile = std::ceil(double(shape.rows) * shape.steps_per_row * scheduler_.config().mac_rows / 16.0);
-      const double words = shape.a_via_noc ? words_per_tile * double(tiles.rows_total() * tiles.column_tiles) : 0.0;
-      scheduler_.mla_traffic(pe_, t.a_source_pe(pe_), timing.cycles() ? words / double(timing.cycles()) : 0.0);
+      const double tiles_run = double(tiles.rows_total() * tiles.column_tiles);
+      const double words = shape.a_via_noc ? words_per_tile * tiles_run : 0.0;
+      // its own port: operand B (a row-start word per row, a refill word every 4 steps after the first), operand
+      // A when local, and the result writes (rtl_stubs/README.md, "MLA tile loop")
+      const double refills = shape.steps_per_row > 1 ? double((shape.steps_per_row + 2) / 4) : 0.0;
+      const double port = (double(shape.rows) * (1.0 + refills) + (shape.a_via_noc ? 0.0 : words_per_tile) + double(shape.writes)) * tiles_run;
+      const double clocks = double(std::max<std::uint64_t>(timing.cycles(), 1));
+      scheduler_.mla_traffic(pe_, t.a_source_pe(pe_), words / clocks, std::min(port / clocks, 1.0));
     }
     // each output row's end (PE clocks, fractional after a retime); a retime keeps the rows done and
     // the part of the current row done, and gives the rest the durations of the new timing
@@ -178,7 +184,7 @@ void Mla::run() {
     phases_ = timing.phases;
     end_cycle_ = due.empty() ? start_cycle_ : static_cast<std::uint64_t>(std::ceil(due.back()));
     done_ = true;
-    scheduler_.mla_traffic(pe_, pe_, 0.0);
+    scheduler_.mla_traffic(pe_, pe_, 0.0, 0.0);
     scheduler_.finished(pe_);
     done_event.notify(sc_core::SC_ZERO_TIME);
   }

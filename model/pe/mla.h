@@ -33,9 +33,10 @@ class MlaScheduler {
   virtual std::uint64_t timing_delay_cycles(int /*pe*/) { return 16; }
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
-  // PE `pe`'s MLA reads operand A from PE `source`'s SRAM through the NoC at `words_per_cycle` (its task's
-  // average) while it runs (0: idle, or operand A from its own SRAM port): the NoC's share for it.
-  virtual void mla_traffic(int /*pe*/, int /*source*/, double /*words_per_cycle*/) {}
+  // PE `pe`'s MLA reads operand A from PE `source`'s SRAM through the NoC at `words_per_cycle` and takes its
+  // own SRAM port for `port_accesses_per_cycle` (operand B, local operand A, results), its task's averages,
+  // while it runs (0, 0: idle): the NoC's and the DMA's share for it (noc/fabric.h).
+  virtual void mla_traffic(int /*pe*/, int /*source*/, double /*words_per_cycle*/, double /*port_accesses_per_cycle*/) {}
   // PE `pe`'s MLA has its timing (timing_for) and runs: in a stream, the MLAs running beside it are timed
   // again from now on with it in step (Mla::retime); finished() does the same without it.
   virtual void joined(int /*pe*/) {}

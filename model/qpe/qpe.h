@@ -66,11 +66,12 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
-  void mla_traffic(int pe, int source, double words_per_cycle) override {
-    if (mla_traffic_) mla_traffic_(pe, source, words_per_cycle);
+  void mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle) override {
+    if (mla_traffic_) mla_traffic_(pe, source, words_per_cycle, port_accesses_per_cycle);
   }
-  // Where the MLAs' operand-A traffic goes (the system's NoC): f(PE, source PE, words per clock), PEs of this QPE.
-  void on_mla_traffic(std::function<void(int, int, double)> f) { mla_traffic_ = std::move(f); }
+  // Where the MLAs' traffic goes (the system's NoC): f(PE, source PE, words per clock, own port accesses per
+  // clock), PEs of this QPE.
+  void on_mla_traffic(std::function<void(int, int, double, double)> f) { mla_traffic_ = std::move(f); }
 
  private:
   HwConfig cfg_;
@@ -85,7 +86,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   bool timing_valid_ = false;
   bool stream_mode_ = false;
   std::array<Task, kPesPerQpe> stream_task_;
-  std::function<void(int, int, double)> mla_traffic_;
+  std::function<void(int, int, double, double)> mla_traffic_;
 };
 
 }  // namespace s2
