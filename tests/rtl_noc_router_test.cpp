@@ -443,7 +443,7 @@ TEST(RtlNocRouter, ALinksPacketIsVisibleAClockEarlierThanALocalOne) {
 TEST(RtlNocRouter, TheModelsRouterAcceptsAndDeliversInTheSameClocksAsTheRtl) {
   constexpr unsigned kX = 2, kY = 1;
   Router rtl(kX, kY);
-  s2::Router model(s2::Router::Params{kX, kY, 16, kLatency, kOutDepth, 8});
+  s2::Router model(s2::Router::Params{kX, kY, kLatency, kOutDepth, 8});
   std::array<s2::Fifo, kChannels> model_in;
   std::array<std::deque<s2::Packet>, kChannels> model_queue;
   for (int c = 0; c < kChannels; ++c) {
@@ -470,7 +470,8 @@ TEST(RtlNocRouter, TheModelsRouterAcceptsAndDeliversInTheSameClocksAsTheRtl) {
       p.tag = static_cast<std::uint64_t>(++tag);
       rtl.in[c].push_back(p);
       s2::Packet m;
-      m.dst_qpe = static_cast<std::int16_t>(p.dst_y * 16 + p.dst_x);
+      m.dst_x = static_cast<std::int8_t>(p.dst_x);
+      m.dst_y = static_cast<std::int8_t>(p.dst_y);
       m.dst_port = static_cast<std::int8_t>(p.dst);
       m.src_qpe = static_cast<std::int16_t>(tag);  // the packet's identity
       m.kind = static_cast<s2::PacketKind>(p.kind);

@@ -28,7 +28,7 @@ void NocFabric::configure(const HwConfig& cfg) {
   routers_.clear();
   for (int q = 0; q < n; ++q) {
     const QpeCoord c = cfg.chip.qpe_coord(q);
-    routers_.push_back(std::make_unique<Router>(Router::Params{c.x, c.y, cfg.chip.mesh_cols, cfg.router_latency_noc_cycles, 4, 8}));
+    routers_.push_back(std::make_unique<Router>(Router::Params{c.x, c.y, cfg.router_latency_noc_cycles, 4, 8}));
   }
   pes_.assign(static_cast<std::size_t>(n * kPesPerQpe), PeNode{});
   for (PeNode& pe : pes_) pe.dma.configure(cfg.dma.store_requests_in_flight, cfg.dma.peer_reads_in_flight);
@@ -131,6 +131,21 @@ void NocFabric::set_mla_traffic(int pe, int source, double words_per_cycle, doub
   n.mla_port_credit = 0;
 }
 
+void NocFabric::set_destination(Packet& p, int qpe, int port) const {
+  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  p.dst_x = static_cast<std::int8_t>(c.x);
+  p.dst_y = static_cast<std::int8_t>(c.y);
+  p.dst_port = static_cast<std::int8_t>(port);
+}
+
+void NocFabric::set_source(Packet& p, int qpe, int port) const {
+  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  p.src_x = static_cast<std::int8_t>(c.x);
+  p.src_y = static_cast<std::int8_t>(c.y);
+  p.src_qpe = static_cast<std::int16_t>(qpe);
+  p.src_port = static_cast<std::int8_t>(port);
+}
+
 std::string NocFabric::describe(int pe) const {
   const PeNode& n = pes_[static_cast<std::size_t>(pe)];
   const Router& r = *routers_[static_cast<std::size_t>(pe / kPesPerQpe)];
@@ -212,10 +227,10 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
   Fifo& in_rsp = r.output(local * kNocClasses + kClassResponse);
   const auto response = [&](const Packet& request) {
     Packet p = request;
-    p.dst_qpe = request.src_qpe;
+    p.dst_x = request.src_x;
+    p.dst_y = request.src_y;
     p.dst_port = request.src_port;
-    p.src_qpe = static_cast<std::int16_t>(q);
-    p.src_port = static_cast<std::int8_t>(local);
+    set_source(p, q, local);
     p.kind = PacketKind::RdRsp;
     return p;
   };
@@ -231,10 +246,10 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
       } else if (e.grant == 0 && e.head == PacketKind::MemWra) {
         const Packet& w = in_req.front();
         Packet a;
-        a.dst_qpe = w.src_qpe;
+        a.dst_x = w.src_x;
+        a.dst_y = w.src_y;
         a.dst_port = w.src_port;
-        a.src_qpe = static_cast<std::int16_t>(q);
-        a.src_port = static_cast<std::int8_t>(local);
+        set_source(a, q, local);
         a.kind = PacketKind::DmaAck;
         n.slave_pkt = a;
         n.slave = PeNode::Slave::Send;
@@ -266,9 +281,8 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
   // the outbound request FIFO
   if (e.push_req == 1) {
     Packet p;
-    p.dst_qpe = p.src_qpe = static_cast<std::int16_t>(q);
-    p.dst_port = static_cast<std::int8_t>(n.mla_source);
-    p.src_port = static_cast<std::int8_t>(local);
+    set_destination(p, q, n.mla_source);
+    set_source(p, q, local);
     p.kind = PacketKind::MemRd;
     p.a_read = true;
     n.out[kClassRequest].push(p);
@@ -276,10 +290,8 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     ++in_flight_;
   } else if (e.push_req == 2) {
     Packet p;
-    p.dst_qpe = static_cast<std::int16_t>(n.far_qpe);
-    p.dst_port = static_cast<std::int8_t>(n.far_port);
-    p.src_qpe = static_cast<std::int16_t>(q);
-    p.src_port = static_cast<std::int8_t>(local);
+    set_destination(p, n.far_qpe, n.far_port);
+    set_source(p, q, local);
     p.kind = e.out.kind;
     n.out[kClassRequest].push(p);
     ++in_flight_;
@@ -335,10 +347,8 @@ void NocFabric::dram_apply(int q, const DramEdge& e) {
     auto& queue = e.offer == 2 ? port.acks : port.data;
     const DramQueues::Due& d = queue.front();
     Packet p;
-    p.dst_qpe = static_cast<std::int16_t>(d.pe / kPesPerQpe);
-    p.dst_port = static_cast<std::int8_t>(d.pe % kPesPerQpe);
-    p.src_qpe = static_cast<std::int16_t>(q);
-    p.src_port = kPortDram;
+    set_destination(p, d.pe / kPesPerQpe, d.pe % kPesPerQpe);
+    set_source(p, q, kPortDram);
     p.kind = d.kind;
     a.in[p.cls()].push(p);
     queue.pop_front();

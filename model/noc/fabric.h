@@ -136,6 +136,8 @@ class NocFabric {
   DramEdge dram_decide(int qpe) const;
   void dram_apply(int qpe, const DramEdge& e);
   void dram_receive(int dram, const Packet& p);
+  void set_destination(Packet& p, int qpe, int port) const;
+  void set_source(Packet& p, int qpe, int port) const;
   bool quiet() const;
   std::uint64_t next_release() const;
 

@@ -26,8 +26,10 @@ constexpr int packet_class(PacketKind k) {
 }
 
 struct Packet {
-  std::int16_t dst_qpe = 0, src_qpe = 0;  // QPE index in the mesh
+  std::int8_t dst_x = 0, dst_y = 0;        // the destination QPE's place in the mesh (what routing reads)
   std::int8_t dst_port = 0, src_port = 0;  // local port (NocPort, or the PE 0..3)
+  std::int8_t src_x = 0, src_y = 0;
+  std::int16_t src_qpe = 0;                // the source QPE's index (the DRAM's requester is PE src_qpe * 4 + src_port)
   PacketKind kind = PacketKind::MemWr;
   bool a_read = false;  // an MLA operand-A read or its response
   int cls() const { return packet_class(kind); }

@@ -22,12 +22,11 @@ Router::Router(const Params& p, std::unique_ptr<Arbitration> arbitration) : p_(p
 }
 
 int Router::channel_of(const Packet& p) const {
-  const int x = p.dst_qpe % p_.mesh_cols, y = p.dst_qpe / p_.mesh_cols;
   int port = p.dst_port;
-  if (x > p_.x) port = kPortEast;
-  else if (x < p_.x) port = kPortWest;
-  else if (y > p_.y) port = kPortSouth;
-  else if (y < p_.y) port = kPortNorth;
+  if (p.dst_x > p_.x) port = kPortEast;
+  else if (p.dst_x < p_.x) port = kPortWest;
+  else if (p.dst_y > p_.y) port = kPortSouth;
+  else if (p.dst_y < p_.y) port = kPortNorth;
   return port * kNocClasses + p.cls();
 }
 

@@ -45,7 +45,6 @@ class Router {
  public:
   struct Params {
     int x, y;          // the router's place in the mesh
-    int mesh_cols;     // to turn a packet's destination QPE index into coordinates
     int latency;       // NoC clock edges (noc_router.sv LATENCY: 4)
     int out_depth;     // a local port's output FIFO (4)
     int link_depth;    // a mesh link's output FIFO (8: a credit round trip)
