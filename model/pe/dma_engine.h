@@ -81,7 +81,7 @@ class DmaEngine {
   bool inflight_ = false, hold_valid_ = false;
   // peer engine (dma_peer.sv) and its realigner (dma_realigner.sv)
   bool active_ = false, issued_all_ = false, written_all_ = false;
-  std::uint64_t rd_plane_base_ = 0, rd_row_addr_ = 0, rd_row_ = 0, rd_plane_ = 0, rd_line_addr_ = 0;
+  std::uint64_t rd_plane_base_ = 0, rd_row_addr_ = 0, rd_row_ = 0, rd_plane_ = 0;
   std::uint32_t rd_lines_left_ = 0;
   std::uint32_t held_ = 0, rows_open_ = 0, buffered_ = 0;
   std::uint64_t wr_src_row_ = 0, wr_src_plane_ = 0, wr_dst_row_ = 0, wr_dst_plane_ = 0, wr_row_ = 0, wr_plane_ = 0;
