@@ -15,8 +15,6 @@ bool is_memory_request(PacketKind k) {
          k == PacketKind::DmaLast;
 }
 
-// the direction of mesh channel c (0 north .. 3 east, south, west)
-int direction_of(int channel) { return channel / kNocClasses - kPortNorth; }
 
 }  // namespace
 
@@ -64,7 +62,6 @@ void NocFabric::configure(const HwConfig& cfg) {
         r.connect_input((kPortNorth + dir) * kNocClasses + k, &o.output((kPortNorth + back) * kNocClasses + k));
     }
   }
-  link_packets_.assign(static_cast<std::size_t>(n) * 4, 0);
   dma_routes_.assign(static_cast<std::size_t>(n), 0);
   reset();
 }
@@ -89,11 +86,10 @@ void NocFabric::reset() {
     for (auto& p : d.ports) p.data.clear(), p.acks.clear();
     std::fill(d.pe.begin(), d.pe.end(), DramQueues::PeState{});
   }
-  std::fill(link_packets_.begin(), link_packets_.end(), 0);
-  clock_ = clocks_evaluated_ = 0;
+  clock_ = 0;
   last_evaluated_ = 0;
   evaluated_any_ = false;
-  busy_dmas_ = mla_streams_ = 0;
+  busy_dmas_ = 0;
   std::fill(dma_routes_.begin(), dma_routes_.end(), 0);
   in_flight_ = 0;
 }
@@ -123,7 +119,6 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
 
 void NocFabric::set_mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle) {
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
-  mla_streams_ += (words_per_cycle > 0) - (n.mla_rate > 0);
   n.mla_rate = words_per_cycle;
   n.mla_source = source;
   n.mla_credit = 0;
@@ -181,7 +176,8 @@ std::uint64_t NocFabric::link_packets(int from_qpe, int to_qpe) const {
   else if (b.x == a.x && b.y == a.y + 1) dir = 2;
   else if (b.x == a.x - 1 && b.y == a.y) dir = 3;
   if (dir < 0) return 0;
-  return link_packets_[static_cast<std::size_t>(from_qpe) * 4 + static_cast<std::size_t>(dir)];
+  const Router& r = *routers_[static_cast<std::size_t>(from_qpe)];
+  return r.routed((kPortNorth + dir) * kNocClasses + kClassRequest) + r.routed((kPortNorth + dir) * kNocClasses + kClassResponse);
 }
 
 NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
@@ -435,13 +431,7 @@ void NocFabric::step() {
         if (involved_[static_cast<std::size_t>(p)]) pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
       }
     for (int q = 0; q < nq; ++q) {
-      const int acc = decisions_[static_cast<std::size_t>(q)];
-      Router& r = *routers_[static_cast<std::size_t>(q)];
-      if (acc >= 0) {
-        const int oc = r.channel_of(r.input_head(acc));
-        if (Router::is_mesh_channel(oc)) ++link_packets_[static_cast<std::size_t>(q) * 4 + static_cast<std::size_t>(direction_of(oc))];
-      }
-      r.apply(acc);
+      routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
       dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     }
     if (pe_edge)
@@ -450,7 +440,6 @@ void NocFabric::step() {
   }
   last_evaluated_ = clock_;
   evaluated_any_ = true;
-  ++clocks_evaluated_;
   for (int p = 0; p < np; ++p) {
     PeNode& n = pes_[static_cast<std::size_t>(p)];
     if (n.dma_was_busy && !n.dma.busy()) {

@@ -64,7 +64,6 @@ class NocFabric {
   std::uint64_t link_packets(int from_qpe, int to_qpe) const;
   std::uint64_t dram_ops_served(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.ops_served(); }
   std::uint64_t dram_busy_cycles(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.busy_cycles(); }
-  std::uint64_t clocks_evaluated() const { return clocks_evaluated_; }
 
  private:
   struct PeNode {
@@ -148,9 +147,8 @@ class NocFabric {
   std::vector<PeNode> pes_;
   std::vector<DramQueues> drams_;
   std::vector<DramAttachment> at_;  // per QPE
-  std::vector<std::uint64_t> link_packets_;  // per QPE x direction (north, east, south, west)
   std::function<void(int, std::uint64_t)> on_idle_;
-  std::uint64_t clock_ = 0, clocks_evaluated_ = 0, last_evaluated_ = 0;
+  std::uint64_t clock_ = 0, last_evaluated_ = 0;
   bool evaluated_any_ = false;
   std::int64_t in_flight_ = 0;  // packets in FIFOs, pipelines and NoC slaves (a read lives on as its response)
   std::vector<int> decisions_;
@@ -159,7 +157,6 @@ class NocFabric {
   std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
   int busy_dmas_ = 0;
   std::vector<int> dma_routes_;  // per QPE: running transfers whose packets pass its router
-  int mla_streams_ = 0;  // PEs with operand-A traffic
 };
 
 }  // namespace s2

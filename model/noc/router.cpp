@@ -66,7 +66,6 @@ void Router::apply(int accepted) {
   ++reserved_[static_cast<std::size_t>(first.channel)];
   in.pop();
   arbitration_->accepted(accepted);
-  ++accepted_;
   ++routed_[static_cast<std::size_t>(first.channel)];
 }
 
@@ -83,7 +82,6 @@ void Router::reset() {
   in_pipe_ = 0;
   reserved_.fill(0);
   arbitration_->reset();
-  accepted_ = 0;
   routed_.fill(0);
 }
 

@@ -58,8 +58,6 @@ class Router {
   }
   Fifo& output(int channel) { return out_[static_cast<std::size_t>(channel)]; }
   const Fifo& output(int channel) const { return out_[static_cast<std::size_t>(channel)]; }
-  // The packet at the head of input channel c (which has one).
-  const Packet& input_head(int channel) const { return in_[static_cast<std::size_t>(channel)]->front(); }
   // The output channel a packet takes from this router.
   int channel_of(const Packet& p) const;
   static bool is_mesh_channel(int channel) { return channel >= kPortNorth * kNocClasses; }
@@ -70,7 +68,6 @@ class Router {
   // Nothing in the pipeline, the input channels or the output FIFOs.
   bool idle() const;
   void reset();
-  std::uint64_t packets_accepted() const { return accepted_; }
   // packets accepted for output channel c since the last reset
   std::uint64_t routed(int channel) const { return routed_[static_cast<std::size_t>(channel)]; }
 
@@ -90,7 +87,6 @@ class Router {
   int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
   std::uint32_t nonempty_ = 0;  // bit c: input channel c holds a packet
   int in_pipe_ = 0;   // packets in the pipeline
-  std::uint64_t accepted_ = 0;
   std::array<std::uint64_t, kNocChannels> routed_{};
 };
 

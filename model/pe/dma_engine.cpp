@@ -108,14 +108,17 @@ void DmaEngine::clock(const Inputs& in) {
     const bool src_valid = buffered_ > 0;
     const bool src_take = src_valid && taken_ < c.src_lines && (!c.due_now || (dst_fire && !c.due_next));
     const bool buf_push = store_ ? in.s_rsp : in.rd_rsp;
+    // the side lines are read from (far for a load, own for a store) and the side they are written to
+    const std::uint64_t src_row_stride = store_ ? t_.sram_row_stride : t_.dram_row_stride;
+    const std::uint64_t src_plane_stride = store_ ? t_.sram_plane_stride : t_.dram_plane_stride;
+    const std::uint64_t dst_row_stride = store_ ? t_.dram_row_stride : t_.sram_row_stride;
+    const std::uint64_t dst_plane_stride = store_ ? t_.dram_plane_stride : t_.sram_plane_stride;
     const bool was_active = active_;
     const std::uint32_t rows_open_before = rows_open_;
     const bool written_all_before = written_all_;
     if (rd_fire) {
       if (c.rd_row_end) {
         rd_lines_left_ = 0;
-        const std::uint64_t src_row_stride = store_ ? t_.sram_row_stride : t_.dram_row_stride;
-        const std::uint64_t src_plane_stride = store_ ? t_.sram_plane_stride : t_.dram_plane_stride;
         if (rd_row_ + 1 == t_.rows) {
           rd_row_ = 0;
           if (rd_plane_ + 1 == t_.planes) issued_all_ = true;
@@ -137,10 +140,6 @@ void DmaEngine::clock(const Inputs& in) {
     if (dst_fire) {
       if (c.dst_last) {
         taken_ = given_ = 0;  // (a line taken in this edge is lost to the count, as in the RTL's register)
-        const std::uint64_t src_row_stride = store_ ? t_.sram_row_stride : t_.dram_row_stride;
-        const std::uint64_t src_plane_stride = store_ ? t_.sram_plane_stride : t_.dram_plane_stride;
-        const std::uint64_t dst_row_stride = store_ ? t_.dram_row_stride : t_.sram_row_stride;
-        const std::uint64_t dst_plane_stride = store_ ? t_.dram_plane_stride : t_.sram_plane_stride;
         if (wr_row_ + 1 == t_.rows) {
           wr_row_ = 0;
           if (wr_plane_ + 1 == t_.planes) written_all_ = true;

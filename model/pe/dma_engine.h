@@ -46,7 +46,6 @@ class DmaEngine {
   void start(const DmaTransfer& t, bool load, bool far_is_pe);
   bool busy() const { return state_ != State::Idle; }
   const DmaTransfer& transfer() const { return t_; }
-  bool load() const { return !store_; }
   // The outputs in this clock, given the PE's signals that they depend on (pkt_ready, s_rsp).
   Outputs outputs(bool pkt_ready, bool s_rsp) const;
   // The edge: the state after it.
