@@ -37,10 +37,12 @@ void System::configure(const HwConfig& cfg) {
   const std::string hash = config_hash(cfg);
   noc_.configure(cfg);
   noc_.on_dma_idle([this](int pe, std::uint64_t cycle) { chip_pe(pe).dma.idle_in(cycle); });
+  noc_.on_mla_row([this](int pe, std::uint64_t cycle, bool done) { chip_pe(pe).mla.row_ended(cycle, done, noc_.mla_phases(pe)); });
   for (int q = 0; q < cfg.chip.qpes(); ++q) {
     qpe(q).configure(cfg, hash);
-    qpe(q).on_mla_traffic([this, q](int pe, int source, double words_per_cycle, double port_per_cycle) {
-      noc_.set_mla_traffic(q * kPesPerQpe + pe, source, words_per_cycle, port_per_cycle);
+    qpe(q).on_stream_mla([this, q](int pe, std::uint64_t start_cycle, const Task& t) {
+      noc_.start_mla(q * kPesPerQpe + pe, task_tiles(t, cfg_), t.a_source_pe(pe), start_cycle);
+      noc_started();
     });
   }
   const sc_core::sc_time clk = pe_clock();

@@ -29,7 +29,10 @@ void NocFabric::configure(const HwConfig& cfg) {
     routers_.push_back(std::make_unique<Router>(Router::Params{c.x, c.y, cfg.router_latency_noc_cycles, 4, 8}));
   }
   pes_.assign(static_cast<std::size_t>(n * kPesPerQpe), PeNode{});
-  for (PeNode& pe : pes_) pe.dma.configure(cfg.dma.store_requests_in_flight, cfg.dma.peer_reads_in_flight);
+  for (PeNode& pe : pes_) {
+    pe.dma.configure(cfg.dma.store_requests_in_flight, cfg.dma.peer_reads_in_flight);
+    pe.mla.configure(cfg);
+  }
   at_.clear();
   at_.resize(static_cast<std::size_t>(n));
   drams_.assign(cfg.chip.drams.size(), DramQueues{DramTiming(cfg), {}, {}});
@@ -62,7 +65,6 @@ void NocFabric::configure(const HwConfig& cfg) {
         r.connect_input((kPortNorth + dir) * kNocClasses + k, &o.output((kPortNorth + back) * kNocClasses + k));
     }
   }
-  dma_routes_.assign(static_cast<std::size_t>(n), 0);
   reset();
 }
 
@@ -76,8 +78,8 @@ void NocFabric::reset() {
     pe.dma = DmaEngine{};
     pe.dma.configure(cfg_.dma.store_requests_in_flight, cfg_.dma.peer_reads_in_flight);
     pe.dma_was_busy = false;
-    pe.mla_rate = pe.mla_credit = pe.mla_port_rate = pe.mla_port_credit = 0;
-    pe.routers.clear();
+    pe.mla = MlaEngine{};
+    pe.mla.configure(cfg_);
   }
   for (DramAttachment& a : at_)
     for (Fifo& f : a.in) f.clear();
@@ -89,8 +91,7 @@ void NocFabric::reset() {
   clock_ = 0;
   last_evaluated_ = 0;
   evaluated_any_ = false;
-  busy_dmas_ = 0;
-  std::fill(dma_routes_.begin(), dma_routes_.end(), 0);
+  busy_dmas_ = busy_mlas_ = 0;
   in_flight_ = 0;
 }
 
@@ -108,22 +109,23 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
   }
   n.dma.start(t, load, far_is_pe);
   n.dma_was_busy = true;
-  n.routers = mesh_.route(q, n.far_qpe);
-  for (int r : mesh_.route(n.far_qpe, q)) n.routers.push_back(r);
-  for (int r : n.routers) ++dma_routes_[static_cast<std::size_t>(r)];
-  if (!active()) clock_ = clock;
-  else clock_ = std::min(clock_, clock);
-  if (evaluated_any_) clock_ = std::max(clock_, last_evaluated_ + 1);
+  wake_at(clock);
   ++busy_dmas_;
 }
 
-void NocFabric::set_mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle) {
+void NocFabric::start_mla(int pe, const TaskTiles& tiles, int source, std::uint64_t clock) {
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
-  n.mla_rate = words_per_cycle;
+  n.mla.start(tiles, clock);
   n.mla_source = source;
-  n.mla_credit = 0;
-  n.mla_port_rate = port_accesses_per_cycle;
-  n.mla_port_credit = 0;
+  if (!n.mla.busy()) return;  // no tiles
+  wake_at(clock);
+  ++busy_mlas_;
+}
+
+void NocFabric::wake_at(std::uint64_t clock) {
+  if (!active()) clock_ = clock;
+  else clock_ = std::min(clock_, clock);
+  if (evaluated_any_) clock_ = std::max(clock_, last_evaluated_ + 1);
 }
 
 void NocFabric::set_destination(Packet& p, int qpe, int port) const {
@@ -166,7 +168,7 @@ std::string NocFabric::dump() const {
   return d;
 }
 
-bool NocFabric::active() const { return busy_dmas_ > 0 || in_flight_ > 0; }
+bool NocFabric::active() const { return busy_dmas_ > 0 || busy_mlas_ > 0 || in_flight_ > 0; }
 
 std::uint64_t NocFabric::link_packets(int from_qpe, int to_qpe) const {
   const QpeCoord a = cfg_.chip.qpe_coord(from_qpe), b = cfg_.chip.qpe_coord(to_qpe);
@@ -191,13 +193,14 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
   if (head_mem) e.head = in_req.front().kind;
   e.slave_write = head_mem && e.head != PacketKind::MemRd;
   const bool slave_valid = n.slave == PeNode::Slave::Idle && head_mem;
-  const bool na_req = mla_injects(pe) && n.mla_credit >= 1.0;
   const bool req_full = n.out[kClassRequest].full();
+  if (n.mla.busy()) e.mla = n.mla.decide(clock_, !in_rsp.empty() && in_rsp.front().a_read, !req_full);
+  const bool na_req = e.mla.push_a_read;
   e.dma.pkt_ready = !req_full && !na_req;
   e.dma.s_rsp = n.rsp_dma;
   e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);
-  // the SRAM port, by priority: the NoC slave, the MLA (its accesses at its task's rate), the DMA
-  const bool mla_port = n.mla_port_rate > 0 && n.mla_port_credit >= 1.0;
+  // the SRAM port, by priority: the NoC slave, the MLA, the DMA
+  const bool mla_port = e.mla.port != MlaEngine::PortUse::None;
   if (!n.sram_busy) e.grant = slave_valid ? 0 : (mla_port ? 2 : (e.out.s_valid ? 1 : -1));
   e.dma.s_grant = e.grant == 1;
   e.dma.request_done = e.grant == 0 && e.head == PacketKind::DmaLast;
@@ -282,7 +285,6 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     p.kind = PacketKind::MemRd;
     p.a_read = true;
     n.out[kClassRequest].push(p);
-    n.mla_credit -= 1.0;
     ++in_flight_;
   } else if (e.push_req == 2) {
     Packet p;
@@ -292,12 +294,12 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     n.out[kClassRequest].push(p);
     ++in_flight_;
   }
-  if (mla_injects(pe)) n.mla_credit = std::min(n.mla_credit + n.mla_rate, 2.0);
-  if (n.mla_port_rate > 0) {
-    if (e.grant == 2) n.mla_port_credit -= 1.0;
-    n.mla_port_credit = std::min(n.mla_port_credit + n.mla_port_rate, 2.0);
-  }
   n.dma.clock(e.dma);
+  if (n.mla.busy()) {
+    const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
+    if (ev.done) --busy_mlas_;
+    if (ev.row_end && on_mla_row_) on_mla_row_(pe, clock_ + 1, ev.done);
+  }
   // the SRAM port: read data a clock after the access (two with sram2clk, which holds the port a clock more)
   bool rsp_slave = false, rsp_dma = false;
   if (n.sram_busy) {
@@ -445,18 +447,17 @@ void NocFabric::step() {
     if (n.dma_was_busy && !n.dma.busy()) {
       n.dma_was_busy = false;
       --busy_dmas_;
-      for (int r : n.routers) --dma_routes_[static_cast<std::size_t>(r)];
       if (on_idle_) on_idle_(p, clock_ + 1);
     }
   }
   ++clock_;
-  if (busy_dmas_ > 0 && quiet()) clock_ = std::max(clock_, next_release());
+  if (busy_dmas_ > 0 && busy_mlas_ == 0 && quiet()) clock_ = std::max(clock_, next_release());
 }
 
 // Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use.
 bool NocFabric::pe_involved(int p) const {
   const PeNode& n = pes_[static_cast<std::size_t>(p)];
-  if (n.dma.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma || mla_injects(p)) return true;
+  if (n.dma.busy() || n.mla.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma) return true;
   if (!n.out[0].empty() || !n.out[1].empty()) return true;
   const Router& r = *routers_[static_cast<std::size_t>(p / kPesPerQpe)];
   const int local = p % kPesPerQpe;

@@ -5,12 +5,10 @@
 // DRAM ports of the routers they are attached to (their queues and DramTiming, as the RTL's C++ DRAM serves
 // them). QPE-DRAM is the one-router case. It carries timing, not data.
 //
-// Running MLAs take their part of the NoC as operand-A reads: a PE whose MLA reads operand A through the
-// NoC puts read requests into its outbound FIFO (before the DMA's packets, as noc_if.sv gives them
-// priority) at the task's average rate, to the NoC slave of the PE holding operand A, which answers them.
-// That rate comes from the MLA's schedule (qpe/task_timing.h); the MLA's own clocks do not see the DMAs'
-// packets. The MLAs' own SRAM accesses are not modelled here: the slave has priority over them, and the DMA,
-// lowest, does not wait behind them (model/README.md).
+// The MLAs run here too, clock by clock (pe/mla_engine.h), in the PE beside its DMA and NoC slave: their
+// operand-A reads go into the PE's outbound request FIFO (before the DMA's packets, as noc_if.sv gives them
+// priority) to the NoC slave of the PE holding operand A, their accesses take the PE's SRAM port after the
+// NoC slave and before the DMA, so that MLAs and DMAs slow each other down where the RTL's do.
 //
 // A clock is two NoC edges: one of the routers alone, then the PEs' edge (the RTL's order: the PE clock
 // enable falls on every second NoC edge). Clocks in which nothing can move are skipped: next_event()
@@ -30,6 +28,7 @@
 #include "model/noc/router.h"
 #include "model/pe/dma_engine.h"
 #include "model/pe/dma_request.h"
+#include "model/pe/mla_engine.h"
 #include "model/task_stream.h"
 
 namespace s2 {
@@ -47,17 +46,22 @@ class NocFabric {
   // PE `pe`'s DMA and NoC interface, for a watchdog's report.
   std::string describe(int pe) const;
   std::string dump() const;
-  // PE `pe`'s MLA reads operand A from PE `source` (of its QPE) through the NoC at `words_per_cycle` (0: none)
-  // and takes its own SRAM port for `port_accesses_per_cycle` (before the DMA, after the NoC slave).
-  void set_mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle);
+  // PE `pe`'s MLA starts the tiles `tiles` in clock `clock` (its first SETUP clock), operand A in the SRAM of
+  // PE `source` of its QPE.
+  void start_mla(int pe, const TaskTiles& tiles, int source, std::uint64_t clock);
+  bool mla_busy(int pe) const { return pes_[static_cast<std::size_t>(pe)].mla.busy(); }
+  const PhaseCycles& mla_phases(int pe) const { return pes_[static_cast<std::size_t>(pe)].mla.phases(); }
   // Called with (pe, clock) when a DMA goes idle: the ARM sees it idle in `clock`.
   void on_dma_idle(std::function<void(int, std::uint64_t)> f) { on_idle_ = std::move(f); }
+  // Called with (pe, clock, done) when an MLA has written an output row of tiles: its results are in the SRAM
+  // in `clock`; `done`, the task's last.
+  void on_mla_row(std::function<void(int, std::uint64_t, bool)> f) { on_mla_row_ = std::move(f); }
 
   // The clock evaluated next. Nothing is in flight once every DMA is idle: the NoC then waits for a start.
   std::uint64_t clock() const { return clock_; }
   bool active() const;
   // Evaluates clock clock() (its two NoC edges) and moves on to the next clock in which something can
-  // happen (at least clock() + 1).
+  // happen (at least clock() + 1). Something is in flight while a DMA or an MLA is busy.
   void step();
 
   // Statistics since the last reset.
@@ -76,17 +80,9 @@ class NocFabric {
     DmaEngine dma;
     bool dma_was_busy = false;
     int far_qpe = 0, far_port = 0;  // where the DMA's packets go
-    // the MLA's operand-A reads
-    double mla_rate = 0, mla_credit = 0;
-    double mla_port_rate = 0, mla_port_credit = 0;  // the MLA's accesses to its own SRAM port
-    int mla_source = 0;
-    std::vector<int> routers;  // the routers the running transfer's packets pass, there and back
+    MlaEngine mla;
+    int mla_source = 0;  // the PE of the QPE whose SRAM holds operand A
   };
-  // An MLA's operand-A reads are put into the NoC only where they can meet a transfer's packets: in the QPEs
-  // whose router a running transfer passes (elsewhere they would change nothing the model reports).
-  bool mla_injects(int pe) const {
-    return pes_[static_cast<std::size_t>(pe)].mla_rate > 0 && dma_routes_[static_cast<std::size_t>(pe / kPesPerQpe)] > 0;
-  }
   // A DRAM (rtl_dram.h's queues, timing only): requests served in the order they reach it.
   struct DramQueues {
     DramTiming timing;
@@ -117,6 +113,7 @@ class NocFabric {
   // What one PE decides in its clock edge, on the state before it.
   struct PeEdge {
     int grant = -1;  // the SRAM port: 0 the NoC slave, 1 the DMA, 2 the MLA
+    MlaEngine::Decision mla;
     bool slave_write = false;
     PacketKind head = PacketKind::MemWr;  // the inbound request at the slave
     bool push_rsp = false, rsp_now = false, rsp_full = false;
@@ -138,6 +135,7 @@ class NocFabric {
   void set_destination(Packet& p, int qpe, int port) const;
   void set_source(Packet& p, int qpe, int port) const;
   bool quiet() const;
+  void wake_at(std::uint64_t clock);  // something starts in `clock`
   std::uint64_t next_release() const;
 
   HwConfig cfg_;
@@ -148,6 +146,7 @@ class NocFabric {
   std::vector<DramQueues> drams_;
   std::vector<DramAttachment> at_;  // per QPE
   std::function<void(int, std::uint64_t)> on_idle_;
+  std::function<void(int, std::uint64_t, bool)> on_mla_row_;
   std::uint64_t clock_ = 0, last_evaluated_ = 0;
   bool evaluated_any_ = false;
   std::int64_t in_flight_ = 0;  // packets in FIFOs, pipelines and NoC slaves (a read lives on as its response)
@@ -155,8 +154,7 @@ class NocFabric {
   std::vector<DramEdge> dram_edges_;
   std::vector<PeEdge> pe_edges_;
   std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
-  int busy_dmas_ = 0;
-  std::vector<int> dma_routes_;  // per QPE: running transfers whose packets pass its router
+  int busy_dmas_ = 0, busy_mlas_ = 0;
 };
 
 }  // namespace s2

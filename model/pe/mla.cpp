@@ -95,11 +95,18 @@ void Mla::clear() {
   phases_ = {};
 }
 
+void Mla::row_ended(std::uint64_t cycle, bool done, const PhaseCycles& phases) {
+  row_end_cycles_.push_back(cycle);
+  if (done) noc_phases_ = phases;
+  row_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
 void Mla::start(const TaskRegisters& regs, std::uint64_t start_cycle) {
   regs_ = regs;
   clear();
   started_ = true;
   start_cycle_ = start_cycle;
+  row_end_cycles_.clear();
   scheduler_.started(pe_, start_cycle, task_from_registers(regs, pe_));
   start_event_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -120,9 +127,10 @@ void Mla::run() {
     sc_core::wait(start_event_);
     const sc_core::sc_time clk = scheduler_.pe_clock();
     const Task t = task_from_registers(regs_, pe_);
+    const bool from_noc = scheduler_.rows_from_noc();
     // the START packets of the other PEs are still in flight: let them arrive before the QPE-wide
     // schedule is worked out (this wait does not enter the reported clocks)
-    sc_core::wait(clk * static_cast<double>(scheduler_.timing_delay_cycles(pe_)));
+    if (!from_noc) sc_core::wait(clk * static_cast<double>(scheduler_.timing_delay_cycles(pe_)));
     const std::uint8_t* a = sram_of(t.a_source_pe(pe_));
     const std::uint8_t* b = sram_.data();
     const TaskTiles tiles = task_tiles(t, scheduler_.config());
@@ -138,54 +146,34 @@ void Mla::run() {
     std::future<void> results = compute_worker().submit([this] {
       for (std::uint64_t r = 0; r < row_writes_.size(); ++r) datapath_.compute_row(r, row_writes_[r]);
     });
-    sc_core::wait(sc_core::SC_ZERO_TIME);  // every PE hands its datapath work over before the schedule is made
-    const PeTaskTiming timing = scheduler_.timing_for(pe_);  // a copy: a retime replaces the scheduler's
-    scheduler_.joined(pe_);
-    compute_worker().wait(results);
-    {
-      // its operand-A reads through the NoC, which the DMAs' packets meet there (noc/fabric.h)
-      const TileShape& shape = tiles.row.front();
-      const double words_per_tile = std::ceil(double(shape.rows) * shape.steps_per_row * scheduler_.config().mac_rows / 16.0);
-      const double tiles_run = double(tiles.rows_total() * tiles.column_tiles);
-      const double words = shape.a_via_noc ? words_per_tile * tiles_run : 0.0;
-      // its own port: operand B (a row-start word per row, a refill word every 4 steps after the first), operand
-      // A when local, and the result writes (rtl_stubs/README.md, "MLA tile loop")
-      const double refills = shape.steps_per_row > 1 ? double((shape.steps_per_row + 2) / 4) : 0.0;
-      const double port = (double(shape.rows) * (1.0 + refills) + (shape.a_via_noc ? 0.0 : words_per_tile) + double(shape.writes)) * tiles_run;
-      const double clocks = double(std::max<std::uint64_t>(timing.cycles(), 1));
-      scheduler_.mla_traffic(pe_, t.a_source_pe(pe_), words / clocks, std::min(port / clocks, 1.0));
+    PeTaskTiming timing;
+    if (!from_noc) {
+      sc_core::wait(sc_core::SC_ZERO_TIME);  // every PE hands its datapath work over before the schedule is made
+      timing = scheduler_.timing_for(pe_);
     }
-    // each output row's end (PE clocks, fractional after a retime); a retime keeps the rows done and
-    // the part of the current row done, and gives the rest the durations of the new timing
-    std::vector<double> due(timing.row_end.size());
-    for (std::size_t r = 0; r < due.size(); ++r) due[r] = double(start_cycle_ + timing.row_end[r]);
-    auto now_cycles = [&] { return sc_core::sc_time_stamp() / clk; };
+    compute_worker().wait(results);
+    // each output row's end: from the schedule, or as the NoC fabric's MLA reaches it
+    std::uint64_t due = start_cycle_;
     std::uint8_t* out = sram_.data();
-    for (std::size_t r = 0; r < due.size(); ++r) {
-      while (true) {
-        const sc_core::sc_time at = clk * std::ceil(due[r]);
-        if (at <= sc_core::sc_time_stamp()) break;
-        sc_core::wait(at - sc_core::sc_time_stamp(), retime_event_);
-        if (sc_core::sc_time_stamp() >= at) break;
-        const PeTaskTiming& nt = scheduler_.timing_for(pe_);
-        if (nt.row_end.size() != due.size()) continue;
-        const double now = now_cycles(), begin = r ? due[r - 1] : double(start_cycle_);
-        const double done = std::clamp((now - begin) / std::max(due[r] - begin, 1e-9), 0.0, 1.0);
-        auto duration = [&](std::size_t k) { return double(nt.row_end[k] - (k ? nt.row_end[k - 1] : 0)); };
-        due[r] = std::max(now, begin) + (1.0 - done) * duration(r);
-        for (std::size_t k = r + 1; k < due.size(); ++k) due[k] = due[k - 1] + duration(k);
+    for (std::size_t r = 0; r < row_writes_.size(); ++r) {
+      if (from_noc) {
+        while (row_end_cycles_.empty()) sc_core::wait(row_event_);
+        due = row_end_cycles_.front();
+        row_end_cycles_.pop_front();
+      } else {
+        due = start_cycle_ + timing.row_end[r];
       }
+      const sc_core::sc_time at = clk * static_cast<double>(due);
+      if (at > sc_core::sc_time_stamp()) sc_core::wait(at - sc_core::sc_time_stamp());
       for (const ResultWrite& w : row_writes_[r])
         for (int k = 0; k < 4; ++k) out[w.byte + k] = static_cast<std::uint8_t>(w.value >> (8 * k));
       tiles_ += tiles.column_tiles;
     }
     steps_ = tiles.rows_total() * tiles.column_tiles * std::uint64_t(tiles.row.front().rows) *
              tiles.row.front().steps_per_row;
-    phases_ = timing.phases;
-    end_cycle_ = due.empty() ? start_cycle_ : static_cast<std::uint64_t>(std::ceil(due.back()));
+    phases_ = from_noc ? noc_phases_ : timing.phases;
+    end_cycle_ = due;
     done_ = true;
-    scheduler_.mla_traffic(pe_, pe_, 0.0, 0.0);
-    scheduler_.finished(pe_);
     done_event.notify(sc_core::SC_ZERO_TIME);
   }
 }

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "model/hw_config.h"
@@ -27,19 +28,14 @@ class MlaScheduler {
  public:
   virtual ~MlaScheduler() = default;
   virtual void started(int pe, std::uint64_t start_cycle, const Task& task) = 0;
-  virtual void finished(int /*pe*/) {}
   virtual const PeTaskTiming& timing_for(int pe) = 0;
   // Clocks after its start PE `pe`'s task's timing is worked out (timing_for): the PEs started by then count.
   virtual std::uint64_t timing_delay_cycles(int /*pe*/) { return 16; }
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
-  // PE `pe`'s MLA reads operand A from PE `source`'s SRAM through the NoC at `words_per_cycle` and takes its
-  // own SRAM port for `port_accesses_per_cycle` (operand B, local operand A, results), its task's averages,
-  // while it runs (0, 0: idle): the NoC's and the DMA's share for it (noc/fabric.h).
-  virtual void mla_traffic(int /*pe*/, int /*source*/, double /*words_per_cycle*/, double /*port_accesses_per_cycle*/) {}
-  // PE `pe`'s MLA has its timing (timing_for) and runs: in a stream, the MLAs running beside it are timed
-  // again from now on with it in step (Mla::retime); finished() does the same without it.
-  virtual void joined(int /*pe*/) {}
+  // In a stream the NoC fabric runs the MLAs clock by clock beside the DMAs (noc/fabric.h): the Mla takes
+  // each output row's end from row_ended(), not from timing_for().
+  virtual bool rows_from_noc() const { return false; }
 };
 
 class Mla : public sc_core::sc_module {
@@ -50,9 +46,9 @@ class Mla : public sc_core::sc_module {
   Mla(sc_core::sc_module_name name, int pe, Sram& own_sram, MlaScheduler& scheduler);
   void start(const TaskRegisters& regs, std::uint64_t start_cycle);
   void clear();
-  // The PEs running beside this task changed: its remaining output rows take the time timing_for() now
-  // gives them (stream mode).
-  void retime() { retime_event_.notify(sc_core::SC_ZERO_TIME); }
+  // The NoC fabric's MLA (rows_from_noc) has written an output row of tiles: in PE clock `cycle`; `done`, the
+  // task's last, with the clocks of its stages.
+  void row_ended(std::uint64_t cycle, bool done, const PhaseCycles& phases);
 
   // what the harness reads back after a task
   bool started() const { return started_; }
@@ -69,7 +65,9 @@ class Mla : public sc_core::sc_module {
   int pe_;
   Sram& sram_;
   MlaScheduler& scheduler_;
-  sc_core::sc_event start_event_, retime_event_;
+  sc_core::sc_event start_event_, row_event_;
+  std::deque<std::uint64_t> row_end_cycles_;  // from the NoC fabric, not yet reached
+  PhaseCycles noc_phases_;
   TaskRegisters regs_{};
   bool started_ = false, done_ = false;
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;

@@ -19,10 +19,7 @@ Qpe::Qpe(sc_core::sc_module_name name) : sc_module(name), host("host"), router("
 
 void Qpe::configure(const HwConfig& cfg, const std::string& hash) {
   cfg_ = cfg;
-  if (cache_->config_hash != hash) {
-    cache_->stream_timings.clear();
-    cache_->config_hash = hash;
-  }
+  cache_->config_hash = hash;
   pe_clock_ = sc_core::sc_time(1000.0 / cfg.pe_clock_mhz, sc_core::SC_NS);
   noc_clock_ = sc_core::sc_time(1000.0 / cfg.noc_clock_mhz, sc_core::SC_NS);
   router.set_latency(noc_clock_ * static_cast<double>(cfg.router_latency_noc_cycles));
@@ -40,8 +37,8 @@ void Qpe::set_stream_mode(bool on) {
 
 void Qpe::started(int pe, std::uint64_t start_cycle, const Task& task) {
   if (stream_mode_) {
-    stream_task_[pe] = task;
-    active_[pe] = true;
+    if (!stream_mla_) throw std::logic_error("model QPE: an MLA task in a stream without a NoC to run it");
+    stream_mla_(pe, start_cycle, task);
     return;
   }
   task_ = task;
@@ -50,43 +47,8 @@ void Qpe::started(int pe, std::uint64_t start_cycle, const Task& task) {
   timing_valid_ = false;
 }
 
-void Qpe::finished(int pe) {
-  if (!stream_mode_) return;
-  active_[pe] = false;
-  for (int q = 0; q < kPesPerQpe; ++q)
-    if (active_[q]) pes_[q]->mla.retime();
-}
-
-void Qpe::joined(int pe) {
-  if (!stream_mode_) return;
-  for (int q = 0; q < kPesPerQpe; ++q)
-    if (q != pe && active_[q]) pes_[q]->mla.retime();
-}
-
 const PeTaskTiming& Qpe::timing_for(int pe) {
-  if (stream_mode_) {
-    // PEs in a stream start their MLA tasks at unrelated times with tasks of their own. The task is
-    // timed as if the PEs whose MLA is busy now (kStreamJoinWindowCycles after its start, or when another
-    // PE's MLA joins or finishes: Mla::retime) ran the same task in step with it (the validated 1- to 4-PE
-    // schedule): an approximation of their interference at the router and the SRAM ports (model/README.md).
-    const Task& t = stream_task_[pe];
-    std::array<bool, kPesPerQpe> active{};
-    active[pe] = true;
-    for (int q = 0; q < kPesPerQpe; ++q) active[q] = active[q] || active_[q];
-    std::string key = std::to_string(int(t.op)) + ":" + std::to_string(t.a_src_shift) + ":";
-    for (int v : {t.conv.Wi, t.conv.Hi, t.conv.D, t.conv.Wf, t.conv.Hf, t.conv.C, t.mm.W_A, t.mm.H_A, t.mm.W_B})
-      key += std::to_string(v) + ",";
-    for (int q = 0; q < kPesPerQpe; ++q) key += active[q] ? '1' : '0';
-    key += ":" + std::to_string(pe);
-    auto it = cache_->stream_timings.find(key);
-    if (it == cache_->stream_timings.end()) {
-      const std::array<std::uint64_t, kPesPerQpe> start{};
-      TaskTiming tt = task_timing(t, cfg_, *schedule_, active, start,
-                                  static_cast<std::uint64_t>(cfg_.model_resolve_window_cycles));
-      it = cache_->stream_timings.emplace(key, std::move(tt.pe[pe])).first;
-    }
-    return it->second;
-  }
+  if (stream_mode_) throw std::logic_error("model QPE: a stream's MLA timing comes from the NoC");
   if (!timing_valid_) {
     timing_ = task_timing(task_, cfg_, *schedule_, active_, start_,
                           static_cast<std::uint64_t>(cfg_.model_resolve_window_cycles));

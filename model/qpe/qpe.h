@@ -25,7 +25,6 @@ namespace s2 {
 struct QpeTimingCache {
   std::string config_hash;
   std::map<std::string, std::unique_ptr<TileSchedule>> schedules;  // by configuration hash
-  std::map<std::string, PeTaskTiming> stream_timings;              // by task, PEs in step and PE
 };
 
 class Qpe : public sc_core::sc_module, public MlaScheduler {
@@ -47,31 +46,18 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   std::uint64_t rows_resolved() const { return timing_.rows_resolved; }
   std::uint64_t rows_extrapolated() const { return timing_.rows_extrapolated; }
 
-  // Stream mode (QPE-DRAM task streams): each PE's MLA tasks are timed on their own start (timing_for).
+  // Stream mode (task streams on a System): the MLA tasks run clock by clock in the system's NoC fabric
+  // beside the DMAs (on_stream_mla), not on the QPE's tile schedule.
   void set_stream_mode(bool on);
+  // Where a stream's MLA tasks go: f(PE of this QPE, first clock, task).
+  void on_stream_mla(std::function<void(int, std::uint64_t, const Task&)> f) { stream_mla_ = std::move(f); }
 
   // MlaScheduler
   void started(int pe, std::uint64_t start_cycle, const Task& task) override;
-  void finished(int pe) override;
-  void joined(int pe) override;
   const PeTaskTiming& timing_for(int pe) override;
-  // In a stream, PEs whose tasks start within kStreamJoinWindowCycles of each other are timed in step from
-  // the start (the RTL's PEs fall into step behind the DRAM, starting their tasks a few tens of clocks
-  // apart); a task running when another PE's MLA joins or finishes is timed again from then on.
-  static constexpr std::uint64_t kStreamJoinWindowCycles = 64;
-  // (a task that ends sooner, timed with the PEs busy at its start, is timed when it ends: a wait longer
-  // than the task would hold its PE's next command back)
-  std::uint64_t timing_delay_cycles(int pe) override {
-    return stream_mode_ ? std::min(kStreamJoinWindowCycles, timing_for(pe).cycles()) : 16;
-  }
+  bool rows_from_noc() const override { return stream_mode_; }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
-  void mla_traffic(int pe, int source, double words_per_cycle, double port_accesses_per_cycle) override {
-    if (mla_traffic_) mla_traffic_(pe, source, words_per_cycle, port_accesses_per_cycle);
-  }
-  // Where the MLAs' traffic goes (the system's NoC): f(PE, source PE, words per clock, own port accesses per
-  // clock), PEs of this QPE.
-  void on_mla_traffic(std::function<void(int, int, double, double)> f) { mla_traffic_ = std::move(f); }
 
  private:
   HwConfig cfg_;
@@ -85,8 +71,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   TaskTiming timing_;
   bool timing_valid_ = false;
   bool stream_mode_ = false;
-  std::array<Task, kPesPerQpe> stream_task_;
-  std::function<void(int, int, double, double)> mla_traffic_;
+  std::function<void(int, std::uint64_t, const Task&)> stream_mla_;
 };
 
 }  // namespace s2
