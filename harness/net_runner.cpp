@@ -850,14 +850,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   if (target_is_chip(req) && cfg.mac_shape() != "16x4")
     out << "split: the 16x4 MAC array's scheme on the " << cfg.mac_shape() << " array too (thesis 5.4: \"the same split "
            "scheme\")\n";
-  if (model)
-    out << "approximate (model): an MLA task in a stream is timed as if the PEs whose MLA is busy ran it in step (timed "
-           "again when one joins or finishes), and DMA packets get the router's capacity the MLAs leave, as a fluid "
-           "share (model/README.md, QPE-DRAM)\n";
   if (target_is_chip(req))
-    out << "approximate (chip model): packets book each router of their mesh route first come first served (no "
-           "round robin between flows); each DRAM holds a copy of the block's image and serves the PEs nearest it "
-           "(model/README.md, The chip)\n";
+    out << "assumption: each DRAM holds a copy of the block's image and serves the PEs nearest it (model/README.md, "
+           "The chip)\n";
   out << "\n";
   const std::string rtl_head = rtl ? fmt::format(" {:>12} {:>8}", "RTL", model ? "delta" : "") : "";
   out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", "block", "strategy", "reuse",
