@@ -1,5 +1,6 @@
 #include "model/pe/mla_engine.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace s2 {
@@ -9,27 +10,27 @@ void MlaEngine::configure(const HwConfig& cfg) {
   depth_ = static_cast<std::uint64_t>(cfg.operand_a_buffer_words);
   mac_rows_ = static_cast<std::uint64_t>(cfg.mac_rows);
   word_mask_ = 16 / mac_rows_ - 1;  // steps per 128-bit operand-A word, less one (4, 8 or 16 steps)
-  stage_ = Stage::Idle;
+  r_ = Regs{};
 }
 
 void MlaEngine::load(const TileShape& sh) {
-  rows_ = sh.rows;
-  wf_ = sh.steps_per_row;
-  refills_ = wf_ > 1 ? (wf_ + 2) / 4 : 0;
-  steps_ = rows_ * wf_;
-  a_words_ = (steps_ * mac_rows_ + 15) / 16;
-  writes_ = sh.writes;
+  r_.rows = sh.rows;
+  r_.wf = sh.steps_per_row;
+  r_.refills = r_.wf > 1 ? (r_.wf + 2) / 4 : 0;
+  r_.steps = r_.rows * r_.wf;
+  r_.a_words = (r_.steps * mac_rows_ + 15) / 16;
+  r_.writes = sh.writes;
 }
 
 void MlaEngine::restart() {
-  stage_ = Stage::Setup;
-  step_ = row_ = kx_ = 0;
-  fb_row_ = fb_j_ = 0;
-  fb_done_ = rows_ == 0;
-  b_inflight_ = b_stage_ = false;
-  a_issued_ = a_outstanding_ = a_count_ = 0;
-  out_k_ = 0;
-  out_wait_ = false;
+  r_.stage = Stage::Setup;
+  r_.step = r_.row = r_.kx = 0;
+  r_.fb_row = r_.fb_j = 0;
+  r_.fb_done = r_.rows == 0;
+  r_.b_inflight = r_.b_stage = false;
+  r_.a_issued = r_.a_outstanding = r_.a_count = 0;
+  r_.out_k = 0;
+  r_.out_wait = false;
 }
 
 void MlaEngine::start(const TaskTiles& tiles, std::uint64_t clock) {
@@ -37,11 +38,10 @@ void MlaEngine::start(const TaskTiles& tiles, std::uint64_t clock) {
   row_tiles_ = tiles.row;
   rows_total_ = tiles.rows_total();
   via_noc_ = !tiles.row.empty() && tiles.row.front().a_via_noc;
-  col_ = 0;
-  rows_done_ = tiles_done_ = 0;
-  phases_ = {};
   begin_ = clock;
-  local_a_arrive_ = ~0ull;
+  const std::uint64_t local_a_arrive = r_.local_a_arrive;  // (a read of the last task's may still complete)
+  r_ = Regs{};
+  r_.local_a_arrive = local_a_arrive;
   if (rows_total_ == 0 || row_tiles_.empty()) return;  // nothing to compute: it stays idle
   load(row_tiles_.front());
   restart();
@@ -50,24 +50,25 @@ void MlaEngine::start(const TaskTiles& tiles, std::uint64_t clock) {
 MlaEngine::Decision MlaEngine::decide(std::uint64_t t, bool a_arrive, bool req_room) const {
   Decision x;
   if (t < begin_) return x;
-  if (stage_ == Stage::Compute) {
-    x.a_arrive = via_noc_ ? a_arrive : (local_a_arrive_ == t);
-    x.b_rsp = b_inflight_ && b_arrive_ == t;
-    const bool need_b = kx_ == 0 || ((kx_ - 1) & 3) == 0;  // a row's first step, then every fourth
-    x.a_ok = a_count_ > 0 || x.a_arrive;
-    x.fire = x.a_ok && (!need_b || b_stage_ || x.b_rsp);
-    x.last_kx = kx_ == wf_ - 1;
-    x.last_step = step_ == steps_ - 1;
-    const std::uint64_t row_after = row_ + ((x.fire && x.last_kx) ? 1 : 0);
-    x.a_pop = x.fire && ((step_ & word_mask_) == word_mask_ || x.last_step);
+  if (r_.stage == Stage::Compute) {
+    x.a_arrive = via_noc_ ? a_arrive : (r_.local_a_arrive == t);
+    x.b_rsp = r_.b_inflight && r_.b_arrive == t;
+    const bool need_b = r_.kx == 0 || ((r_.kx - 1) & 3) == 0;  // a row's first step, then every fourth
+    x.a_ok = r_.a_count > 0 || x.a_arrive;
+    x.fire = x.a_ok && (!need_b || r_.b_stage || x.b_rsp);
+    x.last_kx = r_.kx == r_.wf - 1;
+    x.last_step = r_.step == r_.steps - 1;
+    const std::uint64_t row_after = r_.row + ((x.fire && x.last_kx) ? 1 : 0);
+    x.a_pop = x.fire && ((r_.step & word_mask_) == word_mask_ || x.last_step);
     x.consume_b = x.fire && need_b;
-    const bool slot_free = (!b_inflight_ || x.b_rsp) && (b_stage_ ? x.consume_b : (!x.b_rsp || x.consume_b));
-    const bool b_req = !fb_done_ && slot_free && fb_row_ <= row_after;  // the next row's first word in the row's last step
-    const bool a_room = a_outstanding_ + a_count_ - (x.a_pop ? 1 : 0) < depth_ && a_issued_ < a_words_;
+    const bool slot_free = (!r_.b_inflight || x.b_rsp) && (r_.b_stage ? x.consume_b : (!x.b_rsp || x.consume_b));
+    // the next row's first word is asked for in the clock of the row's last step
+    const bool b_req = !r_.fb_done && slot_free && r_.fb_row <= row_after;
+    const bool a_room = r_.a_outstanding + r_.a_count - (x.a_pop ? 1 : 0) < depth_ && r_.a_issued < r_.a_words;
     if (!via_noc_ && a_room) x.port = PortUse::OperandA;
     else if (b_req) x.port = PortUse::OperandB;
     x.push_a_read = via_noc_ && a_room && req_room;
-  } else if (stage_ == Stage::Output) {
+  } else if (r_.stage == Stage::Output) {
     x.port = PortUse::Result;
   }
   return x;
@@ -76,90 +77,123 @@ MlaEngine::Decision MlaEngine::decide(std::uint64_t t, bool a_arrive, bool req_r
 MlaEngine::Events MlaEngine::clock(std::uint64_t t, const Decision& x, bool granted) {
   Events ev;
   if (t < begin_) return ev;
-  switch (stage_) {
+  Regs& r = r_;
+  switch (r.stage) {
     case Stage::Idle:
       break;
     case Stage::Setup:
-      ++phases_.setup;
-      stage_ = Stage::Compute;
+      ++r.phases.setup;
+      r.stage = Stage::Compute;
       break;
     case Stage::Compute: {
-      ++phases_.compute;
+      ++r.phases.compute;
       const bool grant_a = granted && x.port == PortUse::OperandA;
       const bool grant_b = granted && x.port == PortUse::OperandB;
       if (grant_a) {
-        local_a_arrive_ = t + L_;
-        ++a_issued_;
-        ++a_outstanding_;
+        r.local_a_arrive = t + L_;
+        ++r.a_issued;
+        ++r.a_outstanding;
       }
       if (x.push_a_read) {
-        ++a_issued_;
-        ++a_outstanding_;
+        ++r.a_issued;
+        ++r.a_outstanding;
       }
       if (grant_b) {
-        b_inflight_ = true;
-        b_arrive_ = t + L_;
-        if (fb_j_ == refills_) {
-          fb_j_ = 0;
-          if (++fb_row_ == rows_) fb_done_ = true;
+        r.b_inflight = true;
+        r.b_arrive = t + L_;
+        if (r.fb_j == r.refills) {
+          r.fb_j = 0;
+          if (++r.fb_row == r.rows) r.fb_done = true;
         } else {
-          ++fb_j_;
+          ++r.fb_j;
         }
       } else if (x.b_rsp) {
-        b_inflight_ = false;
+        r.b_inflight = false;
       }
-      if (x.b_rsp && !(x.consume_b && !b_stage_)) b_stage_ = true;
-      else if (x.consume_b && b_stage_) b_stage_ = false;
+      if (x.b_rsp && !(x.consume_b && !r.b_stage)) r.b_stage = true;
+      else if (x.consume_b && r.b_stage) r.b_stage = false;
       if (x.a_arrive) {
-        --a_outstanding_;
-        ++a_count_;
+        --r.a_outstanding;
+        ++r.a_count;
       }
-      if (x.a_pop) --a_count_;
+      if (x.a_pop) --r.a_count;
       if (x.fire) {
-        ++step_;
+        ++r.step;
         if (x.last_kx) {
-          kx_ = 0;
-          ++row_;
+          r.kx = 0;
+          ++r.row;
         } else {
-          ++kx_;
+          ++r.kx;
         }
-        if (x.last_step) stage_ = Stage::Output;
+        if (x.last_step) r.stage = Stage::Output;
       } else if (!x.a_ok) {
-        ++phases_.a_wait;
+        ++r.phases.a_wait;
       } else {
-        ++phases_.b_wait;
+        ++r.phases.b_wait;
       }
       break;
     }
     case Stage::Output:
-      ++phases_.output;
-      if (granted && x.port == PortUse::Result && ++out_k_ == writes_) {
-        stage_ = Stage::OutWait;
-        out_wait_ = L_ > 1;  // the last write holds the port a clock more
+      ++r.phases.output;
+      if (granted && x.port == PortUse::Result && ++r.out_k == r.writes) {
+        r.stage = Stage::OutWait;
+        r.out_wait = L_ > 1;  // the last write holds the port a clock more
       }
       break;
     case Stage::OutWait:
-      ++phases_.output;
-      if (out_wait_) {
-        out_wait_ = false;
+      ++r.phases.output;
+      if (r.out_wait) {
+        r.out_wait = false;
         break;
       }
-      ++tiles_done_;
-      if (++col_ == row_tiles_.size()) {
-        col_ = 0;
-        ++rows_done_;
+      ev.tile_end = true;
+      if (++r.col == row_tiles_.size()) {
+        r.col = 0;
+        ++r.rows_done;
         ev.row_end = true;
       }
-      if (rows_done_ == rows_total_) {
+      if (r.rows_done == rows_total_) {
         ev.done = true;
-        stage_ = Stage::Idle;
+        r.stage = Stage::Idle;
         break;
       }
-      load(row_tiles_[col_]);
+      load(row_tiles_[r.col]);
       restart();
       break;
   }
   return ev;
+}
+
+void MlaEngine::count_quiet(std::uint64_t n, const Decision& d) {
+  if (r_.stage == Stage::Compute) {
+    r_.phases.compute += n;
+    (d.a_ok ? r_.phases.b_wait : r_.phases.a_wait) += n;
+  } else if (r_.stage == Stage::Output) {
+    r_.phases.output += n;
+  }
+}
+
+std::uint64_t MlaEngine::wakes_at(std::uint64_t now) const {
+  if (now < begin_) return begin_;
+  switch (r_.stage) {
+    case Stage::Setup:
+    case Stage::OutWait:
+      return now;
+    case Stage::Compute: {
+      std::uint64_t until = ~0ull;
+      if (r_.b_inflight && r_.b_arrive >= now) until = std::min(until, r_.b_arrive);
+      if (r_.local_a_arrive != ~0ull && r_.local_a_arrive >= now) until = std::min(until, r_.local_a_arrive);
+      return until;
+    }
+    default:
+      return ~0ull;
+  }
+}
+
+void MlaEngine::shift_times(std::uint64_t dt) {
+  r_.b_arrive += dt;
+  if (r_.local_a_arrive != ~0ull) r_.local_a_arrive += dt;
+  begin_ += dt;
 }
 
 }  // namespace s2

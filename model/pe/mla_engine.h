@@ -22,39 +22,72 @@ namespace s2 {
 
 class MlaEngine {
  public:
+  enum class Stage { Idle, Setup, Compute, Output, OutWait };
   // What the MLA wants in a clock, on the state before the edge.
   enum class PortUse { None, OperandA, OperandB, Result };
   struct Decision {
-    PortUse port = PortUse::None;  // the SRAM access it asks for (the fabric grants it when the slave does not take the port)
+    PortUse port = PortUse::None;  // the SRAM access it asks for (granted when the NoC slave does not take the port)
     bool push_a_read = false;      // an operand-A read request into the outbound request FIFO (it has room)
     // the step engine's clock
     bool fire = false, a_ok = false, a_arrive = false, a_pop = false, b_rsp = false, consume_b = false;
     bool last_kx = false, last_step = false;
+    bool acts() const { return fire || a_arrive || b_rsp || push_a_read; }
   };
   // What an edge ended.
   struct Events {
-    bool row_end = false;  // an output row of tiles: its last result write completed (in the clock after)
-    bool done = false;     // the task's last tile
+    bool tile_end = false;  // a tile: its last result write completed (in the clock after)
+    bool row_end = false;   // the last tile of an output row of tiles
+    bool done = false;      // the task's last tile
+  };
+  // The engine's registers. Public for the schedules that skip whole periods of a steady state (the tile
+  // schedule: they compare states, then move the counters and the clocks on).
+  struct Regs {
+    Stage stage = Stage::Idle;
+    std::size_t col = 0;  // the tile of the output row (its column tile)
+    std::uint64_t rows_done = 0;
+    PhaseCycles phases;
+    // the tile's shape
+    std::uint64_t rows = 0, wf = 1, refills = 0, steps = 0, a_words = 0, writes = 0;
+    // the step engine
+    std::uint64_t step = 0, row = 0, kx = 0;
+    // the operand-B fetch unit: the row and refill word to ask for next, one word in flight or staged
+    std::uint64_t fb_row = 0, fb_j = 0;
+    bool fb_done = false, b_inflight = false, b_stage = false;
+    std::uint64_t b_arrive = 0;
+    // the operand-A fetch unit
+    std::uint64_t a_issued = 0, a_outstanding = 0, a_count = 0;
+    std::uint64_t local_a_arrive = ~0ull;  // a read of the own SRAM completes in this clock
+    // the output stage
+    std::uint64_t out_k = 0;
+    bool out_wait = false;
   };
 
   void configure(const HwConfig& cfg);
-  // The START register was written: SETUP of the first tile in clock `clock` (the first one clock() sees).
+  // The START register was written: SETUP of the first tile in clock `clock` (the first one clock() counts).
   void start(const TaskTiles& tiles, std::uint64_t clock);
-  bool busy() const { return stage_ != Stage::Idle; }
+  bool busy() const { return r_.stage != Stage::Idle; }
   bool a_via_noc() const { return via_noc_; }
+  std::uint64_t begin() const { return begin_; }
 
   // `a_arrive`: an operand-A response reaches the MLA in this clock (NoC); `req_room`: the outbound request
   // FIFO can take a packet.
   Decision decide(std::uint64_t clock, bool a_arrive, bool req_room) const;
   // The edge of clock `clock`: `granted`, the SRAM port went to the MLA's access in d.port.
   Events clock(std::uint64_t clock, const Decision& d, bool granted);
+  // Clocks [clock, clock + n) in which nothing moved (d: the decision they all repeated): counted as waiting.
+  void count_quiet(std::uint64_t n, const Decision& d);
+  // The first clock from `now` on in which the engine changes by itself (a SETUP or a last clock of a
+  // tile, an own SRAM read completing, its start); ~0: only the port or a packet moves it on.
+  std::uint64_t wakes_at(std::uint64_t now) const;
+  // Every pending clock `dt` later (after skipping whole periods of a steady state).
+  void shift_times(std::uint64_t dt);
 
-  const PhaseCycles& phases() const { return phases_; }
-  std::uint64_t rows_done() const { return rows_done_; }
-  std::uint64_t tiles_done() const { return tiles_done_; }
+  const Regs& regs() const { return r_; }
+  Regs& regs() { return r_; }
+  const PhaseCycles& phases() const { return r_.phases; }
+  std::uint64_t rows_done() const { return r_.rows_done; }
 
  private:
-  enum class Stage { Idle, Setup, Compute, Output, OutWait };
   void load(const TileShape& sh);
   void restart();
 
@@ -64,21 +97,8 @@ class MlaEngine {
   std::vector<TileShape> row_tiles_;  // the tiles of one output row (its column tiles)
   std::uint64_t rows_total_ = 0;
   bool via_noc_ = false;
-  std::size_t col_ = 0;
-  std::uint64_t rows_done_ = 0, tiles_done_ = 0;
-  Stage stage_ = Stage::Idle;
   std::uint64_t begin_ = 0;  // the first SETUP clock
-  PhaseCycles phases_;
-  // the tile: its shape, the step engine, the operand fetch units, the output stage
-  std::uint64_t rows_ = 0, wf_ = 1, refills_ = 0, steps_ = 0, a_words_ = 0, writes_ = 0;
-  std::uint64_t step_ = 0, row_ = 0, kx_ = 0;
-  std::uint64_t fb_row_ = 0, fb_j_ = 0;
-  bool fb_done_ = false, b_inflight_ = false, b_stage_ = false;
-  std::uint64_t b_arrive_ = 0;
-  std::uint64_t a_issued_ = 0, a_outstanding_ = 0, a_count_ = 0;
-  std::uint64_t local_a_arrive_ = ~0ull;
-  std::uint64_t out_k_ = 0;
-  bool out_wait_ = false;
+  Regs r_;
 };
 
 }  // namespace s2

@@ -1,18 +1,17 @@
-// Clock-level schedule of one MLA tile on the PEs of a QPE, as the RTL's microarchitecture produces it
-// (rtl_stubs/README.md, "Microarchitecture"). It covers what makes a tile's clock count: the operand-B
-// fetch unit (a row-start word, then 32-bit refill words; one word in flight or staged at a time; the
-// next row's first word requested in the clock of the row's last step), the operand-A buffer (words
-// held or in flight; over the NoC for convolutions and neighbour sources, from the own SRAM otherwise),
-// each PE's SRAM port (fixed priority: NoC slave, operand A, operand B, output writes; an access
-// occupies it sram_cycles_per_access() clocks), the NoC slaves, and the router (one packet per NoC clock,
-// round-robin over request and response channels, latency in NoC clocks, output room reserved).
+// Clock-level schedule of a run of MLA tiles on the PEs of a QPE, as the RTL's microarchitecture produces it
+// (rtl_stubs/README.md, "Microarchitecture"). Each PE's MLA is the one tile loop the NoC fabric runs in a
+// stream (pe/mla_engine.h: SETUP, the step engine, the operand-B and operand-A fetch units, the result
+// writes); around the four MLAs it holds what a QPE alone needs: each PE's SRAM port (the NoC slave first,
+// then the MLA; an access occupies it sram_cycles_per_access() clocks), the NoC slaves, and the router of
+// the PEs' channels (one packet per NoC clock, round-robin over request and response channels, latency in
+// NoC clocks, output room reserved), the same round robin as noc/router.h (rtl_stubs/noc_router.sv).
+// What it adds is speed: clocks in which nothing moves are jumped over, and a steady state that recurs
+// (rows of a tile, or whole tiles) is skipped period by period.
 //
-// Why the router is modelled here again, beside noc/router.h (the clocked router the DMAs' packets pass):
-// the tile schedule resolves one QPE's four MLAs in isolation and caches tiles by situation, with a router of
-// the PEs' channels only; both follow rtl_stubs/noc_router.sv (its arbitration is the same round robin).
-// Making it use noc/router.h is open work: the two must then stay clock-exact against the QPE suites.
+// Why its router is not noc/router.h: this one keeps arrival times, which the quiet-clock jumps and the
+// period skips read; moving it onto noc/router.h (a shift register) is open work, checked by the QPE suites.
 //
-// The model does not run the task clock by clock: it asks this schedule for one tile of each distinct
+// The model does not run a single task clock by clock: it asks this schedule for one tile of each distinct
 // situation (tile shape, operand-A sources, which PEs run, their start offsets) and caches the answer,
 // then advances whole tiles. A task's tiles are mostly identical, so a task costs a handful of tiles.
 #pragma once
