@@ -44,6 +44,7 @@ class Fifo {
   bool full() const { return count_ == depth_; }
   int size() const { return count_; }
   const Packet& front() const { return slot_[static_cast<std::size_t>(head_)]; }
+  const Packet& at(int i) const { return slot_[static_cast<std::size_t>((head_ + i) % depth_)]; }
   void push(const Packet& p) {
     slot_[static_cast<std::size_t>((head_ + count_) % depth_)] = p;
     ++count_;
@@ -51,6 +52,7 @@ class Fifo {
       ++*waiting_;
       *nonempty_ |= bit_;
     }
+    if (owner_nonempty_) *owner_nonempty_ |= owner_bit_;
   }
   void pop() {
     head_ = (head_ + 1) % depth_;
@@ -59,12 +61,14 @@ class Fifo {
       --*waiting_;
       if (count_ == 0) *nonempty_ &= ~bit_;
     }
+    if (owner_nonempty_ && count_ == 0) *owner_nonempty_ &= ~owner_bit_;
   }
   void clear() {
     if (waiting_) {
       *waiting_ -= count_;
       *nonempty_ &= ~bit_;
     }
+    if (owner_nonempty_) *owner_nonempty_ &= ~owner_bit_;
     head_ = count_ = 0;
   }
   // The counter of packets waiting at its reader (a router's input channels) and the reader's mask of
@@ -74,6 +78,11 @@ class Fifo {
     nonempty_ = nonempty;
     bit_ = 1u << channel;
   }
+  // The writer's mask of its non-empty FIFOs (a router's outputs: this FIFO is bit `channel`).
+  void mark_into(std::uint32_t* nonempty, int channel) {
+    owner_nonempty_ = nonempty;
+    owner_bit_ = 1u << channel;
+  }
 
  private:
   std::array<Packet, kMaxDepth> slot_{};
@@ -81,6 +90,8 @@ class Fifo {
   int* waiting_ = nullptr;
   std::uint32_t* nonempty_ = nullptr;
   std::uint32_t bit_ = 0;
+  std::uint32_t* owner_nonempty_ = nullptr;
+  std::uint32_t owner_bit_ = 0;
 };
 
 }  // namespace s2

@@ -1,5 +1,6 @@
 #include "model/noc/router.h"
 
+#include <algorithm>
 #include <bit>
 #include <stdexcept>
 
@@ -18,7 +19,49 @@ Router::Router(const Params& p, std::unique_ptr<Arbitration> arbitration) : p_(p
     throw std::invalid_argument("router: a latency of 2 to " + std::to_string(kMaxLatency) + " NoC clocks");
   if (p_.out_depth < 1 || p_.out_depth > Fifo::kMaxDepth || p_.link_depth < 1 || p_.link_depth > Fifo::kMaxDepth)
     throw std::invalid_argument("router: output FIFOs of 1 to " + std::to_string(Fifo::kMaxDepth) + " packets");
-  for (int c = 0; c < kNocChannels; ++c) out_[static_cast<std::size_t>(c)] = Fifo(is_mesh_channel(c) ? p_.link_depth : p_.out_depth);
+  for (int c = 0; c < kNocChannels; ++c) {
+    out_[static_cast<std::size_t>(c)] = Fifo(is_mesh_channel(c) ? p_.link_depth : p_.out_depth);
+    out_[static_cast<std::size_t>(c)].mark_into(&out_nonempty_, c);
+  }
+}
+
+int Router::edges_to_exit() const {
+  if (in_pipe_ == 0) return 0;
+  const int last = p_.latency - 1;
+  int edges = kMaxLatency + 1;
+  for (int s = 0; s <= last; ++s) {
+    const Stage& st = pipe_[static_cast<std::size_t>(s)];
+    if (!st.valid) continue;
+    const int exit_stage = is_mesh_channel(st.channel) ? last - 1 : last;  // (apply's exits)
+    edges = std::min(edges, exit_stage - s + 1);
+  }
+  return edges;
+}
+
+void Router::skip_quiet_edges(int edges) {
+  if (edges <= 0 || in_pipe_ == 0) return;
+  if (edges >= edges_to_exit()) throw std::logic_error("router: a quiet jump over a packet leaving the pipeline (model bug)");
+  for (int s = p_.latency - 1; s >= 0; --s) {
+    pipe_[static_cast<std::size_t>(s)] = s >= edges ? pipe_[static_cast<std::size_t>(s - edges)] : Stage{};
+  }
+}
+
+void Router::append_state(std::vector<std::int64_t>& key) const {
+  key.push_back(arbitration_->state());
+  for (int s = 0; s < p_.latency; ++s) {
+    const Stage& st = pipe_[static_cast<std::size_t>(s)];
+    if (!st.valid) continue;
+    key.insert(key.end(), {s, st.channel, st.packet.src_port, st.packet.dst_port, static_cast<std::int64_t>(st.packet.kind), st.packet.a_read});
+  }
+  key.push_back(-1);
+  for (std::uint32_t m = out_nonempty_; m != 0; m &= m - 1) {
+    const int c = std::countr_zero(m);
+    const Fifo& f = out_[static_cast<std::size_t>(c)];
+    key.insert(key.end(), {c, f.size()});
+    for (int i = 0; i < f.size(); ++i)
+      key.insert(key.end(), {f.at(i).src_port, f.at(i).dst_port, static_cast<std::int64_t>(f.at(i).kind), f.at(i).a_read});
+  }
+  key.push_back(-2);
 }
 
 int Router::channel_of(const Packet& p) const {
@@ -69,12 +112,7 @@ void Router::apply(int accepted) {
   ++routed_[static_cast<std::size_t>(first.channel)];
 }
 
-bool Router::idle() const {
-  if (in_pipe_ > 0 || waiting_ > 0) return false;
-  for (const Fifo& f : out_)
-    if (!f.empty()) return false;
-  return true;
-}
+bool Router::idle() const { return in_pipe_ == 0 && waiting_ == 0 && out_nonempty_ == 0; }
 
 void Router::reset() {
   for (Fifo& f : out_) f.clear();

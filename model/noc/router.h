@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "model/noc/packet.h"
 
@@ -28,6 +29,7 @@ class Arbitration {
   virtual int pick(std::uint32_t eligible) const = 0;
   virtual void accepted(int channel) = 0;
   virtual void reset() = 0;
+  virtual int state() const = 0;  // what its next pick depends on, for comparing states
 };
 
 // rtl_stubs/noc_router.sv: the first eligible channel from the one after the last accepted, upwards.
@@ -36,6 +38,7 @@ class RoundRobin final : public Arbitration {
   int pick(std::uint32_t eligible) const override;
   void accepted(int channel) override { next_ = channel + 1 == kNocChannels ? 0 : channel + 1; }
   void reset() override { next_ = 0; }
+  int state() const override { return next_; }
 
  private:
   int next_ = 0;
@@ -67,6 +70,17 @@ class Router {
   void apply(int accepted);
   // Nothing in the pipeline, the input channels or the output FIFOs.
   bool idle() const;
+  int waiting() const { return waiting_; }       // packets in the input channels
+  bool outputs_empty() const { return out_nonempty_ == 0; }
+  // Edges from the last one until a packet in the pipeline enters its output FIFO (in that edge); 0: the
+  // pipeline is empty.
+  int edges_to_exit() const;
+  // `edges` edges in which nothing is accepted and nothing leaves the pipeline (fewer than edges_to_exit()):
+  // the packets move on through it (a schedule that jumps over quiet clocks).
+  void skip_quiet_edges(int edges);
+  // The state its future depends on (arbitration, pipeline, output FIFOs), for finding a steady state that
+  // recurs; the input channels are the senders'.
+  void append_state(std::vector<std::int64_t>& key) const;
   void reset();
   // packets accepted for output channel c since the last reset
   std::uint64_t routed(int channel) const { return routed_[static_cast<std::size_t>(channel)]; }
@@ -86,6 +100,7 @@ class Router {
   std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
   int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
   std::uint32_t nonempty_ = 0;  // bit c: input channel c holds a packet
+  std::uint32_t out_nonempty_ = 0;  // bit c: output FIFO c holds a packet
   int in_pipe_ = 0;   // packets in the pipeline
   std::array<std::uint64_t, kNocChannels> routed_{};
 };

@@ -1,5 +1,6 @@
 #include "model/qpe/tile_schedule.h"
 
+#include "model/noc/router.h"
 #include "model/pe/mla_engine.h"
 
 #include <algorithm>
@@ -12,103 +13,6 @@
 namespace s2 {
 
 namespace {
-
-constexpr int kChannels = (kPesPerQpe + 1) * 2;  // 4 PEs + host, each a request and a response channel
-constexpr int kReq = 0;
-constexpr int kRsp = 1;
-
-struct Packet {
-  std::uint8_t src = 0;
-  std::uint8_t dst = 0;
-  bool rsp = false;
-  int out_channel() const { return dst * 2 + (rsp ? kRsp : kReq); }
-};
-
-struct InFlight {
-  std::uint64_t deliver_edge = 0;
-  Packet pkt;
-};
-
-// A FIFO of at most N entries without heap traffic (the schedule's inner loop touches these every clock).
-template <typename T, unsigned N>
-struct Ring {
-  static_assert((N & (N - 1)) == 0, "a power of two, so that wrapping is a mask");
-  unsigned head = 0, n = 0;
-  std::array<T, N> v{};
-  bool empty() const { return n == 0; }
-  int size() const { return static_cast<int>(n); }
-  const T& front() const { return v[head]; }
-  const T& at(int i) const { return v[(head + static_cast<unsigned>(i)) & (N - 1)]; }
-  T& at(int i) { return v[(head + static_cast<unsigned>(i)) & (N - 1)]; }
-  void push_back(const T& x) {
-    if (n == N) throw std::logic_error("tile schedule: queue overflow (model bug)");
-    v[(head + n++) & (N - 1)] = x;
-  }
-  void pop_front() {
-    head = (head + 1) & (N - 1);
-    --n;
-  }
-};
-constexpr int kQueue = 8;  // >= every FIFO depth the configuration may ask for (checked in resolve)
-using PacketQueue = Ring<Packet, kQueue>;
-
-// One packet queue per channel, with a bit per channel that holds a packet (read every clock).
-struct ChannelQueues {
-  std::array<PacketQueue, kChannels> q;
-  unsigned busy = 0;  // bit c: q[c] not empty
-  const PacketQueue& operator[](int c) const { return q[c]; }
-  void push(int c, const Packet& p) {
-    q[c].push_back(p);
-    busy |= 1u << c;
-  }
-  void pop(int c) {
-    q[c].pop_front();
-    if (q[c].empty()) busy &= ~(1u << c);
-  }
-  auto begin() const { return q.begin(); }
-  auto end() const { return q.end(); }
-};
-
-// The router between NoC edges: input channels are the PEs' outbound FIFOs, outputs its own FIFOs.
-struct Router {
-  int latency = 4;
-  int out_depth = 4;
-  int rr = 0;
-  Ring<InFlight, 16> pipe;
-  std::array<int, kChannels> reserved{};  // packets in the pipeline per output channel
-  ChannelQueues out;
-
-  // One NoC clock edge. `ob` are the PEs' outbound FIFOs (channel = pe*2 + class). Returns the channel
-  // popped (-1 if none). Decisions use the state before the edge, like the RTL.
-  int decide(const ChannelQueues& ob) const {
-    const unsigned waiting = ob.busy;
-    if (waiting == 0) return -1;
-    // round robin from rr: rotate so that bit 0 is channel rr, then take the set bits in order
-    unsigned order = ((waiting >> rr) | (waiting << (kChannels - rr))) & ((1u << kChannels) - 1);
-    for (; order != 0; order &= order - 1) {
-      int c = rr + std::countr_zero(order);
-      if (c >= kChannels) c -= kChannels;
-      const int oc = ob[c].front().out_channel();
-      if (out[oc].size() + reserved[oc] < out_depth) return c;
-    }
-    return -1;
-  }
-  void apply(std::uint64_t edge, int accepted, ChannelQueues& ob) {
-    while (!pipe.empty() && pipe.front().deliver_edge == edge) {
-      const int oc = pipe.front().pkt.out_channel();
-      out.push(oc, pipe.front().pkt);
-      --reserved[oc];
-      pipe.pop_front();
-    }
-    if (accepted >= 0) {
-      const Packet p = ob[accepted].front();
-      pipe.push_back({edge + static_cast<std::uint64_t>(latency), p});
-      ++reserved[p.out_channel()];
-      ob.pop(accepted);
-      rr = accepted + 1 == kChannels ? 0 : accepted + 1;
-    }
-  }
-};
 
 enum class Slave { Idle, Wait, Send };
 using Stage = MlaEngine::Stage;
@@ -144,7 +48,6 @@ const TileTiming& TileSchedule::tile(const TileSituation& s) {
 TileTiming TileSchedule::resolve(const TileSituation& s) {
   const std::uint64_t L = static_cast<std::uint64_t>(cfg_.sram_cycles_per_access());
   const std::uint64_t steps_per_word = 16 / static_cast<std::uint64_t>(cfg_.mac_rows);  // 4, 8 or 16
-  const std::size_t ob_depth = static_cast<std::size_t>(cfg_.noc_if_out_fifo_packets);
   if (s.tiles.empty()) return TileTiming{};
   std::uint64_t run_steps = 0, run_writes = 0;
   for (const TileShape& sh : s.tiles) {
@@ -157,12 +60,16 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   run.column_tiles = s.tiles.size();
   run.row = s.tiles;
 
-  if (cfg_.router_out_fifo_packets > kQueue || cfg_.noc_if_out_fifo_packets > kQueue || cfg_.router_latency_noc_cycles > 15)
-    throw std::invalid_argument("tile schedule: FIFO depths above 8 packets or router latencies above 15 are not supported");
-  Router router;
-  router.latency = cfg_.router_latency_noc_cycles;
-  router.out_depth = cfg_.router_out_fifo_packets;
-  ChannelQueues ob;  // PEs' outbound FIFOs
+  // the QPE's router (noc/router.h, the one the NoC fabric links into the mesh) with the PEs' outbound FIFOs
+  Router router(Router::Params{0, 0, cfg_.router_latency_noc_cycles, cfg_.router_out_fifo_packets, Fifo::kMaxDepth});
+  if (cfg_.noc_if_out_fifo_packets > Fifo::kMaxDepth)
+    throw std::invalid_argument("tile schedule: outbound FIFOs above " + std::to_string(Fifo::kMaxDepth) + " packets are not supported");
+  std::array<std::array<Fifo, kNocClasses>, kPesPerQpe> ob;
+  for (int p = 0; p < kPesPerQpe; ++p)
+    for (int k = 0; k < kNocClasses; ++k) {
+      ob[p][k] = Fifo(cfg_.noc_if_out_fifo_packets);
+      router.connect_input(p * kNocClasses + k, &ob[p][k]);
+    }
   std::array<PeState, kPesPerQpe> pe;
   int remaining = 0;
   for (int p = 0; p < kPesPerQpe; ++p) {
@@ -187,12 +94,11 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     if (accepted >= 0) return now;
     for (const PeState& q : pe)
       if (acts[q.id]) return now;
-    if (ob.busy | router.out.busy) return now;
+    if (router.waiting() > 0 || !router.outputs_empty()) return now;
     std::uint64_t until = ~0ull;
-    if (!router.pipe.empty()) {
-      const std::uint64_t e = router.pipe.front().deliver_edge;  // the earliest: the pipe is in order
-      if (e <= 2 * now + 1) return now;
-      until = e / 2;
+    if (const int e = router.edges_to_exit(); e > 0) {  // a packet enters its output FIFO in edge 2 now + e
+      if (e <= 1) return now;
+      until = (2 * now + static_cast<std::uint64_t>(e)) / 2;
     }
     for (const PeState& q : pe) {
       if (q.mla.busy()) {
@@ -233,24 +139,15 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
                                         r.phases.b_wait};
   };
   auto rel = [&](std::uint64_t v, std::uint64_t now) { return v > now ? std::int64_t(v - now) : 0; };
-  // The state of the router and of every packet queue, relative to clock `now`, into `key` (cleared).
-  auto network_key = [&](std::uint64_t now) {
+  // The state of the router and of the PEs' outbound FIFOs into `key` (cleared).
+  auto network_key = [&]() {
     key.clear();
-    key.push_back(router.rr);
-    for (int i = 0; i < router.pipe.size(); ++i) {
-      const InFlight& f = router.pipe.at(i);
-      key.insert(key.end(), {std::int64_t(f.deliver_edge) - std::int64_t(2 * now), f.pkt.src, f.pkt.dst, f.pkt.rsp});
-    }
-    key.push_back(-1);
-    for (const auto* qs : {&router.out, &ob}) {
-      for (const PacketQueue& pq : *qs) {
-        key.push_back(pq.size());
-        for (int i = 0; i < pq.size(); ++i) {
-          const Packet& k = pq.at(i);
-          key.insert(key.end(), {k.src, k.dst, k.rsp});
-        }
+    router.append_state(key);  // (taken after a clock's PE edge: its pipeline stages compare as they are)
+    for (const auto& fifos : ob)
+      for (const Fifo& f : fifos) {
+        key.push_back(f.size());
+        for (int i = 0; i < f.size(); ++i) key.insert(key.end(), {f.at(i).src_port, f.at(i).dst_port, f.at(i).cls()});
       }
-    }
   };
   // The state of PE q's MLA, port and slave relative to clock `now` that both kinds of periods compare.
   auto pe_key = [&](const PeState& q, std::uint64_t now) {
@@ -260,7 +157,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
                 std::int64_t(r.a_outstanding), std::int64_t(r.a_count),
                 r.local_a_arrive != ~0ull && r.local_a_arrive >= now ? rel(r.local_a_arrive, now) + 1 : 0,
                 rel(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? rel(q.slave_rsp, now) : 0,
-                q.slave == Slave::Idle ? 0 : q.slave_pkt.src, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst});
+                q.slave == Slave::Idle ? 0 : q.slave_pkt.src_port, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst_port});
   };
   auto key_hash = [&] {
     std::uint64_t h = 1469598103934665603ull;
@@ -274,7 +171,6 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       q.port_free += shift;
       q.slave_rsp += shift;
     }
-    for (int i = 0; i < router.pipe.size(); ++i) router.pipe.at(i).deliver_edge += 2 * shift;
   };
   auto fast_forward = [&](std::uint64_t now) {
     for (const PeState& q : pe) {
@@ -285,7 +181,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       }
     }
     if (gave_up) return now;
-    network_key(now);
+    network_key();
     const MlaEngine::Regs& ld = pe[lead].r();
     for (const PeState& q : pe) {
       if (!q.active) continue;  // idle PEs' state is constant, but relative to the lead's it would drift
@@ -363,7 +259,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   auto tile_fast_forward = [&](std::uint64_t now) {
     for (const PeState& q : pe)
       if (q.active && (q.finished || now < q.mla.begin())) return now;
-    network_key(now);
+    network_key();
     const MlaEngine::Regs& ld = pe[lead].r();
     for (const PeState& q : pe) {
       if (!q.active) continue;
@@ -428,30 +324,29 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   while (remaining > 0) {
     if (t > give_up) throw std::logic_error("tile schedule did not converge (model bug)");
     // mid-cycle NoC edge
-    router.apply(2 * t, router.decide(ob), ob);
+    router.apply(router.decide());
 
     // ---- combinational decisions of PE clock t ----
     std::array<Decision, kPesPerQpe> d{};
     for (PeState& q : pe) {
       Decision x;  // a local, not a reference into d: stores to it cannot alias the PE state the compiler reads
-      const auto& rsp_in = router.out[q.id * 2 + kRsp];
-      const auto& req_in = router.out[q.id * 2 + kReq];
+      const Fifo& rsp_in = router.output(q.id * kNocClasses + kClassResponse);
+      const Fifo& req_in = router.output(q.id * kNocClasses + kClassRequest);
       x.pop_rsp = !rsp_in.empty();
-      if (q.mla.busy())
-        x.mla = q.mla.decide(t, !rsp_in.empty(), static_cast<std::size_t>(ob[q.id * 2 + kReq].size()) < ob_depth);
+      if (q.mla.busy()) x.mla = q.mla.decide(t, !rsp_in.empty(), !ob[q.id][kClassRequest].full());
       // the SRAM port: the NoC slave first, then the MLA
       if (t >= q.port_free) {
         if (q.slave == Slave::Idle && !req_in.empty()) x.grant_slave = true;
         else if (x.mla.port != MlaEngine::PortUse::None) x.grant_mla = true;
       }
       x.slave_rsp_now = q.slave == Slave::Wait && q.slave_rsp == t;
-      x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && static_cast<std::size_t>(ob[q.id * 2 + kRsp].size()) < ob_depth;
+      x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && !ob[q.id][kClassResponse].full();
       acts[q.id] = x.mla.acts() || x.grant_slave || x.grant_mla || x.slave_rsp_now || x.push_rsp || x.pop_rsp;
       d[q.id] = x;
     }
 
     // ---- PE clock edge (NoC edge 2t+1): router and PEs update together ----
-    const int accepted = router.decide(ob);
+    const int accepted = router.decide();
 
     // A clock in which nothing moves repeats until the next timed event (an access completing, a packet
     // landing, a PE starting): jump there and only count the waiting.
@@ -459,28 +354,40 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       for (PeState& q : pe)
         if (!q.finished && q.mla.busy() && t >= q.mla.begin()) q.mla.count_quiet(until - t, d[q.id].mla);
       skipped_ += until - t;
+      router.skip_quiet_edges(static_cast<int>(2 * (until - t) - 1));  // this clock's PE edge to the next clock's middle
       t = until;
       continue;
     }
     for (PeState& q : pe) {
       const Decision x = d[q.id];  // a copy, for the same reason
-      const int rsp_in = q.id * 2 + kRsp, req_in = q.id * 2 + kReq;
-      // NoC slave
+      Fifo& rsp_in = router.output(q.id * kNocClasses + kClassResponse);
+      Fifo& req_in = router.output(q.id * kNocClasses + kClassRequest);
+      // NoC slave: an operand-A read of another PE's MLA, answered L clocks later
       if (x.grant_slave) {
         q.port_free = t + L;
         q.slave = Slave::Wait;
         q.slave_rsp = t + L;
-        q.slave_pkt = {static_cast<std::uint8_t>(q.id), router.out[req_in].front().src, true};
-        router.out.pop(req_in);
+        q.slave_pkt = Packet{};
+        q.slave_pkt.dst_port = req_in.front().src_port;
+        q.slave_pkt.src_port = static_cast<std::int8_t>(q.id);
+        q.slave_pkt.kind = PacketKind::RdRsp;
+        q.slave_pkt.a_read = true;
+        req_in.pop();
       }
       if (x.slave_rsp_now) q.slave = x.push_rsp ? Slave::Idle : Slave::Send;
       else if (q.slave == Slave::Send && x.push_rsp) q.slave = Slave::Idle;
-      if (x.push_rsp) ob.push(q.id * 2 + kRsp, q.slave_pkt);
-      if (x.pop_rsp) router.out.pop(rsp_in);
+      if (x.push_rsp) ob[q.id][kClassResponse].push(q.slave_pkt);
+      if (x.pop_rsp) rsp_in.pop();
       if (!q.mla.busy()) continue;
       if (x.grant_mla) q.port_free = t + L;
-      if (x.mla.push_a_read)
-        ob.push(q.id * 2 + kReq, {static_cast<std::uint8_t>(q.id), static_cast<std::uint8_t>(q.a_src), false});
+      if (x.mla.push_a_read) {
+        Packet r;
+        r.dst_port = static_cast<std::int8_t>(q.a_src);
+        r.src_port = static_cast<std::int8_t>(q.id);
+        r.kind = PacketKind::MemRd;
+        r.a_read = true;
+        ob[q.id][kClassRequest].push(r);
+      }
       const MlaEngine::Events ev = q.mla.clock(t, x.mla, x.grant_mla);
       if (ev.tile_end && !q.finished) q.timing.tile_end.push_back(t + 1 - q.start);
       if (ev.done) {
@@ -498,7 +405,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         if (s.next_follows) q.mla.start(run, t + 1);  // it goes on with the same run (its traffic meets the others')
       }
     }
-    router.apply(2 * t + 1, accepted, ob);
+    router.apply(accepted);
     ++t;
     const MlaEngine::Regs* ld = lead >= 0 ? &pe[lead].r() : nullptr;
     if (ld && ld->stage == Stage::Setup && t >= pe[lead].mla.begin() && ld->col != lead_tile) {

@@ -2,14 +2,10 @@
 // (rtl_stubs/README.md, "Microarchitecture"). Each PE's MLA is the one tile loop the NoC fabric runs in a
 // stream (pe/mla_engine.h: SETUP, the step engine, the operand-B and operand-A fetch units, the result
 // writes); around the four MLAs it holds what a QPE alone needs: each PE's SRAM port (the NoC slave first,
-// then the MLA; an access occupies it sram_cycles_per_access() clocks), the NoC slaves, and the router of
-// the PEs' channels (one packet per NoC clock, round-robin over request and response channels, latency in
-// NoC clocks, output room reserved), the same round robin as noc/router.h (rtl_stubs/noc_router.sv).
-// What it adds is speed: clocks in which nothing moves are jumped over, and a steady state that recurs
-// (rows of a tile, or whole tiles) is skipped period by period.
-//
-// Why its router is not noc/router.h: this one keeps arrival times, which the quiet-clock jumps and the
-// period skips read; moving it onto noc/router.h (a shift register) is open work, checked by the QPE suites.
+// then the MLA; an access occupies it sram_cycles_per_access() clocks), the NoC slaves and the PEs'
+// outbound FIFOs, and the QPE's router (noc/router.h, the one the NoC fabric links into the mesh). What it
+// adds is speed: clocks in which nothing moves are jumped over, and a steady state that recurs (rows of a
+// tile, or whole tiles) is skipped period by period.
 //
 // The model does not run a single task clock by clock: it asks this schedule for one tile of each distinct
 // situation (tile shape, operand-A sources, which PEs run, their start offsets) and caches the answer,
