@@ -196,4 +196,30 @@ void MlaEngine::shift_times(std::uint64_t dt) {
   begin_ += dt;
 }
 
+MlaEngine::Counters MlaEngine::counters() const {
+  return {r_.step, r_.row, r_.fb_row, r_.a_issued, r_.phases.compute, r_.phases.a_wait, r_.phases.b_wait};
+}
+
+void MlaEngine::append_state(std::vector<std::int64_t>& key, std::uint64_t now, std::uint64_t lead_row) const {
+  auto rel = [&](std::uint64_t v) { return v > now ? std::int64_t(v - now) : 0; };
+  key.insert(key.end(),
+             {std::int64_t(r_.stage), std::int64_t(r_.col), std::int64_t(r_.kx), std::int64_t(r_.row) - std::int64_t(lead_row),
+              std::int64_t(r_.fb_row) - std::int64_t(r_.row), std::int64_t(r_.fb_j), r_.fb_done, r_.b_inflight, r_.b_stage,
+              r_.b_inflight ? rel(r_.b_arrive) : 0,
+              std::int64_t(r_.a_issued * 16) - std::int64_t(r_.step * mac_rows_), std::int64_t(r_.a_outstanding),
+              std::int64_t(r_.a_count), r_.local_a_arrive != ~0ull && r_.local_a_arrive >= now ? rel(r_.local_a_arrive) + 1 : 0,
+              std::int64_t(r_.step & word_mask_)});
+}
+
+void MlaEngine::repeat_period(std::uint64_t n, const Counters& mark) {
+  const Counters c = counters();
+  r_.step += n * (c[0] - mark[0]);
+  r_.row += n * (c[1] - mark[1]);
+  r_.fb_row += n * (c[2] - mark[2]);
+  r_.a_issued += n * (c[3] - mark[3]);
+  r_.phases.compute += n * (c[4] - mark[4]);
+  r_.phases.a_wait += n * (c[5] - mark[5]);
+  r_.phases.b_wait += n * (c[6] - mark[6]);
+}
+
 }  // namespace s2

@@ -11,6 +11,7 @@
 // arbitrates the SRAM port (NoC slave first, then the MLA, then the DMA) and clock() applies the edge.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -81,6 +82,13 @@ class MlaEngine {
   std::uint64_t wakes_at(std::uint64_t now) const;
   // Every pending clock `dt` later (after skipping whole periods of a steady state).
   void shift_times(std::uint64_t dt);
+  // For the schedules that skip a steady state of the CONV/MM stage: the counters a period moves on,
+  using Counters = std::array<std::uint64_t, 7>;  // step, row, fb_row, a_issued, compute, a_wait, b_wait
+  Counters counters() const;
+  // its state relative to clock `now` and to a lead MLA's operand-B row (the counters as differences),
+  void append_state(std::vector<std::int64_t>& key, std::uint64_t now, std::uint64_t lead_row) const;
+  // and `n` more periods like the one from the counters `mark` to now.
+  void repeat_period(std::uint64_t n, const Counters& mark);
 
   const Regs& regs() const { return r_; }
   Regs& regs() { return r_; }

@@ -47,7 +47,6 @@ const TileTiming& TileSchedule::tile(const TileSituation& s) {
 
 TileTiming TileSchedule::resolve(const TileSituation& s) {
   const std::uint64_t L = static_cast<std::uint64_t>(cfg_.sram_cycles_per_access());
-  const std::uint64_t steps_per_word = 16 / static_cast<std::uint64_t>(cfg_.mac_rows);  // 4, 8 or 16
   if (s.tiles.empty()) return TileTiming{};
   std::uint64_t run_steps = 0, run_writes = 0;
   for (const TileShape& sh : s.tiles) {
@@ -120,7 +119,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   // exactly periodic, so whole periods are skipped up to shortly before the first PE's stage ends.
   struct Mark {
     std::uint64_t t;
-    std::array<std::array<std::uint64_t, 7>, kPesPerQpe> c;  // step, row, fb_row, a_issued, compute, a_wait, b_wait
+    std::array<MlaEngine::Counters, kPesPerQpe> c;
   };
   // recorded states by hash; a run that shows no period within kMaxMarks rows stops looking until the
   // stage changes (looking costs more than it saves there)
@@ -133,11 +132,6 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
   for (const PeState& q : pe)
     if (q.active && lead < 0) lead = q.id;
   std::uint64_t lead_row = ~0ull;
-  auto counters = [&](const PeState& q) {
-    const MlaEngine::Regs& r = q.r();
-    return std::array<std::uint64_t, 7>{r.step, r.row, r.fb_row, r.a_issued, r.phases.compute, r.phases.a_wait,
-                                        r.phases.b_wait};
-  };
   auto rel = [&](std::uint64_t v, std::uint64_t now) { return v > now ? std::int64_t(v - now) : 0; };
   // The state of the router and of the PEs' outbound FIFOs into `key` (cleared).
   auto network_key = [&]() {
@@ -149,15 +143,10 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         for (int i = 0; i < f.size(); ++i) key.insert(key.end(), {f.at(i).src_port, f.at(i).dst_port, f.at(i).cls()});
       }
   };
-  // The state of PE q's MLA, port and slave relative to clock `now` that both kinds of periods compare.
-  auto pe_key = [&](const PeState& q, std::uint64_t now) {
-    const MlaEngine::Regs& r = q.r();
-    key.insert(key.end(),
-               {std::int64_t(r.kx), std::int64_t(r.fb_j), r.fb_done, r.b_inflight, r.b_stage, r.b_inflight ? rel(r.b_arrive, now) : 0,
-                std::int64_t(r.a_outstanding), std::int64_t(r.a_count),
-                r.local_a_arrive != ~0ull && r.local_a_arrive >= now ? rel(r.local_a_arrive, now) + 1 : 0,
-                rel(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? rel(q.slave_rsp, now) : 0,
-                q.slave == Slave::Idle ? 0 : q.slave_pkt.src_port, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst_port});
+  // The state of PE q's SRAM port and NoC slave relative to clock `now`.
+  auto port_key = [&](const PeState& q, std::uint64_t now) {
+    key.insert(key.end(), {rel(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? rel(q.slave_rsp, now) : 0,
+                           q.slave == Slave::Idle ? 0 : q.slave_pkt.src_port, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst_port});
   };
   auto key_hash = [&] {
     std::uint64_t h = 1469598103934665603ull;
@@ -185,12 +174,9 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
     const MlaEngine::Regs& ld = pe[lead].r();
     for (const PeState& q : pe) {
       if (!q.active) continue;  // idle PEs' state is constant, but relative to the lead's it would drift
-      const MlaEngine::Regs& r = q.r();
-      key.insert(key.end(), {std::int64_t(r.stage), std::int64_t(r.col), q.finished,
-                             std::int64_t(r.row) - std::int64_t(ld.row), std::int64_t(r.fb_row) - std::int64_t(r.row),
-                             std::int64_t(r.a_issued * 16) - std::int64_t(r.step * static_cast<std::uint64_t>(cfg_.mac_rows)),
-                             std::int64_t(r.step % steps_per_word)});
-      pe_key(q, now);
+      q.mla.append_state(key, now, ld.row);
+      key.push_back(q.finished);
+      port_key(q, now);
     }
     const std::uint64_t h = key_hash();
     auto it = marks.find(h);
@@ -201,7 +187,7 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
         return now;
       }
       Mark m{now, {}};
-      for (const PeState& q : pe) m.c[q.id] = counters(q);
+      for (const PeState& q : pe) m.c[q.id] = q.mla.counters();
       marks[h] = {key, m};
       return now;
     }
@@ -217,19 +203,8 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       n = std::min(n, left > keep ? (left - keep) / drow : 0);
     }
     if (n == 0 || n == ~0ull) return now;
-    for (PeState& q : pe) {
-      if (q.active) {
-        const auto c = counters(q);
-        MlaEngine::Regs& r = q.mla.regs();
-        r.step += n * (c[0] - m.c[q.id][0]);
-        r.row += n * (c[1] - m.c[q.id][1]);
-        r.fb_row += n * (c[2] - m.c[q.id][2]);
-        r.a_issued += n * (c[3] - m.c[q.id][3]);
-        r.phases.compute += n * (c[4] - m.c[q.id][4]);
-        r.phases.a_wait += n * (c[5] - m.c[q.id][5]);
-        r.phases.b_wait += n * (c[6] - m.c[q.id][6]);
-      }
-    }
+    for (PeState& q : pe)
+      if (q.active) q.mla.repeat_period(n, m.c[q.id]);
     shift_times(n * dt);
     marks.clear();
     skipped_ += n * dt;
@@ -266,8 +241,11 @@ TileTiming TileSchedule::resolve(const TileSituation& s) {
       const MlaEngine::Regs& r = q.r();
       key.insert(key.end(), {std::int64_t(r.stage), std::int64_t(r.col) - std::int64_t(ld.col),
                              std::int64_t(r.col % pattern), std::int64_t(r.row), std::int64_t(r.step),
-                             std::int64_t(r.fb_row), std::int64_t(r.a_issued), std::int64_t(r.out_k), r.out_wait});
-      pe_key(q, now);
+                             std::int64_t(r.fb_row), std::int64_t(r.a_issued), std::int64_t(r.out_k), r.out_wait,
+                             std::int64_t(r.kx), std::int64_t(r.fb_j), r.fb_done, r.b_inflight, r.b_stage,
+                             r.b_inflight ? rel(r.b_arrive, now) : 0, std::int64_t(r.a_outstanding), std::int64_t(r.a_count),
+                             r.local_a_arrive != ~0ull && r.local_a_arrive >= now ? rel(r.local_a_arrive, now) + 1 : 0});
+      port_key(q, now);
     }
     const std::uint64_t h = key_hash();
     auto it = tile_marks.find(h);
