@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -136,6 +137,65 @@ TEST(RealNetworks, OnTheChipOutputEqualsPyTorchs) {
   }
 }
 
+// A float .npy of `descr` ('<f4' or '<f8') and shape text "(1, 10)", as NumPy writes it.
+template <typename T>
+void write_float_npy(const std::string& path, const std::string& descr, const std::string& shape, const std::vector<T>& v) {
+  std::ofstream o(path, std::ios::binary);
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  h += std::string(64 - (10 + h.size() + 1) % 64, ' ') + "\n";
+  o << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+  o.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+}
+
+// NumPy's default float64 is read as float32 (with a note): the same output; --calibrate gives the
+// calibration set apart from the input (here the input itself: the same exponents, the same output; a
+// directory with the hot input too: other exponents, a network that still runs).
+TEST(RealNetworks, Float64InputsAndACalibrationSetApartFromTheInput) {
+  const TempDir dir;
+  const NpyTensor x = read_npy(net_file("lenet_bias_input.npy"));
+  const std::vector<double> x64(x.float32.begin(), x.float32.end());
+  write_float_npy(dir.path("x64.npy"), "<f8", "(1, 1, 28, 28)", x64);
+  RunNetRequest req;
+  req.net = net_file("lenet_bias.onnx");
+  req.input_npy = dir.path("x64.npy");
+  req.output_npy = dir.path("y.npy");
+  req.strategies = {"fuse_noreuse"};
+  req.reference_npy = net_file("lenet_bias_reference.npy");
+  req.calibrate = net_file("lenet_bias_input.npy");
+  std::ostringstream out, err;
+  run_net(req, out, err);
+  EXPECT_NE(out.str().find("note: --input " + req.input_npy + ": float64 read as float32"), std::string::npos) << out.str() << err.str();
+  EXPECT_NE(out.str().find("calibration: 1 input of " + req.calibrate), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("equals the reference"), std::string::npos) << out.str();
+  // a directory of two calibration inputs
+  std::filesystem::create_directory(dir.path("calib"));
+  std::filesystem::copy_file(net_file("lenet_bias_input.npy"), dir.path("calib") + "/a.npy");
+  std::filesystem::copy_file(net_file("lenet_bias_input_hot.npy"), dir.path("calib") + "/b.npy");
+  req.calibrate = dir.path("calib");
+  req.reference_npy.clear();
+  std::ostringstream out2, err2;
+  EXPECT_NE(run_net(req, out2, err2), 2) << err2.str();
+  EXPECT_NE(out2.str().find("calibration: 2 inputs of "), std::string::npos) << out2.str();
+  // a calibration file whose size is not a whole number of inputs
+  req.calibrate = net_file("tiny_cnn_input.npy");
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_net(req, out3, err3), 2);
+  EXPECT_NE(err3.str().find("is not a whole number of the model's inputs of 784 values"), std::string::npos) << err3.str();
+}
+
+// s2cosim check: 0 for a model that will run, 1 with every problem, 2 for no file.
+TEST(RealNetworks, CheckSaysWhetherAModelWillRun) {
+  std::ostringstream out, err;
+  EXPECT_EQ(check_model(net_file("dw_cnn.onnx"), out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("the network will run"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("8 times the grouped convolution's multiplications"), std::string::npos) << out.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(check_model(source_path("tests/onnx/bad_many.onnx"), out2, err2), 1) << out2.str();
+  EXPECT_NE(out2.str().find("3 problems"), std::string::npos) << out2.str();
+  std::ostringstream out3, err3;
+  EXPECT_EQ(check_model(net_file("none.onnx"), out3, err3), 2);
+}
+
 // The float reference of a framework: the float model's own output (PyTorch's, here the dequantized integer
 // reference is not it) is compared by correlation, largest error in output steps and top-1/top-5.
 TEST(RealNetworks, AFloatReferenceIsComparedByCorrelationAndTopClasses) {
@@ -148,13 +208,7 @@ TEST(RealNetworks, AFloatReferenceIsComparedByCorrelationAndTopClasses) {
   std::vector<float> f;
   for (const std::int8_t v : ref.int8) f.push_back(static_cast<float>(std::ldexp(double(v), -5)));
   const std::string path = dir.path("ref_f32.npy");
-  {
-    std::ofstream o(path, std::ios::binary);
-    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 10), }";
-    h += std::string(64 - (10 + h.size() + 1) % 64, ' ') + "\n";
-    o << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
-    o.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size() * 4));
-  }
+  write_float_npy(path, "<f4", "(1, 10)", f);
   req.reference_npy = path;
   req.strategies = {"fuse_noreuse"};
   req.json_out = dir.path("r.json");
