@@ -29,7 +29,7 @@ constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
 const char* const kOps[] = {
     "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
     "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
-    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "Sigmoid"};
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "Sigmoid", "Squeeze"};
 
 std::string supported_ops() {
   std::string s;
@@ -731,6 +731,8 @@ class Importer {
       add(c);
     else if (t == "Flatten" || t == "Reshape")
       flatten(c, t == "Reshape");
+    else if (t == "Squeeze")
+      squeeze(c);
     else if (t == "BatchNormalization")
       batch_norm(c);
     else if (t == "Identity" || t == "Dropout")
@@ -1280,6 +1282,36 @@ class Importer {
     alias_[new_output(c)] = x;
     net_.host_activation = c.n.op_type();
     notes_.push_back(c.label + ": the network's final " + c.n.op_type() + " is left to the host: the hardware's output is its input");
+  }
+
+  // Squeeze (axes as an attribute or, from opset 13, an input) that leaves [1,N] or [N], as x.squeeze() after
+  // a global pooling writes it: a flattening.
+  void squeeze(const Ctx& c) {
+    const Attrs a(c, {"axes"});
+    c.inputs(1, 2);
+    const auto [x, in] = act_in(c, 0);
+    const std::vector<std::int64_t> d = in.dims();
+    std::vector<std::int64_t> axes;
+    if (const auto at = a.ints("axes")) axes = *at;
+    else if (c.has(1))
+      for (const double v : const_in(c, 1, "axes").v) axes.push_back(static_cast<std::int64_t>(v));
+    std::vector<bool> drop(d.size(), axes.empty());
+    for (std::int64_t ax : axes) {
+      if (ax < 0) ax += static_cast<std::int64_t>(d.size());
+      if (ax < 0 || ax >= static_cast<std::int64_t>(d.size()) || d[static_cast<std::size_t>(ax)] != 1)
+        c.fail("axes " + dims_str(axes) + " on " + dims_str(d) + ": expected axes of size 1");
+      drop[static_cast<std::size_t>(ax)] = true;
+    }
+    std::vector<std::int64_t> to;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (!(drop[k] && d[k] == 1)) to.push_back(d[k]);
+    const std::int64_t n = in.shape.elements();
+    if (!((to.size() == 2 && to[0] == 1 && to[1] == n) || (to.size() == 1 && to[0] == n)))
+      c.fail("squeezes " + dims_str(d) + " to " + dims_str(to) +
+             "; only a flattening to [1,N] or [N] before a fully connected layer is supported");
+    Node nd;
+    nd.op = Op::Flatten;
+    finish(c, std::move(nd), {x}, Act{{static_cast<int>(n), 1, 1}, static_cast<int>(to.size()), 0}, false);
   }
 
   // Flatten, or a Reshape to [1,N] or [N]: the map read in [C][H][W] order, which is how the hardware

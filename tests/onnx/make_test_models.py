@@ -883,6 +883,16 @@ def equivalents():
           oh.make_node("Clip", ["c", "lo", "hi"], ["y"], name="relu6")], six,
          [oh.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c"], ["r"], name="relu"),
           oh.make_node("Clip", ["r", "lo", "hi"], ["y"], name="clip")], six, (1, 3, 8, 8))
+    Ws = rng.normal(0, 0.3, (5, 6)).astype(np.float32)
+    pair("squeeze", "GlobalAveragePool + Squeeze(axes 2, 3) (x.squeeze(-1).squeeze(-1)) against GlobalAveragePool + Flatten",
+         [conv_node("conv", "x", "w", "c", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c"], ["r"], name="relu"),
+          oh.make_node("GlobalAveragePool", ["r"], ["g"], name="gap"), oh.make_node("Squeeze", ["g", "axes"], ["f"], name="sq"),
+          oh.make_node("Gemm", ["f", "ws"], ["y"], name="fc", transB=1)],
+         [arr("w", W), arr("axes", np.array([2, 3], np.int64)), arr("ws", Ws)],
+         [conv_node("conv", "x", "w", "c", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c"], ["r"], name="relu"),
+          oh.make_node("GlobalAveragePool", ["r"], ["g"], name="gap"), oh.make_node("Flatten", ["g"], ["f"], name="flat"),
+          oh.make_node("Gemm", ["f", "ws"], ["y"], name="fc", transB=1)],
+         [arr("w", W), arr("ws", Ws)], (1, 3, 8, 8))
     # int8 forms with a bias: QLinearConv's int32 B against a QDQ Conv whose bias is an int32 DequantizeLinear at x_scale * w_scale
     wi = rng.integers(-100, 100, (4, 3, 3, 3)).astype(np.int8)
     bi = rng.integers(-3000, 3000, (4,)).astype(np.int32)
