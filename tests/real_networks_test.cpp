@@ -176,6 +176,20 @@ TEST(RealNetworks, Float64InputsAndACalibrationSetApartFromTheInput) {
   std::ostringstream out2, err2;
   EXPECT_NE(run_net(req, out2, err2), 2) << err2.str();
   EXPECT_NE(out2.str().find("calibration: 2 inputs of "), std::string::npos) << out2.str();
+  // uint8 (an image as it was saved): read as float32, values as they are, with a note
+  {
+    std::ofstream o(dir.path("x8.npy"), std::ios::binary);
+    std::string h = "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 28, 28), }";
+    h += std::string(64 - (10 + h.size() + 1) % 64, ' ') + "\n";
+    o << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+    for (int i = 0; i < 784; ++i) o << static_cast<char>(static_cast<unsigned char>(i % 256));
+  }
+  req.input_npy = dir.path("x8.npy");
+  req.calibrate.clear();
+  std::ostringstream out4, err4;
+  EXPECT_NE(run_net(req, out4, err4), 2) << err4.str();
+  EXPECT_NE(out4.str().find(": uint8 read as float32 (values 0..255 as they are"), std::string::npos) << out4.str();
+  req.input_npy = dir.path("x64.npy");
   // a calibration file whose size is not a whole number of inputs
   req.calibrate = net_file("tiny_cnn_input.npy");
   std::ostringstream out3, err3;
