@@ -175,6 +175,12 @@ int main(int argc, char** argv) {
   mapcmd->add_flag("--verify", mreq.verify,
                    "compute every block whole and from its pieces with the golden kernels and compare (slow at full size)");
 
+  std::string check_file;
+  CLI::App* checkcmd = app.add_subcommand(
+      "check", "say whether an ONNX model will run: every node that will not map, each with why and what to change, "
+               "and what the import folds, lowers or leaves to the host (exit 0: it will run)");
+  checkcmd->add_option("model", check_file, "the ONNX model (.onnx)")->required();
+
   s2::RunNetRequest nreq;
   CLI::App* netcmd = app.add_subcommand(
       "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
@@ -197,11 +203,16 @@ int main(int argc, char** argv) {
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
   netcmd->add_option("--input", nreq.input_npy,
-                     "the network's input, a .npy file (int8, or float32 quantized by the model's input scale; a float ONNX "
-                     "model is quantized on it): every block runs on the data the blocks before it give (docs/real_networks.md)");
+                     "the network's input, a .npy file (int8, or float32 quantized by the model's input scale, float64 and "
+                     "uint8 read as float32; a float ONNX model is quantized on it unless --calibrate is given): every block runs on the data the blocks before it give (docs/real_networks.md)");
   netcmd->add_option("--output", nreq.output_npy, "write the network's output (int8 .npy) as a backend computed it; needs --input");
   netcmd->add_option("--reference", nreq.reference_npy,
-                     "the network's output must equal this int8 .npy value for value (e.g. PyTorch's, vectors/nets/); needs --input");
+                     "the network's output must equal this int8 .npy value for value (e.g. PyTorch's integer reference, "
+                     "vectors/nets/), or, a float .npy (the framework's own output), correlate with it at r >= 0.98 with the "
+                     "same top-1 (correlation, max error in output steps, top-1/top-5 reported); needs --input");
+  netcmd->add_option("--calibrate", nreq.calibrate,
+                     "quantize a float ONNX model on these float inputs (a .npy of one input or a stack of them, or a "
+                     "directory of .npy files; maxima over all) instead of on --input");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
   netcmd->add_option("--journal", nreq.journal,
@@ -253,6 +264,7 @@ int main(int argc, char** argv) {
   if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
   if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
   if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
+  if (checkcmd->parsed()) return s2::check_model(check_file, std::cout, std::cerr);
   if (mergecmd->parsed()) return s2::merge(mgreq, std::cout, std::cerr);
   if (chipcmd->parsed()) return s2::chip_regress(creq, std::cout, std::cerr);
   if (chip_random->parsed()) {

@@ -637,6 +637,7 @@ std::string run_net_replay(const RunNetRequest& req, const std::string& block, c
   s += " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
   s += " --seed " + std::to_string(req.seed);
   if (!req.input_npy.empty()) s += " --input " + shell_quote(req.input_npy);
+  if (!req.calibrate.empty()) s += " --calibrate " + shell_quote(req.calibrate);
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
@@ -652,6 +653,7 @@ std::string run_net_output_replay(const RunNetRequest& req, const std::string& s
   if (!strategy.empty()) s += " --strategy " + strategy;
   if (req.whole) s += " --whole";
   s += " --backend " + req.backend + " --seed " + std::to_string(req.seed) + " --input " + shell_quote(req.input_npy);
+  if (!req.calibrate.empty()) s += " --calibrate " + shell_quote(req.calibrate);
   if (!req.reference_npy.empty()) s += " --reference " + shell_quote(req.reference_npy);
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
@@ -659,16 +661,56 @@ std::string run_net_output_replay(const RunNetRequest& req, const std::string& s
   return s + " --expect-hash " + hash;
 }
 
+// The calibration set of --calibrate: every float input of a .npy file (one input, or a stack of them along
+// the first axis) or of each .npy file of a directory (in name order), `values` each.
+std::vector<std::vector<float>> calibration_set(const std::string& where, std::size_t values, std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (fs::is_directory(where, ec)) {
+    for (const auto& e : fs::directory_iterator(where, ec))
+      if (e.path().extension() == ".npy") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) throw std::invalid_argument("--calibrate " + where + ": the directory holds no .npy file");
+  } else {
+    files.push_back(where);
+  }
+  std::vector<std::vector<float>> set;
+  for (const std::string& f : files) {
+    const NpyTensor t = read_npy(f);
+    if (!t.is_float) throw std::invalid_argument("--calibrate " + f + ": int8 values; a calibration set is the float inputs");
+    if (!t.converted_from.empty()) notes.push_back("--calibrate " + f + ": " + t.converted_from + " read as float32");
+    if (values == 0 || t.float32.size() % values != 0)
+      throw std::invalid_argument(fmt::format("--calibrate {}: shape {} is not a whole number of the model's inputs of {} values",
+                                              f, t.shape_text(), values));
+    for (std::size_t k = 0; k < t.float32.size(); k += values)
+      set.emplace_back(t.float32.begin() + static_cast<std::ptrdiff_t>(k), t.float32.begin() + static_cast<std::ptrdiff_t>(k + values));
+  }
+  return set;
+}
+
 // The network run-net runs: an ONNX model quantized on the float input given (its calibration,
-// docs/real_networks.md), or a built-in network or layer list.
-mapper::Network load_run_net_network(const std::string& net, const NpyTensor* input) {
-  if (!net.ends_with(".onnx") || !input) return mapper::load_network(net);
-  mapper::Network n = mapper::import_onnx(net, input->is_float ? std::vector<std::vector<float>>{input->float32}
-                                                               : std::vector<std::vector<float>>{});
+// docs/real_networks.md), or on --calibrate's set; or a built-in network or layer list.
+mapper::Network load_run_net_network(const RunNetRequest& req, const NpyTensor* input, std::vector<std::string>& notes) {
+  const std::string& net = req.net;
+  if (!req.calibrate.empty() && !net.ends_with(".onnx"))
+    throw std::invalid_argument("--calibrate: " + net + " is not an ONNX model; only a float ONNX model is calibrated");
+  if (!net.ends_with(".onnx") || (!input && req.calibrate.empty())) return mapper::load_network(net);
+  std::vector<std::vector<float>> calibration;
+  if (!req.calibrate.empty()) {
+    const mapper::Network shape = mapper::import_onnx(net);  // its input's size
+    calibration = calibration_set(req.calibrate, static_cast<std::size_t>(shape.input.elements()), notes);
+    notes.push_back(fmt::format("calibration: {} input{} of {} (maxima over all of them)", calibration.size(),
+                                calibration.size() == 1 ? "" : "s", req.calibrate));
+  } else if (input->is_float) {
+    calibration.push_back(input->float32);
+    notes.push_back("calibration: on the --input it runs (give a calibration set with --calibrate)");
+  }
+  mapper::Network n = mapper::import_onnx(net, calibration);
   // a float model is quantized on its input; an int8 input gives it nothing to calibrate on
   if (!n.input_exponent)
     throw std::invalid_argument(net + " is a float model: it is quantized on a float input (docs/real_networks.md), "
-                                "so --input must be float32, not int8");
+                                "so --input must be float32 (or --calibrate given), not int8");
   return n;
 }
 
@@ -676,13 +718,20 @@ mapper::Network load_run_net_network(const std::string& net, const NpyTensor* in
 // input exponent (round half to even, saturated, as the import's calibration assumed).
 std::vector<std::int8_t> network_input(const mapper::Network& net, const NpyTensor& t, const std::string& path) {
   const mapper::Shape3& in = net.input;
-  std::vector<std::size_t> dims = t.shape;
-  if (!dims.empty() && dims.front() == 1 && dims.size() > 1) dims.erase(dims.begin());  // batch 1
+  // the model's shape, or it with a batch of 1 in front: (C, H, W) or (1, C, H, W); a vector (N,) or (1, N)
+  // (a one-channel (1, H, W) map is the first form, not a batch)
   const std::vector<std::size_t> chw{std::size_t(in.D), std::size_t(in.H), std::size_t(in.W)};
-  const bool vector = in.H == 1 && in.D == 1;
-  if (!(dims == chw || (vector && dims == std::vector<std::size_t>{std::size_t(in.W)})))
-    throw std::invalid_argument(fmt::format("--input {}: shape {}, expected ({}, {}, {}) or with a batch of 1 in front for {}'s "
-                                            "input {}", path, t.shape_text(), in.D, in.H, in.W, net.name, mapper::to_string(in)));
+  std::vector<std::vector<std::size_t>> forms{chw};
+  if (in.H == 1 && in.D == 1) forms.push_back({std::size_t(in.W)});
+  for (std::size_t k = 0, n = forms.size(); k < n; ++k) {
+    std::vector<std::size_t> batched{1};
+    batched.insert(batched.end(), forms[k].begin(), forms[k].end());
+    forms.push_back(batched);
+  }
+  if (std::find(forms.begin(), forms.end(), t.shape) == forms.end())
+    throw std::invalid_argument(fmt::format("--input {}: shape {}, expected ({}, {}, {}) or (1, {}, {}, {}) (a batch of 1) for {}'s "
+                                            "input {}", path, t.shape_text(), in.D, in.H, in.W, in.D, in.H, in.W, net.name,
+                                            mapper::to_string(in)));
   if (!t.is_float) return t.int8;
   if (!net.input_exponent)
     throw std::invalid_argument("--input " + path + ": a float input needs the network's input scale, which " + net.name +
@@ -694,6 +743,54 @@ std::vector<std::int8_t> network_input(const mapper::Network& net, const NpyTens
     q[i] = static_cast<std::int8_t>(std::clamp(std::nearbyint(double(t.float32[i]) * scale), -128.0, 127.0));
   }
   return q;
+}
+
+// --reference with a float array (a framework's own output): how close the int8 output, read at its
+// exponent (and, for a model whose final Softmax or Sigmoid the host applies, after it), comes to it.
+constexpr double kMinCorrelation = 0.98;
+struct FloatComparison {
+  double correlation = 0, max_error_steps = 0;
+  bool top1 = false, top5 = false;  // the reference's largest value is the output's largest / among its 5 largest
+};
+FloatComparison compare_float(const std::vector<std::int8_t>& y, int exponent, const std::vector<float>& ref,
+                              const std::string& host_activation) {
+  std::vector<double> a(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) a[i] = std::ldexp(double(y[i]), -exponent);
+  if (host_activation == "Softmax" && !a.empty()) {
+    const double m = *std::max_element(a.begin(), a.end());
+    double sum = 0;
+    for (double& v : a) sum += (v = std::exp(v - m));
+    for (double& v : a) v /= sum;
+  } else if (host_activation == "Sigmoid") {
+    for (double& v : a) v = 1 / (1 + std::exp(-v));
+  }
+  FloatComparison r;
+  const double n = double(a.size());
+  double ma = 0, mr = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ma += a[i] / n;
+    mr += ref[i] / n;
+  }
+  double sab = 0, saa = 0, srr = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (ref[i] - mr);
+    saa += (a[i] - ma) * (a[i] - ma);
+    srr += (ref[i] - mr) * (ref[i] - mr);
+    // one output step is 2^-exponent (after a host activation: in its output's units, still so scaled)
+    r.max_error_steps = std::max(r.max_error_steps, std::fabs(a[i] - ref[i]) * std::ldexp(1.0, exponent));
+  }
+  r.correlation = saa > 0 && srr > 0 ? sab / std::sqrt(saa * srr) : (saa == srr ? 1.0 : 0.0);
+  if (!a.empty()) {
+    const std::size_t best = static_cast<std::size_t>(std::max_element(ref.begin(), ref.end()) - ref.begin());
+    std::vector<std::size_t> order(a.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // ties broken by index, as argmax takes the first
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return a[i] > a[j]; });
+    r.top1 = order[0] == best;
+    r.top5 = std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, order.size())), best) !=
+             order.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(5, order.size()));
+  }
+  return r;
 }
 
 // run-net --input: every block's data, computed along the network with the golden kernels from the input
@@ -753,6 +850,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   std::optional<NpyTensor> reference;     // --reference
   const bool wants_output = !req.output_npy.empty() || !req.reference_npy.empty();
   mapper::Network net;
+  std::vector<std::string> input_notes;   // conversions, calibration, a final activation left to the host
   NetworkData data;                       // --input: every block's data along the network
   try {
     cfg = build_hw_config(req.config_file, req.mac_shape, {});
@@ -772,7 +870,15 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
     if (!check_writable(req.json_out, err)) return 2;
     if (!req.input_npy.empty()) input_tensor = read_npy(req.input_npy);
-    net = load_run_net_network(req.net, input_tensor ? &*input_tensor : nullptr);
+    if (input_tensor && !input_tensor->converted_from.empty())
+      input_notes.push_back("--input " + req.input_npy + ": " + input_tensor->converted_from + " read as float32" +
+                            (input_tensor->converted_from == "uint8" ? " (values 0..255 as they are: scale them as the model "
+                                                                       "was trained, e.g. to [0, 1], if it expects that)"
+                                                                     : ""));
+    net = load_run_net_network(req, input_tensor ? &*input_tensor : nullptr, input_notes);
+    if (!net.host_activation.empty())
+      input_notes.push_back(fmt::format("the model's final {} is left to the host: the network's output is its input (int8 * "
+                                        "2^-exponent); apply {} to that", net.host_activation, net.host_activation));
     n = mapper::parse_network(net);
     if (wants_output) {
       // the output is the last block's, as the whole network computes it
@@ -786,10 +892,13 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.reference_npy.empty()) {
       reference = read_npy(req.reference_npy);
       const std::uint64_t values = static_cast<std::uint64_t>(n.blocks.back().out().elements());
-      if (reference->is_float || reference->size() != values)
-        throw std::invalid_argument(fmt::format("--reference {}: {} {}, expected int8 with {} values (the output of {})",
-                                                req.reference_npy, reference->is_float ? "float32" : "int8",
+      if (reference->size() != values)
+        throw std::invalid_argument(fmt::format("--reference {}: {} {}, expected {} values (the output of {})",
+                                                req.reference_npy, reference->is_float ? "float" : "int8",
                                                 reference->shape_text(), values, n.blocks.back().name()));
+      if (reference->is_float && !net.output_exponent)
+        throw std::invalid_argument("--reference " + req.reference_npy + ": a float reference needs the network's output "
+                                    "scale, which " + net.name + " does not have (a layer list: give an int8 reference)");
     }
     // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
     HwConfig split_cfg = cfg;
@@ -842,6 +951,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       "from its nearest DRAM (which PEs the OctopuScheduler paper used is not published)";
   const bool has_workers = std::any_of(n.blocks.begin(), n.blocks.end(), [](const mapper::OperationBlock& b) { return b.workers > 0; });
   if (has_workers) out << "assumption: " << workers_assumption << "\n";
+  for (const std::string& note : net.notes) out << "import: " << note << "\n";
+  for (const std::string& note : input_notes) out << "note: " << note << "\n";
+  const bool biased = std::any_of(n.blocks.begin(), n.blocks.end(), [](const mapper::OperationBlock& b) { return b.core_op().bias != nullptr; });
+  if (biased)
+    out << "assumption: a layer's bias is added by the ARM in its first pass over the int32 sums, "
+        << cfg.arm.bias_add_per_pixel << " clocks per pixel more (arm_clocks.bias_add_per_pixel; Table 5.9 has no bias)\n";
   if (!chosen.empty()) {
     out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses (";
     for (std::size_t i = 0; i < chosen.size(); ++i) out << (i ? ", " : "") << chosen[i].operation;
@@ -868,6 +983,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   if (!req.input_npy.empty()) {  // a run on real data resumes only a run on the same data
     const std::vector<std::int8_t>& x = data.blocks.front().input;
     header["input"] = req.input_npy;
+    if (!req.calibrate.empty()) header["calibrate"] = req.calibrate;
     header["input_hash"] = text_hash(std::string_view(reinterpret_cast<const char*>(x.data()), x.size()));
   }
   std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
@@ -1041,7 +1157,28 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
         c.status = Status::Mismatch;
         c.message = "the network's output differs from the golden kernels' run of the whole network";
       }
-      if (reference) {
+      if (!net.host_activation.empty()) output_record["host_activation"] = net.host_activation;
+      if (reference && reference->is_float) {
+        const FloatComparison fc = compare_float(y, *net.output_exponent, reference->float32, net.host_activation);
+        output_record["reference"] = req.reference_npy;
+        output_record["float_reference"] = {{"correlation", fc.correlation},
+                                            {"max_error_steps", fc.max_error_steps},
+                                            {"top1_agrees", fc.top1},
+                                            {"top5_agrees", fc.top5},
+                                            {"threshold", kMinCorrelation},
+                                            {"host_activation_applied", !net.host_activation.empty()}};
+        const bool ok = fc.correlation >= kMinCorrelation && fc.top1;
+        out << fmt::format("network output against the float reference {}{}: correlation {:.4f}, max error {:.1f} output steps, "
+                           "top-1 {}, top-5 {} ({}: r >= {} and the same top-1)\n",
+                           req.reference_npy, net.host_activation.empty() ? "" : " (" + net.host_activation + " applied on the host)",
+                           fc.correlation, fc.max_error_steps, fc.top1 ? "agrees" : "DIFFERS", fc.top5 ? "agrees" : "DIFFERS",
+                           ok ? "pass" : "FAIL", kMinCorrelation);
+        if (!ok) {
+          c.status = Status::Mismatch;
+          c.message = fmt::format("against the float reference {}: correlation {:.4f} (at least {} wanted), top-1 {}",
+                                  req.reference_npy, fc.correlation, kMinCorrelation, fc.top1 ? "agrees" : "differs");
+        }
+      } else if (reference) {
         // the first value that differs, and how many do
         std::size_t differ = 0, first = y.size();
         for (std::size_t i = 0; i < y.size(); ++i)
@@ -1383,6 +1520,42 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   if (stopped) return StopOnSignal::exit_code(stopped);
   return all_ok ? 0 : 1;
+}
+
+int check_model(const std::string& path, std::ostream& out, std::ostream& err) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    err << "s2cosim check: " << path << ": no such file\n";
+    return 2;
+  }
+  if (!path.ends_with(".onnx")) {
+    err << "s2cosim check: " << path << ": expected an ONNX model (.onnx)\n";
+    return 2;
+  }
+  const mapper::OnnxCheck c = mapper::check_onnx(path);
+  for (const std::string& n : c.notes) out << "note: " << n << "\n";
+  std::vector<std::string> problems = c.problems;
+  if (c.network) {
+    try {
+      const mapper::ParsedNetwork p = mapper::parse_network(*c.network);
+      HwConfig cfg = build_hw_config("", "", {});
+      cfg.chip = qpe_dram_chip();
+      const mapper::NetworkSplit split = mapper::split_network(p, mapper::split_rules(mapper::Target::Qpe, cfg), {});
+      out << fmt::format("{}: {} layers, {} operation blocks on QPE-DRAM", path, c.network->layers.size(), split.blocks.size());
+      if (!c.network->host_activation.empty()) out << "; its final " << c.network->host_activation << " on the host";
+      out << "\n";
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+    }
+  }
+  for (const std::string& p : problems) out << "will not map: " << p << "\n";
+  if (!problems.empty()) {
+    out << fmt::format("{}: {} problem{}; the network will not run until each is changed\n", path, problems.size(),
+                       problems.size() == 1 ? "" : "s");
+    return 1;
+  }
+  out << path << ": the network will run (s2cosim run-net --net " << path << " --input X.npy)\n";
+  return 0;
 }
 
 }  // namespace s2

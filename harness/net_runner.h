@@ -37,7 +37,12 @@ struct RunNetRequest {
   // a real input (.npy, int8 or float32; a float ONNX model is quantized on it) instead of seeded data: every
   // block gets the data the blocks before it give (docs/real_networks.md); --output writes the network's output
   std::string input_npy, output_npy;
-  std::string reference_npy;  // --reference: the network's output must equal this int8 .npy (e.g. PyTorch's)
+  // --reference: the network's output must equal this int8 .npy (e.g. PyTorch's integer reference), or, a
+  // float .npy (the framework's own output), correlate with it (r >= 0.98) with the same top-1 class
+  std::string reference_npy;
+  // --calibrate: the float inputs a float ONNX model is quantized on (a .npy of one input or a stack of
+  // them, or a directory of .npy files), instead of the --input it runs
+  std::string calibrate;
   std::string html_out, junit_out, csv_out;  // the reports of harness/result.h (empty: none)
   std::string shard = "1/1";                 // --shard I/N: the block runs k with k % N == I - 1
   std::string expect_hash;                   // refuse to run unless the configuration has this hash
@@ -66,6 +71,11 @@ const std::vector<std::string>& network_categories();
 // field of a malformed one (the fuzz target and the bad-input corpus call it).
 void check_block_record(const nlohmann::json& record);
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
+
+// s2cosim check F.onnx: every node of the model that will not map, all at once, each with why and what to
+// change, then what the import folds, lowers or leaves to the host; the network is then parsed and split for
+// QPE-DRAM. Exit code: 0 the network will run, 1 it will not (each problem printed), 2 no such file.
+int check_model(const std::string& path, std::ostream& out, std::ostream& err);
 
 // Thesis Table 5.10's sums from run-net's operations[] records (their category_cycles, per strategy asked;
 // "sum" over all categories), in the records' order: a merge of shards sums the same numbers in the same order.

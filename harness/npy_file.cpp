@@ -72,24 +72,33 @@ NpyTensor parse_npy(const std::string& bytes, const std::string& path) {
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string("the .npy header is not a dictionary of descr, fortran_order and shape: ") + e.what());
     }
-    if (descr != "|i1" && descr != "<f4")
-      throw std::runtime_error("expected dtype int8 ('|i1') or float32 ('<f4'), got '" + descr + "'");
+    if (descr != "|i1" && descr != "<f4" && descr != "<f8" && descr != "|u1")
+      throw std::runtime_error("expected dtype int8 ('|i1'), float32 ('<f4'), float64 ('<f8') or uint8 ('|u1'), got '" + descr + "'");
     if (fortran) throw std::runtime_error("expected C order, got fortran_order True");
-    t.is_float = descr == "<f4";
+    t.is_float = descr != "|i1";
+    if (descr == "<f8") t.converted_from = "float64";
+    if (descr == "|u1") t.converted_from = "uint8";
+    const std::size_t value_bytes = descr == "<f8" ? 8 : descr == "<f4" ? 4 : 1;
     std::size_t n = 1;
     for (std::size_t d : t.shape) {
       if (d != 0 && n > (bytes.size() + 1) / d)
         throw std::runtime_error("shape " + t.shape_text() + " needs more data bytes than the file's " + std::to_string(bytes.size()));
       n *= d;
     }
-    const std::size_t want = n * (t.is_float ? 4 : 1);
+    const std::size_t want = n * value_bytes;
     if (bytes.size() - data_at != want)
       throw std::runtime_error("shape " + t.shape_text() + " needs " + std::to_string(want) + " data bytes, the file has " +
                                std::to_string(bytes.size() - data_at));
     std::istringstream s(bytes);
     xt::detail::npy_file f = xt::detail::load_npy_file(s);
     if (f.m_shape != t.shape) throw std::runtime_error("the header could not be read consistently");
-    if (t.is_float) {
+    if (descr == "<f8") {
+      const auto a = std::move(f).cast<double>();
+      for (const double v : a) t.float32.push_back(static_cast<float>(v));
+    } else if (descr == "|u1") {
+      const auto a = std::move(f).cast<std::uint8_t>();
+      for (const std::uint8_t v : a) t.float32.push_back(static_cast<float>(v));
+    } else if (t.is_float) {
       const auto a = std::move(f).cast<float>();
       t.float32.assign(a.begin(), a.end());
     } else {

@@ -49,17 +49,12 @@ std::string op_name(const OperationBlock& b, PrimitiveKind k) {
   const Operation* o = find_op(b, k);
   return o ? o->name : b.name();
 }
-int ceil_log2(std::uint64_t v) {
-  int n = 0;
-  while ((std::uint64_t(1) << n) < v) ++n;
-  return n;
-}
 // QUAN's right shift: the layer's own (an imported network's quantization), else, for test data, about
 // half the bits a sum of K products of random int8 values grows by (the thesis gives no shift)
 int quant_shift(const OperationBlock& b, int K) {
   const Operation* q = find_op(b, PrimitiveKind::Quantization);
   if (q && q->shift >= 0) return q->shift;
-  return 7 + (ceil_log2(static_cast<std::uint64_t>(K)) + 1) / 2;
+  return test_data_shift(K);
 }
 
 StreamCommand dma(CommandKind k, const std::string& op, const DmaTransfer& t) {
@@ -525,24 +520,39 @@ ArmCommand view_op(ArmOpKind k, const ResultView& v, std::uint32_t src, std::uin
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops) {
   bool int8 = false;
+  // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
+  // whichever stream that pass runs: the block's order decides, not `ops`
+  bool biased = p.conv->bias == nullptr;
+  auto with_bias = [&](ArmCommand& a) {
+    if (biased) return;
+    biased = true;
+    a.bias = p.conv->bias;
+    a.bias_first = static_cast<std::uint32_t>(cp.c0);
+    (v.rows_are_filters ? a.bias_row_step : a.bias_plane_step) = 1;
+  };
   for (const Operation* o : p.tail) {
     const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
     switch (o->kind) {
       case PrimitiveKind::ReLU:
-        if (run) {
+        if (run || !int8) {
           ArmCommand a = int8 ? view_op(ArmOpKind::Relu8, v, base, v.width, v.rows * v.width)
                               : view_op(ArmOpKind::Relu32, v, base, v.raw_row_stride, v.raw_plane_stride);
-          if (!int8) a.col_step = static_cast<std::uint32_t>(p.stride);
-          out.push_back(arm(o->name, a));
+          if (!int8) {
+            a.col_step = static_cast<std::uint32_t>(p.stride);
+            with_bias(a);
+          }
+          if (run) out.push_back(arm(o->name, a));
         }
         break;
       case PrimitiveKind::Quantization:
-        if (run) {
+        if (run || !biased) {
           ArmCommand a = view_op(ArmOpKind::Quantize, v, base, v.raw_row_stride, v.raw_plane_stride);
           a.col_step = static_cast<std::uint32_t>(p.stride);
           a.dst_row_stride = v.width;
           a.shift = p.shift;
-          out.push_back(arm(o->name, a));
+          a.saturate_high = o->saturate_high;
+          with_bias(a);
+          if (run) out.push_back(arm(o->name, a));
         }
         int8 = true;
         break;
@@ -1205,7 +1215,7 @@ struct MmPlan {
   const OperationBlock* b = nullptr;
   const BlockSplit* s = nullptr;
   HwConfig cfg;
-  int W_B = 0, H_B = 0, shift = 0;
+  int W_B = 0, H_B = 0, shift = 0, saturate_high = 127;
   std::vector<std::uint64_t> piece_offset;  // packed weight pieces, by (iw, ih) = iw * H parts + ih
   std::uint32_t a_base = 0, b_base = 0, o_base = 0, acc_base = 0;
   BlockDramMap map;
@@ -1228,6 +1238,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.acti = op_name(b, PrimitiveKind::ReLU);
   p.quan = op_name(b, PrimitiveKind::Quantization);
   p.shift = quant_shift(b, p.H_B);
+  if (const Operation* q = find_op(b, PrimitiveKind::Quantization)) p.saturate_high = q->saturate_high;
   BlockDramMap& m = p.map;
   DramPlacer dram;
   std::uint64_t wbytes = 0;
@@ -1285,12 +1296,31 @@ ArmCommand row_op(ArmOpKind k, std::uint32_t src, std::uint32_t dst, int width) 
   return a;
 }
 
-void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
-  if (p.relu) out.push_back(arm(p.acti, row_op(ArmOpKind::Relu32, acc, acc, width)));
+// The layer's bias on the first pass over a column part's int32 sums (its ReLU, else its QUAN).
+void mm_bias(ArmCommand& a, const MmPlan& p, int col0) {
+  a.bias = p.b->core_op().bias;
+  a.bias_first = static_cast<std::uint32_t>(col0);
+  a.bias_col_step = 1;
+}
+
+ArmCommand mm_quantize(const MmPlan& p, std::uint32_t acc, int col0, int width) {
   ArmCommand q = row_op(ArmOpKind::Quantize, acc, acc, width);
   q.dst_row_stride = static_cast<std::uint32_t>(width);
   q.shift = p.shift;
-  out.push_back(arm(p.quan, q));
+  q.saturate_high = p.saturate_high;
+  if (!p.relu) mm_bias(q, p, col0);
+  return q;
+}
+
+ArmCommand mm_relu(const MmPlan& p, std::uint32_t acc, int col0, int width) {
+  ArmCommand a = row_op(ArmOpKind::Relu32, acc, acc, width);
+  mm_bias(a, p, col0);
+  return a;
+}
+
+void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
+  if (p.relu) out.push_back(arm(p.acti, mm_relu(p, acc, col0, width)));
+  out.push_back(arm(p.quan, mm_quantize(p, acc, col0, width)));
   DmaTransfer o;
   o.sram_addr = acc;
   o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
@@ -1359,14 +1389,11 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
     fc_cmds.push_back(dma(CommandKind::DmaStore, p.fce, sum));
     auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
     a.push_back(dma(CommandKind::DmaLoad, p.acti, sum));
-    a.push_back(arm(p.acti, row_op(ArmOpKind::Relu32, 0, 0, width)));
+    a.push_back(arm(p.acti, mm_relu(p, 0, col0, width)));
     a.push_back(dma(CommandKind::DmaStore, p.acti, sum));
     auto& q = qua.pe[static_cast<std::size_t>(qua_pick.next(iw))];
     q.push_back(dma(CommandKind::DmaLoad, p.quan, sum));
-    ArmCommand qc = row_op(ArmOpKind::Quantize, 0, 0, width);
-    qc.dst_row_stride = static_cast<std::uint32_t>(width);
-    qc.shift = p.shift;
-    q.push_back(arm(p.quan, qc));
+    q.push_back(arm(p.quan, mm_quantize(p, 0, col0, width)));
     DmaTransfer o;
     o.sram_addr = 0;
     o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
@@ -1637,9 +1664,16 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
 std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
                                               const HwConfig& cfg, const std::vector<std::uint8_t>& img) {
   const bool relu = find_op(b, PrimitiveKind::ReLU) != nullptr;
+  const Operation* quan = find_op(b, PrimitiveKind::Quantization);
+  const int high = quan ? quan->saturate_high : 127;
+  const std::vector<std::int32_t>* bias = b.core_op().bias.get();
+  // the bias, added in 32 bits (wrapping as the ARM's ADD) before the ReLU and the shift
+  auto add_bias = [](std::int32_t v, std::int32_t c) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(c));
+  };
   auto quant = [&](std::int32_t v) {
     v = (relu ? std::max<std::int32_t>(0, v) : v) >> bs.quant_shift;
-    return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
+    return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, high)));
   };
   if (b.kind == BlockKind::MatMul) {
     const int W_B = static_cast<int>(b.core_op().out.elements());
@@ -1657,7 +1691,8 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
       for (int j = 0; j < mp.task.W_B; ++j) sum[std::size_t(mp.col0 + j)] += static_cast<std::uint32_t>(part[j]);
     });
     std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
-    for (int j = 0; j < W_B; ++j) out[j] = quant(static_cast<std::int32_t>(sum[j]));
+    for (int j = 0; j < W_B; ++j)
+      out[j] = quant(bias ? add_bias(static_cast<std::int32_t>(sum[j]), (*bias)[std::size_t(j)]) : static_cast<std::int32_t>(sum[j]));
     return out;
   }
   if (b.kind == BlockKind::Pooling) {
@@ -1723,6 +1758,8 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
         v[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v[j]) + static_cast<std::uint32_t>(part[j]));
   }
   int Ho = conv.out.H, Wo = conv.out.W;
+  if (bias)
+    for (std::size_t j = 0; j < v.size(); ++j) v[j] = add_bias(v[j], (*bias)[j / (std::size_t(Ho) * Wo)]);
   // the block's element-wise operations in its order, as the ARM carries them out
   auto sat8 = [](int x) { return std::clamp(x, -128, 127); };
   for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) {
@@ -1732,7 +1769,7 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
         for (auto& x : v) x = std::max(0, x);
         break;
       case PrimitiveKind::Quantization:
-        for (auto& x : v) x = sat8(x >> bs.quant_shift);
+        for (auto& x : v) x = std::clamp(x >> bs.quant_shift, -128, o.saturate_high);
         break;
       case PrimitiveKind::Pooling: {
         const int k = o.stride, hp = Ho / k, wp = Wo / k;

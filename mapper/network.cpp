@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/splitmix64.h"
 #include "model/text_file.h"
 #include "onnx_import.h"
 
@@ -84,13 +85,13 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
                                std::to_string(net.input.elements()));
       have_input = true;
     } else if (kw == "conv") {
-      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N] [workers=N]");
+      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N] [bias=seed|none] [workers=N]");
       l.kind = LayerKind::Conv;
       l.Wf = field(1, "Wf", 1, kMaxSide);
       l.Hf = field(2, "Hf", 1, kMaxSide);
       l.D = field(3, "D", 1, kMaxChannels);
       l.C = field(4, "C", 1, kMaxChannels);
-      allowed = {"stride", "pad", "act", "shift", "workers"};
+      allowed = {"stride", "pad", "act", "shift", "bias", "workers"};
     } else if (kw == "pool") {
       need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N] [workers=N]");
       l.kind = LayerKind::Pool;
@@ -102,16 +103,16 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.stride = l.Wf;
       allowed = {"stride", "pad", "workers"};
     } else if (kw == "fc") {
-      need(3, "fc IN OUT [act=relu|none] [shift=N] [workers=N]");
+      need(3, "fc IN OUT [act=relu|none] [shift=N] [bias=seed|none] [workers=N]");
       l.kind = LayerKind::Fc;
       l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
       l.C = field(2, "OUT", 1, kMaxChannels);
-      allowed = {"act", "shift", "workers"};
+      allowed = {"act", "shift", "bias", "workers"};
     } else if (kw == "residual") {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
-        fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none]");
+        fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none] [shift=N] [bias=seed|none]");
       l.kind = pos[1] == "begin" ? LayerKind::ResidualBegin : LayerKind::ResidualEnd;
-      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift"};
+      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift", "bias"};
     } else {
       fail(source, line, "unknown keyword '" + kw + "' (expected network, input, conv, pool, fc or residual)");
     }
@@ -141,6 +142,10 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         l.workers = to_int(source, line, "workers", v, 1, kMaxChannels);
       } else if (k == "shift") {
         l.shift = to_int(source, line, "shift", v, 0, 31);  // of a 32-bit sum
+      } else if (k == "bias") {
+        if (v == "seed") l.bias_drawn = true;
+        else if (v == "none") l.bias_drawn = false;
+        else fail(source, line, "field bias: expected seed or none, got '" + v + "'");
       } else if (k == "shortcut") {
         shortcut_given = true;
         if (v == "identity") l.shortcut = Shortcut::Identity;
@@ -152,6 +157,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       fail(source, line, "field shortcut: 'residual end' needs shortcut=identity or shortcut=projection");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.stride != 1)
       fail(source, line, "field stride: an identity shortcut has no stride");
+    if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.bias_drawn)
+      fail(source, line, "field bias: an identity shortcut has no convolution to bias (bias= is for a projection)");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.shift >= 0)
       fail(source, line, "field shift: an identity shortcut has no quantization (shift= is for a projection)");
     if (!have_input) fail(source, line, "the 'input W H D' line must come before the first layer");
@@ -161,6 +168,14 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
   if (!have_input) fail(source, line, "no 'input W H D' line");
   if (net.name.empty()) net.name = source;
   return net;
+}
+
+std::vector<std::int32_t> drawn_bias(int line, int outputs, int shift) {
+  SplitMix64 rng{0x6a09e667f3bcc909ull ^ static_cast<std::uint64_t>(line)};  // the same on every machine
+  const std::int64_t half = std::int64_t(1) << std::clamp(shift + 3, 0, 30);
+  std::vector<std::int32_t> b(static_cast<std::size_t>(outputs));
+  for (auto& v : b) v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * half)) - half);
+  return b;
 }
 
 Network read_layer_list(const std::string& path) {

@@ -59,6 +59,13 @@ struct LayerSpec {
   // (conv [C][D][Hf][Wf], fc [OUT][IN]); null: drawn from the seed like the test data. A layer list has
   // none; an ONNX model (onnx_import.h) brings them.
   std::shared_ptr<const std::vector<std::int8_t>> weights;
+  // conv, fc and a projection's residual end: the per-output-channel int32 bias the ARM adds to the sums
+  // before the ReLU and QUAN's shift (at the sums' scale, 2^-(e_x + e_w)); null: none. An ONNX model brings
+  // it; a layer list's `bias=seed` draws it from the layer's number (drawn_bias).
+  std::shared_ptr<const std::vector<std::int32_t>> bias;
+  bool bias_drawn = false;
+  // conv, fc: QUAN's largest int8 result (127; a Clip such as ReLU6 lowers it to its quantized bound)
+  int clamp_high = 127;  // `bias=seed`: the parser draws the bias (drawn_bias)
   int line = 0;            // where it was written
 };
 
@@ -70,7 +77,16 @@ struct Network {
   // an imported model's power-of-two scales (a real value is int8 * 2^-exponent): its input's, to
   // quantize a float input, and its output's, to read the result; none for a layer list
   std::optional<int> input_exponent, output_exponent;
+  // an imported model's final Softmax or Sigmoid, left to the host ("" if none): the output is its input
+  std::string host_activation;
+  // what an import folded, lowered or left to the host, one line per node (run-net and check print them)
+  std::vector<std::string> notes;
 };
+
+// The bias a layer list's `bias=seed` gives layer `line` with `outputs` channels and QUAN shift `shift`:
+// drawn from the line, as large as a few steps of the layer's output (+-2^(shift+3)),
+// so that it changes the result without drowning it.
+std::vector<std::int32_t> drawn_bias(int line, int outputs, int shift);
 
 // Reads a layer list; syntax errors are NetworkError naming the file, line and field. Shapes are checked
 // later, by the parser (parse_network in parser.h).

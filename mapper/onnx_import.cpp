@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <type_traits>
 
 namespace s2::mapper {
 
@@ -26,9 +27,9 @@ constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
 
 // the ops the import takes, in the order its messages list them
 const char* const kOps[] = {
-    "Conv",    "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
-    "Add",     "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
-    "Constant"};
+    "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
+    "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "Sigmoid", "Squeeze"};
 
 std::string supported_ops() {
   std::string s;
@@ -54,6 +55,7 @@ std::size_t element_bytes(int dtype) {
   switch (dtype) {
     case onnx::TensorProto::INT8:
     case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
       return 1;
     case onnx::TensorProto::FLOAT:
     case onnx::TensorProto::INT32:
@@ -78,6 +80,7 @@ double raw_value(int dtype, const char* p) {
     case onnx::TensorProto::INT8:
       return load<std::int8_t>(p);
     case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
       return load<std::uint8_t>(p);
     case onnx::TensorProto::FLOAT:
       return load<float>(p);
@@ -168,7 +171,7 @@ struct Scales {
   }
 };
 
-enum class Op { Conv, Fc, Relu, MaxPool, AvgPool, Flatten, Add };
+enum class Op { Conv, Fc, Relu, Clip, MaxPool, AvgPool, Flatten, Add };
 
 // A node that computes (the Q/DQ nodes and constants are gone: they only give scales and weights).
 struct Node {
@@ -185,6 +188,16 @@ struct Node {
   std::vector<std::int8_t> wq;
   std::optional<int> e_w;
   bool float_weights = false;
+  // conv and fc: a bias per output (none, or all zero: empty): float (a float model, bf) or int32 (bq) with
+  // its scale (a DequantizeLinear's; none for QLinearConv's, whose scale is x_scale * w_scale by definition)
+  std::vector<double> bf, bq;
+  std::optional<double> bias_scale;
+  std::string bias_name;
+  bool has_bias() const { return !bf.empty() || !bq.empty(); }
+  // conv: its groups, lowered to block-diagonal weights (group > 1)
+  int groups = 1;
+  // clip: the bounds (a Clip after a Conv or Gemm: low 0 and a high, as ReLU6)
+  double lo = 0, hi = 0;
 };
 
 // The exponent e of a power-of-two scale 2^-e, or nullopt.
@@ -207,9 +220,54 @@ int exponent_for_max(double max) {
   return e;
 }
 
+// What to change in the model or its export, for an op the import does not take.
+std::string hint_for(const std::string& op) {
+  if (op == "Sigmoid" || op == "Softmax" || op == "LogSoftmax")
+    return "keep it as the network's last node (the host applies it), or end the exported model before it";
+  if (op == "Concat" || op == "Split" || op == "Slice")
+    return "the hardware runs a chain with residual units: export one branch, or rewrite the concatenation as a convolution";
+  if (op == "Resize" || op == "Upsample" || op == "ConvTranspose")
+    return "upsampling has no counterpart on the MAC array: run it on the host";
+  if (op == "Mul" || op == "Sub" || op == "Div")
+    return "fold a constant scaling into the preceding layer's weights before export";
+  if (op == "LSTM" || op == "GRU" || op == "RNN" || op == "Gather" || op == "Shape")
+    return "not a CNN layer: the import takes the ops listed; export with fixed shapes (constant folding on) so that "
+           "Shape arithmetic disappears";
+  if (op == "LeakyRelu" || op == "PRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Elu" || op == "Tanh" ||
+      op == "Gelu")
+    return "the ARM applies only ReLU (and ReLU6 as Clip(0, 6)) in a layer: retrain with ReLU";
+  return "the import takes " + supported_ops();
+}
+
 class Importer {
  public:
   explicit Importer(std::string path) : path_(std::move(path)) {}
+
+  // s2cosim check: every node that will not map, each with why and what to change; then (if none) the
+  // rest of the import's checks. The notes say what the import changed (folded, lowered, left to the host).
+  OnnxCheck check(const std::string& bytes) {
+    OnnxCheck r;
+    collect_ = true;
+    try {
+      parse(bytes);
+      read_graph();
+    } catch (const NetworkError& e) {
+      problems_.push_back(e.what());
+    }
+    if (problems_.empty()) {
+      try {
+        walk();
+        quantize({});
+        net_.notes = notes_;
+        r.network = std::move(net_);
+      } catch (const NetworkError& e) {
+        problems_.push_back(e.what());
+      }
+    }
+    r.problems = problems_;
+    r.notes = notes_;
+    return r;
+  }
 
   Network run(const std::vector<std::vector<float>>& calibration) { return run(read_file(), calibration); }
   Network run(const std::string& bytes, const std::vector<std::vector<float>>& calibration) {
@@ -217,6 +275,7 @@ class Importer {
     read_graph();
     walk();
     quantize(calibration);
+    net_.notes = notes_;
     return std::move(net_);
   }
 
@@ -336,7 +395,7 @@ class Importer {
     const std::size_t bytes = element_bytes(t.data_type());
     if (bytes == 0)
       fail(what + ": data type " + std::to_string(t.data_type()) +
-           " is not supported (float, double, int8, uint8, int32, int64 are)");
+           " is not supported (float, double, int8, uint8, int32, int64, bool are)");
     const auto count = static_cast<std::size_t>(n);
     if (t.has_raw_data()) {
       const std::string& raw = t.raw_data();
@@ -365,7 +424,7 @@ class Importer {
       case onnx::TensorProto::INT64:
         take(t.int64_data());
         break;
-      default:  // int8, uint8 and int32 are stored as int32
+      default:  // int8, uint8, bool and int32 are stored as int32
         take(t.int32_data());
         break;
     }
@@ -379,6 +438,36 @@ class Importer {
 
   // The graph: initializers, its one input and output, then every node in order (ONNX keeps them in
   // topological order, so each node's inputs are known when it comes).
+  // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in as copies of its
+  // first map input, so that the nodes after it are checked too.
+  void visit(const Ctx& c) {
+    if (!collect_) {
+      node(c);
+      return;
+    }
+    try {
+      node(c);
+    } catch (const NetworkError& e) {
+      std::string why = e.what();
+      if (why.find(" is not supported (the import takes") != std::string::npos)
+        why = path_ + ": " + c.label + ": op type " + in_quotes(c.n.op_type()) + " is not supported: " + hint_for(c.n.op_type());
+      problems_.push_back(why);
+      std::optional<Act> like;
+      for (int k = 0; k < c.n.input_size() && !like; ++k)
+        if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) like = it->second;
+      for (int k = 0; k < c.n.output_size(); ++k) {
+        const std::string& o = c.n.output(k);
+        if (o.empty() || acts_.count(o) || consts_.count(o) || alias_.count(o)) continue;
+        if (like) {
+          Act a = *like;
+          a.cls = scales_.make(o);
+          acts_[o] = a;
+          producer_[o] = c.label;
+        }
+      }
+    }
+  }
+
   void read_graph() {
     const onnx::GraphProto& g = model_.graph();
     if (g.sparse_initializer_size() > 0) fail("sparse initializers are not supported");
@@ -403,9 +492,11 @@ class Importer {
            "; the hardware runs a network with one");
     }
     // an op the hardware has no counterpart for is the first thing to say, before any shape
-    for (int i = 0; i < g.node_size(); ++i) supported(ctx(g.node(i), i + 1));
+    if (!collect_)
+      for (int i = 0; i < g.node_size(); ++i) supported(ctx(g.node(i), i + 1));
     read_input(*inputs[0]);
-    for (int i = 0; i < g.node_size(); ++i) node(ctx(g.node(i), i + 1));
+    for (int i = 0; i < g.node_size(); ++i) visit(ctx(g.node(i), i + 1));
+    if (!problems_.empty()) return;
     const std::string& out = g.output(0).name();
     if (consts_.count(out)) fail("the graph's output " + in_quotes(out) + " is a constant");
     if (!alias_.count(out) && !acts_.count(out))
@@ -464,11 +555,17 @@ class Importer {
   }
 
   // A feature-map input of a node.
-  std::pair<std::string, Act> act_in(const Ctx& c, int k) const {
+  std::pair<std::string, Act> act_in(const Ctx& c, int k, bool padded_ok = false) const {
     const std::string name = c.in(k);
     if (consts_.count(name))
       c.fail("input " + std::to_string(k + 1) + " " + in_quotes(name) + " is a constant; expected a feature map here");
+    if (const auto f = folded_.find(name); f != folded_.end())
+      c.fail("reads " + in_quotes(name) + ", the map before " + f->second +
+             " folded into its layer; only that node may read it (the hardware computes the folded map alone)");
     const std::string cn = canon(name);
+    if (!padded_ok && pads_.count(cn))
+      c.fail("reads " + in_quotes(name) + ", the output of " + producer_.at(cn) +
+             "; a Pad is taken only right before a Conv (the hardware pads inside the convolution's block)");
     const auto it = acts_.find(cn);
     if (it == acts_.end())
       c.fail("input " + in_quotes(name) +
@@ -634,6 +731,18 @@ class Importer {
       add(c);
     else if (t == "Flatten" || t == "Reshape")
       flatten(c, t == "Reshape");
+    else if (t == "Squeeze")
+      squeeze(c);
+    else if (t == "BatchNormalization")
+      batch_norm(c);
+    else if (t == "Identity" || t == "Dropout")
+      pass_through(c, t == "Dropout");
+    else if (t == "Clip")
+      clip(c);
+    else if (t == "Pad")
+      pad(c);
+    else if (t == "Softmax" || t == "Sigmoid")
+      final_activation(c);
     else
       supported(c);
   }
@@ -735,15 +844,37 @@ class Importer {
     for (std::size_t i = 0; i < w.v.size(); ++i) nd.wq[i] = static_cast<std::int8_t>(at(i));
   }
 
-  void no_bias(const Ctx& c, int k, std::int64_t outputs) const {
+  // A Conv's or Gemm's bias (input k): one value per output ([C]; Gemm's C also [1,C] or one value for all).
+  // All zero: none, as before biases were taken. Float in a float model (quantized with the layer, at the
+  // sums' scale 2^-(e_x + e_w)); int32 through a DequantizeLinear in a QDQ model, or QLinearConv's int32 B.
+  void take_bias(const Ctx& c, int k, Node& nd, bool qlinear) const {
     if (!c.has(k)) return;
+    const std::string name = c.in(k);
     const Const& b = const_in(c, k, "bias");
-    if (!b.all_zero())
-      c.fail("bias " + in_quotes(c.in(k)) +
-             " is not zero: the hardware's QUAN has no bias add (docs/real_networks.md)");
-    if (static_cast<std::int64_t>(b.v.size()) != outputs && b.v.size() != 1)
-      c.fail("bias " + in_quotes(c.in(k)) + " has shape " + dims_str(b.dims) + "; expected [" +
-             std::to_string(outputs) + "]");
+    const std::size_t n = static_cast<std::size_t>(nd.C);
+    const bool shape_ok = (b.dims.size() == 1 && (b.dims[0] == nd.C || b.dims[0] == 1)) ||
+                          (b.dims.size() == 2 && b.dims[0] == 1 && (b.dims[1] == nd.C || b.dims[1] == 1)) ||
+                          (b.dims.empty() && b.v.size() == 1);
+    if (!shape_ok || b.v.empty())
+      c.fail("bias " + in_quotes(name) + " has shape " + dims_str(b.dims) + "; expected [" + std::to_string(nd.C) +
+             "] (one value per output channel)");
+    if (b.all_zero()) return;
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = b.v.size() == 1 ? b.v[0] : b.v[i];
+    nd.bias_name = name;
+    if (b.is_float()) {
+      for (const double x : v)
+        if (!std::isfinite(x)) c.fail("bias " + in_quotes(name) + " holds a value that is not finite");
+      nd.bf = std::move(v);
+      return;
+    }
+    if (b.dtype != onnx::TensorProto::INT32)
+      c.fail("bias " + in_quotes(name) + " (" + b.what + ") has type " + std::to_string(b.dtype) +
+             "; expected float, or int32 at the scale x_scale * w_scale");
+    if (!qlinear && !b.scale)
+      c.fail("bias " + in_quotes(name) + " is int32 without a scale; expected it through a DequantizeLinear at x_scale * w_scale");
+    nd.bias_scale = qlinear ? std::nullopt : b.scale;
+    nd.bq = std::move(v);
   }
 
   void conv(const Ctx& c, bool qlinear) {
@@ -751,20 +882,30 @@ class Importer {
     // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point[, B]
     c.inputs(qlinear ? 8 : 2, qlinear ? 9 : 3);
     const int wk = qlinear ? 3 : 1;
-    const auto [x, in] = act_in(c, 0);
+    const auto [x_in, in] = act_in(c, 0, true);
     if (in.rank != 4)
       c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
-    if (const std::int64_t g = a.i("group", 1); g != 1)
-      c.fail("group=" + std::to_string(g) +
-             (g == in.shape.D ? " (a depthwise convolution)" : " (a grouped convolution)") +
-             ": the MAC array convolves every input channel");
+    // a Pad before it: the convolution reads the Pad's input with both paddings
+    const auto padded = pads_.find(x_in);
+    const std::string x = padded == pads_.end() ? x_in : padded->second.first;
+    const int extra_pad = padded == pads_.end() ? 0 : padded->second.second;
+    // groups: lowered to one convolution over every input channel, its filters zero outside their group
+    // (block-diagonal weights): the MAC array then multiplies `group` times the products the grouped
+    // convolution needs (docs/real_networks.md, "Grouped convolutions")
+    const std::int64_t g = a.i("group", 1);
     const Const& w = const_in(c, wk, "weights");
     if (w.dims.size() != 4)
       c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + "; expected [C,D,Hf,Wf]");
-    if (w.dims[1] != in.shape.D)
+    if (g < 1 || g > in.shape.D || in.shape.D % g != 0 || w.dims[0] % g != 0)
+      c.fail("group=" + std::to_string(g) + ": expected a divisor of the input's " + std::to_string(in.shape.D) +
+             " channels and of the " + std::to_string(w.dims[0]) + " filters");
+    if (w.dims[1] * g != in.shape.D)
       c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " +
-             std::to_string(w.dims[1]) + " input channels; the input " + dims_str(in.dims()) + " has " +
-             std::to_string(in.shape.D));
+             std::to_string(w.dims[1]) + " input channels per group (group=" + std::to_string(g) + "); the input " +
+             dims_str(in.dims()) + " has " + std::to_string(in.shape.D));
+    if (g > 1 && w.dims[0] * in.shape.D * w.dims[2] * w.dims[3] > kMaxTensorValues)
+      c.fail("group=" + std::to_string(g) + ": its block-diagonal weights would be more than " +
+             std::to_string(kMaxTensorValues) + " values");
     if (w.dims[0] < 1 || w.dims[0] > kMaxChannels)
       c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." +
              std::to_string(kMaxChannels));
@@ -777,19 +918,46 @@ class Importer {
     nd.kW = static_cast<int>(std::min<std::int64_t>(w.dims[3], kMaxSide + 1));
     Window win = window(c, a, in.shape, nd.kH, nd.kW, false);
     nd.stride = win.stride;
-    nd.pad = win.pad;
+    nd.pad = win.pad + extra_pad;
     nd.C = static_cast<int>(w.dims[0]);
     win.out.D = nd.C;
     nd.D = in.shape.D;
     if (qlinear) {
       take_qlinear_operands(c, x, w, nd, false, "x", "w");
-      no_bias(c, 8, nd.C);
+      take_bias(c, 8, nd, true);
     } else {
       take_weights(c, w, c.in(1), nd, false);
-      no_bias(c, 2, nd.C);
+      take_bias(c, 2, nd, false);
     }
+    if (g > 1) {
+      block_diagonal(nd, static_cast<int>(g));
+      notes_.push_back(c.label + ": group=" + std::to_string(g) + (g == in.shape.D ? " (depthwise)" : "") +
+                       ": lowered to one convolution over all " + std::to_string(in.shape.D) +
+                       " channels with block-diagonal weights (zeros outside each group): the MAC array does " +
+                       std::to_string(g) + " times the grouped convolution's multiplications and loads " +
+                       std::to_string(g) + " times its weights");
+    }
+    if (nd.has_bias()) notes_.push_back(c.label + ": bias " + in_quotes(nd.bias_name) + " added by the ARM before the ReLU and QUAN's shift");
     const std::string o = finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, true);
     if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
+  }
+
+  // A grouped convolution's weights [C][D/g][Hf][Wf] as one convolution's [C][D][Hf][Wf]: filter f reads
+  // only the channels of its group (f / (C/g)), the rest of its weights are zero.
+  static void block_diagonal(Node& nd, int g) {
+    nd.groups = g;
+    const std::size_t C = static_cast<std::size_t>(nd.C), D = static_cast<std::size_t>(nd.D), Dg = D / g,
+                      Cg = C / g, k = static_cast<std::size_t>(nd.kH) * nd.kW;
+    auto expand = [&](auto& w) {
+      std::remove_reference_t<decltype(w)> full(C * D * k, 0);
+      for (std::size_t f = 0; f < C; ++f)
+        for (std::size_t d = 0; d < Dg; ++d)
+          std::copy_n(w.begin() + static_cast<std::ptrdiff_t>((f * Dg + d) * k), k,
+                      full.begin() + static_cast<std::ptrdiff_t>((f * D + (f / Cg) * Dg + d) * k));
+      w = std::move(full);
+    };
+    if (nd.float_weights) expand(nd.wf);
+    else expand(nd.wq);
   }
 
   // QLinearConv and QLinearMatMul lay out their operands alike: the map, its scale and zero point, the
@@ -848,8 +1016,9 @@ class Importer {
       take_qlinear_operands(c, x, w, nd, true, "a", "b");
     } else {
       take_weights(c, w, c.in(1), nd, !transB);
-      if (gemm) no_bias(c, 2, nd.C);
+      if (gemm) take_bias(c, 2, nd, false);
     }
+    if (nd.has_bias()) notes_.push_back(c.label + ": bias " + in_quotes(nd.bias_name) + " added by the ARM before the ReLU and QUAN's shift");
     const Act out{{nd.C, 1, 1}, in.rank, 0};
     const std::string o = finish(c, std::move(nd), {x}, out, true);
     if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
@@ -906,10 +1075,10 @@ class Importer {
   void add(const Ctx& c) {
     const Attrs a(c, {});
     c.inputs(2, 2);
-    if (consts_.count(c.in(0)) || consts_.count(c.in(1)))
-      c.fail(
-          "adds a constant (a bias?): the hardware's QUAN has no bias add; an Add must join a residual unit's two "
-          "branches");
+    if (consts_.count(c.in(0)) || consts_.count(c.in(1))) {
+      add_bias(c);
+      return;
+    }
     const auto [x0, a0] = act_in(c, 0);
     const auto [x1, a1] = act_in(c, 1);
     if (!(a0.shape == a1.shape) || a0.rank != a1.rank)
@@ -918,6 +1087,231 @@ class Importer {
     Node nd;
     nd.op = Op::Add;
     finish(c, std::move(nd), {x0, x1}, Act{a0.shape, a0.rank, 0}, true);
+  }
+
+  // The layer (a Conv or fully connected node) whose output `map` is, if it is the latest node and has
+  // float weights: what a folding (a BatchNormalization, a bias added by an Add) may change.
+  Node* foldable_layer(const Ctx& c, const std::string& map, const std::string& what) {
+    if (nodes_.empty() || nodes_.back().out != map || (nodes_.back().op != Op::Conv && nodes_.back().op != Op::Fc))
+      c.fail(what + " must come right after the Conv, Gemm or MatMul it is folded into (here it reads " +
+             in_quotes(map) + ", the output of " + producer_.at(map) + ")");
+    Node& n = nodes_.back();
+    if (!n.float_weights)
+      c.fail(what + " after " + n.label + " in a quantized model: fold it into the float weights before quantizing");
+    return &n;
+  }
+  // The folded node's output stands for `c`'s; its old name (the map before the folding) may not be read.
+  void folded_into(const Ctx& c, Node& n) {
+    const std::string o = new_output(c);
+    folded_[n.out] = c.label;
+    alias_[o] = n.out;
+    n.label += " + " + c.label;
+  }
+
+  // An Add of a constant to a float Conv's or MatMul's output: the layer's bias (PyTorch's Linear as
+  // MatMul + Add, a bias written out).
+  void add_bias(const Ctx& c) {
+    const bool first = consts_.count(c.in(0)) != 0;
+    if (first && consts_.count(c.in(1))) c.fail("adds two constants");
+    const Const& b = consts_.at(c.in(first ? 0 : 1));
+    const std::string x = canon(c.in(first ? 1 : 0));
+    if (!acts_.count(x) || nodes_.empty() || nodes_.back().out != x)
+      c.fail("adds a constant to a map that is not a Conv's, Gemm's or MatMul's output: the hardware adds a bias "
+             "only to a layer's sums; an Add must otherwise join a residual unit's two branches");
+    Node& n = *foldable_layer(c, x, "an Add of a constant (a bias)");
+    if (!b.is_float()) c.fail("adds " + b.what + ", which is not float, to the float " + n.label);
+    // [C], [1,C], [C,1,1], [1,C,1,1] or one value
+    std::int64_t count = 1;
+    for (const std::int64_t d : b.dims) count *= d;
+    if (count != n.C && count != 1)
+      c.fail("adds " + b.what + " of shape " + dims_str(b.dims) + "; expected one value per output channel (" +
+             std::to_string(n.C) + ")");
+    if (n.op == Op::Conv && b.dims.size() >= 2 && b.dims.back() != 1)
+      c.fail("adds " + b.what + " of shape " + dims_str(b.dims) + " to a Conv's output; expected [C,1,1]");
+    if (!n.bq.empty()) c.fail("adds a float bias to " + n.label + ", which has an int32 one");
+    if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
+    for (std::size_t i = 0; i < n.bf.size(); ++i) {
+      const double v = b.v.size() == 1 ? b.v[0] : b.v[i];
+      if (!std::isfinite(v)) c.fail("adds " + b.what + ", which holds a value that is not finite");
+      n.bf[i] += v;
+    }
+    if (n.bias_name.empty()) n.bias_name = c.in(first ? 0 : 1);
+    notes_.push_back(c.label + ": the constant it adds is " + n.label + "'s bias (added by the ARM before the ReLU and QUAN's shift)");
+    folded_into(c, n);
+  }
+
+  // BatchNormalization (inference) after a float Conv: folded into its weights and bias, per filter f,
+  // s = scale / sqrt(var + epsilon): w' = w * s, b' = (b - mean) * s + B (docs/real_networks.md).
+  void batch_norm(const Ctx& c) {
+    const Attrs a(c, {"epsilon", "momentum", "spatial", "training_mode"});
+    c.inputs(5, 5);
+    if (a.i("training_mode", 0) != 0) c.fail("training_mode=1: only inference (running statistics) is supported");
+    if (a.i("spatial", 1) != 1) c.fail("spatial=0 is not supported");
+    for (int k = 1; k < c.n.output_size(); ++k)
+      if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " (training statistics) is not supported");
+    const std::string x = canon(c.in(0));
+    if (!acts_.count(x)) c.fail("input " + in_quotes(c.in(0)) + " is not a feature map");
+    Node& n = *foldable_layer(c, x, "a BatchNormalization");
+    if (n.op != Op::Conv) c.fail("follows " + n.label + "; only a BatchNormalization after a Conv is folded");
+    const char* roles[] = {"scale", "B", "mean", "var"};
+    std::vector<const Const*> p;
+    for (int k = 1; k <= 4; ++k) {
+      const Const& t = const_in(c, k, roles[k - 1]);
+      if (!t.is_float() || t.v.size() != static_cast<std::size_t>(n.C))
+        c.fail(std::string(roles[k - 1]) + " " + in_quotes(c.in(k)) + " has shape " + dims_str(t.dims) + "; expected [" +
+               std::to_string(n.C) + "] float");
+      p.push_back(&t);
+    }
+    if (!n.bq.empty()) c.fail("follows " + n.label + ", whose bias is int32; expected a float model");
+    const double eps = a.f("epsilon", 1e-5f);
+    const std::size_t per_filter = n.wf.size() / static_cast<std::size_t>(n.C);
+    if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
+    for (std::size_t f = 0; f < static_cast<std::size_t>(n.C); ++f) {
+      const double var = p[3]->v[f] + eps;
+      if (!(var > 0) || !std::isfinite(var)) c.fail("var + epsilon of channel " + std::to_string(f) + " is not positive");
+      const double k = p[0]->v[f] / std::sqrt(var);
+      if (!std::isfinite(k) || !std::isfinite(p[1]->v[f]) || !std::isfinite(p[2]->v[f]))
+        c.fail("channel " + std::to_string(f) + " holds a value that is not finite");
+      for (std::size_t i = 0; i < per_filter; ++i) n.wf[f * per_filter + i] *= k;
+      n.bf[f] = (n.bf[f] - p[2]->v[f]) * k + p[1]->v[f];
+    }
+    if (n.bias_name.empty()) n.bias_name = c.label;
+    notes_.push_back(c.label + ": folded into " + n.label + "'s weights and bias (w * s, (b - mean) * s + B, s = scale / sqrt(var + epsilon))");
+    folded_into(c, n);
+  }
+
+  // Identity, and Dropout in inference (ratio ignored; training_mode, if given, a constant false): the
+  // output is the input.
+  void pass_through(const Ctx& c, bool dropout) {
+    const Attrs a = dropout ? Attrs(c, {"seed", "is_test", "ratio"}) : Attrs(c, {});
+    c.inputs(1, dropout ? 3 : 1);
+    if (dropout && c.has(2)) {
+      const Const& t = const_in(c, 2, "training_mode");
+      if (!t.all_zero()) c.fail("training_mode is true: a Dropout runs only in inference here");
+    }
+    const std::string o = c.n.output_size() >= 1 ? c.out() : std::string();
+    if (o.empty()) c.fail("has no output");
+    for (int k = 1; k < c.n.output_size(); ++k)
+      if (!c.n.output(k).empty() && dropout)
+        c.fail("its mask output " + in_quotes(c.n.output(k)) + " is not supported (export the model in eval mode)");
+    if (consts_.count(c.in(0))) {
+      consts_[new_output(c)] = consts_.at(c.in(0));
+      return;
+    }
+    const auto [x, act] = act_in(c, 0);
+    alias_[new_output(c)] = x;
+    notes_.push_back(c.label + ": passes its input on (inference)");
+  }
+
+  // Clip after a Conv or Gemm (ReLU6: min 0, max 6): the layer's ReLU, and QUAN saturates at the
+  // quantized max, floor(max * 2^e_y) (a clamp at max before flooring gives the same).
+  void clip(const Ctx& c) {
+    const Attrs a(c, {"min", "max"});
+    c.inputs(1, 3);
+    auto bound = [&](int k, const char* attr, double def) {
+      if (a.has(attr)) return static_cast<double>(a.f(attr, 0));
+      if (!c.has(k)) return def;
+      const Const& t = const_in(c, k, attr);
+      if (t.v.size() != 1) c.fail(std::string(attr) + " " + in_quotes(c.in(k)) + " is not one value");
+      return t.v[0];
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    const double lo = bound(1, "min", -inf), hi = bound(2, "max", inf);
+    if (lo != 0)
+      c.fail("min " + std::to_string(lo) + ": only min 0 is supported (a ReLU that the hardware applies to the sums)");
+    if (!(hi > 0)) c.fail("max " + std::to_string(hi) + ": expected a positive bound");
+    const auto [x, in] = act_in(c, 0);
+    Node nd;
+    nd.op = Op::Clip;
+    nd.lo = lo;
+    nd.hi = hi;
+    notes_.push_back(c.label + ": a ReLU, and QUAN saturates at floor(" + std::to_string(hi) + " * 2^e_y), the quantized max");
+    finish(c, std::move(nd), {x}, Act{in.shape, in.rank, 0}, true);
+  }
+
+  // Pad (constant zeros, the same on every side of H and W, none on N and C) before a Conv: the
+  // convolution's own padding.
+  void pad(const Ctx& c) {
+    const Attrs a(c, {"mode", "pads", "value"});
+    c.inputs(1, 3);
+    if (a.s("mode", "constant") != "constant")
+      c.fail("mode " + in_quotes(a.s("mode", "constant")) + ": only constant (zero) padding is supported");
+    std::vector<std::int64_t> pads;
+    if (const auto p = a.ints("pads")) {
+      pads = *p;
+    } else {
+      if (!c.has(1)) c.fail("has no pads");
+      for (const double v : const_in(c, 1, "pads").v) pads.push_back(static_cast<std::int64_t>(v));
+    }
+    double value = a.f("value", 0);
+    if (c.has(2)) {
+      const Const& v = const_in(c, 2, "constant_value");
+      value = v.v.empty() ? 0 : v.v[0];
+    }
+    if (value != 0) c.fail("pads with " + std::to_string(value) + "; the hardware pads with zeros");
+    const auto [x, in] = act_in(c, 0);
+    if (in.rank != 4 || pads.size() != 8)
+      c.fail("pads " + dims_str(pads) + " on " + dims_str(in.dims()) + "; expected 8 values for [1,C,H,W]");
+    const std::int64_t p = pads[2];
+    if (pads[0] || pads[1] || pads[4] || pads[5] || pads[3] != p || pads[6] != p || pads[7] != p || p < 0 || p > kMaxSide)
+      c.fail("pads " + dims_str(pads) + ": expected the same padding on every side of H and W, none on N and C");
+    const std::string o = new_output(c);
+    Act out = in;
+    out.shape.W += static_cast<int>(2 * p);
+    out.shape.H += static_cast<int>(2 * p);
+    add_act(c, o, out);
+    pads_[o] = {x, static_cast<int>(p)};
+    notes_.push_back(c.label + ": its zero padding of " + std::to_string(p) + " is the next Conv's");
+  }
+
+  // A Softmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
+  // at its exponent (run-net says so and its output record holds it).
+  void final_activation(const Ctx& c) {
+    const Attrs a(c, {"axis"});
+    c.inputs(1, 1);
+    const std::string& graph_out = model_.graph().output(0).name();
+    if (c.out() != graph_out)
+      c.fail("is not the graph's last node: a " + c.n.op_type() +
+             " runs only at the end, on the host (the hardware has no exponential)");
+    const auto [x, in] = act_in(c, 0);
+    if (c.n.op_type() == "Softmax") {
+      const std::int64_t axis = a.i("axis", -1);
+      if (in.rank == 4 || (axis != -1 && axis != in.rank - 1))
+        c.fail("axis " + std::to_string(axis) + " on " + dims_str(in.dims()) + ": expected the classes of a [1,N] output");
+    }
+    alias_[new_output(c)] = x;
+    net_.host_activation = c.n.op_type();
+    notes_.push_back(c.label + ": the network's final " + c.n.op_type() + " is left to the host: the hardware's output is its input");
+  }
+
+  // Squeeze (axes as an attribute or, from opset 13, an input) that leaves [1,N] or [N], as x.squeeze() after
+  // a global pooling writes it: a flattening.
+  void squeeze(const Ctx& c) {
+    const Attrs a(c, {"axes"});
+    c.inputs(1, 2);
+    const auto [x, in] = act_in(c, 0);
+    const std::vector<std::int64_t> d = in.dims();
+    std::vector<std::int64_t> axes;
+    if (const auto at = a.ints("axes")) axes = *at;
+    else if (c.has(1))
+      for (const double v : const_in(c, 1, "axes").v) axes.push_back(static_cast<std::int64_t>(v));
+    std::vector<bool> drop(d.size(), axes.empty());
+    for (std::int64_t ax : axes) {
+      if (ax < 0) ax += static_cast<std::int64_t>(d.size());
+      if (ax < 0 || ax >= static_cast<std::int64_t>(d.size()) || d[static_cast<std::size_t>(ax)] != 1)
+        c.fail("axes " + dims_str(axes) + " on " + dims_str(d) + ": expected axes of size 1");
+      drop[static_cast<std::size_t>(ax)] = true;
+    }
+    std::vector<std::int64_t> to;
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (!(drop[k] && d[k] == 1)) to.push_back(d[k]);
+    const std::int64_t n = in.shape.elements();
+    if (!((to.size() == 2 && to[0] == 1 && to[1] == n) || (to.size() == 1 && to[0] == n)))
+      c.fail("squeezes " + dims_str(d) + " to " + dims_str(to) +
+             "; only a flattening to [1,N] or [N] before a fully connected layer is supported");
+    Node nd;
+    nd.op = Op::Flatten;
+    finish(c, std::move(nd), {x}, Act{{static_cast<int>(n), 1, 1}, static_cast<int>(to.size()), 0}, false);
   }
 
   // Flatten, or a Reshape to [1,N] or [N]: the map read in [C][H][W] order, which is how the hardware
@@ -1064,11 +1458,22 @@ class Importer {
         net_.layers.push_back(l);
         return n.out;
       case Op::Relu:
+      case Op::Clip:
+        // a Clip right after a layer's Relu (F.relu6 exports as Relu, then Clip(0, 6)): the same layer
+        if (n.op == Op::Clip && relu_map_ != cur && !after_relu_map_.empty() && after_relu_map_ == cur) {
+          relu_map_ = cur;
+          relu_layer_ = after_relu_layer_;
+        }
         if (relu_map_ != cur || relu_layer_ >= net_.layers.size())
           fail_at(
               n,
               "follows no Conv, Gemm, MatMul or residual Add directly; the hardware applies a ReLU only inside such a "
               "layer, before its QUAN");
+        if (n.op == Op::Clip) {
+          if (net_.layers[relu_layer_].kind != LayerKind::Conv && net_.layers[relu_layer_].kind != LayerKind::Fc)
+            fail_at(n, "follows a residual Add: a Clip's bound is applied by a Conv's or Gemm's QUAN only");
+          clip_high_[relu_layer_] = n.hi;
+        }
         net_.layers[relu_layer_].relu = true;
         // the layer's map is the one after its ReLU; an identity unit's keeps the shortcut's exponent
         merge(n, cur, n.out, scales_.calib[cls(cur)] == cur ? n.out : scales_.calib[cls(cur)]);
@@ -1076,6 +1481,8 @@ class Importer {
           if (w.out == cur) w.out = n.out;
         relu_map_.clear();
         non_negative_.insert(n.out);
+        after_relu_map_ = n.op == Op::Relu ? n.out : std::string();
+        after_relu_layer_ = relu_layer_;
         return n.out;
       case Op::MaxPool:
       case Op::AvgPool:
@@ -1265,7 +1672,7 @@ class Importer {
                     acc += n.wf[((static_cast<std::size_t>(c) * D + d) * n.kH + ky) * n.kW + kx] * at(d, r, col);
                   }
                 }
-              y[(static_cast<std::size_t>(c) * Ho + yo) * Wo + xo] = acc;
+              y[(static_cast<std::size_t>(c) * Ho + yo) * Wo + xo] = acc + (n.bf.empty() ? 0.0 : n.bf[c]);
             }
         break;
       case Op::Fc:
@@ -1273,11 +1680,14 @@ class Importer {
           double acc = 0;
           for (int i = 0; i < n.D; ++i)
             acc += n.wf[static_cast<std::size_t>(c) * n.D + i] * x[static_cast<std::size_t>(i)];
-          y[static_cast<std::size_t>(c)] = acc;
+          y[static_cast<std::size_t>(c)] = acc + (n.bf.empty() ? 0.0 : n.bf[static_cast<std::size_t>(c)]);
         }
         break;
       case Op::Relu:
         for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::max(x[i], 0.0);
+        break;
+      case Op::Clip:
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = std::clamp(x[i], n.lo, n.hi);
         break;
       case Op::MaxPool:
       case Op::AvgPool:
@@ -1351,6 +1761,9 @@ class Importer {
       }
       l.weights = std::make_shared<const std::vector<std::int8_t>>(std::move(q));
       const auto e_x = exponent(w.in, n.label), e_y = exponent(w.out, n.label);
+      if (n.has_bias()) l.bias = quantized_bias(n, e_x, e_w);
+      if (const auto hc = clip_high_.find(w.layer); hc != clip_high_.end() && e_y)
+        l.clamp_high = static_cast<int>(std::min(127.0, std::floor(std::ldexp(hc->second, *e_y))));
       if (!e_x || !e_y) continue;  // shift -1: the distributor's rule
       const long long shift = static_cast<long long>(*e_x) + e_w - *e_y;
       const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(*e_x) + " + " + std::to_string(e_w) +
@@ -1362,6 +1775,36 @@ class Importer {
     }
     net_.input_exponent = exponent(input_, producer_.at(input_));
     net_.output_exponent = exponent(final_, producer_.at(final_));
+  }
+
+  // A layer's int32 bias at its sums' scale 2^-(e_x + e_w): a float one rounded half to even (docs/real_networks.md),
+  // an int32 one as given, its scale checked. Without e_x (a float model without calibration) the values are
+  // unknown: zeros, so that the ARM's clocks for the add are still counted.
+  std::shared_ptr<const std::vector<std::int32_t>> quantized_bias(const Node& n, std::optional<int> e_x, int e_w) const {
+    std::vector<std::int32_t> b(static_cast<std::size_t>(n.C), 0);
+    const std::string what = "bias " + in_quotes(n.bias_name);
+    if (!n.bf.empty()) {
+      if (quantized_)
+        fail_at(n, what + " is float in a quantized model (expected int32 through a DequantizeLinear at x_scale * w_scale)");
+      if (e_x) {
+        for (std::size_t i = 0; i < b.size(); ++i) {
+          const double v = std::nearbyint(std::ldexp(n.bf[i], *e_x + e_w));
+          if (std::fabs(v) > 2147483647.0)
+            fail_at(n, what + ": value " + std::to_string(n.bf[i]) + " at the sums' scale " + scale_str(*e_x + e_w) +
+                           " is beyond int32");
+          b[i] = static_cast<std::int32_t>(v);
+        }
+      }
+    } else {
+      if (n.bias_scale && e_x) {
+        const auto e_b = exponent_of_scale(*n.bias_scale);
+        if (!e_b || *e_b != *e_x + e_w)
+          fail_at(n, what + ": scale " + std::to_string(*n.bias_scale) + " is not x_scale * w_scale = " +
+                         scale_str(*e_x + e_w) + " (the ARM adds the bias to the sums at their scale)");
+      }
+      for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::int32_t>(n.bq[i]);
+    }
+    return std::make_shared<const std::vector<std::int32_t>>(std::move(b));
   }
 
   std::string path_;
@@ -1381,9 +1824,44 @@ class Importer {
   std::size_t relu_layer_ = 0;  // the layer a ReLU reading relu_map_ joins
   std::string relu_map_;
   std::set<std::string> non_negative_;  // maps after a ReLU (padded max pooling may read them)
+  std::map<std::size_t, double> clip_high_;  // a layer's Clip max (ReLU6: 6), by layer index
+  std::string after_relu_map_;               // the map a layer's Relu just gave (a Clip may follow it)
+  std::size_t after_relu_layer_ = 0;
+  std::map<std::string, std::string> folded_;  // a map a BatchNormalization or bias was folded into, and by which node
+  std::map<std::string, std::pair<std::string, int>> pads_;  // a Pad's output: its input and padding
+  // s2cosim check
+  bool collect_ = false;
+  std::vector<std::string> problems_;
+  std::vector<std::string> notes_;  // what the import folded, lowered or left to the host, per node
 };
 
 }  // namespace
+
+OnnxCheck check_onnx(const std::string& path) {
+  std::string bytes;
+  {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec) return OnnxCheck{{path + ": cannot read the ONNX model: " + ec.message()}, {}, std::nullopt};
+    if (size > kMaxOnnxFileBytes)
+      return OnnxCheck{{path + ": expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
+                        std::to_string(size)},
+                       {},
+                       std::nullopt};
+    std::ifstream f(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  return check_onnx_bytes(bytes, path);
+}
+
+OnnxCheck check_onnx_bytes(const std::string& bytes, const std::string& path) {
+  OnnxCheck r = Importer(path).check(bytes);
+  if (r.network) {
+    r.network->source = path;
+    r.network->name = std::filesystem::path(path).stem().string();
+  }
+  return r;
+}
 
 Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration) {
   Network net = Importer(path).run(calibration);

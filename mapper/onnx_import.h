@@ -3,6 +3,7 @@
 // what is accepted and how it maps to layer-list lines). Read with Debian's libonnx (onnx_proto).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,17 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = 64u << 20;
 // not used. Throws NetworkError: "FILE: node NAME (OPTYPE): reason" for what the hardware or the import
 // cannot take, "FILE: reason" for a file that is not a usable model.
 Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration = {});
+// s2cosim check: every node of the model that will not map, all at once, each "FILE: node NAME (OPTYPE): why"
+// with what to change; if none, the import's whole-graph checks (the chain, the scales). `network` is the
+// imported network (without calibration) when nothing is refused; `notes` what the import folded, lowered
+// or left to the host.
+struct OnnxCheck {
+  std::vector<std::string> problems, notes;
+  std::optional<Network> network;
+};
+OnnxCheck check_onnx(const std::string& path);
+OnnxCheck check_onnx_bytes(const std::string& bytes, const std::string& path);  // the fuzz target calls it
+
 // The same for a file's bytes; `path` names it in messages (the fuzz target calls it).
 Network parse_onnx(const std::string& bytes, const std::string& path, const std::vector<std::vector<float>>& calibration = {});
 

@@ -17,6 +17,12 @@ const char* to_string(PrimitiveKind k) {
   return "?";
 }
 
+int test_data_shift(int K) {
+  int bits = 0;  // ceil(log2(K))
+  while ((std::uint64_t(1) << bits) < static_cast<std::uint64_t>(K)) ++bits;
+  return 7 + (bits + 1) / 2;
+}
+
 const char* to_string(BlockKind k) {
   switch (k) {
     case BlockKind::Convolution: return "convolution block";
@@ -101,6 +107,17 @@ struct Chain {
       fail(l, name, "weights", "expected " + std::to_string(expected) + " values, got " + std::to_string(l.weights->size()));
     return l.weights;
   }
+  // a layer's bias, if it has one: one per output channel; `bias=seed` drawn at the layer's shift (K: the
+  // products in a sum, for the test-data shift)
+  std::shared_ptr<const std::vector<std::int32_t>> bias_of(const LayerSpec& l, const std::string& name, int outputs,
+                                                           int K) const {
+    if (l.bias_drawn)
+      return std::make_shared<const std::vector<std::int32_t>>(drawn_bias(l.line, outputs, l.shift >= 0 ? l.shift : test_data_shift(K)));
+    if (l.bias && static_cast<std::int64_t>(l.bias->size()) != outputs)
+      fail(l, name, "bias", "expected " + std::to_string(outputs) + " values (one per output channel), got " +
+                                std::to_string(l.bias->size()));
+    return l.bias;
+  }
   // a feature map the model can hold (network.h, kMaxMapValues)
   void bounded(const LayerSpec& l, const std::string& name, const Shape3& s) const {
     if (s.elements() > kMaxMapValues)
@@ -114,6 +131,7 @@ struct Chain {
     if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
     Operation q = op("QUAN", n, PrimitiveKind::Quantization, o, o);
     q.shift = l.shift;
+    q.saturate_high = l.clamp_high;
     b.ops.push_back(q);
     out.blocks.push_back(std::move(b));
     producer = name;
@@ -137,6 +155,7 @@ struct Chain {
     c.Hf = l.Hf;
     c.stride = l.stride;
     c.weights = weights_of(l, name, std::int64_t(l.C) * l.D * l.Hf * l.Wf);
+    c.bias = bias_of(l, name, l.C, l.D * l.Hf * l.Wf);
     b.core = b.ops.size();
     b.ops.push_back(c);
     close_layer_block(std::move(b), l, n, name, o);
@@ -187,6 +206,7 @@ struct Chain {
     b.workers = l.workers;
     Operation f = op("FC", n, PrimitiveKind::MatMul, in, o);
     f.weights = weights_of(l, name, std::int64_t(l.C) * l.D);
+    f.bias = bias_of(l, name, l.C, l.D);
     b.ops.push_back(f);
     close_layer_block(std::move(b), l, n, name, o);
   }
@@ -220,6 +240,7 @@ struct Chain {
       Operation c = op("CONV_SC", n, PrimitiveKind::Convolution, in, o);
       c.stride = l.stride;
       c.weights = weights_of(l, name, std::int64_t(o.D) * in.D);
+      c.bias = bias_of(l, name, o.D, in.D);
       sc.ops.push_back(c);
       Operation q = op("QUAN_SC", n, PrimitiveKind::Quantization, o, o);
       q.shift = l.shift;

@@ -32,8 +32,11 @@ struct Operation {
   int Wf = 1, Hf = 1, stride = 1, pad = 0;
   PoolType pool = PoolType::Max;
   int shift = -1;  // quantization: the right shift its layer gives (LayerSpec::shift); -1: the distributor's rule
+  int saturate_high = 127;  // quantization: its largest int8 result (LayerSpec::clamp_high: ReLU6's quantized 6)
   // convolution, matrix multiplication: the layer's trained weights (LayerSpec::weights), null: drawn
   std::shared_ptr<const std::vector<std::int8_t>> weights;
+  // convolution, matrix multiplication: the layer's per-output-channel int32 bias (LayerSpec::bias), null: none
+  std::shared_ptr<const std::vector<std::int32_t>> bias;
   bool on_mla() const { return kind == PrimitiveKind::Convolution || kind == PrimitiveKind::MatMul; }
 };
 
@@ -61,6 +64,10 @@ struct ParsedNetwork {
   std::vector<OperationBlock> blocks;   // in execution order
   const OperationBlock* find(const std::string& core_name) const;
 };
+
+// QUAN's right shift for test data (a layer without shift=): about half the bits a sum of K products of
+// random int8 values grows by (the thesis gives no shift).
+int test_data_shift(int K);
 
 // Throws NetworkError naming the source, line, layer (by its thesis name) and field for a network whose
 // layers do not fit together (a channel mismatch, a filter larger than its input, a shortcut that cannot

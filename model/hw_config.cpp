@@ -250,7 +250,8 @@ nlohmann::json to_json(const HwConfig& c) {
         {"relu_8bit_per_pixel", c.arm.relu_8bit_per_pixel},
         {"maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel},
         {"maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel},
-        {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel}}},
+        {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel},
+        {"bias_add_per_pixel", c.arm.bias_add_per_pixel}}},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
@@ -320,6 +321,7 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(a, "maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel);
     take(a, "maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel);
     take(a, "elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel);
+    take(a, "bias_add_per_pixel", c.arm.bias_add_per_pixel);
   }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
@@ -369,7 +371,7 @@ void validate(const HwConfig& c) {
   need(c.host_latency_cycles >= 0, "host_latency_cycles", "at least 0");
   for (double v : {c.arm.padding_per_word, c.arm.quantization_per_pixel, c.arm.relu_32bit_per_pixel,
                    c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
-                   c.arm.elementwise_add_per_pixel})
+                   c.arm.elementwise_add_per_pixel, c.arm.bias_add_per_pixel})
     need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");

@@ -45,6 +45,10 @@ struct ArmOpClocks {
   double maxpool_32bit_per_pixel = 18.75;
   double maxpool_8bit_per_pixel = 12.0;
   double elementwise_add_per_pixel = 8.0;
+  // Not in Table 5.9 (the thesis's networks have no bias): a layer's per-channel bias, added to each int32
+  // sum in the first ARM pass over the sums (ReLU or QUAN), costs this much more per pixel. An assumption:
+  // one load and one add in that loop, the channel's bias held in a register across its plane.
+  double bias_add_per_pixel = 2.0;
 };
 
 // A QPE's place in the chip's mesh: column x (0 = west), row y (0 = north).

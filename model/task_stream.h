@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,15 @@ struct ArmCommand {
   // destination's too) (a strided convolution's
   // MLA computes every column at stride 1; the ARM takes every col_step-th). Width counts pixels taken.
   std::uint32_t col_step = 1;
+  // Relu32, Quantize: a layer's per-channel int32 bias, added (wrapping, 32 bits) to each value before the
+  // ReLU or the shift, by the first of them to pass over the sums (the distributor sets it on that one
+  // only). The constants travel with the ARM's program, not through the DMA. Value (d, y, x) of the
+  // command takes bias[bias_first + d * bias_plane_step + y * bias_row_step + x * bias_col_step]: a
+  // convolution's planes are its filters (or, one task per output row, its rows are), an FC's columns are.
+  std::shared_ptr<const std::vector<std::int32_t>> bias;
+  std::uint32_t bias_first = 0, bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
+  // Quantize: the largest int8 result (127; lower for a clamp such as ReLU6's at the quantized 6)
+  int saturate_high = 127;
   int pool_stride() const { return stride > 0 ? stride : window; }
   int window_height() const { return window_h > 0 ? window_h : window; }
   std::size_t source_plane_stride() const {

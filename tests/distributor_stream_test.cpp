@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -187,6 +189,90 @@ TEST(DistributorStreams, AnFcOfOneWeightRowPartIsExactWithoutFce) {
     ASSERT_EQ(s.blocks[0].h.count(), 1);
     EXPECT_TRUE(runs_exact(n.blocks[0], s.blocks[0], Strategy::NofuseNoreuse));
   }
+}
+
+// A layer list's every conv, fc and projection with `bias=seed`: every block in every strategy (strided
+// convolutions with one task per row, a split along D, an FC split along H_B with FCE, a projection) gives the
+// golden block, the bias added once, before the ReLU and the shift; and the bias changes the result.
+TEST(DistributorStreams, BiasesAreAddedOnceInEveryStrategy) {
+  auto with_bias = [](std::string text) {
+    std::string out, line;
+    std::istringstream in(text);
+    while (std::getline(in, line)) {
+      const bool weighted = line.rfind("conv ", 0) == 0 || line.rfind("fc ", 0) == 0 || line.find("shortcut=projection") != std::string::npos;
+      out += line + (weighted ? " bias=seed" : "") + "\n";
+    }
+    return out;
+  };
+  int ran = 0, changed = 0;
+  for (const char* text : {test_networks::kSmall, test_networks::kSmallResidual, test_networks::kDepthSplit}) {
+    const ParsedNetwork n = parse_text(with_bias(text));
+    const ParsedNetwork plain = parse_text(text);
+    const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+    for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+      if (n.blocks[i].kind == BlockKind::Pooling) continue;
+      ASSERT_NE(n.blocks[i].core_op().bias, nullptr) << n.blocks[i].name();
+      for (Strategy st : kAllStrategies) {
+        if (!distributable(n.blocks[i], split.blocks[i], st, HwConfig{}, nullptr)) continue;
+        SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
+        EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st));
+        // one pass over the sums carries the bias: as many biased ARM commands as pieces' result sets
+        const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], st, HwConfig{});
+        std::uint64_t biased = 0;
+        for (const TaskStream& ts : bs.streams)
+          for (const auto& pe : ts.pe)
+            for (const StreamCommand& c : pe) biased += c.kind == CommandKind::Arm && c.arm.bias != nullptr;
+        EXPECT_GT(biased, 0u);
+        ++ran;
+      }
+      const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], Strategy::FuseNoreuse, HwConfig{});
+      const BlockStreams bp = distribute(plain.blocks[i], split.blocks[i], Strategy::FuseNoreuse, HwConfig{});
+      const std::vector<std::uint8_t> image = block_dram_image(n.blocks[i], split.blocks[i], bs, HwConfig{}, 7);
+      changed += golden_block_output(n.blocks[i], split.blocks[i], bs, HwConfig{}, image) !=
+                 golden_block_output(plain.blocks[i], split.blocks[i], bp, HwConfig{}, image);
+    }
+  }
+  EXPECT_GE(ran, 30);
+  EXPECT_GE(changed, 10);
+}
+
+TEST(ArmOps, BiasIsAddedBeforeTheReluAndTheShiftAndCostsItsClocks) {
+  std::vector<std::uint8_t> sram(64, 0);
+  const std::int32_t v[4] = {-300, 100, 1000, -5};
+  std::memcpy(sram.data(), v, 16);
+  ArmCommand r;
+  r.kind = ArmOpKind::Relu32;
+  r.planes = 2;
+  r.width = 2;
+  r.src_row_stride = 8;
+  r.bias = std::make_shared<const std::vector<std::int32_t>>(std::vector<std::int32_t>{7, 400, 50});
+  r.bias_first = 1;
+  r.bias_plane_step = 1;  // plane d takes bias[1 + d]: 400, then 50
+  arm_apply(r, sram.data(), sram.size());
+  std::int32_t got[4];
+  std::memcpy(got, sram.data(), 16);
+  EXPECT_EQ(got[0], 100);   // -300 + 400
+  EXPECT_EQ(got[1], 500);
+  EXPECT_EQ(got[2], 1050);  // 1000 + 50
+  EXPECT_EQ(got[3], 45);
+  ArmCommand q = r;
+  q.kind = ArmOpKind::Quantize;
+  q.dst = 32;
+  q.dst_row_stride = 2;
+  q.shift = 2;
+  q.bias_plane_step = 0;
+  q.bias_col_step = 1;  // column x takes bias[1 + x]: 400, 50
+  q.saturate_high = 96;  // a ReLU6's quantized 6
+  arm_apply(q, sram.data(), sram.size());
+  EXPECT_EQ(static_cast<std::int8_t>(sram[32]), 96);   // (100 + 400) >> 2 = 125, clamped at 96
+  EXPECT_EQ(static_cast<std::int8_t>(sram[33]), 96);   // (500 + 50) >> 2
+  EXPECT_EQ(static_cast<std::int8_t>(sram[34]), 96);   // (1050 + 400) >> 2
+  EXPECT_EQ(static_cast<std::int8_t>(sram[35]), 23);   // (45 + 50) >> 2
+  ArmOpClocks k;
+  k.bias_add_per_pixel = 2.0;
+  EXPECT_EQ(arm_op_cycles(q, k), 4u * 8 + 4u * 2);  // QUAN's 8 per pixel and the add's 2
+  q.bias_first = 2;  // reaches past the bias: refused, not read out of bounds
+  EXPECT_THROW(arm_apply(q, sram.data(), sram.size()), std::out_of_range);
 }
 
 TEST(ArmOps, CostTheClocksOfThesisTable59) {

@@ -4,6 +4,8 @@
 // refused form and malformed file is a NetworkError naming the node and op type (tests/onnx/README.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -240,9 +242,90 @@ TEST(OnnxImport, MalformedFilesAreNetworkErrors) {
   for (const Refusal& r : refusals()) listed.push_back(r.file);
   for (const auto& f : std::filesystem::directory_iterator(model(""))) {
     const std::string n = f.path().filename().string();
-    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0) continue;
+    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0 || n.rfind("eq_", 0) == 0) continue;
     EXPECT_NE(std::find(listed.begin(), listed.end(), n), listed.end()) << n << " is not in refused.txt";
   }
+}
+
+// tests/onnx/equivalent.txt: what an exporter writes (eq_NAME_a.onnx: a BatchNormalization, Identity and
+// Dropout, a Pad, MatMul + Add, a grouped Conv, a final Softmax, ReLU6, QLinearConv's bias) imports to the same
+// layers, int8 weights, int32 biases, shifts and exponents as the network written plainly (eq_NAME_b.onnx).
+TEST(OnnxImport, WhatExportersWriteImportsAsTheSameNetworkWrittenPlainly) {
+  std::istringstream in(read_text(model("equivalent.txt")));
+  int seen = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::string name = line.substr(0, line.find(' '));
+    SCOPED_TRACE(name);
+    ++seen;
+    const std::vector<std::vector<float>> calib = read_calibration("eq_" + name);
+    const Network a = import_onnx(model("eq_" + name + "_a.onnx"), calib);
+    const Network b = import_onnx(model("eq_" + name + "_b.onnx"), calib);
+    expect_layers(a, b, true, name);
+    ASSERT_EQ(a.layers.size(), b.layers.size());
+    for (std::size_t i = 0; i < a.layers.size(); ++i) {
+      const LayerSpec& la = a.layers[i];
+      const LayerSpec& lb = b.layers[i];
+      ASSERT_EQ(la.weights == nullptr, lb.weights == nullptr) << "layer " << i + 1;
+      if (la.weights) {
+        EXPECT_EQ(*la.weights, *lb.weights) << "layer " << i + 1;
+      }
+      ASSERT_EQ(la.bias == nullptr, lb.bias == nullptr) << "layer " << i + 1;
+      if (la.bias) {
+        EXPECT_EQ(*la.bias, *lb.bias) << "layer " << i + 1;
+      }
+      EXPECT_EQ(la.clamp_high, lb.clamp_high) << "layer " << i + 1;
+    }
+    EXPECT_EQ(a.input_exponent, b.input_exponent);
+    EXPECT_EQ(a.output_exponent, b.output_exponent);
+    EXPECT_NO_THROW(parse_network(a));
+    if (name == "softmax") {
+      EXPECT_EQ(a.host_activation, "Softmax");
+      EXPECT_EQ(b.host_activation, "");
+    }
+    if (name == "relu6") {
+      // QUAN saturates at the quantized 6: floor(6 * 2^e_y), the clip being the last layer
+      ASSERT_TRUE(a.output_exponent.has_value());
+      const int want = std::min(127, static_cast<int>(std::floor(std::ldexp(6.0, *a.output_exponent))));
+      EXPECT_EQ(a.layers.back().clamp_high, want);
+      EXPECT_LT(want, 127);  // the calibration saw values above 6
+      EXPECT_EQ(b.layers.back().clamp_high, want);
+      EXPECT_TRUE(a.layers.back().relu);
+    }
+    if (name == "batchnorm" || name == "identity_dropout" || name == "pad" || name == "grouped" || name == "qlinear_bias") {
+      ASSERT_NE(a.layers.front().bias, nullptr);  // the convolution's bias, non-zero
+    }
+  }
+  EXPECT_GE(seen, 8);
+}
+
+// s2cosim check: every node that will not map, all at once (the import stops at the first), each naming the
+// node and what to change; a model that will run has none, and notes on what the import folded.
+TEST(OnnxImport, CheckListsEveryProblemAtOnce) {
+  const OnnxCheck bad = check_onnx(model("bad_many.onnx"));
+  EXPECT_FALSE(bad.network.has_value());
+  ASSERT_EQ(bad.problems.size(), 3u) << ::testing::PrintToString(bad.problems);
+  EXPECT_NE(bad.problems[0].find("node dil (Conv): dilations"), std::string::npos) << bad.problems[0];
+  EXPECT_NE(bad.problems[1].find("node tanh (Tanh): op type 'Tanh' is not supported: "), std::string::npos) << bad.problems[1];
+  EXPECT_NE(bad.problems[1].find("retrain with ReLU"), std::string::npos) << bad.problems[1];
+  EXPECT_NE(bad.problems[2].find("node gconv (Conv): group=5"), std::string::npos) << bad.problems[2];
+  const OnnxCheck good = check_onnx(model("eq_batchnorm_a.onnx"));
+  EXPECT_TRUE(good.problems.empty()) << ::testing::PrintToString(good.problems);
+  ASSERT_TRUE(good.network.has_value());
+  const std::string notes = ::testing::PrintToString(good.notes);
+  EXPECT_NE(notes.find("node bn (BatchNormalization): folded into node conv (Conv)"), std::string::npos) << notes;
+  const OnnxCheck grouped = check_onnx(model("eq_grouped_a.onnx"));
+  EXPECT_NE(::testing::PrintToString(grouped.notes).find("2 times the grouped convolution's multiplications"), std::string::npos);
+  const OnnxCheck softmax = check_onnx(model("eq_softmax_a.onnx"));
+  ASSERT_TRUE(softmax.network.has_value());
+  EXPECT_EQ(softmax.network->host_activation, "Softmax");
+}
+
+// A bias is quantized at the sums' scale, round half to even: checked on a float model whose exponents the
+// test knows (ok_fc's biases are zero: none).
+TEST(OnnxImport, ZeroBiasesGiveNoBias) {
+  const Network n = import_onnx(model("ok_fc.onnx"), read_calibration("ok_fc"));
+  for (const LayerSpec& l : n.layers) EXPECT_EQ(l.bias, nullptr);
 }
 
 TEST(OnnxImport, FilesThatCannotBeReadAreNetworkErrors) {
@@ -278,7 +361,7 @@ TEST(OnnxImport, CalibrationOfTheWrongSizeIsRefused) {
 // layer list with shifts the script wrote, and the float model's weights quantize to the QDQ file's. (The
 // float model calibrated on NAME_input.npy is tests/real_networks_test.cpp's, which reads .npy files.)
 TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
-  for (const std::string name : {"mlp", "tiny_cnn", "res_cnn", "stride_cnn"}) {
+  for (const std::string name : {"mlp", "tiny_cnn", "res_cnn", "stride_cnn", "lenet_bias", "bn_res_cnn", "dw_cnn"}) {
     SCOPED_TRACE(name);
     const std::string dir = source_path("vectors/nets/");
     const Network want = read_layer_list(dir + name + ".net");
@@ -298,6 +381,18 @@ TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
       EXPECT_EQ(qlinear->output_exponent, qdq.output_exponent);
       others.push_back(&*qlinear);
     }
+    // the biases of the QDQ file are those the script quantized (NAME_quant.json), layer by layer in order
+    std::vector<std::vector<std::int32_t>> want_bias;
+    const nlohmann::json quant = read_json(dir + name + "_quant.json");  // (a range-for over a temporary's member would dangle)
+    for (const auto& l : quant.at("layers")) {
+      if (l.contains("bias")) want_bias.push_back(l.at("bias").get<std::vector<std::int32_t>>());
+      if (l.contains("projection") && l.at("projection").contains("bias"))
+        want_bias.push_back(l.at("projection").at("bias").get<std::vector<std::int32_t>>());
+    }
+    std::vector<std::vector<std::int32_t>> got_bias;
+    for (const LayerSpec& l : qdq.layers)
+      if (l.bias) got_bias.push_back(*l.bias);
+    EXPECT_EQ(got_bias, want_bias);
     for (const Network* o : others)
       for (std::size_t i = 0; i < qdq.layers.size(); ++i) {
         ASSERT_EQ(o->layers[i].weights == nullptr, qdq.layers[i].weights == nullptr) << "layer " << i + 1;

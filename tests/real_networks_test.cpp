@@ -4,6 +4,9 @@
 // in and out.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -102,7 +105,14 @@ INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
                                            NetCase{"res_cnn", "_qdq", ""}, NetCase{"stride_cnn", "", ""},
                                            NetCase{"stride_cnn", "_qdq", ""}, NetCase{"mlp", "_qdq", "_hot"},
                                            NetCase{"tiny_cnn", "_qlinear", "_hot"}, NetCase{"res_cnn", "_qdq", "_hot"},
-                                           NetCase{"stride_cnn", "_qdq", "_hot"}),
+                                           NetCase{"stride_cnn", "_qdq", "_hot"},
+                                           // as PyTorch users write them: biases, BatchNorm folded by the
+                                           // exporter, ReLU6, a depthwise convolution
+                                           NetCase{"lenet_bias", "", ""}, NetCase{"lenet_bias", "_qdq", ""},
+                                           NetCase{"lenet_bias", "_qdq", "_hot"}, NetCase{"bn_res_cnn", "", ""},
+                                           NetCase{"bn_res_cnn", "_qdq", ""}, NetCase{"bn_res_cnn", "_qdq", "_hot"},
+                                           NetCase{"dw_cnn", "", ""}, NetCase{"dw_cnn", "_qdq", ""},
+                                           NetCase{"dw_cnn", "_qdq", "_hot"}),
                          [](const auto& info) {
                            const NetCase& c = info.param;
                            return c.name + (c.form.empty() ? "_float" : c.form) + c.input;
@@ -110,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
 
 // Every strategy of the distributor computes the same network output.
 TEST(RealNetworks, EveryStrategyGivesPyTorchsOutput) {
-  for (const std::string name : {"res_cnn", "stride_cnn"})
+  for (const std::string name : {"res_cnn", "stride_cnn", "lenet_bias", "bn_res_cnn", "dw_cnn"})
     for (const std::string st : {"nofuse_noreuse", "fuse_reuse"}) {
       const NetRun r = run(name + "_qdq.onnx", name + "_input.npy", "qpe", "model", {st});
       ASSERT_TRUE(r.data_ok()) << name << " " << st << "\n" << r.out << r.err;
@@ -120,11 +130,126 @@ TEST(RealNetworks, EveryStrategyGivesPyTorchsOutput) {
 
 // On the chip (the mini preset: storage QPEs and two DRAMs), both backends.
 TEST(RealNetworks, OnTheChipOutputEqualsPyTorchs) {
-  for (const std::string name : {"tiny_cnn", "res_cnn", "stride_cnn"}) {
+  for (const std::string name : {"tiny_cnn", "res_cnn", "stride_cnn", "lenet_bias", "bn_res_cnn", "dw_cnn"}) {
     const NetRun r = run(name + "_qdq.onnx", name + "_input.npy", "s2", "both", {"fuse_reuse"});
     ASSERT_TRUE(r.data_ok()) << name << "\n" << r.out << r.err;
     EXPECT_EQ(r.output, read_npy(net_file(name + "_reference.npy")).int8) << name;
   }
+}
+
+// A float .npy of `descr` ('<f4' or '<f8') and shape text "(1, 10)", as NumPy writes it.
+template <typename T>
+void write_float_npy(const std::string& path, const std::string& descr, const std::string& shape, const std::vector<T>& v) {
+  std::ofstream o(path, std::ios::binary);
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  h += std::string(64 - (10 + h.size() + 1) % 64, ' ') + "\n";
+  o << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+  o.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+}
+
+// NumPy's default float64 is read as float32 (with a note): the same output; --calibrate gives the
+// calibration set apart from the input (here the input itself: the same exponents, the same output; a
+// directory with the hot input too: other exponents, a network that still runs).
+TEST(RealNetworks, Float64InputsAndACalibrationSetApartFromTheInput) {
+  const TempDir dir;
+  const NpyTensor x = read_npy(net_file("lenet_bias_input.npy"));
+  const std::vector<double> x64(x.float32.begin(), x.float32.end());
+  write_float_npy(dir.path("x64.npy"), "<f8", "(1, 1, 28, 28)", x64);
+  RunNetRequest req;
+  req.net = net_file("lenet_bias.onnx");
+  req.input_npy = dir.path("x64.npy");
+  req.output_npy = dir.path("y.npy");
+  req.strategies = {"fuse_noreuse"};
+  req.reference_npy = net_file("lenet_bias_reference.npy");
+  req.calibrate = net_file("lenet_bias_input.npy");
+  std::ostringstream out, err;
+  run_net(req, out, err);
+  EXPECT_NE(out.str().find("note: --input " + req.input_npy + ": float64 read as float32"), std::string::npos) << out.str() << err.str();
+  EXPECT_NE(out.str().find("calibration: 1 input of " + req.calibrate), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("equals the reference"), std::string::npos) << out.str();
+  // a directory of two calibration inputs
+  std::filesystem::create_directory(dir.path("calib"));
+  std::filesystem::copy_file(net_file("lenet_bias_input.npy"), dir.path("calib") + "/a.npy");
+  std::filesystem::copy_file(net_file("lenet_bias_input_hot.npy"), dir.path("calib") + "/b.npy");
+  req.calibrate = dir.path("calib");
+  req.reference_npy.clear();
+  std::ostringstream out2, err2;
+  EXPECT_NE(run_net(req, out2, err2), 2) << err2.str();
+  EXPECT_NE(out2.str().find("calibration: 2 inputs of "), std::string::npos) << out2.str();
+  // uint8 (an image as it was saved): read as float32, values as they are, with a note
+  {
+    std::ofstream o(dir.path("x8.npy"), std::ios::binary);
+    std::string h = "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 28, 28), }";
+    h += std::string(64 - (10 + h.size() + 1) % 64, ' ') + "\n";
+    o << "\x93NUMPY" << char(1) << char(0) << char(h.size() & 0xff) << char(h.size() >> 8) << h;
+    for (int i = 0; i < 784; ++i) o << static_cast<char>(static_cast<unsigned char>(i % 256));
+  }
+  req.input_npy = dir.path("x8.npy");
+  req.calibrate.clear();
+  std::ostringstream out4, err4;
+  EXPECT_NE(run_net(req, out4, err4), 2) << err4.str();
+  EXPECT_NE(out4.str().find(": uint8 read as float32 (values 0..255 as they are"), std::string::npos) << out4.str();
+  req.input_npy = dir.path("x64.npy");
+  // a calibration file whose size is not a whole number of inputs
+  req.calibrate = net_file("tiny_cnn_input.npy");
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_net(req, out3, err3), 2);
+  EXPECT_NE(err3.str().find("is not a whole number of the model's inputs of 784 values"), std::string::npos) << err3.str();
+}
+
+// s2cosim check: 0 for a model that will run, 1 with every problem, 2 for no file.
+TEST(RealNetworks, CheckSaysWhetherAModelWillRun) {
+  std::ostringstream out, err;
+  EXPECT_EQ(check_model(net_file("dw_cnn.onnx"), out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("the network will run"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("8 times the grouped convolution's multiplications"), std::string::npos) << out.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(check_model(source_path("tests/onnx/bad_many.onnx"), out2, err2), 1) << out2.str();
+  EXPECT_NE(out2.str().find("3 problems"), std::string::npos) << out2.str();
+  std::ostringstream out3, err3;
+  EXPECT_EQ(check_model(net_file("none.onnx"), out3, err3), 2);
+}
+
+// The float reference of a framework: the float model's own output (PyTorch's, here the dequantized integer
+// reference is not it) is compared by correlation, largest error in output steps and top-1/top-5.
+TEST(RealNetworks, AFloatReferenceIsComparedByCorrelationAndTopClasses) {
+  const TempDir dir;
+  RunNetRequest req;
+  req.net = net_file("lenet_bias.onnx");
+  req.input_npy = net_file("lenet_bias_input.npy");
+  // the float stand-in for a framework's output: the reference's own values, dequantized (r = 1)
+  const NpyTensor ref = read_npy(net_file("lenet_bias_reference.npy"));
+  std::vector<float> f;
+  for (const std::int8_t v : ref.int8) f.push_back(static_cast<float>(std::ldexp(double(v), -5)));
+  const std::string path = dir.path("ref_f32.npy");
+  write_float_npy(path, "<f4", "(1, 10)", f);
+  req.reference_npy = path;
+  req.strategies = {"fuse_noreuse"};
+  req.json_out = dir.path("r.json");
+  std::ostringstream out, err;
+  run_net(req, out, err);
+  EXPECT_NE(out.str().find("against the float reference"), std::string::npos) << out.str() << err.str();
+  EXPECT_NE(out.str().find("correlation 1.0000, max error 0.0 output steps, top-1 agrees, top-5 agrees (pass"),
+            std::string::npos) << out.str();
+  const nlohmann::json j = read_json(req.json_out);
+  EXPECT_EQ(j.at("output").at("float_reference").at("top1_agrees"), true) << j.at("output");
+}
+
+// A one-channel input saved without its batch, (1, 28, 28), is the model's (1, H, W) map.
+TEST(RealNetworks, AOneChannelInputWithoutBatchIsTaken) {
+  const TempDir dir;
+  const NpyTensor x = read_npy(net_file("lenet_bias_input_int8.npy"));
+  ASSERT_EQ(x.shape, (std::vector<std::size_t>{1, 1, 28, 28}));
+  write_npy(dir.path("x.npy"), {1, 28, 28}, x.int8);
+  RunNetRequest req;
+  req.net = net_file("lenet_bias_qdq.onnx");
+  req.input_npy = dir.path("x.npy");
+  req.output_npy = dir.path("y.npy");
+  req.strategies = {"fuse_noreuse"};
+  req.reference_npy = net_file("lenet_bias_reference.npy");
+  std::ostringstream out, err;
+  run_net(req, out, err);
+  EXPECT_NE(out.str().find("equals the reference"), std::string::npos) << out.str() << err.str();
 }
 
 // An int8 input (already quantized) gives the same output as the float one it was quantized from.
@@ -185,7 +310,7 @@ TEST(RealNetworks, BadRequestsAreRefusedWithExitCode2) {
   wrong_reference.net = net_file("tiny_cnn_qdq.onnx");
   wrong_reference.input_npy = net_file("tiny_cnn_input.npy");
   wrong_reference.reference_npy = net_file("tiny_cnn_input.npy");
-  refused(wrong_reference, "expected int8 with 10 values");
+  refused(wrong_reference, "expected 10 values");
   req.input_npy = net_file("tiny_cnn_input.npy");
   req.layers = {"CONV_1"};
   refused(req, "--layers leaves out the network's last block");

@@ -46,8 +46,12 @@ def fail(msg):
 # --------------------------------------------------------------------------------------------------
 # Networks as layer lists (the same vocabulary as mapper/README.md, "Layer-list files")
 
-def conv(D, C, k, stride=1, pad=0, relu=True):
-    return dict(kind="conv", D=D, C=C, k=k, stride=stride, pad=pad, relu=relu)
+def conv(D, C, k, stride=1, pad=0, relu=True, bn=False, relu6=False, groups=1):
+    """bn: a BatchNorm2d after it (non-trivial statistics), which torch.onnx.export folds into the
+    convolution's weights and bias; relu6: ReLU6 instead of ReLU (a Clip(0, 6) in ONNX); groups: a grouped
+    (groups = D: depthwise) convolution."""
+    return dict(kind="conv", D=D, C=C, k=k, stride=stride, pad=pad, relu=relu or relu6, bn=bn, relu6=relu6,
+                groups=groups)
 
 
 def pool(ptype, k, stride=None, pad=0, global_avg=False):
@@ -66,8 +70,8 @@ def res_begin():
     return dict(kind="res_begin")
 
 
-def res_end(shortcut, stride=1):
-    return dict(kind="res_end", shortcut=shortcut, stride=stride, relu=True)
+def res_end(shortcut, stride=1, bn=False):
+    return dict(kind="res_end", shortcut=shortcut, stride=stride, relu=True, bn=bn)
 
 
 NETWORKS = [
@@ -97,6 +101,33 @@ NETWORKS = [
                  pool("avg", 3, stride=2),
                  conv(10, 16, 1, relu=False), pool("max", 2),
                  flatten(), fc(64, 10, relu=False)]),
+    # networks as PyTorch writes them: default biases (nn.Conv2d, nn.Linear), BatchNorm folded by the exporter
+    dict(name="lenet_bias", seed=505, input=(1, 1, 28, 28), qlinear=False, bias=True,
+         what="[1,1,28,28] (one channel); LeNet-5 with PyTorch's default biases: conv 5x5 pad 2 ->6 + BatchNorm + "
+              "ReLU, max pool 2x2/2 (fused); conv 5x5 ->16 + BatchNorm + ReLU, max pool 2x2/2 (fused); flatten; "
+              "FC 400->32 + ReLU; FC 32->10 (biases everywhere)",
+         layers=[conv(1, 6, 5, pad=2, bn=True), pool("max", 2),
+                 conv(6, 16, 5, bn=True), pool("max", 2),
+                 flatten(), fc(400, 32), fc(32, 10, relu=False)]),
+    dict(name="bn_res_cnn", seed=606, input=(1, 3, 12, 12), qlinear=False, bias=True,
+         what="[1,3,12,12]; conv 3x3 pad 1 ->8 + BatchNorm + ReLU; identity residual unit (conv 3x3 + BatchNorm + "
+              "ReLU, conv 3x3 + BatchNorm, add, ReLU); projection residual unit (conv 3x3/2 pad 1 ->16 + BatchNorm + "
+              "ReLU, conv 3x3 + BatchNorm, add a 1x1/2 projection with BatchNorm, ReLU); global average pool; "
+              "flatten; FC 16->10 with bias",
+         layers=[conv(3, 8, 3, pad=1, bn=True),
+                 res_begin(), conv(8, 8, 3, pad=1, bn=True), conv(8, 8, 3, pad=1, relu=False, bn=True),
+                 res_end("identity"),
+                 res_begin(), conv(8, 16, 3, stride=2, pad=1, bn=True), conv(16, 16, 3, pad=1, relu=False, bn=True),
+                 res_end("projection", stride=2, bn=True),
+                 pool("avg", 6, global_avg=True), flatten(), fc(16, 10, relu=False)]),
+    dict(name="dw_cnn", seed=707, input=(1, 3, 16, 16), qlinear=False, bias=True,
+         what="[1,3,16,16]; conv 3x3 pad 1 ->8 + BatchNorm + ReLU6; a depthwise separable block: depthwise conv "
+              "3x3 pad 1 (groups 8) + BatchNorm + ReLU6, pointwise conv 1x1 ->16 + BatchNorm + ReLU; max pool 2x2/2 "
+              "(fused); global average pool; flatten; FC 16->10 with bias",
+         layers=[conv(3, 8, 3, pad=1, bn=True, relu6=True),
+                 conv(8, 8, 3, pad=1, bn=True, relu6=True, groups=8),
+                 conv(8, 16, 1, bn=True), pool("max", 2),
+                 pool("avg", 8, global_avg=True), flatten(), fc(16, 10, relu=False)]),
 ]
 
 
@@ -165,17 +196,28 @@ def chain(net):
 # The float model
 
 class FloatNet(nn.Module):
-    def __init__(self, net):
+    """with_bn False: the network with its BatchNorms folded (the convolutions' weights and biases are then
+    loaded from the exported ONNX file, load_folded)."""
+    def __init__(self, net, with_bn=True):
         super().__init__()
         self.layers = net["layers"]
         self.mods = nn.ModuleDict()
+        self.bns = nn.ModuleDict()
+        bias = net.get("bias", False)
         for L in self.layers:
             if L["kind"] == "conv":
-                self.mods[L["name"]] = nn.Conv2d(L["D"], L["C"], L["k"], stride=L["stride"], padding=L["pad"], bias=False)
+                # with a BatchNorm after it, a convolution has no bias of its own (as torchvision writes it)
+                self.mods[L["name"]] = nn.Conv2d(L["D"], L["C"], L["k"], stride=L["stride"], padding=L["pad"],
+                                                 groups=L["groups"], bias=bias and (not L["bn"] or not with_bn))
+                if L["bn"] and with_bn:
+                    self.bns[L["name"]] = nn.BatchNorm2d(L["C"])
             elif L["kind"] == "fc":
-                self.mods[L["name"]] = nn.Linear(L["D"], L["C"], bias=False)
+                self.mods[L["name"]] = nn.Linear(L["D"], L["C"], bias=bias)
             elif L["kind"] == "res_end" and L["shortcut"] == "projection":
-                self.mods[L["sc_name"]] = nn.Conv2d(L["D"], L["C"], 1, stride=L["stride"], bias=False)
+                self.mods[L["sc_name"]] = nn.Conv2d(L["D"], L["C"], 1, stride=L["stride"],
+                                                    bias=bias and (not L["bn"] or not with_bn))
+                if L["bn"] and with_bn:
+                    self.bns[L["sc_name"]] = nn.BatchNorm2d(L["C"])
         # kaiming-like normal init: std sqrt(2 / fan_in) before a ReLU, sqrt(1 / fan_in) without one
         for L in self.layers:
             if L["kind"] in ("conv", "fc"):
@@ -187,14 +229,28 @@ class FloatNet(nn.Module):
             if L["kind"] == "res_end" and L["shortcut"] == "projection":
                 w = self.mods[L["sc_name"]].weight
                 nn.init.normal_(w, 0.0, math.sqrt(1.0 / w[0].numel()))
+        # BatchNorm statistics as training leaves them, not the identity: mean N(0, 0.5), var U(0.5, 2),
+        # scale U(0.5, 1.5), shift N(0, 0.3); biases keep PyTorch's default init, U(+-1/sqrt(fan_in))
+        with torch.no_grad():
+            for bn in self.bns.values():
+                bn.running_mean.normal_(0.0, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.normal_(0.0, 0.3)
+
+    def conv_bn(self, name, x):
+        x = self.mods[name](x)
+        return self.bns[name](x) if name in self.bns else x
 
     def forward(self, x, record=None):
         saved = None
         for L in self.layers:
             k = L["kind"]
             if k == "conv" or k == "fc":
-                x = self.mods[L["name"]](x)
-                if L["relu"]:
+                x = self.conv_bn(L["name"], x)
+                if L.get("relu6"):
+                    x = F.relu6(x)
+                elif L["relu"]:
                     x = F.relu(x)
             elif k == "pool":
                 if L["global_avg"]:
@@ -211,7 +267,7 @@ class FloatNet(nn.Module):
                 saved = x
             elif k == "res_end":
                 if L["shortcut"] == "projection":
-                    sc = self.mods[L["sc_name"]](saved)
+                    sc = self.conv_bn(L["sc_name"], saved)
                     if record is not None:
                         record[L["sc_name"]] = sc
                 else:
@@ -262,6 +318,16 @@ def quantize_weight(w, what):
     return e, q.to(torch.int8)
 
 
+def quantize_bias(b, e, what):
+    """A bias at the sums' scale 2^-(e_x + e_w), rounded half to even (docs/real_networks.md), int64."""
+    if b is None:
+        return None
+    q = torch.round(b.detach().to(torch.float64) * 2.0 ** e)
+    if float(q.abs().max()) >= 2 ** 31:
+        fail("%s: bias beyond int32" % what)
+    return q.to(torch.int64)
+
+
 def quantize_input(x, e):
     return torch.clamp(torch.round(x.to(torch.float32) * 2.0 ** e), -128, 127).to(torch.int8)
 
@@ -308,6 +374,9 @@ def quantize(net, model, x):
             else:
                 L["e_out"] = calibrate(net, L["name"], rec[L["name"]], L["name"] + " output")
             L["shift"] = checked_shift(e, L["e_w"], L["e_out"], L["name"])
+            L["b_q"] = quantize_bias(model.mods[L["name"]].bias, e + L["e_w"], L["name"])
+            if L.get("relu6"):
+                L["clamp_high"] = min(127, math.floor(6.0 * 2.0 ** L["e_out"]))   # ReLU6: QUAN saturates at the quantized 6
             e = L["e_out"]
         elif k == "res_begin":
             unit_e = e
@@ -318,6 +387,7 @@ def quantize(net, model, x):
                 L["e_w_sc"], L["w_sc_q"] = quantize_weight(model.mods[L["sc_name"]].weight, L["sc_name"])
                 L["e_in_sc"] = unit_e
                 L["shift"] = checked_shift(unit_e, L["e_w_sc"], e, L["sc_name"])
+                L["b_sc_q"] = quantize_bias(model.mods[L["sc_name"]].bias, unit_e + L["e_w_sc"], L["sc_name"])
         # pooling (max and average) and flatten keep the exponent
         L["e_out"] = e
     net["e_output"] = e
@@ -346,8 +416,8 @@ def windows(x, k, stride, pad):
     return x.unfold(2, k, stride).unfold(3, k, stride)  # [N, C, OH, OW, k, k]
 
 
-def int_conv(x, w, stride, pad):
-    return F.conv2d(F.pad(x, [pad] * 4), w.to(torch.int64), stride=stride)
+def int_conv(x, w, stride, pad, groups=1):
+    return F.conv2d(F.pad(x, [pad] * 4), w.to(torch.int64), stride=stride, groups=groups)
 
 
 def int_pool(x, ptype, k, stride, pad):
@@ -405,14 +475,19 @@ def reference(net, x_q):
     for L in net["layers"]:
         k = L["kind"]
         if k == "conv":
-            acc = int_conv(x, L["w_q"], L["stride"], L["pad"])
+            acc = int_conv(x, L["w_q"], L["stride"], L["pad"], L["groups"])
         elif k == "fc":
             acc = x @ L["w_q"].to(torch.int64).t()
         if k in ("conv", "fc"):
             acc_max[L["name"]] = acc_checked(acc, L["name"])
+            if L.get("b_q") is not None:   # the ARM adds the bias to the sums (32 bits) before ReLU and shift
+                acc = acc + (L["b_q"].view(1, -1, 1, 1) if k == "conv" else L["b_q"].view(1, -1))
+                assert int(acc.abs().max()) < 2 ** 31
             if L["relu"]:
                 acc = torch.clamp(acc, min=0)
             x = quan(acc, L["shift"], clamps, L["name"])
+            if "clamp_high" in L:
+                x = torch.clamp(x, max=L["clamp_high"])
         elif k == "pool":
             args = (L["ptype"], L["k"], L["stride"], L["pad"])
             x_in = x
@@ -427,6 +502,8 @@ def reference(net, x_q):
             if L["shortcut"] == "projection":
                 acc = int_conv(saved, L["w_sc_q"], L["stride"], 0)
                 acc_max[L["sc_name"]] = acc_checked(acc, L["sc_name"])
+                if L.get("b_sc_q") is not None:
+                    acc = acc + L["b_sc_q"].view(1, -1, 1, 1)
                 sc = quan(acc, L["shift"], clamps, L["sc_name"])
                 maps[L["sc_name"]] = sc
             else:
@@ -473,6 +550,11 @@ class Graph:
         wq = self.init(name + ".weight_int8", w_q.numpy().astype(np.int8))
         return self.node("DequantizeLinear", [wq, self.scale(e_w), self.zp()], name + ".weight", name + ".weight_dequantize")
 
+    def bias(self, name, b_q, e_b):
+        """An int32 bias through a DequantizeLinear at the sums' scale 2^-(e_x + e_w) (no zero point: 0)."""
+        bq = self.init(name + ".bias_int32", b_q.numpy().astype(np.int32))
+        return self.node("DequantizeLinear", [bq, self.scale(e_b)], name + ".bias", name + ".bias_dequantize")
+
     def model(self, net_name, suffix, in_shape, in_type, out_shape, opset, doc):
         g = helper.make_graph(self.nodes, net_name + suffix,
                               [helper.make_tensor_value_info("input", in_type, list(in_shape))],
@@ -501,15 +583,21 @@ def build_qdq(net):
     for L in net["layers"]:
         k, nm = L["kind"], L["name"]
         final = L is last
-        if k == "conv":
-            w = g.weight(nm, L["w_q"], L["e_w"])
-            y = g.node("Conv", [x, w], nm + "_acc", nm, kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2,
-                       pads=[L["pad"]] * 4)
-        elif k == "fc":
-            w = g.weight(nm, L["w_q"], L["e_w"])
-            y = g.node("Gemm", [x, w], nm + "_acc", nm, transB=1)
         if k in ("conv", "fc"):
-            if L["relu"]:
+            w = [g.weight(nm, L["w_q"], L["e_w"])]
+            if L.get("b_q") is not None:
+                w.append(g.bias(nm, L["b_q"], L["e_in"] + L["e_w"]))
+        if k == "conv":
+            extra = dict(group=L["groups"]) if L["groups"] != 1 else {}
+            y = g.node("Conv", [x] + w, nm + "_acc", nm, kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2,
+                       pads=[L["pad"]] * 4, **extra)
+        elif k == "fc":
+            y = g.node("Gemm", [x] + w, nm + "_acc", nm, transB=1)
+        if k in ("conv", "fc"):
+            if L.get("relu6"):
+                y = g.node("Clip", [y, g.init("clip_0", np.array(0.0, dtype=np.float32)),
+                                    g.init("clip_6", np.array(6.0, dtype=np.float32))], nm + "_relu6", nm + "_relu6")
+            elif L["relu"]:
                 y = g.node("Relu", [y], nm + "_relu", nm + "_relu")
             x = g.qdq(y, L["e_out"], nm, final)
         elif k == "pool":
@@ -521,8 +609,10 @@ def build_qdq(net):
         elif k == "res_end":
             if L["shortcut"] == "projection":
                 sn = L["sc_name"]
-                w = g.weight(sn, L["w_sc_q"], L["e_w_sc"])
-                sc = g.node("Conv", [saved, w], sn + "_acc", sn, kernel_shape=[1, 1], strides=[L["stride"]] * 2,
+                w = [g.weight(sn, L["w_sc_q"], L["e_w_sc"])]
+                if L.get("b_sc_q") is not None:
+                    w.append(g.bias(sn, L["b_sc_q"], L["e_in_sc"] + L["e_w_sc"]))
+                sc = g.node("Conv", [saved] + w, sn + "_acc", sn, kernel_shape=[1, 1], strides=[L["stride"]] * 2,
                             pads=[0] * 4)
                 sc = g.qdq(sc, L["e_out"], sn)
             else:
@@ -595,17 +685,20 @@ def evaluate(model, feeds, floor_requant=False):
             floor = floor_requant and n.input[0] not in graph_inputs
             y = requant(i[0].astype(f64) / f64(i[1]), i[2], floor)
         elif op == "DequantizeLinear":
-            y = (i[0].astype(f64) - f64(i[2])) * f64(i[1])
+            y = (i[0].astype(f64) - (f64(i[2]) if len(i) > 2 and i[2] is not None else 0.0)) * f64(i[1])
         elif op in ("Conv", "QLinearConv"):
             if op == "Conv":
                 xx, ww = i[0], i[1]
             else:
                 xx, ww = i[0].astype(f64) - f64(i[2]), i[3].astype(f64) - f64(i[5])
             p = list(a.get("pads", [0, 0, 0, 0]))
-            assert a.get("group", 1) == 1 and all(d == 1 for d in a.get("dilations", [1, 1]))
-            acc = F.conv2d(F.pad(t(xx), [p[1], p[3], p[0], p[2]]), t(ww), stride=list(a.get("strides", [1, 1]))).numpy()
+            assert all(d == 1 for d in a.get("dilations", [1, 1]))
+            acc = F.conv2d(F.pad(t(xx), [p[1], p[3], p[0], p[2]]), t(ww), stride=list(a.get("strides", [1, 1])),
+                           groups=a.get("group", 1)).numpy()
             if op == "Conv":
                 y = acc
+                if len(i) > 2 and i[2] is not None:
+                    y = y + i[2].astype(f64).reshape(1, -1, 1, 1)
             else:
                 y = requant(acc * (f64(i[1]) * f64(i[4]) / f64(i[6])), i[7], False)
         elif op == "Gemm":
@@ -621,6 +714,8 @@ def evaluate(model, feeds, floor_requant=False):
             y = requant(acc * (f64(i[1]) * f64(i[4]) / f64(i[6])), i[7], False)
         elif op == "Relu":
             y = np.maximum(i[0], np.zeros((), i[0].dtype))
+        elif op == "Clip":
+            y = np.clip(i[0], i[1], i[2])
         elif op in ("MaxPool", "AveragePool"):
             k = list(a["kernel_shape"])
             p = list(a.get("pads", [0, 0, 0, 0]))
@@ -642,6 +737,8 @@ def evaluate(model, feeds, floor_requant=False):
             y = i[0].reshape(int(np.prod(i[0].shape[:ax])), -1)
         elif op == "Identity":
             y = i[0]
+        elif op == "Constant":
+            y = numpy_helper.to_array(a["value"])
         else:
             fail("evaluate: operator %s not supported" % op)
         env[n.output[0]] = y
@@ -650,6 +747,18 @@ def evaluate(model, feeds, floor_requant=False):
 
 # --------------------------------------------------------------------------------------------------
 # Files
+
+def extras(L):
+    """What a layer list cannot say: a trained bias (the ONNX files carry it), ReLU6's clamp, groups."""
+    t = ""
+    if L.get("b_q") is not None:
+        t += "; bias in the ONNX files"
+    if "clamp_high" in L:
+        t += "; ReLU6: QUAN saturates at %d" % L["clamp_high"]
+    if L.get("groups", 1) != 1:
+        t += "; groups %d, as block-diagonal weights" % L["groups"]
+    return t
+
 
 def layer_list(net):
     lines = ["# %s: %s" % (net["name"], net["what"]),
@@ -669,9 +778,11 @@ def layer_list(net):
                 t += " pad=%d" % L["pad"]
             t += " act=%s shift=%d" % ("relu" if L["relu"] else "none", L["shift"])
             c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+            c += extras(L)
         elif k == "fc":
             t = "fc %d %d act=%s shift=%d" % (L["D"], L["C"], "relu" if L["relu"] else "none", L["shift"])
             c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+            c += extras(L)
         elif k == "pool":
             t = "pool %s %d %d" % (L["ptype"], L["k"], L["k"])
             if L["stride"] != L["k"] or L["pad"]:
@@ -692,6 +803,8 @@ def layer_list(net):
                 t = "residual end shortcut=projection stride=%d shift=%d" % (L["stride"], L["shift"])
                 c = "%s: e_x %d, e_w %d, e_y %d; %s + ACTI" % (L["sc_name"], L["e_in_sc"], L["e_w_sc"], L["e_out"],
                                                                  L["name"])
+                if L.get("b_sc_q") is not None:
+                    c += "; bias in %s_qdq.onnx" % net["name"]
         lines.append(("%-50s# %s" % (t, c)) if c else t)
     return "\n".join(lines) + "\n"
 
@@ -710,6 +823,14 @@ def quant_json(net, qdq_tensors, ql_tensors):
                 d.update(IN=L["D"], OUT=L["C"])
             d.update(e_x=L["e_in"], e_w=L["e_w"], e_y=L["e_out"], shift=L["shift"],
                      max_abs_acc=net["acc_max"][L["name"]])
+            if L.get("b_q") is not None:
+                d["bias"] = L["b_q"].tolist()
+            if L.get("bn"):
+                d["batchnorm"] = "folded by torch.onnx.export into the weights and bias"
+            if "clamp_high" in L:
+                d.update(activation="relu6", clamp_high=L["clamp_high"])
+            if L.get("groups", 1) != 1:
+                d["groups"] = L["groups"]
             if "branch_last_of" in L:
                 d["exponent_from"] = ("the shortcut (identity)" if L["branch_last_of"]["shortcut"] == "identity"
                                       else "the sum after ReLU (projection)")
@@ -726,6 +847,8 @@ def quant_json(net, qdq_tensors, ql_tensors):
                 d.update(projection=dict(name=L["sc_name"], kernel=[1, 1], stride=L["stride"], D=L["D"], C=L["C"],
                                          e_x=L["e_in_sc"], e_w=L["e_w_sc"], e_y=L["e_out"], shift=L["shift"],
                                          max_abs_acc=net["acc_max"][L["sc_name"]]))
+                if L.get("b_sc_q") is not None:
+                    d["projection"]["bias"] = L["b_sc_q"].tolist()
         layers.append(d)
         if k in ("conv", "fc", "pool", "res_end"):
             if k == "res_end" and L["shortcut"] == "projection":
@@ -774,6 +897,36 @@ def save_onnx(path, model):
 
 # --------------------------------------------------------------------------------------------------
 
+def load_folded(net, path):
+    """The network without BatchNorm, its convolutions' and FCs' weights and biases read from the exported
+    ONNX file, in whose Conv and Gemm nodes the exporter folded each BatchNorm: the float values an importer
+    of that file sees, so that the reference quantizes exactly those."""
+    m = onnx.load(path)
+    inits = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in m.graph.initializer}
+    for n in m.graph.node:
+        if n.op_type == "BatchNormalization":
+            fail("%s: the exporter left a BatchNormalization (%s) unfolded" % (path, n.name))
+    weighted = [n for n in m.graph.node if n.op_type in ("Conv", "Gemm")]
+    names = []
+    for L in net["layers"]:   # forward order: a projection runs at its unit's end
+        if L["kind"] in ("conv", "fc"):
+            names.append(L["name"])
+        elif L["kind"] == "res_end" and L["shortcut"] == "projection":
+            names.append(L["sc_name"])
+    if len(names) != len(weighted):
+        fail("%s: %d Conv/Gemm nodes, %d layers" % (path, len(weighted), len(names)))
+    folded = FloatNet(net, with_bn=False).eval()
+    with torch.no_grad():
+        for nm, n in zip(names, weighted):
+            mod = folded.mods[nm]
+            mod.weight.copy_(inits[n.input[1]])
+            if len(n.input) > 2 and n.input[2]:
+                if mod.bias is None:
+                    fail("%s: node %s has a bias, layer %s none" % (path, n.name, nm))
+                mod.bias.copy_(inits[n.input[2]])
+    return folded
+
+
 def argmax_note(yf, ref_row):
     """Where the float model's and the reference's argmax differ: the two outputs in both."""
     a, b = int(yf.argmax()), int(ref_row.argmax())
@@ -790,6 +943,18 @@ def run(net, ort, summary):
     torch.manual_seed(net["seed"])
     model = FloatNet(net).eval()
     x = torch.randn(*net["input"], generator=torch.Generator().manual_seed(net["seed"] + 1))
+    p = lambda suffix: os.path.join(OUT_DIR, name + suffix)
+    # the float model, exported by torch (which folds each BatchNorm into its convolution)
+    torch.onnx.export(model, (x,), p(".onnx"), opset_version=OPSET, input_names=["input"], output_names=["output"],
+                      do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(p(".onnx")), full_check=True)
+    if len(model.bns):
+        with torch.no_grad():
+            y_bn = model(x)
+        model = load_folded(net, p(".onnx"))
+        with torch.no_grad():
+            if not torch.allclose(model(x), y_bn, rtol=1e-4, atol=1e-5):
+                fail("%s: the folded network differs from the one with BatchNorm" % name)
     quantize(net, model, x)
     x_q = quantize_input(x, net["e_input"])
     ref, net["int_maps"], net["acc_max"], clamps = reference(net, x_q)
@@ -805,12 +970,7 @@ def run(net, ort, summary):
     with torch.no_grad():
         y_float_hot = model(x_hot)
 
-    p = lambda suffix: os.path.join(OUT_DIR, name + suffix)
     sizes = {}
-    # the float model, exported by torch
-    torch.onnx.export(model, (x,), p(".onnx"), opset_version=OPSET, input_names=["input"], output_names=["output"],
-                      do_constant_folding=True)
-    onnx.checker.check_model(onnx.load(p(".onnx")), full_check=True)
     sizes[".onnx"] = os.path.getsize(p(".onnx"))
     qdq, qdq_tensors = build_qdq(net)
     sizes["_qdq.onnx"] = save_onnx(p("_qdq.onnx"), qdq)
@@ -985,7 +1145,7 @@ def run(net, ort, summary):
     summary.append(dict(name=name, what=net["what"], rows=rows, line=line, files=files, ort=ort_note,
                         warnings=warnings, ref=ref.numpy().tolist(), cold_line=cold_line, hot_rows=hot_rows,
                         hot_line=hot_line, ref_hot=ref_hot.numpy().tolist(), hot_clamps=hot_clamps,
-                        hot_seed=net["seed"] + HOT_SEED_OFFSET))
+                        hot_seed=net["seed"] + HOT_SEED_OFFSET, saturation=not net.get("bias")))
 
 
 README_HEAD = """# vectors/nets/ — small real networks and their bit-exact integer references
@@ -1002,7 +1162,7 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 
 | file | what |
 | --- | --- |
-| `NAME.onnx` | the float model (no biases), `torch.onnx.export`, opset 13, input `input`, output `output`; an unpadded average pooling is exported as `AveragePool` with `count_include_pad=0`, the same values (torch writes `count_include_pad=1` as a `Pad` node before it, which the import refuses) |
+| `NAME.onnx` | the float model (biases in `lenet_bias`, `bn_res_cnn`, `dw_cnn` only, with their BatchNorms folded in by the exporter), `torch.onnx.export`, opset 13, input `input`, output `output`; an unpadded average pooling is exported as `AveragePool` with `count_include_pad=0`, the same values (torch writes `count_include_pad=1` as a `Pad` node before it, which the import refuses) |
 | `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
 | `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
@@ -1017,8 +1177,18 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 ## How they were made
 
 - Weights: normal, standard deviation sqrt(2 / fan_in) before a ReLU and sqrt(1 / fan_in) otherwise (a
-  residual branch's last convolution, the projection, a convolution without ReLU, the last FC); no biases.
-  Input: N(0, 1).
+  residual branch's last convolution, the projection, a convolution without ReLU, the last FC); no biases in
+  the first four networks. Input: N(0, 1).
+- `lenet_bias`, `bn_res_cnn`, `dw_cnn` are written as PyTorch users write them: `nn.Conv2d` and `nn.Linear`
+  with their default biases (PyTorch's init, U(+-1/sqrt(fan_in))), `nn.BatchNorm2d` after the convolutions
+  with statistics as training leaves them (mean N(0, 0.5), var U(0.5, 2), scale U(0.5, 1.5), shift
+  N(0, 0.3)), ReLU6 and a depthwise convolution in `dw_cnn`, a one-channel 28x28 input in `lenet_bias`.
+  `torch.onnx.export` folds each BatchNorm into its convolution's weights and bias; the script reads those
+  folded float weights and biases back from `NAME.onnx` and quantizes exactly them (and checks the folded
+  network against the one with BatchNorm). Biases: `round_half_even(b * 2^(e_x + e_w))`, int32, added to the
+  sums before the ReLU and the shift; ReLU6: QUAN saturates at `floor(6 * 2^e_y)`; in the QDQ file the bias
+  is an int32 initializer `L.bias_int32` through a DequantizeLinear at 2^-(e_x + e_w), ReLU6 a `Clip(0, 6)`.
+  These three are not held to the hot inputs' saturation check below.
 - Quantization (docs/real_networks.md, "Post-training quantization"): `e_w = floor(log2(127 / max|w|))`
   per tensor, `w_q = clamp(round_half_even(w * 2^e_w), -127, 127)`; every map's exponent
   `floor(log2(127 / max|a|))` from the float model run on the input (the map after its ReLU; the last FC
@@ -1073,8 +1243,10 @@ integer network part ways: the error line shows how far.
 def check_saturation(summary):
     """The hot inputs must saturate: the QUAN clamp at +127 in every network, the QUAN clamp at -128 in
     at least one, and every residual addition's clamp at +127 (its clamp at -128 is hidden by the ReLU that
-    follows, so it does not count)."""
+    follows, so it does not count). The networks with biases (written as PyTorch users write them) are not
+    held to it: their hot references are printed, saturated or not."""
     missing = []
+    summary = [s for s in summary if s["saturation"]]
     for s in summary:
         cl = s["hot_clamps"]
         if not any(c["hi"] for c in cl.values() if c["clamp"] == "QUAN"):

@@ -45,6 +45,28 @@ void each_pixel(const ArmCommand& c, F f) {
       for (std::uint32_t x = 0; x < c.width; ++x) f(std::size_t(d), std::size_t(y), std::size_t(x));
 }
 
+// The bias value (d, y, x) of a Relu32 or Quantize takes (0 without a bias).
+std::int32_t bias_at(const ArmCommand& c, std::size_t d, std::size_t y, std::size_t x) {
+  const std::size_t i = c.bias_first + d * c.bias_plane_step + y * c.bias_row_step + x * c.bias_col_step;
+  return (*c.bias)[i];
+}
+
+// A command's bias must cover every value it is added to (the distributor slices it per piece).
+void need_bias(const ArmCommand& c) {
+  if (!c.bias) return;
+  if (c.planes == 0 || c.height == 0 || c.width == 0) return;
+  const std::size_t last = c.bias_first + (c.planes - 1) * std::size_t(c.bias_plane_step) +
+                           (c.height - 1) * std::size_t(c.bias_row_step) + (c.width - 1) * std::size_t(c.bias_col_step);
+  if (last >= c.bias->size())
+    throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": bias value " + std::to_string(last) +
+                            " beyond the layer's " + std::to_string(c.bias->size()));
+}
+
+// x + bias in 32 bits, wrapping as the ARM's ADD does.
+std::int32_t add32(std::int32_t a, std::int32_t b) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+
 }  // namespace
 
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
@@ -60,6 +82,8 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
     // Table 5.9 has no average pooling: charged as 8-bit max pooling (a sum per pixel instead of a max)
     case ArmOpKind::AvgPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
   }
+  if (c.bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
+    clocks += k.bias_add_per_pixel * double(pixels(c));
   return static_cast<std::uint64_t>(std::ceil(clocks));
 }
 
@@ -81,18 +105,23 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     case ArmOpKind::Relu32:
       need(c.src + c.planes * sp, size, c);
+      need_bias(c);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::uint8_t* p = sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step;
-        store32(p, std::max<std::int32_t>(0, load32(p)));
+        const std::int32_t v = c.bias ? add32(load32(p), bias_at(c, d, y, x)) : load32(p);
+        store32(p, std::max<std::int32_t>(0, v));
       });
       return;
     case ArmOpKind::Quantize: {
       const std::size_t dp = c.destination_plane_stride(c.height);
       need_planes(c, sp, dp, size);
+      need_bias(c);
+      const std::int32_t high = std::clamp(c.saturate_high, -128, 127);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
-        const std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step) >> c.shift;
+        std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
+        if (c.bias) v = add32(v, bias_at(c, d, y, x));
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
-            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, 127)));
+            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v >> c.shift, -128, high)));
       });
       return;
     }

@@ -1,7 +1,9 @@
 // libFuzzer target: an ONNX model as --net FILE.onnx reads it (mapper/onnx_import.h, Debian's libonnx
 // protobuf behind it), then, if it imports, once more calibrated on an input of its size (the float
-// evaluator), and parsed into blocks. Any input must end in a network or a NetworkError naming what is
-// wrong; anything else is a finding.
+// evaluator), and parsed into blocks; and as s2cosim check reads it (every node checked, refusals
+// collected). Any input must end in a network, a NetworkError or a list of problems naming what is wrong;
+// anything else is a finding. The corpus holds models with biases, folded and unfolded BatchNorm, Pad,
+// Identity, Dropout, ReLU6, grouped convolutions and a final Softmax.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
+  const s2::mapper::OnnxCheck check = s2::mapper::check_onnx_bytes(bytes, "fuzz.onnx");
+  if (check.network && !check.problems.empty()) __builtin_trap();  // a network is given only when nothing is refused
   try {
     const s2::mapper::Network net = s2::mapper::parse_onnx(bytes, "fuzz.onnx");
     s2::mapper::parse_network(net);
