@@ -359,7 +359,8 @@ void validate(const HwConfig& c) {
   need(c.sram_mla_budget_bytes > 0 && c.sram_mla_budget_bytes <= c.sram_bytes, "sram_mla_budget_bytes", "1 to sram_bytes");
   need(c.sram_access_cycles >= 1, "sram_access_cycles", "at least 1");
   need(c.chip.storage_pe_bytes > 0 && c.chip.storage_pe_bytes <= c.sram_bytes, "chip.storage_pe_bytes", "1 to sram_bytes");
-  need(c.router_latency_noc_cycles >= 1 && c.router_latency_noc_cycles <= 15, "router_latency_noc_cycles", "1 to 15");
+  need(c.router_latency_noc_cycles >= 2 && c.router_latency_noc_cycles <= 8, "router_latency_noc_cycles",
+       "2 to 8 (NoC clocks through the router's pipeline, noc/router.h)");
   need(c.router_out_fifo_packets >= 1 && c.router_out_fifo_packets <= 8, "router_out_fifo_packets", "1 to 8");
   need(c.noc_if_out_fifo_packets >= 1 && c.noc_if_out_fifo_packets <= 8, "noc_if_out_fifo_packets", "1 to 8");
   need(c.noc_payload_bytes == 16, "noc_payload_bytes", "16 (128-bit payload)");

@@ -126,7 +126,7 @@ struct HwConfig {
   int sram_bytes = 128 * 1024;         // four 32 KB banks
   int sram_mla_budget_bytes = 96 * 1024;  // what the splitter may use for MLA data (thesis 5.2.1)
   int sram_access_cycles = 1;          // PE clocks one access occupies the port (flaw sram2clk: 2)
-  int router_latency_noc_cycles = 4;   // thesis 2.3.3
+  int router_latency_noc_cycles = 4;   // thesis 2.3.3; 2 to 8 (the model's router pipeline)
   int router_out_fifo_packets = 4;     // per router output port
   int noc_if_out_fifo_packets = 4;     // PE -> router FIFO
   int noc_payload_bytes = 16;          // 128-bit payload, the SRAM's and operand A's width (thesis 2.3.1-2.3.2)
