@@ -49,7 +49,6 @@ class NocFabric {
   // PE `pe`'s MLA starts the tiles `tiles` in clock `clock` (its first SETUP clock), operand A in the SRAM of
   // PE `source` of its QPE.
   void start_mla(int pe, const TaskTiles& tiles, int source, std::uint64_t clock);
-  bool mla_busy(int pe) const { return pes_[static_cast<std::size_t>(pe)].mla.busy(); }
   const PhaseCycles& mla_phases(int pe) const { return pes_[static_cast<std::size_t>(pe)].mla.phases(); }
   // Called with (pe, clock) when a DMA goes idle: the ARM sees it idle in `clock`.
   void on_dma_idle(std::function<void(int, std::uint64_t)> f) { on_idle_ = std::move(f); }

@@ -67,7 +67,6 @@ class MlaEngine {
   // The START register was written: SETUP of the first tile in clock `clock` (the first one clock() counts).
   void start(const TaskTiles& tiles, std::uint64_t clock);
   bool busy() const { return r_.stage != Stage::Idle; }
-  bool a_via_noc() const { return via_noc_; }
   std::uint64_t begin() const { return begin_; }
 
   // `a_arrive`: an operand-A response reaches the MLA in this clock (NoC); `req_room`: the outbound request
@@ -93,7 +92,6 @@ class MlaEngine {
   const Regs& regs() const { return r_; }
   Regs& regs() { return r_; }
   const PhaseCycles& phases() const { return r_.phases; }
-  std::uint64_t rows_done() const { return r_.rows_done; }
 
  private:
   void load(const TileShape& sh);

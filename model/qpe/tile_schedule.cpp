@@ -34,7 +34,6 @@ struct PeState {
   std::uint64_t slave_rsp = 0;  // clock the slave's read data arrives
   Packet slave_pkt;             // the response being sent
   const MlaEngine::Regs& r() const { return mla.regs(); }
-  bool done() const { return finished && !mla.busy(); }
 };
 
 }  // namespace
