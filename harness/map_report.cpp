@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "mapper/split_check.h"
@@ -157,7 +158,9 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
   try {
     const HwConfig cfg = build_hw_config(req.config_file, req.mac_shape, {});
     const mapper::Target target = mapper::parse_target(req.target);
-    if (!check_writable(req.json_out, err)) return 2;
+    if (!check_paths({{"--json", req.json_out}},
+                     {{"--net", req.net}, {"--config", req.config_file}, {"--split", req.split_file}}, err))
+      return kExitBadInput;
     const mapper::ParsedNetwork n = mapper::parse_network(mapper::load_network(req.net));
     const std::vector<mapper::SplitChoice> chosen = req.split_file.empty() ? std::vector<mapper::SplitChoice>{}
                                                                            : mapper::read_split_file(req.split_file);
@@ -165,7 +168,7 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
     out << format_split(n, s);
     if (!chosen.empty()) out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses, the others searched\n";
     out << "hardware: " << cfg.mac_shape() << " MAC array, config hash " << config_hash(cfg) << "\n";
-    if (!req.json_out.empty()) write_text_file(req.json_out, split_json(n, s, cfg));
+    if (!req.json_out.empty() && !write_outputs({{req.json_out, [&] { return split_json(n, s, cfg); }}}, err)) return kExitOutput;
     if (req.verify) {
       out << "\nsplitter validation (thesis 5.1.1): each block's core operation whole and from its pieces, seeded int8 data\n";
       bool all = true;
