@@ -9,7 +9,9 @@
 #include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/runner.h"
+#include "mapper/distributor.h"
 #include "mapper/split_check.h"
+#include "model/task_stream.h"
 
 namespace s2 {
 
@@ -180,7 +182,30 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
         out.flush();
       }
       out << (all ? "every block recombines exactly\n" : "some blocks do not recombine exactly\n");
-      if (!all) return 1;
+      // what run-net would refuse: every strategy of every block distributed as run-net distributes it on
+      // this target (the prototype for s2) and its streams checked as the backends check them (a padding
+      // larger than the map reads beyond the block's DRAM image, ...)
+      HwConfig run_cfg = cfg;
+      run_cfg.chip = target == mapper::Target::Qpe ? qpe_dram_chip() : prototype_chip();
+      const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, s, run_cfg);
+      const StreamLimits limits = stream_limits(run_cfg);
+      std::size_t refused = 0, runs = 0;
+      for (std::size_t i = 0; i < s.blocks.size(); ++i)
+        for (mapper::Strategy st : mapper::kAllStrategies) {
+          if (!mapper::distributable(n.blocks[i], s.blocks[i], st, run_cfg, nullptr)) continue;
+          ++runs;
+          try {
+            const mapper::BlockStreams bs = mapper::distribute(
+                n.blocks[i], s.blocks[i], st, run_cfg, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{});
+            for (const TaskStream& stream : bs.streams) check_stream(stream, limits);
+          } catch (const std::exception& e) {
+            ++refused;
+            out << fmt::format("  {:<11} {:<15} the run would refuse it: {}\n", n.blocks[i].name(), mapper::to_string(st), e.what());
+          }
+        }
+      out << fmt::format("{} of {} block runs would be refused by run-net on {}\n", refused, runs,
+                         target == mapper::Target::Qpe ? "QPE-DRAM" : "the prototype chip");
+      if (!all || refused) return 1;
     }
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
