@@ -57,12 +57,14 @@ inline nlohmann::json read_json(const std::string& path) {
 inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio.
+// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio;
+// and without "resume" (what a resumed run took from its journal: the one thing it may say beyond the run's).
 inline nlohmann::json without_wall_times(const nlohmann::json& x) {
   if (x.is_object()) {
     nlohmann::json y = nlohmann::json::object();
     for (const auto& [k, v] : x.items())
-      if (!ends_with(k, "wall_s") && !ends_with(k, "clocks_per_s") && k != "speed_ratio") y[k] = without_wall_times(v);
+      if (!ends_with(k, "wall_s") && !ends_with(k, "clocks_per_s") && k != "speed_ratio" && k != "resume")
+        y[k] = without_wall_times(v);
     return y;
   }
   if (x.is_array()) {
