@@ -104,6 +104,11 @@ bool check_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedP
   }
   for (const NamedPath& in : inputs) {
     if (in.path.empty()) continue;
+    // an input's name reaches the reports (rerun lines, "vectors", "input"): JSON holds UTF-8 only
+    if (first_invalid_utf8(in.path)) {
+      err << "s2cosim: " << in.option << " " << in.path << ": the name is not UTF-8 (reports name their inputs in UTF-8 JSON)\n";
+      return false;
+    }
     const Identity iid = identity(in.path);
     for (const auto& [o, oid] : seen) {
       if (!same(iid, oid)) continue;

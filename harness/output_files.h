@@ -28,7 +28,8 @@ struct NamedPath {
 std::string output_path_problem(const std::string& path);
 
 // Checks every output before anything runs: each one a possible target (output_path_problem), no two the same
-// file (by name after resolving links, or device and inode), none the same file as an input. `resume` (an
+// file (by name after resolving links, or device and inode), none the same file as an input, every input's
+// name UTF-8 (it reaches the reports). `resume` (an
 // input) may be the journal (an output): the run then continues it. Says the first problem on `err` as
 // "s2cosim: OPTION PATH: REASON" and returns false.
 bool check_paths(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs, std::ostream& err,

@@ -264,8 +264,14 @@ TEST(Faults, OutputPathsAreCheckedBeforeAnythingRuns) {
     f.html_out = bad;
     EXPECT_EQ(flaw_limit(f, o, e), 2);
   }
-  // a name that is not UTF-8
+  // a name that is not UTF-8, as an output and as an input (it reaches the report's rerun lines)
   EXPECT_NE(output_path_problem(dir.path("r\xff.json")), "");
+  const std::string latin1 = dir.path("c\xe9.json");
+  std::ofstream(latin1) << "{}";
+  RegressRequest c = smoke(dir.path("c.json"));
+  c.config_file = latin1;
+  EXPECT_EQ(run_regress(c, nullptr, &err), 2);
+  EXPECT_NE(err.find("not UTF-8"), std::string::npos) << err;
   // the command line: exit 2, no abort, for the paths that aborted regress, bench and flaw-limit
   for (const char* cmd : {" regress vectors/smoke.csv --backend model --json ", " bench vectors/smoke.csv --json ",
                                  " flaw-limit mm_wide_a --json "}) {
@@ -342,6 +348,13 @@ TEST(Faults, AClosedPipeAndAHangupStillWriteTheReports) {
   // a full standard output
   r = shell(bin() + " vectors random --count 5 > /dev/full");
   EXPECT_EQ(r.exit_code, 3) << r.out;
+  // a closed standard output: exit 3, and no console text in the journal (which would have been descriptor 1)
+  const std::string closed = dir.path("closed.json");
+  r = shell("sh -c " + shell_quote(bin() + " regress vectors/smoke.csv --backend model -q --json " + shell_quote(closed) +
+                                   " 2> /dev/null >&-"));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NO_THROW(read_journal(closed + ".jsonl"));
+  EXPECT_EQ(read_journal(closed + ".jsonl").size(), 9u);
   // SIGHUP once two tasks of the random suite (about 15 s in all) are in the journal
   RegressRequest req = smoke(dir.path("h.json"));
   req.vectors = test::source_path("vectors/random_suite.csv");
