@@ -346,8 +346,9 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     json_text = j.dump(2) + "\n";
   }
   // every output is tried, whatever became of the others; the tasks are in the journal already
-  const bool written = write_outputs({{req.json_out, [&] { return json_text; }}}, err) &
-                       write_result_outputs(results, {req.html_out, req.junit_out, ""}, err);
+  const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, ""}, err);
+  const bool written = json_written && rest_written;
   if (const int sig = StopOnSignal::signal()) return StopOnSignal::exit_code(sig);
   if (journal.failed()) {
     err << "s2cosim: " << journal.error() << ": the bench stopped after the task in hand; the reports hold what finished\n";

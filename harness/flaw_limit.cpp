@@ -362,8 +362,9 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
                        journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
   out << format_flaw_limit(r, with);
   // every output is tried, whatever became of the others; the probes are in the journal already
-  const bool written = write_outputs({{req.json_out, [&] { return flaw_limit_json(r, with); }}}, err) &
-                       write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""}, err);
+  const bool json_written = write_outputs({{req.json_out, [&] { return flaw_limit_json(r, with); }}}, err);
+  const bool rest_written = write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""}, err);
+  const bool written = json_written && rest_written;
   if (r.stopped_by_signal) return StopOnSignal::exit_code(r.stopped_by_signal);
   if (journal.failed()) {
     err << "s2cosim: " << journal.error() << ": the search stopped before its next probe\n";

@@ -302,8 +302,9 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
   out << format_status_counts(merged) << "\n";
   if (const std::string f = format_failures(merged); !f.empty()) out << "\nto rerun a failure:\n" << f;
-  const bool written = write_outputs({{req.json_out, [&] { return report + "\n"; }}}, err) &
-                       write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool json_written = write_outputs({{req.json_out, [&] { return report + "\n"; }}}, err);
+  const bool rest_written = write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
   if (!written) return kExitOutput;
   return summarize(merged).all_passed() ? kExitPass : kExitFail;
 }

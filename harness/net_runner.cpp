@@ -1432,8 +1432,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     }
   }
   // every output is tried, whatever became of the others; the block runs are in the journal already
-  const bool written = write_outputs({{req.json_out, [&] { return json_text; }}}, err) &
-                       write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
   if (stopped) return StopOnSignal::exit_code(stopped);
   if (journal.failed()) {
     err << "s2cosim run-net: " << journal.error() << ": the run stopped after the block in hand\n";

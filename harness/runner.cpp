@@ -375,14 +375,15 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
   // every output is tried, whatever became of the others; the results are in the journal already
-  const bool written = write_outputs({{req.json_out,
+  const bool json_written = write_outputs({{req.json_out,
                                        [&] {
                                          nlohmann::ordered_json j = report_json(r, results);
                                          if (tally.on()) j["resume"] = tally.json();
                                          return j.dump(2) + "\n";
                                        }}},
-                                     err) &
-                       write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+                                     err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
   if (stopped) return StopOnSignal::exit_code(stopped);
   if (journal.failed()) {
     err << "s2cosim: " << journal.error() << ": the run stopped after the task in hand; the reports hold what finished\n";
