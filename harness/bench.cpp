@@ -73,13 +73,8 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   ResumeTally tally;
   Journal journal;
   try {
-    journal = Journal(journal_file, req.resume);
-    if (!req.resume.empty()) {
-      tally.journal = req.resume;
-      const ResumedJournal records = read_journal_of_run(req.resume, header, &journal);
-      tally.damaged = records.damaged;
-      for (const JournalRecord& jr : records.records) take(jr.record, jr.fingerprint, jr.line, req.resume);
-    }
+    for (const JournalRecord& jr : open_run_journal(journal, journal_file, req.resume, header, tally).records)
+      take(jr.record, jr.fingerprint, jr.line, req.resume);
     for (std::size_t i = 0; i < req.merged.size(); ++i) take(req.merged[i], "", i + 1, "a shard's tasks[]");
     journal.start(header);
   } catch (const std::exception& e) {

@@ -324,11 +324,8 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   // a probe is its configuration and task: the fingerprint adds the version that ran it
   auto fingerprint = [](const std::string& hash, const std::string& row) { return journal_fingerprint("flaw-limit " + row, hash); };
   try {
-    journal = Journal(journal_file, req.resume);
-    if (!req.resume.empty()) {
-      tally.journal = req.resume;
-      const ResumedJournal records = read_journal_of_run(req.resume, header, &journal);
-      tally.damaged = records.damaged;
+    {
+      const ResumedJournal records = open_run_journal(journal, journal_file, req.resume, header, tally);
       for (const JournalRecord& jr : records.records) {
         const auto& p = jr.record;
         if (!p.contains("config_hash") || !p.contains("task") || !p.contains("status") || !p["task"].is_string() ||

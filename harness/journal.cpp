@@ -221,6 +221,16 @@ ResumedJournal verify_journal(const std::string& text, const std::string& path, 
   return r;
 }
 
+ResumedJournal open_run_journal(Journal& journal, const std::string& path, const std::string& resume,
+                                const nlohmann::ordered_json& header, ResumeTally& tally) {
+  journal = Journal(path, resume);
+  if (resume.empty()) return {};
+  tally.journal = resume;
+  ResumedJournal r = read_journal_of_run(resume, header, &journal);
+  tally.damaged = r.damaged;
+  return r;
+}
+
 std::vector<nlohmann::ordered_json> parse_journal(const std::string& text, const std::string& path, int* cut) {
   bool ends_cut = false;
   const std::vector<std::string> lines = journal_lines(text, &ends_cut);

@@ -88,6 +88,13 @@ ResumedJournal read_journal_of_run(const std::string& path, const nlohmann::orde
 // The same for a journal's text; `path` names it in messages (the fuzz target calls it).
 ResumedJournal verify_journal(const std::string& text, const std::string& path, const nlohmann::ordered_json& header);
 
+struct ResumeTally;
+// A run's journal and what it resumes: opens `path` for the run into `journal` (locked, nothing written yet),
+// and with `resume` given reads that journal verified (read_journal_of_run), noting it and its damaged lines
+// in `tally`. Throws as they do.
+ResumedJournal open_run_journal(Journal& journal, const std::string& path, const std::string& resume,
+                                const nlohmann::ordered_json& header, ResumeTally& tally);
+
 // How a resume went, for the console and the report ("resume" in the JSON reports of a resumed run).
 struct ResumeTally {
   std::string journal;       // the journal resumed ("" if none)

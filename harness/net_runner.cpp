@@ -915,11 +915,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   ResumeTally tally;
   Journal journal;
   try {
-    journal = Journal(journal_path(req.json_out, req.journal), req.resume);
-    if (!req.resume.empty()) {
-      tally.journal = req.resume;
-      const ResumedJournal records = read_journal_of_run(req.resume, header, &journal);
-      tally.damaged = records.damaged;
+    {
+      const ResumedJournal records = open_run_journal(journal, journal_path(req.json_out, req.journal), req.resume, header, tally);
       for (const JournalRecord& jr : records.records) {
         const nlohmann::json record = nlohmann::json::parse(jr.record.dump());
         try {

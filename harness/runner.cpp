@@ -286,11 +286,8 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   ResumeTally tally;
   Journal journal;
   try {
-    journal = Journal(journal_file, req.resume);
+    const ResumedJournal resumed = open_run_journal(journal, journal_file, req.resume, header, tally);
     if (!req.resume.empty()) {
-      tally.journal = req.resume;
-      const ResumedJournal resumed = read_journal_of_run(req.resume, header, &journal);
-      tally.damaged = resumed.damaged;
       std::map<std::string, std::size_t> position;
       for (std::size_t i = 0; i < tasks.size(); ++i) position.emplace(tasks[i].id, i);
       std::vector<const JournalRecord*> last(tasks.size(), nullptr);
