@@ -78,24 +78,8 @@ int run_and_signal_after(Run run, std::chrono::microseconds delay, int sig) {
   return status;
 }
 
-struct Ran {
-  int exit_code = -1;
-  std::string out;
-};
-
-// A shell command run in the source tree: its output (standard error too) and exit code.
-Ran shell(const std::string& command) {
-  Ran r;
-  const std::string full = "cd " + shell_quote(S2_SOURCE_DIR) + " && " + command + " 2>&1";
-  FILE* p = popen(full.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using test::Ran;
+using test::shell;
 
 std::string bin() { return shell_quote(S2COSIM_BIN); }
 

@@ -1,7 +1,7 @@
 // Helpers shared by the GoogleTest files in tests/ (header-only; everything is in namespace s2::test).
 // A test file includes it and says `using namespace s2::test;` inside its own anonymous namespace.
 //
-//   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir
+//   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir, shell (Ran)
 //   configuration  config(shape, sram2clk), mac_shape_configs
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/backend.h"
@@ -77,6 +79,27 @@ inline nlohmann::json without_wall_times(const nlohmann::json& x) {
 
 // A fresh directory for the running test case, <tmp>/s2_<Suite>_<Test>_<pid>, removed with everything in it
 // at the end.
+struct Ran {
+  int exit_code = -1;
+  std::string out;  // standard output and standard error, as the shell gives them
+};
+
+// Runs a shell command in the source tree (as a user of a fresh clone would); its output and exit code.
+inline Ran shell(const std::string& command) {
+  std::string dir = "'";
+  for (char c : std::string(S2_SOURCE_DIR)) dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  Ran r;
+  const std::string full = "cd " + dir + "' && " + command + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 class TempDir {
  public:
   TempDir() {
