@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/journal.h"
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/runner.h"
 #include "harness/task_vectors.h"
@@ -48,30 +49,39 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   if (!shard.whole()) header["shard"] = req.shard;  // a shard's journal resumes that shard only
   nlohmann::json task_records = nlohmann::json::array();  // every task's journal record, for merge
   std::size_t k = 0;  // a task's index in the whole bench (suites x MAC arrays x flaws), over all shards
-  std::map<std::tuple<std::string, std::string, std::string, std::size_t>, nlohmann::ordered_json> resumed;
+  // a task's record, by suite, MAC shape, flaws and position, with its fingerprint ("" for merge's records)
+  std::map<std::tuple<std::string, std::string, std::string, std::size_t>, JournalRecord> resumed;
+  auto take = [&](const nlohmann::ordered_json& rec, std::string fingerprint, std::size_t line, const std::string& where) {
+    try {
+      resumed[{json_field<std::string>(rec.at("suite")), json_field<std::string>(rec.at("mac")),
+               json_field<std::string>(rec.at("flaws")), json_field<std::size_t>(rec.at("index"))}] =
+          JournalRecord{rec, std::move(fingerprint), line};
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("{}:{}: a task record needs suite, mac and flaws (strings) and index "
+                                           "(an integer): {}", where, line, e.what()));
+    }
+  };
+  // merge's bench runs only what its shards lack: no journal of its own
+  const std::string journal_file = req.merged.empty() ? journal_path(req.json_out, req.journal) : req.journal;
+  {
+    std::vector<NamedPath> inputs{{"--resume", req.resume}};
+    for (const std::string& s : req.suites) inputs.push_back({"suite", s});
+    if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--journal", journal_file}},
+                     inputs, err, journal_file, req.resume))
+      return kExitBadInput;
+  }
+  ResumeTally tally;
   Journal journal;
   try {
-    if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        const auto& rec = records[i];
-        try {
-          resumed[{json_field<std::string>(rec.at("suite")), json_field<std::string>(rec.at("mac")),
-                   json_field<std::string>(rec.at("flaws")), json_field<std::size_t>(rec.at("index"))}] = rec;
-        } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}:{}: a task record needs suite, mac and flaws (strings) and index "
-                                               "(an integer): {}", req.resume, i + 2, e.what()));
-        }
-      }
-    }
-    journal = Journal(journal_path(req.json_out, req.journal));
-    journal.append(header);
+    for (const JournalRecord& jr : open_run_journal(journal, journal_file, req.resume, header, tally).records)
+      take(jr.record, jr.fingerprint, jr.line, req.resume);
+    for (std::size_t i = 0; i < req.merged.size(); ++i) take(req.merged[i], "", i + 1, "a shard's tasks[]");
+    journal.start(header);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
-  for (const std::string& path : {req.json_out, req.html_out, req.junit_out})
-    if (!check_writable(path, err)) return 2;
+  if (tally.on()) out << tally.line("tasks") << "\n";
   // done/total on a terminal: every suite's tasks, on every MAC array, flaws off and on
   std::size_t total_tasks = 0, done_tasks = 0;
   for (const std::string& suite : req.suites) {
@@ -129,28 +139,48 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         if (!progress.on()) err << fmt::format("bench: {} on {} with {}...\n", suite, mac, flaw ? "sram2clk" : "flaws off") << std::flush;
         const std::string flaws = flaw ? "sram2clk" : "none";
         RunnerOptions opt;
-        opt.stop = [] { return StopOnSignal::signal() != 0; };
+        opt.stop = [&] { return StopOnSignal::signal() != 0 || journal.failed(); };
+        const std::string hash = config_hash(cfg);
+        auto fingerprint = [&](const Task& t, std::size_t p) {
+          return journal_fingerprint(fmt::format("bench {} {} {} {} {}", suite, mac, flaws, p, task_vector_row(t)), hash);
+        };
+        std::vector<bool> taken(tasks.size(), false);
         opt.resumed = [&](std::size_t i, const Task& t) -> std::optional<TaskComparison> {
           const auto it = resumed.find({suite, mac, flaws, pos[i]});
           if (it == resumed.end()) return std::nullopt;
-          if (it->second.value("id", "") != t.id)
-            throw std::runtime_error(fmt::format("{}: task {} of {} is '{}' in the journal, '{}' in the file",
-                                                 req.resume, pos[i], suite, it->second.value("id", ""), t.id));
-          return task_comparison_from_json(it->second, t);
+          const JournalRecord& jr = it->second;
+          // the task's definition, the configuration or the version changed since the record was made: run it again
+          if (!jr.fingerprint.empty() && jr.fingerprint != fingerprint(t, pos[i])) {
+            ++tally.changed;
+            return std::nullopt;
+          }
+          if (jr.record.value("id", "") != t.id)
+            throw std::runtime_error(fmt::format("{}: task {} of {} is '{}' in the shards, '{}' in the file",
+                                                 jr.fingerprint.empty() ? "merge" : req.resume, pos[i], suite,
+                                                 jr.record.value("id", ""), t.id));
+          try {
+            TaskComparison c = task_comparison_from_json(jr.record, t);
+            taken[i] = true;
+            if (!jr.fingerprint.empty()) ++tally.taken;
+            return c;
+          } catch (const std::exception& e) {
+            throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, jr.line, t.id, e.what()));
+          }
         };
         opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
           nlohmann::ordered_json rec{{"suite", suite}, {"mac", mac}, {"flaws", flaws}, {"index", pos[i]}};
           rec.update(task_journal_json(c));
-          journal.append(rec);
+          // a continued journal holds the taken records already
+          if (!(journal.continues() && taken[i])) journal.append(rec, fingerprint(c.task, pos[i]));
           task_records.push_back(nlohmann::json::parse(rec.dump()));
           progress.step(++done_tasks, fmt::format("{} {} {}: {} {}", suite, mac, flaws, c.task.id, to_string(c.status)));
         };
         RunResult r;
         try {
           r = run_tasks(tasks, cfg, opt);
-        } catch (const std::exception& e) {  // the journal could not be written, or a resumed record read
+        } catch (const std::exception& e) {  // a resumed record could not be read
           err << "s2cosim: " << e.what() << "\n";
-          return 2;
+          return kExitBadInput;
         }
         Row row{suite, mac, flaws, summarize(r)};
         for (const TaskComparison& c : r.tasks) {
@@ -178,7 +208,6 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
         again.vectors = suite;
         again.mac_shape = mac;
         if (flaw) again.flaws = {"sram2clk"};
-        const std::string hash = config_hash(cfg);
         const ResultSet part = results_of(r, [&](const TaskComparison& c) { return regress_replay(again, c.task.id, hash); });
         for (std::size_t i = 0; i < part.checks.size(); ++i) {
           CheckResult c = part.checks[i];
@@ -187,11 +216,11 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
           c.index = index[i];
           results.checks.push_back(std::move(c));
         }
-        if (StopOnSignal::signal()) break;
+        if (StopOnSignal::signal() || journal.failed()) break;
       }
-      if (StopOnSignal::signal()) break;
+      if (StopOnSignal::signal() || journal.failed()) break;
     }
-    if (StopOnSignal::signal()) break;
+    if (StopOnSignal::signal() || journal.failed()) break;
   }
   progress.clear();
   if (const int sig = StopOnSignal::signal()) {
@@ -272,6 +301,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   results.total = k;
   results.shard = shard;
   results.stopped_by_signal = stopped;
+  std::string json_text;
   if (!req.json_out.empty()) {
     nlohmann::json j;
     j["tool"] = "s2cosim";
@@ -307,11 +337,24 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
     j["mac"] = req.mac_shapes;
     j["tasks"] = task_records;  // the journal's records: merge makes the whole bench's report from them
     j["results"] = results_json(results);
-    write_text_file(req.json_out, j.dump(2) + "\n");
+    if (tally.on()) j["resume"] = tally.json();
+    json_text = j.dump(2) + "\n";
   }
-  write_result_outputs(results, {req.html_out, req.junit_out, ""});
+  // every output is tried, whatever became of the others; the tasks are in the journal already
+  const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, ""}, err);
+  const bool written = json_written && rest_written;
   if (const int sig = StopOnSignal::signal()) return StopOnSignal::exit_code(sig);
-  return ok ? 0 : 1;
+  if (journal.failed()) {
+    err << "s2cosim: " << journal.error() << ": the bench stopped after the task in hand; the reports hold what finished\n";
+    return kExitOutput;
+  }
+  if (!written) {
+    err << "s2cosim: some outputs could not be written" << (journal.on() ? "; every finished task is in " + journal.path() : "")
+        << "\n";
+    return kExitOutput;
+  }
+  return ok ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace s2 {
 
 struct BenchRequest {
@@ -17,6 +19,8 @@ struct BenchRequest {
   std::string journal;              // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;               // a journal of the same bench: its tasks are not run again
   std::string shard = "1/1";        // --shard I/N: the tasks k (over suites x MAC arrays x flaws) with k % N == I - 1
+  // s2cosim merge: the shards' task records (their --json reports' tasks[]), taken as they are
+  std::vector<nlohmann::ordered_json> merged;
 };
 // Returns 0 when every target holds, 1 when one is missed (the printout says which), 2 on bad input, 128 +
 // the signal when SIGINT or SIGTERM stopped it (after the task in hand; what finished is reported).

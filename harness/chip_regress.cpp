@@ -1,5 +1,7 @@
 #include "harness/chip_regress.h"
 
+#include "harness/output_files.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -163,8 +165,8 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
     err << "s2cosim chip-regress: " << e.what() << "\n";
     return 2;
   }
-  for (const std::string& path : {req.json_out, req.junit_out, req.html_out})
-    if (!check_writable(path, err)) return 2;
+  if (!check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}}, {{"suite", req.suite}}, err))
+    return kExitBadInput;
   const bool use_model = req.backend != "rtl", use_rtl = req.backend != "model";
 
   // each system's configuration, and its backends (made once, on first use)
@@ -349,6 +351,7 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
   out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 
+  bool written = true;
   try {
     if (!req.json_out.empty()) {
       nlohmann::ordered_json j;
@@ -369,12 +372,13 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
       j["results"] = results_json(results);
       write_text_file(req.json_out, j.dump(2) + "\n");
     }
-    write_result_outputs(results, {req.html_out, req.junit_out, ""});
   } catch (const std::exception& e) {
     err << "s2cosim chip-regress: " << e.what() << "\n";
-    return 2;
+    written = false;
   }
-  return sum.all_passed() ? 0 : 1;
+  // every output is tried, whatever became of the others
+  if (!write_result_outputs(results, {req.html_out, req.junit_out, ""}, err) || !written) return kExitOutput;
+  return sum.all_passed() ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

@@ -1,6 +1,11 @@
 // s2cosim: the command line. Argument parsing only; the work is done by the s2_harness library.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
 #include <iostream>
+#include <optional>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -8,9 +13,11 @@
 #include "harness/chip_random.h"
 #include "harness/chip_regress.h"
 #include "harness/flaw_limit.h"
+#include "harness/journal.h"
 #include "harness/map_report.h"
 #include "harness/merge.h"
 #include "harness/net_runner.h"
+#include "harness/output_files.h"
 #include "harness/random_vectors.h"
 #include "harness/report.h"
 #include "harness/result.h"
@@ -44,9 +51,59 @@ CLI::Validator fraction_validator() {
       "FRACTION");
 }
 
+// A seed: a decimal integer from 0 to 2^64 - 1 (a '-' would wrap to a huge seed).
+CLI::Validator seed_validator() {
+  return CLI::Validator(
+      [](std::string& v) {
+        const bool digits = !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
+        std::uint64_t x = 0;
+        return digits && CLI::detail::lexical_cast(v, x) ? std::string()
+                                                         : "expected a seed from 0 to 18446744073709551615, got '" + v + "'";
+      },
+      "SEED");
+}
+
+// Standard input, output and error open before anything else is: a file the run opens must never get
+// descriptor 1, or the console text would land in it (a journal, a report). A closed standard output is
+// held by /dev/null and its stream marked failed, so that the run ends with exit 3 (nothing it printed was seen).
+void hold_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+    if (fd == 1) std::cout.setstate(std::ios::badbit);
+  }
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  hold_standard_descriptors();
+  std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit fails the write (EFBIG, exit 3) instead of killing the run
+  int rc = 0;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {  // never an abort: say what went wrong
+    std::cerr << "s2cosim: " << e.what() << "\n";
+    rc = s2::kExitBadInput;
+  }
+  // what the run printed must have reached standard output (a full disk, a closed pipe)
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "s2cosim: cannot write standard output\n";
+    if (rc == s2::kExitPass || rc == s2::kExitFail) rc = s2::kExitOutput;
+  }
+  return rc;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   s2::set_program_name(argc > 0 ? argv[0] : "s2cosim");
   CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
   app.require_subcommand(1);
@@ -96,7 +153,7 @@ int main(int argc, char** argv) {
   CLI::App* vectors = app.add_subcommand("vectors", "generate task vectors");
   vectors->require_subcommand(1);
   CLI::App* random = vectors->add_subcommand("random", "a seeded random suite covering the corners (contract-1 CSV)");
-  random->add_option("--seed", seed, "seed (default 2026, the committed vectors/random_suite.csv)");
+  random->add_option("--seed", seed, "seed (default 2026, the committed vectors/random_suite.csv)")->check(seed_validator());
   random->add_option("--count", count, "number of tasks (default 240; corners are all covered from 40)")
       ->check(CLI::Range(1, 100000));
   random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
@@ -105,7 +162,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> chip_presets, chip_meshes;
   CLI::App* chip_random = vectors->add_subcommand(
       "chip-random", "a seeded suite of random task streams for the chip (a CSV row per stream; s2cosim chip-regress runs it)");
-  chip_random->add_option("--seed", seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)");
+  chip_random->add_option("--seed", seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)")
+      ->check(seed_validator());
   chip_random->add_option("--count", count, "number of streams (default 240), dealt round robin over the systems")
       ->check(CLI::Range(1, 100000));
   chip_random->add_option("--preset", chip_presets, "a chip preset the streams run on: mini or prototype (repeatable)")
@@ -173,7 +231,8 @@ int main(int argc, char** argv) {
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");
   mapcmd->add_flag("--verify", mreq.verify,
-                   "compute every block whole and from its pieces with the golden kernels and compare (slow at full size)");
+                   "compute every block whole and from its pieces with the golden kernels and compare, and distribute every "
+                   "block and strategy as run-net would, its streams checked as the backends check them (slow at full size)");
 
   std::string check_file;
   CLI::App* checkcmd = app.add_subcommand(
@@ -201,7 +260,7 @@ int main(int argc, char** argv) {
   netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
       ->check(CLI::IsMember({"model", "rtl", "both"}));
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
-  netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)");
+  netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)")->check(seed_validator());
   netcmd->add_option("--input", nreq.input_npy,
                      "the network's input, a .npy file (int8, or float32 quantized by the model's input scale, float64 and "
                      "uint8 read as float32; a float ONNX model is quantized on it unless --calibrate is given): every block runs on the data the blocks before it give (docs/real_networks.md)");
@@ -242,6 +301,9 @@ int main(int argc, char** argv) {
   mergecmd->add_option("--json", mgreq.json_out, "write the merged JSON report to FILE");
   add_result_outputs(mergecmd, mgreq.html_out, mgreq.junit_out);
   mergecmd->add_option("--csv", mgreq.csv_out, "write one CSV row per check to FILE");
+  mergecmd->add_flag("--allow-partial", mgreq.allow_partial,
+                     "take shards a signal stopped or that miss checks; their missing checks are reported as not run "
+                     "(errors), never as passing");
 
   try {
     app.parse(argc, argv);
@@ -256,6 +318,10 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // the commands with a journal stop on SIGINT, SIGTERM, SIGHUP and SIGPIPE from here on, after the task in
+  // hand, and write what finished (a signal while the inputs are read stops them before the first task)
+  std::optional<s2::StopOnSignal> stop_on_signal;
+  if (regress->parsed() || benchcmd->parsed() || flawcmd->parsed() || netcmd->parsed()) stop_on_signal.emplace();
   if (regress->parsed()) {
     req.backends = s2::parse_backend_selection(backend);
     return s2::regress(req, std::cout, std::cerr);
@@ -281,7 +347,7 @@ int main(int argc, char** argv) {
       for (const std::string& m : chip_meshes) command += " --mesh " + m;
       const std::string csv = s2::chip_suite_csv(seed, count, systems, command);
       if (out_file.empty()) std::cout << csv;
-      else s2::write_text_file(out_file, csv);
+      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
     } catch (const std::exception& e) {
       std::cerr << "s2cosim: " << e.what() << "\n";
       return 2;
@@ -293,7 +359,7 @@ int main(int argc, char** argv) {
       const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});
       const std::string csv = s2::random_suite_csv(seed, count, cfg);
       if (out_file.empty()) std::cout << csv;
-      else s2::write_text_file(out_file, csv);
+      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
     } catch (const std::exception& e) {
       std::cerr << "s2cosim: " << e.what() << "\n";
       return 2;
@@ -315,3 +381,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace

@@ -12,6 +12,7 @@
 
 #include "harness/backend.h"
 #include "harness/journal.h"
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/result.h"
 #include "harness/runner.h"
@@ -77,7 +78,8 @@ Family family_of(const std::string& flaw) {
 
 // Thrown between probes when SIGINT / SIGTERM asked the search to stop.
 struct Stopped {
-  int signal;
+  int signal;        // 0: stopped for `why`
+  std::string why;
 };
 
 class Prober {
@@ -91,7 +93,9 @@ class Prober {
         return it->second;
       }
     }
-    if (const int sig = StopOnSignal::signal()) throw Stopped{sig};
+    if (const int sig = StopOnSignal::signal()) throw Stopped{sig, ""};
+    if (log_ && log_->stop)
+      if (std::string why = log_->stop(); !why.empty()) throw Stopped{0, std::move(why)};
     if (!rtl_) rtl_ = make_rtl_backend(cfg_), model_ = make_model_backend(cfg_);
     RunResult r = run_tasks({t}, cfg_, rtl_.get(), model_.get());
     const std::string s = to_string(r.tasks.front().status);
@@ -197,7 +201,8 @@ FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, s
   } catch (const Stopped& s) {
     r.stopped_by_signal = s.signal;
     r.found = false;
-    r.why_not = fmt::format("stopped by signal {} after {} probes", s.signal, r.search.size());
+    r.why_not = s.signal ? fmt::format("stopped by signal {} after {} probes", s.signal, r.search.size())
+                         : fmt::format("stopped after {} probes: {}", r.search.size(), s.why);
   }
   return r;
 }
@@ -304,8 +309,10 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
-  for (const std::string& path : {req.json_out, req.html_out, req.junit_out})
-    if (!check_writable(path, err)) return 2;
+  const std::string journal_file = journal_path(req.json_out, req.journal);
+  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--journal", journal_file}},
+                   {{"--config", req.config_file}, {"--resume", req.resume}}, err, journal_file, req.resume))
+    return kExitBadInput;
   HwConfig with = base;
   enable_flaw(with, req.flaw);
   // every probe goes to the journal as it finishes, after a first record naming the search; --resume takes
@@ -313,49 +320,55 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   const nlohmann::ordered_json header{{"journal", "flaw-limit"}, {"flaw", req.flaw}, {"config_hash", config_hash(with)}};
   ProbeLog log;
   Journal journal;
+  ResumeTally tally;
+  // a probe is its configuration and task: the fingerprint adds the version that ran it
+  auto fingerprint = [](const std::string& hash, const std::string& row) { return journal_fingerprint("flaw-limit " + row, hash); };
   try {
-    if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        const auto& p = records[i];
+    {
+      const ResumedJournal records = open_run_journal(journal, journal_file, req.resume, header, tally);
+      for (const JournalRecord& jr : records.records) {
+        const auto& p = jr.record;
         if (!p.contains("config_hash") || !p.contains("task") || !p.contains("status") || !p["task"].is_string() ||
             !p["status"].is_string() || !p["config_hash"].is_string())
           throw std::runtime_error(fmt::format("{}:{}: a probe record needs config_hash, task and status (strings)",
-                                               req.resume, i + 2));
-        log.done[{p["config_hash"].get<std::string>(), p["task"].get<std::string>()}] = p["status"].get<std::string>();
+                                               req.resume, jr.line));
+        const std::string hash = p["config_hash"].get<std::string>(), row = p["task"].get<std::string>();
+        if (jr.fingerprint != fingerprint(hash, row)) {
+          ++tally.changed;
+          continue;
+        }
+        log.done[{hash, row}] = p["status"].get<std::string>();
       }
     }
-    journal = Journal(journal_path(req.json_out, req.journal));
-    journal.append(header);
+    journal.start(header);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
   log.finished = [&](const std::string& hash, const Task& t, const std::string& status) {
-    journal.append(nlohmann::ordered_json{{"config_hash", hash}, {"task", task_vector_row(t)}, {"status", status}});
+    const std::string row = task_vector_row(t);
+    journal.append(nlohmann::ordered_json{{"config_hash", hash}, {"task", row}, {"status", status}}, fingerprint(hash, row));
   };
+  log.stop = [&] { return journal.failed() ? journal.error() : std::string(); };
   const StopOnSignal stop_on_signal;
-  FlawLimitResult r;
-  try {
-    r = find_flaw_limit(req.flaw, base, &err, &log);
-  } catch (const std::exception& e) {  // the journal could not be written
-    err << "s2cosim: " << e.what() << "\n";
-    return 2;
-  }
-  if (r.resumed) out << fmt::format("resumed: {} probes from {} were not run again\n", r.resumed, req.resume);
+  const FlawLimitResult r = find_flaw_limit(req.flaw, base, &err, &log);
+  tally.taken = static_cast<std::size_t>(r.resumed);
+  if (tally.on()) out << tally.line("probes") << "\n";
   if (r.stopped_by_signal)
     out << fmt::format("stopped by signal {}: the probes that finished are below{}\n", r.stopped_by_signal,
                        journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
   out << format_flaw_limit(r, with);
-  try {
-    if (!req.json_out.empty()) write_text_file(req.json_out, flaw_limit_json(r, with));
-    write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""});
-  } catch (const std::exception& e) {
-    err << "s2cosim: " << e.what() << "\n";
-    return 2;
-  }
+  // every output is tried, whatever became of the others; the probes are in the journal already
+  const bool json_written = write_outputs({{req.json_out, [&] { return flaw_limit_json(r, with); }}}, err);
+  const bool rest_written = write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""}, err);
+  const bool written = json_written && rest_written;
   if (r.stopped_by_signal) return StopOnSignal::exit_code(r.stopped_by_signal);
-  return r.found ? 0 : 1;
+  if (journal.failed()) {
+    err << "s2cosim: " << journal.error() << ": the search stopped before its next probe\n";
+    return kExitOutput;
+  }
+  if (!written) return kExitOutput;
+  return r.found ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

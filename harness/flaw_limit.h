@@ -64,6 +64,8 @@ struct FlawLimitResult {
 struct ProbeLog {
   std::function<void(const std::string& config_hash, const Task& t, const std::string& status)> finished;
   std::map<std::pair<std::string, std::string>, std::string> done;  // (config hash, task row) -> status
+  // why the search must stop before its next probe ("": go on), e.g. the journal could not be written
+  std::function<std::string()> stop;
 };
 
 // Runs the search. `base` is the configuration without the flaw under test (other flaws, e.g. sram2clk, as

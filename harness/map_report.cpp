@@ -6,9 +6,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/runner.h"
+#include "mapper/distributor.h"
 #include "mapper/split_check.h"
+#include "model/task_stream.h"
 
 namespace s2 {
 
@@ -157,7 +160,9 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
   try {
     const HwConfig cfg = build_hw_config(req.config_file, req.mac_shape, {});
     const mapper::Target target = mapper::parse_target(req.target);
-    if (!check_writable(req.json_out, err)) return 2;
+    if (!check_paths({{"--json", req.json_out}},
+                     {{"--net", req.net}, {"--config", req.config_file}, {"--split", req.split_file}}, err))
+      return kExitBadInput;
     const mapper::ParsedNetwork n = mapper::parse_network(mapper::load_network(req.net));
     const std::vector<mapper::SplitChoice> chosen = req.split_file.empty() ? std::vector<mapper::SplitChoice>{}
                                                                            : mapper::read_split_file(req.split_file);
@@ -165,7 +170,7 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
     out << format_split(n, s);
     if (!chosen.empty()) out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses, the others searched\n";
     out << "hardware: " << cfg.mac_shape() << " MAC array, config hash " << config_hash(cfg) << "\n";
-    if (!req.json_out.empty()) write_text_file(req.json_out, split_json(n, s, cfg));
+    if (!req.json_out.empty() && !write_outputs({{req.json_out, [&] { return split_json(n, s, cfg); }}}, err)) return kExitOutput;
     if (req.verify) {
       out << "\nsplitter validation (thesis 5.1.1): each block's core operation whole and from its pieces, seeded int8 data\n";
       bool all = true;
@@ -177,7 +182,30 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
         out.flush();
       }
       out << (all ? "every block recombines exactly\n" : "some blocks do not recombine exactly\n");
-      if (!all) return 1;
+      // what run-net would refuse: every strategy of every block distributed as run-net distributes it on
+      // this target (the prototype for s2) and its streams checked as the backends check them (a padding
+      // larger than the map reads beyond the block's DRAM image, ...)
+      HwConfig run_cfg = cfg;
+      run_cfg.chip = target == mapper::Target::Qpe ? qpe_dram_chip() : prototype_chip();
+      const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, s, run_cfg);
+      const StreamLimits limits = stream_limits(run_cfg);
+      std::size_t refused = 0, runs = 0;
+      for (std::size_t i = 0; i < s.blocks.size(); ++i)
+        for (mapper::Strategy st : mapper::kAllStrategies) {
+          if (!mapper::distributable(n.blocks[i], s.blocks[i], st, run_cfg, nullptr)) continue;
+          ++runs;
+          try {
+            const mapper::BlockStreams bs = mapper::distribute(
+                n.blocks[i], s.blocks[i], st, run_cfg, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{});
+            for (const TaskStream& stream : bs.streams) check_stream(stream, limits);
+          } catch (const std::exception& e) {
+            ++refused;
+            out << fmt::format("  {:<11} {:<15} the run would refuse it: {}\n", n.blocks[i].name(), mapper::to_string(st), e.what());
+          }
+        }
+      out << fmt::format("{} of {} block runs would be refused by run-net on {}\n", refused, runs,
+                         target == mapper::Target::Qpe ? "QPE-DRAM" : "the prototype chip");
+      if (!all || refused) return 1;
     }
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";

@@ -16,6 +16,7 @@
 #include "harness/bench.h"
 #include "harness/journal.h"
 #include "harness/net_runner.h"
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "harness/result.h"
 #include "model/text_file.h"
@@ -90,7 +91,8 @@ ShardReport parse_shard(const std::string& text, const std::string& path) {
 }
 
 ShardReport read_shard(const std::string& path) {
-  return parse_shard(read_text_file(path, kMaxReportBytes, "JSON report"), path);
+  // a report a run wrote: a regular file (a device or FIFO is refused before a byte is read)
+  return parse_shard(read_file_bounded(path, kMaxReportBytes, "JSON report", true), path);
 }
 
 // The fields that make two shards parts of one run.
@@ -98,6 +100,58 @@ std::vector<std::string> identity_fields(const std::string& command) {
   if (command == "regress") return {"vectors", "backends", "config_hash"};
   if (command == "bench") return {"suite_files", "mac"};
   return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole"};
+}
+
+// The checks shard I of N of a run of `total` checks holds when it finished.
+std::size_t expected_checks(const Shard& s, std::size_t total) {
+  const std::size_t first = static_cast<std::size_t>(s.index - 1), n = static_cast<std::size_t>(s.count);
+  return total > first ? (total - first + n - 1) / n : 0;
+}
+
+// Why a shard's report is not its whole shard ("" if it is): a signal stopped it, or checks are missing (a
+// run-net block run a block cannot run is no check, so only the signal tells there).
+std::string incomplete(const ShardReport& s) {
+  if (s.results.stopped_by_signal)
+    return fmt::format("shard {}/{} was stopped by signal {} before it finished", s.results.shard.index, s.results.shard.count,
+                       s.results.stopped_by_signal);
+  if (s.results.command != "run-net") {
+    const std::size_t want = expected_checks(s.results.shard, s.results.total);
+    if (s.results.checks.size() < want)
+      return fmt::format("shard {}/{} holds {} of its {} checks", s.results.shard.index, s.results.shard.count,
+                         s.results.checks.size(), want);
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace {
+
+// --allow-partial: the checks a stopped or short shard lacks, as errors "not run" (their names unknown: the
+// shard never reached them), at the positions the shard would have held.
+void add_missing_checks(const ShardReport& s, std::vector<std::pair<CheckResult, nlohmann::ordered_json>>& into) {
+  const std::string why = incomplete(s);
+  if (why.empty()) return;
+  std::set<std::size_t> have;
+  for (const CheckResult& c : s.results.checks) have.insert(c.index);
+  auto add = [&](std::size_t index, const std::string& name) {
+    CheckResult c;
+    c.index = index;
+    c.name = name;
+    c.group = "not run";
+    c.status = Status::Error;
+    c.message = "not run: " + why;
+    nlohmann::ordered_json record{{"id", name}, {"status", "error"}, {"error", c.message}};
+    into.emplace_back(std::move(c), std::move(record));
+  };
+  if (s.results.command == "run-net") {  // how many block runs are missing is not known: one check says so
+    add(s.results.total + static_cast<std::size_t>(s.results.shard.index), fmt::format("shard {}/{}: the block runs after its last",
+                                                                                         s.results.shard.index, s.results.shard.count));
+    return;
+  }
+  for (std::size_t k = static_cast<std::size_t>(s.results.shard.index - 1); k < s.results.total;
+       k += static_cast<std::size_t>(s.results.shard.count))
+    if (!have.count(k)) add(k, fmt::format("check {} (shard {}/{})", k, s.results.shard.index, s.results.shard.count));
 }
 
 }  // namespace
@@ -132,10 +186,24 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     for (int i = 1; i <= first.results.shard.count; ++i)
       if (!seen.count(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, first.results.shard.count);
     if (!missing.empty()) throw std::runtime_error("shards missing: " + missing + " (the merged report would not be the whole run)");
+    for (const ShardReport& s : shards) {
+      const std::string why = incomplete(s);
+      if (!why.empty() && !req.allow_partial)
+        throw std::runtime_error(s.path + ": " + why + "; resume that shard (--resume its journal) and merge again, or "
+                                 "merge with --allow-partial to report its missing checks as not run");
+    }
   } catch (const std::exception& e) {
     err << "s2cosim merge: " << e.what() << "\n";
     return 2;
   }
+  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out}},
+                   [&] {
+                     std::vector<NamedPath> in;
+                     for (const std::string& p : req.inputs) in.push_back({"shard", p});
+                     return in;
+                   }(),
+                   err))
+    return kExitBadInput;
 
   // the checks of every shard, in the whole run's order, each with its record
   const ShardReport& first = shards.front();
@@ -150,6 +218,14 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     for (std::size_t i = 0; i < s.results.checks.size(); ++i) {
       merged.checks.push_back(s.results.checks[i]);
       records.emplace_back(s.results.checks[i].index, s.records[i]);
+    }
+    if (merged.command == "bench") continue;  // the bench runs what its shards lack
+    std::vector<std::pair<CheckResult, nlohmann::ordered_json>> missing;
+    add_missing_checks(s, missing);
+    for (auto& [c, record] : missing) {
+      if (merged.command == "run-net") record = nlohmann::ordered_json{{"name", c.name}, {"strategy", "nofuse_noreuse"}, {"status", "error"}, {"error", c.message}};
+      records.emplace_back(c.index, std::move(record));
+      merged.checks.push_back(std::move(c));
     }
   }
   std::vector<std::size_t> order(merged.checks.size());
@@ -184,28 +260,15 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   if (merged.command == "bench") {
     // the bench's report is made from its tasks' records, as --resume makes it: every task taken from the
     // shards, none run again (the suites must be where the shards read them)
-    const std::string journal = (std::filesystem::temp_directory_path() /
-                                 fmt::format("s2cosim-merge-{}.jsonl", static_cast<long>(::getpid()))).string();
-    try {
-      Journal j(journal);
-      j.append(nlohmann::ordered_json{{"journal", "bench"}, {"suites", first.top.at("suite_files")}, {"mac", first.top.at("mac")}});
-      for (std::size_t i : order) j.append(records[i].second);
-    } catch (const std::exception& e) {
-      err << "s2cosim merge: " << e.what() << "\n";
-      return 2;
-    }
     BenchRequest b;
     b.suites = first.top.at("suite_files").get<std::vector<std::string>>();
     b.mac_shapes = first.top.at("mac").get<std::vector<std::string>>();
     b.json_out = req.json_out;
-    b.journal = "/dev/null";
-    b.resume = journal;
     b.html_out = req.html_out;
     b.junit_out = req.junit_out;
+    for (std::size_t i : order) b.merged.push_back(records[i].second);
     out << fmt::format("merged {} shard reports of s2cosim bench: {}\n", shards.size(), merged.title);
-    const int rc = bench(b, out, err);
-    std::filesystem::remove(journal);
-    return rc;
+    return bench(b, out, err);
   }
   std::string report;
   if (merged.command == "regress") {
@@ -239,14 +302,11 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
   out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
   out << format_status_counts(merged) << "\n";
   if (const std::string f = format_failures(merged); !f.empty()) out << "\nto rerun a failure:\n" << f;
-  try {
-    if (!req.json_out.empty()) write_text_file(req.json_out, report + "\n");
-    write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out});
-  } catch (const std::exception& e) {
-    err << "s2cosim merge: " << e.what() << "\n";
-    return 2;
-  }
-  return summarize(merged).all_passed() ? 0 : 1;
+  const bool json_written = write_outputs({{req.json_out, [&] { return report + "\n"; }}}, err);
+  const bool rest_written = write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
+  if (!written) return kExitOutput;
+  return summarize(merged).all_passed() ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

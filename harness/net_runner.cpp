@@ -16,6 +16,7 @@
 #include "harness/backend.h"
 #include "harness/comparators.h"
 #include "harness/journal.h"
+#include "harness/output_files.h"
 #include "harness/npy_file.h"
 #include "harness/progress.h"
 #include "harness/report.h"
@@ -836,6 +837,21 @@ std::vector<std::size_t> output_shape(const mapper::OperationBlock& last) {
   return {1, std::size_t(o.D), std::size_t(o.H), std::size_t(o.W)};
 }
 
+// A block as the run sees it, for its journal records' fingerprint: every operation with its shapes, window,
+// padding, shift and weights, the blocks it reads, its workers, and its split.
+std::string block_definition(const mapper::OperationBlock& b, const mapper::BlockSplit& split) {
+  std::string d = fmt::format("{} {} workers {} inputs", mapper::to_string(b.kind), b.name(), b.workers);
+  for (const std::string& in : b.inputs) d += " " + in;
+  for (const mapper::Operation& op : b.ops) {
+    d += fmt::format("; {} {} {}->{} {}x{} s{} p{} pool{} shift {}", op.name, mapper::to_string(op.kind), mapper::to_string(op.in),
+                     mapper::to_string(op.out), op.Wf, op.Hf, op.stride, op.pad, static_cast<int>(op.pool), op.shift);
+    if (op.weights)
+      d += " weights " + text_hash(std::string_view(reinterpret_cast<const char*>(op.weights->data()), op.weights->size()));
+  }
+  d += fmt::format("; split {} {} {} {}", split.w.to_string(), split.h.to_string(), split.c.to_string(), split.d.to_string());
+  return d;
+}
+
 }  // namespace
 
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
@@ -865,10 +881,23 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (!req.preset.empty() || cfg.chip.qpes() == 1) apply_preset(cfg, req.preset.empty() ? "prototype" : req.preset);
       validate(cfg);
     }
-    for (const std::string& s : req.strategies) strategies.push_back(mapper::parse_strategy(s));
+    for (const std::string& s : req.strategies) {
+      const mapper::Strategy st = mapper::parse_strategy(s);
+      if (std::find(strategies.begin(), strategies.end(), st) != strategies.end())
+        throw std::invalid_argument("--strategy " + s + ": given twice (each strategy runs once)");
+      strategies.push_back(st);
+    }
     if (strategies.empty() && req.whole) strategies.push_back(mapper::Strategy::FuseReuse);  // Table 5.10's
     if (strategies.empty()) strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
-    if (!check_writable(req.json_out, err)) return 2;
+    // every output a file of its own, none an input, all writable, before anything is read or run
+    const std::string journal_file = journal_path(req.json_out, req.journal);
+    const bool net_file = req.net != "vgg16" && req.net != "resnet50";
+    if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out},
+                      {"--output", req.output_npy}, {"--journal", journal_file}},
+                     {{"--net", net_file ? req.net : ""}, {"--config", req.config_file}, {"--input", req.input_npy},
+                      {"--reference", req.reference_npy}, {"--split", req.split_file}, {"--resume", req.resume}},
+                     err, journal_file, req.resume))
+      return kExitBadInput;
     if (!req.input_npy.empty()) input_tensor = read_npy(req.input_npy);
     if (input_tensor && !input_tensor->converted_from.empty())
       input_notes.push_back("--input " + req.input_npy + ": " + input_tensor->converted_from + " read as float32" +
@@ -908,8 +937,6 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     for (const std::string& l : req.layers)
       if (!n.find(l)) throw std::invalid_argument("--layers: " + n.name + " has no operation block " + l);
     check_expected_hash(cfg, req.expect_hash);
-    for (const std::string& path : {req.html_out, req.junit_out, req.csv_out})
-      if (!check_writable(path, err)) return 2;
     if (input_tensor) data = golden_chain(n, split, cfg, network_input(net, *input_tensor, req.input_npy), req.seed);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
@@ -986,29 +1013,36 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.calibrate.empty()) header["calibrate"] = req.calibrate;
     header["input_hash"] = text_hash(std::string_view(reinterpret_cast<const char*>(x.data()), x.size()));
   }
-  std::map<std::pair<std::string, std::string>, nlohmann::json> resumed;  // (block, strategy) -> record
+  // (block, strategy) -> the last whole record and its fingerprint
+  std::map<std::pair<std::string, std::string>, std::pair<nlohmann::json, std::string>> resumed;
+  // what made a block run: the block's operations, inputs and split, the strategy it ran, the seed and input
+  // data (the header's), the configuration and the version
+  const std::string hash = config_hash(cfg);
+  auto fingerprint = [&](std::size_t block, mapper::Strategy st) {
+    return journal_fingerprint(fmt::format("run-net {} {} {}", block_definition(n.blocks[block], split.blocks[block]),
+                                           mapper::to_string(st), header.dump()),
+                               hash);
+  };
+  ResumeTally tally;
   Journal journal;
   try {
-    if (!req.resume.empty()) {
-      const std::vector<nlohmann::ordered_json> records = read_journal_of_run(req.resume, header);
-      for (std::size_t i = 0; i < records.size(); ++i) {
-        const nlohmann::json record = nlohmann::json::parse(records[i].dump());
+    {
+      const ResumedJournal records = open_run_journal(journal, journal_path(req.json_out, req.journal), req.resume, header, tally);
+      for (const JournalRecord& jr : records.records) {
+        const nlohmann::json record = nlohmann::json::parse(jr.record.dump());
         try {
           const BlockRun br = block_run_from_json(record);  // refuses a malformed record before anything runs
-          resumed[{br.block, mapper::to_string(br.strategy)}] = record;
+          resumed[{br.block, mapper::to_string(br.strategy)}] = {record, jr.fingerprint};
         } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}:{}: {}", req.resume, i + 2, e.what()));
+          throw std::runtime_error(fmt::format("{}:{}: {}", req.resume, jr.line, e.what()));
         }
       }
     }
-    journal = Journal(journal_path(req.json_out, req.journal));
-    journal.append(header);
+    journal.start(header);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return 2;
   }
-  if (!req.resume.empty())
-    out << fmt::format("resumed: {} block runs from {} are not run again\n", resumed.size(), req.resume);
   const StopOnSignal stop_on_signal;
   int stopped = 0;
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
@@ -1032,7 +1066,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     for (mapper::Strategy asked : strategies) {
       const std::size_t index = k++;
       if (!shard.takes(index)) continue;
-      if ((stopped = StopOnSignal::signal()) != 0) break;
+      if ((stopped = StopOnSignal::signal()) != 0 || journal.failed()) break;
       std::string why;
       mapper::Strategy st = asked;
       if (req.whole) {
@@ -1049,10 +1083,15 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       }
       if (st != asked) substituted.push_back(fmt::format("{} ran {} for {}", b.name(), mapper::to_string(st), mapper::to_string(asked)));
       BlockRun r;
+      bool taken = false;
       try {
-        if (const auto done = resumed.find({b.name(), mapper::to_string(st)}); done != resumed.end())
-          r = block_run_from_json(done->second);
-        else {
+        const auto done = resumed.find({b.name(), mapper::to_string(st)});
+        if (done != resumed.end() && done->second.second != fingerprint(i, st)) ++tally.changed;  // run again
+        if (done != resumed.end() && done->second.second == fingerprint(i, st)) {
+          r = block_run_from_json(done->second.first);
+          taken = true;
+          ++tally.taken;
+        } else {
           // --output: the network's last block, in the first strategy that runs it
           const bool keep = wants_output && i + 1 == n.blocks.size() && output_strategy.empty();
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
@@ -1074,7 +1113,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       progress.clear();  // the block's lines go to the terminal first, the progress line after them
       if (!r.error.empty()) {
         out << fmt::format("{:<10} {:<15} ERROR {}\n", r.block, mapper::to_string(r.strategy), r.error);
-        journal.append(operation_json(r, cfg, std::nullopt));
+        if (!(taken && journal.continues())) journal.append(operation_json(r, cfg, std::nullopt), fingerprint(i, st));
         progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
         runs.push_back(std::move(r));
         run_index.push_back(index);
@@ -1107,7 +1146,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
                            r.delta ? pct(*r.delta) : "-",
                            r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
       out.flush();
-      journal.append(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
+      // a continued journal holds the taken records already
+      if (!(taken && journal.continues()))
+        journal.append(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))), fingerprint(i, st));
       progress.step(runs.size() + 1, fmt::format("{} {} {}", r.block, mapper::to_string(r.strategy), to_string(r.status)));
       runs.push_back(std::move(r));
       run_index.push_back(index);
@@ -1207,6 +1248,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   for (const BlockRun& r : runs)
     operations.push_back(operation_json(r, cfg, thesis_clocks(r.block, mapper::to_string(r.strategy))));
   if (req.whole) category_cycles = category_sums(operations);
+  if (tally.on()) out << "\n" << tally.line("block runs") << "\n";
+  if (journal.failed() && !stopped)
+    out << fmt::format("\nstopped after {} block runs: {}\n", runs.size(), journal.error());
   if (stopped)
     out << fmt::format("\nstopped by signal {} after {} block runs: what finished is reported below{}\n", stopped,
                        runs.size(), journal.on() ? " and in " + journal.path() : "");
@@ -1494,8 +1538,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   if (!shard.whole()) out << "\nshard: " << format_status_counts(results) << "\n";
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 
-  try {
-    if (!req.json_out.empty()) {
+  std::string json_text;
+  if (!req.json_out.empty()) {
+    {
       nlohmann::json head;
       head["network"] = n.name;
       head["target"] = req.target;
@@ -1511,15 +1556,21 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
       if (!silicon.is_null()) head["silicon"] = silicon;
       if (!req.input_npy.empty()) head["input"] = req.input_npy;
       if (!output_record.is_null()) head["output"] = output_record;
-      write_text_file(req.json_out, run_net_report_json(head, operations, results).dump(2) + "\n");
+      if (tally.on()) head["resume"] = tally.json();
+      json_text = run_net_report_json(head, operations, results).dump(2) + "\n";
     }
-    write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out});
-  } catch (const std::exception& e) {
-    err << "s2cosim run-net: " << e.what() << "\n";
-    return 2;
   }
+  // every output is tried, whatever became of the others; the block runs are in the journal already
+  const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
   if (stopped) return StopOnSignal::exit_code(stopped);
-  return all_ok ? 0 : 1;
+  if (journal.failed()) {
+    err << "s2cosim run-net: " << journal.error() << ": the run stopped after the block in hand\n";
+    return kExitOutput;
+  }
+  if (!written) return kExitOutput;
+  return all_ok ? kExitPass : kExitFail;
 }
 
 int check_model(const std::string& path, std::ostream& out, std::ostream& err) {

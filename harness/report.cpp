@@ -535,12 +535,4 @@ nlohmann::ordered_json report_json(const RunResult& r, const ResultSet& results)
 
 nlohmann::ordered_json report_json(const RunResult& r) { return report_json(r, results_of(r)); }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot write '" + path + "'");
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("error writing '" + path + "'");
-}
-
 }  // namespace s2

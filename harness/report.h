@@ -58,7 +58,9 @@ nlohmann::ordered_json report_json(const RunResult& r);  // with results_of(r)
 nlohmann::ordered_json regress_report_json(const nlohmann::ordered_json& tasks, const ResultSet& results,
                                            const std::string& vectors, const std::string& backends);
 
-// Writes `text` to `path`; throws std::runtime_error naming the file on failure.
+// Writes `text` to `path` atomically (a temporary file beside it, synced, renamed over it: a run stopped while
+// writing leaves the file as it was); throws std::runtime_error naming the file on failure
+// (harness/output_files.cpp).
 void write_text_file(const std::string& path, const std::string& text);
 
 }  // namespace s2

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "harness/output_files.h"
 #include "harness/report.h"
 #include "model/json_field.h"
 
@@ -301,10 +302,11 @@ std::string& program_name_storage() {
 const std::string& program_name() { return program_name_storage(); }
 void set_program_name(const std::string& name) { program_name_storage() = name; }
 
-void write_result_outputs(const ResultSet& r, const ResultOutputs& out) {
-  if (!out.html.empty()) write_text_file(out.html, results_html(r));
-  if (!out.junit.empty()) write_text_file(out.junit, results_junit(r));
-  if (!out.csv.empty()) write_text_file(out.csv, results_csv(r));
+bool write_result_outputs(const ResultSet& r, const ResultOutputs& out, std::ostream& err) {
+  return write_outputs({{out.html, [&] { return results_html(r); }},
+                        {out.junit, [&] { return results_junit(r); }},
+                        {out.csv, [&] { return results_csv(r); }}},
+                       err);
 }
 
 }  // namespace s2

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -112,11 +113,11 @@ std::string shell_quote(const std::string& s);
 const std::string& program_name();
 void set_program_name(const std::string& name);
 
-// Writes the outputs a command was asked for (an empty path: not written); throws std::runtime_error naming
-// the file that could not be written.
+// The outputs a command was asked for (an empty path: not written).
 struct ResultOutputs {
   std::string html, junit, csv;
 };
-void write_result_outputs(const ResultSet& r, const ResultOutputs& out);
+// Each output written whatever became of the others, failures said on `err`; false if one failed.
+bool write_result_outputs(const ResultSet& r, const ResultOutputs& out, std::ostream& err);
 
 }  // namespace s2

@@ -6,10 +6,12 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 
 #include "harness/journal.h"
+#include "harness/output_files.h"
 #include "harness/progress.h"
 #include "harness/result.h"
 #include "harness/report.h"
@@ -157,21 +159,6 @@ HwConfig build_hw_config(const std::string& config_file, const std::string& mac_
   return cfg;
 }
 
-// Fails early (exit 2) rather than after a long run.
-bool check_writable(const std::string& path, std::ostream& err) {
-  if (path.empty()) return true;
-  const bool existed = std::filesystem::exists(path);
-  bool ok;
-  {
-    std::ofstream f(path, std::ios::app);
-    ok = static_cast<bool>(f);
-  }
-  if (ok && !existed) std::filesystem::remove(path);  // leave nothing behind if the run does not finish
-  if (ok) return true;
-  err << "s2cosim: cannot write '" << path << "'\n";
-  return false;
-}
-
 void check_expected_hash(const HwConfig& cfg, const std::string& expect) {
   if (!expect.empty() && config_hash(cfg) != expect)
     throw std::invalid_argument(fmt::format(
@@ -261,8 +248,12 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     }
     tasks = std::move(picked);
   }
-  for (const std::string& path : {req.json_out, req.csv_out, req.html_out, req.junit_out})
-    if (!check_writable(path, err)) return 2;
+  const std::string journal_file = journal_path(req.json_out, req.journal);
+  if (!check_paths({{"--json", req.json_out}, {"--csv", req.csv_out}, {"--html", req.html_out}, {"--junit", req.junit_out},
+                    {"--journal", journal_file}},
+                   {{"vectors", req.vectors}, {"--config", req.config_file}, {"--resume", req.resume}}, err, journal_file,
+                   req.resume))
+    return kExitBadInput;
   if (!req.waves_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(req.waves_dir, ec);
@@ -282,63 +273,79 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
     header["shard"] = req.shard;
     header["tasks"] = req.task_ids;
   }
-  std::vector<nlohmann::ordered_json> resumed;
-  std::vector<TaskComparison> done;  // the resumed tasks, in order
+  // a record is taken only if it was made by this task's definition, with this configuration, threshold and
+  // version (its fingerprint) and is whole (its checksum); the others run again
+  const std::string hash = config_hash(cfg);
+  auto fingerprint = [&](const Task& t) {
+    return journal_fingerprint(fmt::format("regress {} {} {}", task_vector_row(t), to_string(req.backends),
+                                           req.deviation_threshold),
+                               hash);
+  };
+  std::vector<std::optional<TaskComparison>> done(tasks.size());  // the resumed tasks, by position
+  std::vector<bool> taken(tasks.size(), false);
+  ResumeTally tally;
   Journal journal;
   try {
+    const ResumedJournal resumed = open_run_journal(journal, journal_file, req.resume, header, tally);
     if (!req.resume.empty()) {
-      resumed = read_journal_of_run(req.resume, header);
-      if (resumed.size() > tasks.size())
-        throw std::runtime_error(fmt::format("{}: holds {} tasks, {} has {}", req.resume, resumed.size(),
-                                             req.vectors, tasks.size()));
-      for (std::size_t i = 0; i < resumed.size(); ++i) {
-        if (resumed[i].value("id", "") != tasks[i].id)
-          throw std::runtime_error(fmt::format("{}:{}: task '{}', where {} has '{}'", req.resume, i + 2,
-                                               resumed[i].value("id", ""), req.vectors, tasks[i].id));
+      std::map<std::string, std::size_t> position;
+      for (std::size_t i = 0; i < tasks.size(); ++i) position.emplace(tasks[i].id, i);
+      std::vector<const JournalRecord*> last(tasks.size(), nullptr);
+      for (const JournalRecord& jr : resumed.records) {
+        const auto at = position.find(jr.record.value("id", ""));
+        if (at == position.end()) {
+          ++tally.unknown;
+          continue;
+        }
+        last[at->second] = &jr;  // a task run again after a resume has its newer record later in the journal
+      }
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (!last[i]) continue;
+        if (last[i]->fingerprint != fingerprint(tasks[i])) {
+          ++tally.changed;
+          continue;
+        }
         try {
-          done.push_back(task_comparison_from_json(resumed[i], tasks[i]));
+          done[i] = task_comparison_from_json(last[i]->record, tasks[i]);
+          taken[i] = true;
+          ++tally.taken;
         } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, i + 2, tasks[i].id, e.what()));
+          throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, last[i]->line, tasks[i].id, e.what()));
         }
       }
     }
-    journal = Journal(journal_path(req.json_out, req.journal));
-    journal.append(header);
+    journal.start(header);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return 2;
   }
-  if (!req.resume.empty())
-    out << fmt::format("resumed: {} tasks from {} are not run again\n", resumed.size(), req.resume);
+  if (tally.on()) out << tally.line("tasks") << "\n";
   const StopOnSignal stop_on_signal;
   RunnerOptions opt;
   opt.backends = req.backends;
   opt.compare.deviation_threshold = req.deviation_threshold;
-  opt.stop = [] { return StopOnSignal::signal() != 0; };
+  opt.stop = [&] { return StopOnSignal::signal() != 0 || journal.failed(); };
   opt.resumed = [&](std::size_t i, const Task&) -> std::optional<TaskComparison> {
-    if (i >= done.size()) return std::nullopt;
+    if (!done[i]) return std::nullopt;
     return std::move(done[i]);
   };
   Progress progress(tasks.size(), err);
   opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
-    journal.append(task_journal_json(c));
+    // a continued journal holds the taken records already; a new one gets them again, to be resumed in turn
+    if (!(journal.continues() && taken[i]))
+      journal.append(task_journal_json(c), fingerprint(c.task));
     progress.step(i + 1, c.task.id + " " + to_string(c.status));
   };
-  RunResult r;
-  try {
-    r = run_tasks(tasks, cfg, opt);
-  } catch (const std::exception& e) {  // the journal could not be written
-    err << "s2cosim: " << e.what() << "\n";
-    return 2;
-  }
+  RunResult r = run_tasks(tasks, cfg, opt);
   progress.clear();
   r.vectors_path = req.vectors;
   const int stopped = StopOnSignal::signal();
+  if (journal.failed() && !stopped)
+    out << fmt::format("stopped after {} of {} tasks: {}\n", r.tasks.size(), tasks.size(), journal.error());
   if (stopped)
     out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
                        r.tasks.size(), tasks.size(), journal.on() ? " and in " + journal.path() : "");
 
-  const std::string hash = config_hash(cfg);
   ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, hash); });
   for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = index[i];
   results.total = whole_run_tasks;
@@ -364,15 +371,27 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   if (const std::string thesis = format_thesis_comparison(r); !thesis.empty()) out << "\n" << thesis;
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
-  try {
-    if (!req.json_out.empty()) write_text_file(req.json_out, report_json(r, results).dump(2) + "\n");
-    write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out});
-  } catch (const std::exception& e) {
-    err << "s2cosim: " << e.what() << "\n";
-    return 2;
-  }
+  // every output is tried, whatever became of the others; the results are in the journal already
+  const bool json_written = write_outputs({{req.json_out,
+                                       [&] {
+                                         nlohmann::ordered_json j = report_json(r, results);
+                                         if (tally.on()) j["resume"] = tally.json();
+                                         return j.dump(2) + "\n";
+                                       }}},
+                                     err);
+  const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
   if (stopped) return StopOnSignal::exit_code(stopped);
-  return summarize(results).all_passed() ? 0 : 1;
+  if (journal.failed()) {
+    err << "s2cosim: " << journal.error() << ": the run stopped after the task in hand; the reports hold what finished\n";
+    return kExitOutput;
+  }
+  if (!written) {
+    err << "s2cosim: some outputs could not be written" << (journal.on() ? "; every finished task is in " + journal.path() : "")
+        << "\n";
+    return kExitOutput;
+  }
+  return summarize(results).all_passed() ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

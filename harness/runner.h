@@ -67,7 +67,8 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, const R
 HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
                          const std::vector<std::string>& flaws);
 
-// True if `path` is empty or can be written; else says so on `err` (commands check before long runs).
+// True if `path` is empty or can be a report target (output_path_problem); else says so on `err` (commands
+// check before long runs; harness/output_files.cpp).
 bool check_writable(const std::string& path, std::ostream& err);
 
 // `s2cosim regress`: everything but the argument parsing. Returns the exit code:
@@ -102,8 +103,9 @@ std::string write_task_waves(const Task& t, const HwConfig& cfg, const TaskCompa
                              std::uint64_t window);
 // Refuses (std::invalid_argument) a configuration whose hash is not `expect` (when `expect` is not empty).
 void check_expected_hash(const HwConfig& cfg, const std::string& expect);
-// Exit code: 0 every task passed, 1 otherwise, 2 bad input (nothing run), 128 + the signal (130, 143) when
-// SIGINT or SIGTERM stopped it (after the task in hand; what finished is reported and in the journal).
+// Exit code (harness/output_files.h): 0 every task passed, 1 otherwise, 2 bad input (nothing run), 3 an output
+// could not be written (the others are; every finished task is in the journal), 128 + the signal when SIGINT,
+// SIGTERM, SIGHUP or SIGPIPE stopped it (after the task in hand; what finished is reported and in the journal).
 int regress(const RegressRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

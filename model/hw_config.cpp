@@ -353,11 +353,13 @@ void validate(const HwConfig& c) {
   need(c.mac_rows == 1 || c.mac_rows == 2 || c.mac_rows == 4, "mac_rows", "1, 2 or 4 (a divisor of the 4 bytes of operand A)");
   need(c.mac_cols == 8 || c.mac_cols == 16, "mac_cols", "8 or 16 (operand B is 64 or 128 bits)");
   need(c.accumulator_bits >= 2 && c.accumulator_bits <= 32, "accumulator_bits", "2 to 32");
-  need(c.pe_clock_mhz > 0, "pe_clock_mhz", "a positive frequency");
-  need(c.noc_clock_mhz > 0, "noc_clock_mhz", "a positive frequency");
+  // every clock, latency and size within what such hardware could be (model/hw_config.h states the ranges):
+  // a value far beyond them is a typo, and the model's queues and clocks would grow without bound
+  need(c.pe_clock_mhz >= 1 && c.pe_clock_mhz <= 5000, "pe_clock_mhz", "1 to 5000 (MHz)");
+  need(c.noc_clock_mhz >= 1 && c.noc_clock_mhz <= 10000, "noc_clock_mhz", "1 to 10000 (MHz)");
   need(c.sram_bytes > 0 && c.sram_bytes <= 128 * 1024, "sram_bytes", "1 to 131072 (the model's SRAM)");
   need(c.sram_mla_budget_bytes > 0 && c.sram_mla_budget_bytes <= c.sram_bytes, "sram_mla_budget_bytes", "1 to sram_bytes");
-  need(c.sram_access_cycles >= 1, "sram_access_cycles", "at least 1");
+  need(c.sram_access_cycles >= 1 && c.sram_access_cycles <= 16, "sram_access_cycles", "1 to 16");
   need(c.chip.storage_pe_bytes > 0 && c.chip.storage_pe_bytes <= c.sram_bytes, "chip.storage_pe_bytes", "1 to sram_bytes");
   need(c.router_latency_noc_cycles >= 2 && c.router_latency_noc_cycles <= 8, "router_latency_noc_cycles",
        "2 to 8 (NoC clocks through the router's pipeline, noc/router.h)");
@@ -366,16 +368,18 @@ void validate(const HwConfig& c) {
   need(c.noc_payload_bytes == 16, "noc_payload_bytes", "16 (128-bit payload)");
   need(c.operand_a_buffer_words >= 1 && c.operand_a_buffer_words <= 7, "operand_a_buffer_words", "1 to 7");
   need(c.tile_setup_cycles == 1, "tile_setup_cycles", "1 (the MLA's SETUP clock)");
-  need(c.dram_latency_cycles >= 0, "dram_latency_cycles", "at least 0");
-  need(c.dram_cycles_per_op >= 1, "dram_cycles_per_op", "at least 1");
+  need(c.dram_latency_cycles >= 0 && c.dram_latency_cycles <= 10000, "dram_latency_cycles",
+       "0 to 10000 (PE clocks: a DRAM answers in tens to hundreds)");
+  need(c.dram_cycles_per_op >= 1 && c.dram_cycles_per_op <= 1024, "dram_cycles_per_op", "1 to 1024");
   need(c.dram_bytes_per_op == 16, "dram_bytes_per_op", "16 (a DRAM operation moves one NoC payload)");
-  need(c.host_latency_cycles >= 0, "host_latency_cycles", "at least 0");
+  need(c.host_latency_cycles >= 0 && c.host_latency_cycles <= 100000, "host_latency_cycles", "0 to 100000 (PE clocks, each way)");
   for (double v : {c.arm.padding_per_word, c.arm.quantization_per_pixel, c.arm.relu_32bit_per_pixel,
                    c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
                    c.arm.elementwise_add_per_pixel, c.arm.bias_add_per_pixel})
-    need(v >= 0, "arm_clocks", "non-negative clocks per word or pixel");
+    need(v >= 0 && v <= 10000, "arm_clocks", "0 to 10000 clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
-  need(c.model_resolve_window_cycles >= 1, "model_resolve_window_cycles", "at least 1");
+  need(c.model_resolve_window_cycles >= 1 && c.model_resolve_window_cycles <= 100000000, "model_resolve_window_cycles",
+       "1 to 100000000");
   // the tile schedule (model/qpe/tile_schedule.cpp) and the RTL's QPE step two NoC clocks per PE clock
   need(std::abs(c.noc_clock_mhz - 2 * c.pe_clock_mhz) < 1e-9 * c.pe_clock_mhz, "noc_clock_mhz",
        "twice pe_clock_mhz (the model's tile schedule and the RTL's QPE step two NoC clocks per PE clock)");

@@ -120,33 +120,34 @@ struct HwConfig {
   int pes_per_qpe = 4;                 // thesis 2.3.4; the model and the RTL are built for 4 (kPesPerQpe)
   int mac_rows = 4;                    // MAC rows: filters (conv) or rows of A (mm) per tile
   int mac_cols = 16;                   // MAC columns: output pixels (conv) or columns of B (mm) per tile
-  int accumulator_bits = 29;           // two's-complement, wraps; stored as its 32-bit sign extension
-  double pe_clock_mhz = 250.0;         // PE, SRAM, DMA, ARM (Figure 5.1)
-  double noc_clock_mhz = 500.0;        // NoC router (Figure 5.1)
-  int sram_bytes = 128 * 1024;         // four 32 KB banks
+  int accumulator_bits = 29;           // two's-complement, wraps; stored as its 32-bit sign extension [2, 32]
+  // The ranges validate() holds each field to are in [brackets].
+  double pe_clock_mhz = 250.0;         // PE, SRAM, DMA, ARM (Figure 5.1) [1, 5000]
+  double noc_clock_mhz = 500.0;        // NoC router (Figure 5.1) [1, 10000], twice pe_clock_mhz
+  int sram_bytes = 128 * 1024;         // four 32 KB banks [1, 131072]
   int sram_mla_budget_bytes = 96 * 1024;  // what the splitter may use for MLA data (thesis 5.2.1)
-  int sram_access_cycles = 1;          // PE clocks one access occupies the port (flaw sram2clk: 2)
-  int router_latency_noc_cycles = 4;   // thesis 2.3.3; 2 to 8 (the model's router pipeline)
-  int router_out_fifo_packets = 4;     // per router output port
-  int noc_if_out_fifo_packets = 4;     // PE -> router FIFO
+  int sram_access_cycles = 1;          // PE clocks one access occupies the port (flaw sram2clk: 2) [1, 16]
+  int router_latency_noc_cycles = 4;   // thesis 2.3.3 [2, 8]
+  int router_out_fifo_packets = 4;     // per router output port [1, 8]
+  int noc_if_out_fifo_packets = 4;     // PE -> router FIFO [1, 8]
   int noc_payload_bytes = 16;          // 128-bit payload, the SRAM's and operand A's width (thesis 2.3.1-2.3.2)
   int operand_a_buffer_words = 2;      // 128-bit operand-A words the MLA holds or has in flight
   int tile_setup_cycles = 1;           // MLA clock per tile to clear accumulators and rewind fetch units
   // QPE-DRAM (thesis 3.3, Figure 5.1, Appendix B)
-  int dram_latency_cycles = 7;         // PE clocks from the DRAM to the NoC
-  int dram_cycles_per_op = 2;          // PE clocks per DRAM operation
+  int dram_latency_cycles = 7;         // PE clocks from the DRAM to the NoC [0, 10000]
+  int dram_cycles_per_op = 2;          // PE clocks per DRAM operation [1, 1024]
   int dram_bytes_per_op = 16;          // bytes per DRAM operation
   // false (the thesis's Appendix B: T_DRAM = bytes / (f * 16 / 2)): a request takes its bytes at 16 per 2
   // clocks, whatever their alignment; true: every 16-byte aligned DRAM word a request touches is a whole
   // operation (a DRAM whose interface moves aligned words: narrow rows cost up to twice as much)
   bool dram_aligned_words = false;
-  int host_latency_cycles = 10;        // host interface, each way
+  int host_latency_cycles = 10;        // host interface, each way [0, 100000]
   DmaClocks dma;
   // the system a task stream runs on: QPE-DRAM (the thesis's validation and Table 5.5), or a chip preset
   // (apply_preset: the prototype's 6x6 mesh, thesis 2.3.4) for run-net --target s2
   ChipShape chip = qpe_dram_chip();
   // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
-  // per input pixel for the others
+  // per input pixel for the others [0, 10000] each
   ArmOpClocks arm;
   // model only: how the MLAs' tile schedule is worked out (model/README.md, "How the model keeps time"):
   // "event": a PE that shares no router and no SRAM port with another advances tile by tile, each tile's
@@ -154,7 +155,7 @@ struct HwConfig {
   // "clock": every PE clock by clock (the reference the event schedule is tested against).
   std::string model_schedule = "event";
   // model only: clocks of a task resolved clock by clock before the steady state is extrapolated
-  long long model_resolve_window_cycles = 20000;
+  long long model_resolve_window_cycles = 20000;  // [1, 10^8]
   FlawSwitches flaws;
 
   // PE clocks a packet takes from one QPE router to the next (thesis 2.3.4: 4 NoC clocks)

@@ -69,14 +69,17 @@ TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
   const std::string path = dir.path("j.jsonl");
   {
     Journal j(path);
-    j.append(nlohmann::ordered_json{{"id", "a"}, {"n", 1}});
-    j.append(nlohmann::json{{"id", "b"}});
+    j.start(nlohmann::ordered_json{{"journal", "test"}});
+    j.append(nlohmann::ordered_json{{"id", "b"}}, "fingerprint");
   }
   std::ofstream(path, std::ios::app) << "{\"id\": \"c\", \"n";  // killed while writing
   int cut = 0;
   const auto records = read_journal(path, &cut);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1]["id"], "b");
+  // every line carries its checksum, and a record its fingerprint
+  EXPECT_EQ(records[1]["checksum"], record_checksum(records[1]));
+  EXPECT_EQ(records[1]["fingerprint"], "fingerprint");
   EXPECT_EQ(cut, 1);
   std::ofstream(path) << "{\"id\": 1}\nnot json\n{\"id\": 2}\n";
   try {
@@ -178,7 +181,7 @@ TEST(Journal, AnInterruptedRunNetResumesToTheReportOfAnUninterruptedOne) {
   ASSERT_EQ(WEXITSTATUS(status), 130);
   const std::size_t done = read_journal(journal).size() - 1;
   ASSERT_LT(done, 15u);
-  // resumed from its own journal (read whole before the new one is written over it)
+  // resumed from its own journal, which the run continues
   req.resume = journal;
   std::ostringstream out2, err2;
   ASSERT_EQ(run_net(req, out2, err2), 0) << err2.str();

@@ -29,25 +29,6 @@ namespace {
 
 using namespace s2::test;
 
-struct Ran {
-  int exit_code = -1;
-  std::string out;  // standard output and standard error, as the shell gives them
-};
-
-// Runs a shell command in the source tree (as a user of a fresh clone would); its output and exit code.
-Ran shell(const std::string& command) {
-  Ran r;
-  const std::string full = "cd " + shell_quote(S2_SOURCE_DIR) + " && " + command + " 2>&1";
-  FILE* p = popen(full.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 std::string bin() { return shell_quote(S2COSIM_BIN); }
 
 // Vectors with tasks that pass and tasks that show the neighbor_conv flaw, and a task whose id is markup.

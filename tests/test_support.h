@@ -1,7 +1,7 @@
 // Helpers shared by the GoogleTest files in tests/ (header-only; everything is in namespace s2::test).
 // A test file includes it and says `using namespace s2::test;` inside its own anonymous namespace.
 //
-//   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir
+//   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir, shell (Ran)
 //   configuration  config(shape, sram2clk), mac_shape_configs
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/backend.h"
@@ -57,12 +59,14 @@ inline nlohmann::json read_json(const std::string& path) {
 inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio.
+// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio;
+// and without "resume" (what a resumed run took from its journal: the one thing it may say beyond the run's).
 inline nlohmann::json without_wall_times(const nlohmann::json& x) {
   if (x.is_object()) {
     nlohmann::json y = nlohmann::json::object();
     for (const auto& [k, v] : x.items())
-      if (!ends_with(k, "wall_s") && !ends_with(k, "clocks_per_s") && k != "speed_ratio") y[k] = without_wall_times(v);
+      if (!ends_with(k, "wall_s") && !ends_with(k, "clocks_per_s") && k != "speed_ratio" && k != "resume")
+        y[k] = without_wall_times(v);
     return y;
   }
   if (x.is_array()) {
@@ -75,6 +79,27 @@ inline nlohmann::json without_wall_times(const nlohmann::json& x) {
 
 // A fresh directory for the running test case, <tmp>/s2_<Suite>_<Test>_<pid>, removed with everything in it
 // at the end.
+struct Ran {
+  int exit_code = -1;
+  std::string out;  // standard output and standard error, as the shell gives them
+};
+
+// Runs a shell command in the source tree (as a user of a fresh clone would); its output and exit code.
+inline Ran shell(const std::string& command) {
+  std::string dir = "'";
+  for (char c : std::string(S2_SOURCE_DIR)) dir += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  Ran r;
+  const std::string full = "cd " + dir + "' && " + command + " 2>&1";
+  FILE* p = popen(full.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 class TempDir {
  public:
   TempDir() {

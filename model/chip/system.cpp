@@ -148,7 +148,11 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     if (a.done()) continue;
     r.completed = false;
     if (!r.stalled.empty()) r.stalled += "; ";
-    r.stalled += "PE " + std::to_string(p) + " waited for " + a.waiting();
+    // a PE the host has not started yet has no command in hand: it waits for its START
+    r.stalled += "PE " + std::to_string(p) + " waited for " +
+                 (a.waiting().empty() ? "its START from the host (due " + std::to_string(host_cycles(p / kPesPerQpe)) +
+                                            " PE clocks after the first, the host's latency)"
+                                      : a.waiting());
     if (noc_.dma_busy(p)) r.stalled += " (" + noc_.describe(p) + ")";
   }
   if (!r.completed) {

@@ -1,5 +1,5 @@
-// libFuzzer target: the journal reader and the records --resume takes from it (regress's tasks, run-net's
-// block runs). Any input must end in
+// libFuzzer target: the journal reader, its checksum and fingerprint check (verify_journal), and the records
+// --resume takes from it (regress's tasks, run-net's block runs). Any input must end in
 // records or a std::runtime_error, std::invalid_argument or JSON exception naming what is wrong; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +32,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       } catch (const std::invalid_argument&) {
       }
     }
+  } catch (const std::runtime_error&) {
+  }
+  // the verified reading --resume does: the first record must name the run and hold its checksum; a line cut,
+  // not JSON or failing its checksum is counted, never taken
+  try {
+    const s2::ResumedJournal j = s2::verify_journal(text, "fuzz.jsonl", nlohmann::ordered_json{{"journal", "regress"}});
+    for (const s2::JournalRecord& r : j.records)
+      if (r.record.contains("checksum") || r.record.contains("fingerprint")) __builtin_trap();  // stripped before use
   } catch (const std::runtime_error&) {
   }
   return 0;
