@@ -343,18 +343,7 @@ int bench(const BenchRequest& req, std::ostream& out, std::ostream& err) {
   // every output is tried, whatever became of the others; the tasks are in the journal already
   const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
   const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, ""}, err);
-  const bool written = json_written && rest_written;
-  if (const int sig = StopOnSignal::signal()) return StopOnSignal::exit_code(sig);
-  if (journal.failed()) {
-    err << "s2cosim: " << journal.error() << ": the bench stopped after the task in hand; the reports hold what finished\n";
-    return kExitOutput;
-  }
-  if (!written) {
-    err << "s2cosim: some outputs could not be written" << (journal.on() ? "; every finished task is in " + journal.path() : "")
-        << "\n";
-    return kExitOutput;
-  }
-  return ok ? kExitPass : kExitFail;
+  return finished_run_exit_code(StopOnSignal::signal(), journal, json_written && rest_written, ok, "bench", err);
 }
 
 }  // namespace s2

@@ -1,5 +1,7 @@
 #include "harness/journal.h"
 
+#include "harness/output_files.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -309,5 +311,20 @@ StopOnSignal::~StopOnSignal() {
 }
 
 int StopOnSignal::signal() { return static_cast<int>(g_signal); }
+
+int finished_run_exit_code(int signal, const Journal& journal, bool outputs_written, bool passed, const std::string& what,
+                           std::ostream& err) {
+  if (signal) return StopOnSignal::exit_code(signal);
+  if (journal.failed()) {
+    err << "s2cosim: " << journal.error() << ": the " << what << " stopped after the task in hand; the reports hold what finished\n";
+    return kExitOutput;
+  }
+  if (!outputs_written) {
+    err << "s2cosim: some outputs could not be written" << (journal.on() ? "; every finished task is in " + journal.path() : "")
+        << "\n";
+    return kExitOutput;
+  }
+  return passed ? kExitPass : kExitFail;
+}
 
 }  // namespace s2

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -122,5 +123,11 @@ class StopOnSignal {
   // what a run stopped by `sig` exits with (128 + sig: 129 SIGHUP, 130 SIGINT, 141 SIGPIPE, 143 SIGTERM)
   static int exit_code(int sig) { return 128 + sig; }
 };
+
+// The exit code of a run whose reports have been written (README.md, "Exit codes"): 128 + the signal that
+// stopped it; 3 if its journal failed or an output was not written (said on `err`; `what` is "run", "bench",
+// ...); else 0 if every check passed, 1 if not.
+int finished_run_exit_code(int signal, const Journal& journal, bool outputs_written, bool passed, const std::string& what,
+                           std::ostream& err);
 
 }  // namespace s2

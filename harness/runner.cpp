@@ -380,18 +380,7 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
                                        }}},
                                      err);
   const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
-  const bool written = json_written && rest_written;
-  if (stopped) return StopOnSignal::exit_code(stopped);
-  if (journal.failed()) {
-    err << "s2cosim: " << journal.error() << ": the run stopped after the task in hand; the reports hold what finished\n";
-    return kExitOutput;
-  }
-  if (!written) {
-    err << "s2cosim: some outputs could not be written" << (journal.on() ? "; every finished task is in " + journal.path() : "")
-        << "\n";
-    return kExitOutput;
-  }
-  return summarize(results).all_passed() ? kExitPass : kExitFail;
+  return finished_run_exit_code(stopped, journal, json_written && rest_written, summarize(results).all_passed(), "run", err);
 }
 
 }  // namespace s2
