@@ -24,7 +24,7 @@ System& shared_system(const HwConfig& cfg) {
       drams = std::max(drams, preset.drams.size());
     }
     auto q = std::make_unique<System>("system", qpes, static_cast<int>(drams));
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets complete their bindings here
+    run_simulation(sc_core::SC_ZERO_TIME);  // elaborate: multi-sockets complete their bindings here
     return q;
   }();
   return *system;

@@ -140,7 +140,7 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   // the watchdog: a stream that has not ended within its budget (or runs out of events first) stops
   // there as a hang, with what each PE waited for
   const std::uint64_t budget = opt.watchdog_cycles ? opt.watchdog_cycles : stream_cycle_bound(s, cfg_);
-  sc_core::sc_start(clk * static_cast<double>(budget), sc_core::SC_EXIT_ON_STARVATION);
+  run_simulation(clk * static_cast<double>(budget), sc_core::SC_EXIT_ON_STARVATION);
   for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(false);
   r.completed = true;
   for (int p = 0; p < pes; ++p) {

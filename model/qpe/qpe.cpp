@@ -81,7 +81,7 @@ TaskTrace Qpe::run_task(const Task& t, const SramLayout& l, const std::array<std
       if (!pes_[p]->mla.done()) sc_core::wait(pes_[p]->mla.done_event);
     }
   });
-  sc_core::sc_start();
+  run_simulation();
 
   TaskTrace tr;
   tr.task_id = t.id;
