@@ -82,7 +82,22 @@ StreamLimits stream_limits(const HwConfig& cfg) {
   return l;
 }
 
+std::uint64_t stream_memory_bytes(const TaskStream& s, const StreamLimits& lim) {
+  std::uint64_t commands = 0;
+  for (const std::vector<StreamCommand>& pe : s.pe) commands += pe.size();
+  // saturating: a dram_bytes near 2^64 must not wrap to a small estimate
+  const long double bytes = static_cast<long double>(s.dram_bytes) * lim.drams +
+                            static_cast<long double>(lim.sram_bytes) * lim.pes +
+                            static_cast<long double>(commands) * sizeof(StreamCommand);
+  return bytes >= 0x1p64L ? ~0ull : static_cast<std::uint64_t>(bytes);
+}
+
 void check_stream(const TaskStream& s, const StreamLimits& lim) {
+  if (const std::uint64_t need = stream_memory_bytes(s, lim); need > kMaxStreamMemoryBytes)
+    throw std::invalid_argument(
+        "stream " + s.name + ": a run would need about " + std::to_string(need >> 20) + " MiB (" + std::to_string(lim.drams) +
+        " DRAM image(s) of " + std::to_string(s.dram_bytes) + " bytes, " + std::to_string(lim.pes) +
+        " SRAMs), more than the " + std::to_string(kMaxStreamMemoryBytes >> 20) + " MiB a backend may take");
   auto where = [&](std::size_t p, std::size_t i) {
     const StreamCommand& c = s.pe[p][i];
     return "stream " + s.name + ", PE " + std::to_string(p) + ", command " + std::to_string(i) + " (" + to_string(c.kind) +

@@ -181,10 +181,19 @@ struct StreamLimits {
 // What a stream may address on the system of cfg.chip (its PEs, DRAMs and SRAM size), for every backend.
 StreamLimits stream_limits(const HwConfig& cfg);
 
+// The memory one backend needs to run the stream, estimated before anything is allocated: an image of
+// dram_bytes for each DRAM of the system, every PE's SRAM and the commands. What a backend allocates besides
+// (its queues and traces) does not grow with the stream's data or the configuration's latencies and clocks.
+std::uint64_t stream_memory_bytes(const TaskStream& s, const StreamLimits& limits);
+// The most stream_memory_bytes may be: 8 GiB, so that both backends of a co-simulation and the harness's
+// own copies of the images fit in a machine of 24 GB.
+inline constexpr std::uint64_t kMaxStreamMemoryBytes = 8ull << 30;
+
 // Throws std::invalid_argument naming the PE and command index of the first command that cannot run: a
 // PE or memory beyond the system, SRAM or DRAM ranges out of bounds, a Sync of an unknown group or of a
 // group the PE is not in, or a Sync that can never be met (group members with different Sync counts, or
-// PEs waiting for each other in different orders).
+// PEs waiting for each other in different orders); and a stream whose stream_memory_bytes exceeds
+// kMaxStreamMemoryBytes, naming what it would need.
 void check_stream(const TaskStream& s, const StreamLimits& limits);
 
 }  // namespace s2

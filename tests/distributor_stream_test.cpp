@@ -435,6 +435,27 @@ TEST(QpeDramStreams, MalformedCommandsAreRejectedWithPeAndIndex) {
   }
 }
 
+// A stream whose DRAM images would not fit in memory is refused before anything is allocated, naming what it
+// would need; one just under the bound passes.
+TEST(QpeDramStreams, AStreamBeyondTheMemoryBoundIsRefusedBeforeItRuns) {
+  TaskStream s;
+  s.name = "huge";
+  const StreamLimits lim;  // one DRAM, four PEs of 128 KB
+  s.dram_bytes = kMaxStreamMemoryBytes - 4 * 128 * 1024;
+  EXPECT_EQ(stream_memory_bytes(s, lim), kMaxStreamMemoryBytes);
+  EXPECT_NO_THROW(check_stream(s, lim));
+  s.dram_bytes += 1;
+  try {
+    check_stream(s, lim);
+    FAIL() << "expected a refusal";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("stream huge: a run would need about 8192 MiB"), std::string::npos) << e.what();
+  }
+  s.dram_bytes = ~0ull;  // does not wrap
+  EXPECT_EQ(stream_memory_bytes(s, lim), ~0ull);
+  EXPECT_THROW(check_stream(s, lim), std::invalid_argument);
+}
+
 TEST(DistributorStreams, OtherMacShapesComputeExactResults) {
   // filter parts come in whole groups of the configured MAC rows (2 on 16x2), not a fixed 4
   const ParsedNetwork n = parse_text(kSmall);
