@@ -1,6 +1,7 @@
-// The figures the project promises (README, "Measured figures"), measured in one run: every suite on both
-// backends, with the flaws off and with sram2clk; RTL against the thesis's HDL clocks; model against RTL;
-// bit-exactness; and the speed ratio (RTL wall seconds / model wall seconds, summed over everything run).
+// The figures the project promises (docs/figures.md, "QPE: the model against the RTL"), measured in one
+// run: every suite on both backends, with the flaws off and with sram2clk; RTL against the thesis's HDL
+// clocks; model against RTL; bit-exactness; and the speed ratio (RTL wall seconds / model wall seconds,
+// summed over everything run).
 #pragma once
 
 #include <ostream>

@@ -118,7 +118,7 @@ TEST(MapperSplitter, RandomLayersFitCoverAndRecombine) {
 
 TEST(MapperSplitter, ReducedVgg16AndResnet50RecombineExactly) {
   // thesis 5.1.1 at reduced size: the networks' layer structure and channels on small inputs; the full
-  // size is the documented command `s2cosim map --net vgg16 --verify` (README)
+  // size is the documented command `s2cosim map --net vgg16 --verify` (docs/usage.md, "Mapping a CNN")
   std::string vgg = vgg16_layer_list();
   vgg.replace(vgg.find("input 224 224 3"), 15, "input 32 32 3");
   vgg.replace(vgg.find("fc 25088 4096"), 13, "fc 512 4096");

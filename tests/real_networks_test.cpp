@@ -333,7 +333,7 @@ namespace {
 // The OctopuScheduler paper's MLP on the spinnaker2 preset with its worker counts: each layer in
 // microseconds beside the silicon's (Table II), FC1's weight fetch and MLA time beside the paper's, and the
 // preset's assumptions printed. (Only what is printed and that the workers are the paper's is tested: the
-// gap to silicon is a measurement, in the README.)
+// gap to silicon is a measurement, in docs/figures.md.)
 TEST(Silicon, OctopusMlpPrintsEveryLayerBesideTheSilicon) {
   const TempDir dir;
   RunNetRequest req;

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Small random bias-free CNNs in PyTorch, exported as float ONNX models with a float input each: networks
-nobody tuned the model to, for checking the chip model against the chip RTL (README, "The clocked NoC").
+nobody tuned the model to, for checking the chip model against the chip RTL (docs/figures.md, "The clocked
+NoC").
 
     /usr/bin/python3 tools/make_random_cnns.py OUT_DIR SEED [SEED ...]
 
