@@ -446,4 +446,13 @@ void enable_flaw(HwConfig& cfg, const std::string& name) {
   else throw std::invalid_argument("unknown flaw '" + name + "': expected sram2clk, neighbor_conv or mm_wide_a");
 }
 
+HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
+                         const std::vector<std::string>& flaws) {
+  HwConfig cfg;
+  if (!config_file.empty()) cfg = load_hw_config(config_file);
+  if (!mac_shape.empty()) set_mac_shape(cfg, mac_shape);
+  for (const std::string& f : flaws) enable_flaw(cfg, f);
+  return cfg;
+}
+
 }  // namespace s2

@@ -191,5 +191,9 @@ std::string text_hash(std::string_view text);
 void set_mac_shape(HwConfig& cfg, const std::string& shape);
 // Switches a flaw on by its name (rtl_stubs/README.md, "The known flaws"); throws std::invalid_argument listing the known names.
 void enable_flaw(HwConfig& cfg, const std::string& name);
+// The configuration every command builds from its options: defaults, then the JSON file (if any), then the
+// MAC shape (if any), then the flaws. Throws std::invalid_argument / std::runtime_error for the user.
+HwConfig build_hw_config(const std::string& config_file, const std::string& mac_shape,
+                         const std::vector<std::string>& flaws);
 
 }  // namespace s2

@@ -9,12 +9,12 @@
 #include <map>
 #include <string>
 
-#include "harness/journal.h"
-#include "harness/merge.h"
-#include "harness/net_runner.h"
-#include "harness/npy_file.h"
-#include "harness/report.h"
-#include "harness/task_vectors.h"
+#include "harness/session/journal.h"
+#include "harness/commands/merge.h"
+#include "harness/commands/net_runner.h"
+#include "harness/stimulus/npy_file.h"
+#include "harness/commands/regress_report.h"
+#include "harness/stimulus/task_vectors.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"

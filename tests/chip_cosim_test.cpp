@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "harness/comparators.h"
-#include "harness/net_runner.h"
+#include "harness/check/comparators.h"
+#include "harness/commands/net_runner.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

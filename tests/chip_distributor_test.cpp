@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

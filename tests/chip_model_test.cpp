@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "model/hw_config.h"
 #include "model/noc/mesh.h"
 #include "model/task_stream.h"

@@ -1,4 +1,4 @@
-// The chip's random streams (harness/chip_random.h): the generator is deterministic, every stream it makes
+// The chip's random streams (harness/stimulus/chip_random.h): the generator is deterministic, every stream it makes
 // can run (check_stream) and is race-free (find_stream_race, which is tested on racy streams too), the
 // suite file is read back and malformed ones are refused with file, line and field, and a small slice of the
 // committed suite runs on both backends bit-exact, every command of every PE ending in the same clock on both.
@@ -12,12 +12,12 @@
 #include <tuple>
 #include <vector>
 
-#include "harness/backend.h"
-#include "harness/chip_random.h"
-#include "harness/chip_regress.h"
-#include "harness/result.h"
-#include "harness/comparators.h"
-#include "harness/task_vectors.h"
+#include "harness/backends/backend.h"
+#include "harness/stimulus/chip_random.h"
+#include "harness/commands/chip_regress.h"
+#include "harness/outputs/result.h"
+#include "harness/check/comparators.h"
+#include "harness/stimulus/task_vectors.h"
 #include "model/task_stream.h"
 #include "test_support.h"
 

@@ -1,5 +1,5 @@
 // Determinism: the same vectors run twice give the same JSON report once the wall-clock fields
-// (summary.rtl_wall_s, summary.model_wall_s: report.h says they are the only ones that differ) are
+// (summary.rtl_wall_s, summary.model_wall_s: harness/commands/regress_report.h says they are the only ones that differ) are
 // removed, and the random-suite generator gives the same text for the same seed; run-net (QPE-DRAM on
 // both backends, the chip) and flaw-limit too.
 #include <gtest/gtest.h>
@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/flaw_limit.h"
-#include "harness/net_runner.h"
-#include "harness/random_vectors.h"
-#include "harness/report.h"
-#include "harness/runner.h"
-#include "harness/task_vectors.h"
+#include "harness/commands/flaw_limit.h"
+#include "harness/commands/net_runner.h"
+#include "harness/stimulus/random_vectors.h"
+#include "harness/commands/regress_report.h"
+#include "harness/commands/regress.h"
+#include "harness/stimulus/task_vectors.h"
 #include "tests/test_networks.h"
 #include "tests/test_support.h"
 

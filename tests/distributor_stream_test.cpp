@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

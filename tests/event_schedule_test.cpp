@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
-#include "harness/task_vectors.h"
+#include "harness/backends/backend.h"
+#include "harness/stimulus/task_vectors.h"
 #include "model/qpe/task_timing.h"
 #include "model/qpe/tile_schedule.h"
 #include "tests/test_support.h"

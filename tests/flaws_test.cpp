@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/flaw_limit.h"
-#include "harness/runner.h"
-#include "harness/task_vectors.h"
+#include "harness/commands/flaw_limit.h"
+#include "harness/commands/regress.h"
+#include "harness/stimulus/task_vectors.h"
 #include "tests/test_support.h"
 
 namespace s2 {

@@ -10,11 +10,11 @@
 #include <thread>
 #include <unistd.h>
 
-#include "harness/bench.h"
-#include "harness/flaw_limit.h"
-#include "harness/journal.h"
-#include "harness/net_runner.h"
-#include "harness/runner.h"
+#include "harness/commands/bench.h"
+#include "harness/commands/flaw_limit.h"
+#include "harness/session/journal.h"
+#include "harness/commands/net_runner.h"
+#include "harness/commands/regress.h"
 #include "test_networks.h"
 #include "test_support.h"
 

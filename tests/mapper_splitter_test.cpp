@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/map_report.h"
+#include "harness/commands/map_report.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/split_check.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "model/golden.h"
 #include "model/qpe/task_timing.h"
 #include "model/qpe/tile_schedule.h"

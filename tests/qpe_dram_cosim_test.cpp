@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
-#include "harness/comparators.h"
+#include "harness/backends/backend.h"
+#include "harness/check/comparators.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

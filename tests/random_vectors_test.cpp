@@ -1,5 +1,5 @@
-// The random-suite generator (harness/random_vectors.h) and the task vectors committed under vectors/.
-#include "harness/random_vectors.h"
+// The random-suite generator (harness/stimulus/random_vectors.h) and the task vectors committed under vectors/.
+#include "harness/stimulus/random_vectors.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/task_vectors.h"
+#include "harness/stimulus/task_vectors.h"
 #include "model/golden.h"
 #include "model/sram_layout.h"
 #include "tests/test_support.h"

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "harness/net_runner.h"
-#include "harness/npy_file.h"
+#include "harness/commands/net_runner.h"
+#include "harness/stimulus/npy_file.h"
 #include "test_support.h"
 
 using namespace s2;

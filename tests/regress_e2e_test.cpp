@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
-#include "harness/report.h"
-#include "harness/runner.h"
-#include "harness/task_vectors.h"
+#include "harness/backends/backend.h"
+#include "harness/commands/regress_report.h"
+#include "harness/commands/regress.h"
+#include "harness/stimulus/task_vectors.h"
 #include "tests/test_support.h"
 
 namespace s2 {
@@ -164,7 +164,7 @@ TEST(RegressE2e, JsonReportHasTheContract2Fields) {
     EXPECT_TRUE(t.at("delta").is_number());
     EXPECT_TRUE(t.at("data_match").is_boolean());
   }
-  // id and status come first in every task object (report.h: readable order)
+  // id and status come first in every task object (regress_report.h: readable order)
   const nlohmann::ordered_json ordered = report_json(r);
   for (const nlohmann::ordered_json& t : ordered.at("tasks")) {
     auto it = t.begin();

@@ -1,4 +1,4 @@
-// The outputs every command writes from its result records (harness/result.h): JUnit against its schema,
+// The outputs every command writes from its result records (harness/outputs/result.h): JUnit against its schema,
 // the HTML report rendered in a real browser, rerun lines that reproduce a failure from the command line,
 // shards merged into the unsharded run's report, and progress on a terminal only.
 // The binary tests run build/s2cosim (S2COSIM_BIN) as a user would, from the source tree.
@@ -11,13 +11,13 @@
 
 #include <sys/wait.h>
 
-#include "harness/backend.h"
-#include "harness/bench.h"
-#include "harness/merge.h"
-#include "harness/net_runner.h"
-#include "harness/progress.h"
-#include "harness/result.h"
-#include "harness/runner.h"
+#include "harness/backends/backend.h"
+#include "harness/commands/bench.h"
+#include "harness/commands/merge.h"
+#include "harness/commands/net_runner.h"
+#include "harness/session/progress.h"
+#include "harness/outputs/result.h"
+#include "harness/commands/regress.h"
 #include "test_support.h"
 
 #ifndef S2COSIM_BIN

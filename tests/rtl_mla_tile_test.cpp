@@ -1,5 +1,5 @@
 // One MLA tile through the whole verilated QPE (rtl_stubs/qpe.sv), driven by the RTL backend
-// (harness/rtl_qpe_adapter.cpp: descriptors through the host port, data through the SRAM backdoor).
+// (harness/backends/rtl/rtl_qpe_adapter.cpp: descriptors through the host port, data through the SRAM backdoor).
 //
 // Expected clock counts, derived from rtl_stubs/mla.sv, noc_if.sv, noc_router.sv, sram.sv and task_ctrl.sv
 // for a task on PE 0 alone (no other traffic). The count is end_cycle - start_cycle: start_cycle is the
@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "model/golden.h"
 #include "tests/test_support.h"
 

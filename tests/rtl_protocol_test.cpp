@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "harness/rtl_dram.h"
-#include "harness/rtl_qpe_adapter.h"
+#include "harness/backends/rtl/rtl_dram.h"
+#include "harness/backends/rtl/rtl_qpe_adapter.h"
 #include "model/hw_config.h"
 #include "model/pe/pe_registers.h"
 #include "model/qpe/qpe_address_map.h"

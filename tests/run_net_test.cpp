@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/net_runner.h"
+#include "harness/commands/net_runner.h"
 #include "test_networks.h"
 
 using namespace s2;

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness/backend.h"
+#include "harness/backends/backend.h"
 #include "model/golden.h"
 
 #ifndef S2_SOURCE_DIR

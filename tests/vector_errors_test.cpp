@@ -1,4 +1,4 @@
-// Bad task-vector files (contract 1): the reader (harness/task_vectors.h) names the file, the line and the
+// Bad task-vector files (contract 1): the reader (harness/stimulus/task_vectors.h) names the file, the line and the
 // field of every problem, and `s2cosim regress` (s2::regress) stops with exit code 2 before running
 // anything. A correct file with comments, reordered columns and an unknown extra column reads fine.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/runner.h"
-#include "harness/task_vectors.h"
+#include "harness/commands/regress.h"
+#include "harness/stimulus/task_vectors.h"
 #include "tests/test_support.h"
 
 namespace s2 {

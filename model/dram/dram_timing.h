@@ -3,7 +3,7 @@
 // `dram_cycles_per_op` clocks: by bytes (the thesis's T_DRAM = bytes / (f * 16 / 2)), or, with
 // `dram_aligned_words`, by the 16-byte aligned words the request touches. A byte read reaches the NoC
 // `dram_latency_cycles` after the DRAM has read it, and a written request is acknowledged that long after
-// its last byte. The model's Dram and the C++ DRAM behind the RTL's DRAM port (harness/rtl_dram.h) both
+// its last byte. The model's Dram and the C++ DRAM behind the RTL's DRAM port (harness/backends/rtl/rtl_dram.h) both
 // use this one rule, so the two backends cannot drift apart on it.
 #pragma once
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/journal.h"
-#include "harness/net_runner.h"
-#include "harness/report.h"
+#include "harness/session/journal.h"
+#include "harness/commands/net_runner.h"
+#include "harness/commands/regress_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target: a .npy tensor as run-net --input reads it (harness/npy_file.h, xtensor's header parser
+// libFuzzer target: a .npy tensor as run-net --input reads it (harness/stimulus/npy_file.h, xtensor's header parser
 // behind it). Any input must end in a tensor or a std::runtime_error naming what is wrong; anything else is a
 // finding.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/npy_file.h"
+#include "harness/stimulus/npy_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

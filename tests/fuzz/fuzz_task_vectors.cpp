@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/task_vectors.h"
+#include "harness/stimulus/task_vectors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const s2::HwConfig cfg;

@@ -1,0 +1,15 @@
+// The RTL backend: drives the Verilated QPE through its host port (rtl_stubs/README.md, "Host port").
+// This adapter is the only code in s2cosim that knows the RTL's signal names; a user with their own QPE
+// RTL replaces rtl_qpe_adapter.cpp (and the Verilator build of rtl_stubs/) and nothing else.
+#pragma once
+
+#include "harness/backends/backend.h"  // make_rtl_backend, kUnwrittenResult
+
+namespace s2::rtl_protocol {
+// Host-port packet kinds and task statistics (rtl_stubs/s2_pkg.svh; tests/rtl_protocol_test.cpp reads them
+// from there and compares); the registers are model/pe/pe_registers.h, the DRAM port's kinds rtl_dram.h.
+enum : unsigned { kPktRegWr = 0, kPktMemWr = 1, kPktMemRd = 2 };
+enum : unsigned {
+  kStatStart = 0, kStatEnd, kStatCompute, kStatOutput, kStatAWait, kStatBWait, kStatTiles, kStatSteps
+};
+}  // namespace s2::rtl_protocol

@@ -1,0 +1,384 @@
+#include "harness/commands/chip_regress.h"
+
+#include "harness/outputs/output_files.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/backends/backend.h"
+#include "harness/stimulus/chip_random.h"
+#include "harness/check/comparators.h"
+#include "harness/session/progress.h"
+#include "harness/commands/regress_report.h"
+#include "harness/outputs/result.h"
+#include "harness/commands/regress.h"
+#include "model/json_field.h"
+
+namespace s2 {
+namespace {
+
+// What the two runs left in memory, compared.
+struct MemoryCompare {
+  std::size_t differing = 0;    // compared bytes that differ
+  std::size_t unspecified = 0;  // bytes the contract leaves unspecified that differ (not compared)
+  std::size_t memories = 0;     // memories with a compared difference
+  std::string first;            // the first compared difference, in words
+};
+
+std::string byte_hex(std::uint8_t b) { return fmt::format("{:#04x}", b); }
+
+MemoryCompare compare_memory(const TaskStream& s, const HwConfig& cfg, const SystemMemory& model, const SystemMemory& rtl) {
+  MemoryCompare m;
+  auto note_first = [&](MemoryRef mem, std::size_t at, std::uint8_t mv, std::uint8_t rv) {
+    if (!m.first.empty()) return;
+    const std::string writers = chip_stream_writers(s, cfg, mem, at);
+    m.first = fmt::format("{} byte {:#x}: model {}, RTL {} ({})", to_string(mem), at, byte_hex(mv), byte_hex(rv),
+                          writers.empty() ? "no command writes it" : "written by " + writers);
+  };
+  for (std::size_t d = 0; d < model.drams.size() && d < rtl.drams.size(); ++d) {
+    const auto &a = model.drams[d], &b = rtl.drams[d];
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      if (a[i] != b[i]) {
+        note_first({MemoryRef::Kind::Dram, static_cast<int>(d)}, i, a[i], b[i]);
+        ++n;
+      }
+    n += std::max(a.size(), b.size()) - std::min(a.size(), b.size());
+    m.differing += n;
+    m.memories += n > 0;
+  }
+  const auto unspecified = chip_stream_unspecified(s, cfg);
+  for (const auto& [pe, a] : model.sram) {
+    const auto it = rtl.sram.find(pe);
+    if (it == rtl.sram.end()) continue;
+    const auto& b = it->second;
+    std::vector<char> skip(a.size(), 0);
+    if (const auto u = unspecified.find(pe); u != unspecified.end())
+      for (const auto& [lo, hi] : u->second)
+        std::fill(skip.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(lo, a.size())),
+                  skip.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(hi, a.size())), 1);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      if (a[i] == b[i]) continue;
+      if (skip[i]) {
+        ++m.unspecified;
+        continue;
+      }
+      note_first({MemoryRef::Kind::Sram, pe}, i, a[i], b[i]);
+      ++n;
+    }
+    m.differing += n;
+    m.memories += n > 0;
+  }
+  return m;
+}
+
+// One backend's run of a stream.
+struct Run {
+  std::optional<StreamResult> result;
+  SystemMemory memory;
+  std::string error;
+  double wall_s = 0;
+  bool completed() const { return result && result->completed; }
+};
+
+Run run_on(StreamBackend& b, const TaskStream& s, const SystemMemory& start, const StreamRunOptions& opt) {
+  Run r;
+  r.memory = start;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    r.result = b.run(s, r.memory, opt);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// Model minus RTL clocks at each PE's end, largest |difference| first.
+struct PeDelta {
+  int pe = 0;
+  std::uint64_t model = 0, rtl = 0;
+  std::int64_t clocks() const { return static_cast<std::int64_t>(model) - static_cast<std::int64_t>(rtl); }
+};
+std::vector<PeDelta> pe_deltas(const TaskStream& s, const StreamResult& model, const StreamResult& rtl) {
+  std::vector<PeDelta> v;
+  for (std::size_t p = 0; p < s.pe.size() && p < model.pe_end_cycle.size() && p < rtl.pe_end_cycle.size(); ++p)
+    if (!s.pe[p].empty()) v.push_back({static_cast<int>(p), model.pe_end_cycle[p], rtl.pe_end_cycle[p]});
+  std::stable_sort(v.begin(), v.end(), [](const PeDelta& a, const PeDelta& b) { return std::llabs(a.clocks()) > std::llabs(b.clocks()); });
+  return v;
+}
+std::string describe(const std::vector<PeDelta>& v, std::size_t n) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size() && i < n; ++i) {
+    const std::optional<double> d = cycle_delta(v[i].rtl, v[i].model);
+    out += fmt::format("{}PE {} {:+} clocks ({})", i ? ", " : "", v[i].pe, v[i].clocks(), d ? fmt::format("{:+.1f}%", 100 * *d) : "-");
+  }
+  return out;
+}
+
+std::string pct(const std::optional<double>& d) { return d ? fmt::format("{:+.2f}%", 100 * *d) : "-"; }
+std::string clocks_cell(const Run& r) {
+  if (!r.result) return r.error.empty() ? "-" : "error";
+  return r.result->completed ? std::to_string(r.result->cycles) : "hang";
+}
+
+std::string replay(const ChipRegressRequest& req, const std::string& id) {
+  std::string s = shell_quote(program_name()) + " chip-regress " + shell_quote(req.suite) + " --stream " + shell_quote(id) +
+                  " --backend " + req.backend;
+  if (req.deviation_threshold != ChipRegressRequest{}.deviation_threshold)
+    s += fmt::format(" --deviation-threshold {}", req.deviation_threshold);
+  return s;
+}
+
+nlohmann::ordered_json run_json(const Run& r) {
+  if (!r.result && r.error.empty()) return nullptr;
+  nlohmann::ordered_json j;
+  j["completed"] = r.completed();
+  j["cycles"] = r.result ? json_or_null(std::optional<std::uint64_t>(r.result->cycles)) : nullptr;
+  if (r.result && !r.result->completed) j["stalled"] = r.result->stalled;
+  if (!r.error.empty()) j["error"] = r.error;
+  j["wall_s"] = r.wall_s;
+  return j;
+}
+
+}  // namespace
+
+int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<ChipSuiteRow> rows;
+  try {
+    rows = read_chip_suite(req.suite);
+    std::set<std::string> ids;
+    for (const ChipSuiteRow& r : rows) ids.insert(r.id);
+    for (const std::string& id : req.streams)
+      if (!ids.count(id)) throw std::invalid_argument("--stream " + id + ": " + req.suite + " has no stream with this id");
+  } catch (const std::exception& e) {
+    err << "s2cosim chip-regress: " << e.what() << "\n";
+    return 2;
+  }
+  if (!check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}}, {{"suite", req.suite}}, err))
+    return kExitBadInput;
+  const bool use_model = req.backend != "rtl", use_rtl = req.backend != "model";
+
+  // each system's configuration, and its backends (made once, on first use)
+  std::map<std::string, HwConfig> cfgs;
+  std::map<std::string, std::unique_ptr<StreamBackend>> models, rtls;
+  for (const ChipSuiteRow& r : rows) cfgs.try_emplace(r.system, chip_random_config(r.system));
+  nlohmann::json config = nlohmann::json::object();
+  for (const auto& [sys, cfg] : cfgs) config[sys] = to_json(cfg);
+
+  ResultSet results;
+  results.command = "chip-regress";
+  results.title = fmt::format("{} on backend {}", req.suite, req.backend);
+  results.config = config;
+  results.config_hash = text_hash(config.dump());
+  results.hardware = hw_config_line(cfgs.begin()->second) + "; systems: ";
+  for (auto it = cfgs.begin(); it != cfgs.end(); ++it)
+    results.hardware += (it == cfgs.begin() ? "" : ", ") + fmt::format("{} ({}x{} QPEs, {} DRAMs)", it->first, it->second.chip.mesh_cols,
+                                                                      it->second.chip.mesh_rows, it->second.chip.drams.size());
+  results.total = rows.size();
+  results.notes.push_back(
+      "bit-exact: every DRAM and every PE's SRAM after the run, but for the bytes the contract leaves unspecified: the lanes of "
+      "an MLA task's result rows past its width up to the row's last 128-bit word (results are defined for x < Wo, j < W_B; "
+      "the RTL writes those words whole, the model only the results; their differences are counted as 'unspecified "
+      "bytes differing', and no stream reads them)");
+  results.notes.push_back("clocks: PE clocks from the host's start to the host hearing the last PE, ARM operations free on "
+                          "both backends; delta = (model - RTL) / RTL (thesis equation 5.1)");
+
+  std::vector<const ChipSuiteRow*> chosen;
+  for (const ChipSuiteRow& r : rows)
+    if (req.streams.empty() || std::find(req.streams.begin(), req.streams.end(), r.id) != req.streams.end()) chosen.push_back(&r);
+
+  if (!req.quiet)
+    out << fmt::format("{:<8} {:<10} {:>4} {:>5} {:>10} {:>10} {:>8}  {:<10} {}\n", "stream", "system", "PEs", "cmds", "model",
+                       "RTL", "delta", "data", "status");
+  nlohmann::ordered_json streams = nlohmann::ordered_json::array();
+  std::size_t compared_data = 0, bit_exact = 0, unspecified_streams = 0;
+  Progress progress(chosen.size(), err);
+  for (std::size_t n = 0; n < chosen.size(); ++n) {
+    const ChipSuiteRow& row = *chosen[n];
+    const HwConfig& cfg = cfgs.at(row.system);
+    CheckResult c;
+    c.index = static_cast<std::size_t>(&row - rows.data());
+    c.name = row.id;
+    c.group = row.system;
+    c.replay = replay(req, row.id);
+    c.labels = {{"system", row.system}, {"seed", std::to_string(row.seed)}};
+    nlohmann::ordered_json rec;
+    rec["id"] = row.id;
+    rec["seed"] = row.seed;
+    rec["system"] = row.system;
+    rec["summary"] = row.summary;
+    Run model, rtl;
+    std::optional<MemoryCompare> mem;
+    std::vector<PeDelta> per_pe;
+    std::vector<CommandDeviation> by_command, by_place;
+    std::size_t pes = 0, commands = 0;
+    try {
+      const TaskStream s = random_chip_stream(cfg, row.seed);
+      for (const auto& cmds : s.pe) pes += !cmds.empty(), commands += cmds.size();
+      c.labels.emplace_back("PEs", std::to_string(pes));
+      c.labels.emplace_back("commands", std::to_string(commands));
+      if (const std::string now = chip_stream_summary(s); now != row.summary)
+        throw std::runtime_error(fmt::format("{}:{}: the generator makes another stream from this row than the suite was "
+                                             "written with (now: {}); regenerate the suite with the command in its header",
+                                             req.suite, row.line, now));
+      const SystemMemory start = random_chip_memory(cfg, s, row.seed);
+      if (use_model) {
+        auto& b = models[row.system];
+        if (!b) b = make_model_stream_backend(cfg);
+        model = run_on(*b, s, start, StreamRunOptions{false});
+      }
+      if (use_rtl) {
+        auto& b = rtls[row.system];
+        if (!b) b = make_rtl_stream_backend(cfg);
+        StreamRunOptions opt{false};
+        // a hang is a stream that runs far past what the model needs (or past the bound no run may reach)
+        opt.watchdog_cycles = model.completed() ? 4 * model.result->cycles + 100000 : stream_cycle_bound(s, cfg);
+        rtl = run_on(*b, s, start, opt);
+      }
+      if (model.completed() && rtl.completed()) {
+        mem = compare_memory(s, cfg, model.memory, rtl.memory);
+        c.delta = cycle_delta(rtl.result->cycles, model.result->cycles);
+        per_pe = pe_deltas(s, *model.result, *rtl.result);
+        by_command = command_deviation(s, *model.result, *rtl.result);
+        by_place = place_deviation(s, *model.result, *rtl.result, cfg);
+      }
+    } catch (const std::exception& e) {
+      c.status = Status::Error;
+      c.message = e.what();
+    }
+    if (model.result) c.model_cycles = model.result->cycles;
+    if (rtl.result) c.rtl_cycles = rtl.result->cycles;
+    c.model_wall_s = model.wall_s;
+    c.rtl_wall_s = rtl.wall_s;
+    if (c.status != Status::Error) {
+      if (!model.error.empty() || !rtl.error.empty()) {
+        c.status = Status::Error;
+        c.message = !model.error.empty() ? "model: " + model.error : "RTL: " + rtl.error;
+      } else if ((model.result && !model.result->completed) || (rtl.result && !rtl.result->completed)) {
+        c.status = Status::Hang;
+        c.message = model.result && !model.result->completed ? "MODEL HANG " + model.result->stalled : "RTL HANG " + rtl.result->stalled;
+      } else if (mem && mem->differing > 0) {
+        c.status = Status::Mismatch;
+        c.message = fmt::format("{} bytes differ in {} memor{}; first: {}", mem->differing, mem->memories,
+                                mem->memories == 1 ? "y" : "ies", mem->first);
+      } else if (c.delta && std::abs(*c.delta) > req.deviation_threshold) {
+        c.status = Status::Deviation;
+        c.message = fmt::format("delta {} (model {} clk, RTL {} clk)", pct(c.delta), *c.model_cycles, *c.rtl_cycles);
+      }
+    }
+    if (mem) {
+      ++compared_data;
+      bit_exact += mem->differing == 0;
+      unspecified_streams += mem->unspecified > 0;
+      c.labels.emplace_back("unspecified bytes differing", std::to_string(mem->unspecified));
+    }
+    if (c.delta && std::abs(*c.delta) > req.deviation_threshold) {
+      c.where = "by command: " + describe_command_deviation(by_command);
+      if (const std::string places = describe_place_deviation(by_place); !places.empty()) c.where += "; by place, " + places;
+      c.where += "; by PE: " + describe(per_pe, 3);
+    }
+    c.labels.emplace_back("stream", row.summary);
+
+    rec["status"] = to_string(c.status);
+    rec["message"] = c.message;
+    rec["model"] = run_json(model);
+    rec["rtl"] = run_json(rtl);
+    rec["delta"] = json_or_null(c.delta);
+    if (mem) {
+      rec["bit_exact"] = mem->differing == 0;
+      rec["bytes_differing"] = mem->differing;
+      rec["first_difference"] = mem->first;
+      rec["unspecified_bytes_differing"] = mem->unspecified;
+    } else {
+      rec["bit_exact"] = nullptr;
+    }
+    nlohmann::ordered_json jpe = nlohmann::ordered_json::array(), jcmd = nlohmann::ordered_json::array(),
+                           jplace = nlohmann::ordered_json::array();
+    for (const PeDelta& d : per_pe)
+      jpe.push_back({{"pe", d.pe}, {"model", d.model}, {"rtl", d.rtl}, {"clocks", d.clocks()}, {"delta", json_or_null(cycle_delta(d.rtl, d.model))}});
+    for (const CommandDeviation& d : by_command) jcmd.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
+    for (const CommandDeviation& d : by_place) jplace.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
+    rec["per_pe"] = jpe;
+    rec["per_command"] = jcmd;
+    rec["per_place"] = jplace;
+    rec["replay"] = c.replay;
+    streams.push_back(rec);
+
+    const std::string data = !mem ? "-" : mem->differing ? "DIFFER" : mem->unspecified ? "ok*" : "ok";
+    progress.step(n + 1, row.id + " " + to_string(c.status));
+    if (!req.quiet) {
+      progress.clear();
+      out << fmt::format("{:<8} {:<10} {:>4} {:>5} {:>10} {:>10} {:>8}  {:<10} {}\n", row.id, row.system, pes, commands,
+                         clocks_cell(model), clocks_cell(rtl), pct(c.delta), data, to_string(c.status));
+    }
+    results.checks.push_back(std::move(c));
+  }
+  progress.clear();
+
+  // the summary
+  const RunSummary sum = summarize(results);
+  std::size_t with_delta = 0, within = 0;
+  std::string worst_id;
+  double worst = -1;
+  for (const CheckResult& c : results.checks)
+    if (c.delta) {
+      ++with_delta;
+      within += std::abs(*c.delta) <= req.deviation_threshold;
+      if (std::abs(*c.delta) > worst) worst = std::abs(*c.delta), worst_id = c.name;
+    }
+  out << "\n" << format_status_counts(results) << "\n";
+  out << fmt::format("streams: {}; within {:.1f}%: {} of {} with both clocks; worst |delta| {}{}; median |delta| {}\n",
+                     results.checks.size(), 100 * req.deviation_threshold, within, with_delta,
+                     sum.max_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.max_abs_delta) : "-",
+                     worst_id.empty() ? "" : " (" + worst_id + ")",
+                     sum.median_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.median_abs_delta) : "-");
+  out << fmt::format("bit-exact: {} of {} compared{}\n", bit_exact, compared_data,
+                     unspecified_streams ? fmt::format(" ({} with MLA padding lanes that differ, unspecified, not compared: "
+                                                       "'ok*' above)",
+                                                       unspecified_streams)
+                                         : "");
+  out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
+  if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
+
+  bool written = true;
+  try {
+    if (!req.json_out.empty()) {
+      nlohmann::ordered_json j;
+      j["command"] = "chip-regress";
+      j["suite"] = req.suite;
+      j["backend"] = req.backend;
+      j["deviation_threshold"] = req.deviation_threshold;
+      j["summary"] = {{"streams", results.checks.size()},
+                      {"with_both_clocks", with_delta},
+                      {"within_threshold", within},
+                      {"max_abs_delta", json_or_null(sum.max_abs_delta)},
+                      {"median_abs_delta", json_or_null(sum.median_abs_delta)},
+                      {"data_compared", compared_data},
+                      {"bit_exact", bit_exact},
+                      {"model_wall_s", sum.model_wall_s},
+                      {"rtl_wall_s", sum.rtl_wall_s}};
+      j["streams"] = streams;
+      j["results"] = results_json(results);
+      write_text_file(req.json_out, j.dump(2) + "\n");
+    }
+  } catch (const std::exception& e) {
+    err << "s2cosim chip-regress: " << e.what() << "\n";
+    written = false;
+  }
+  // every output is tried, whatever became of the others
+  if (!write_result_outputs(results, {req.html_out, req.junit_out, ""}, err) || !written) return kExitOutput;
+  return sum.all_passed() ? kExitPass : kExitFail;
+}
+
+}  // namespace s2

@@ -1,0 +1,385 @@
+// s2cosim: the command line. Argument parsing only; the work is done by the s2_harness library.
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+#include "harness/commands/bench.h"
+#include "harness/stimulus/chip_random.h"
+#include "harness/commands/chip_regress.h"
+#include "harness/commands/flaw_limit.h"
+#include "harness/session/journal.h"
+#include "harness/commands/map_report.h"
+#include "harness/commands/merge.h"
+#include "harness/commands/net_runner.h"
+#include "harness/outputs/output_files.h"
+#include "harness/stimulus/random_vectors.h"
+#include "harness/commands/regress_report.h"
+#include "harness/outputs/result.h"
+#include "harness/commands/regress.h"
+
+namespace {
+
+// The outputs every command that runs checks can write (harness/outputs/result.h).
+void add_result_outputs(CLI::App* cmd, std::string& html, std::string& junit) {
+  cmd->add_option("--html", html, "write a self-contained HTML report (plots, a table to sort and filter) to FILE");
+  cmd->add_option("--junit", junit, "write JUnit XML (one testcase per check, failures with their rerun line) to FILE");
+}
+
+void add_config_options(CLI::App* cmd, std::string& config_file, std::string& mac, std::vector<std::string>& flaws) {
+  cmd->add_option("--config", config_file, "hardware configuration JSON (fields of s2cosim config)");
+  cmd->add_option("--mac", mac, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  cmd->add_option("--flaw", flaws, "switch a prototype flaw on: sram2clk, neighbor_conv, mm_wide_a (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)  // one name per --flaw: a following positional stays a positional
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// A fraction >= 0 (--deviation-threshold).
+CLI::Validator fraction_validator() {
+  return CLI::Validator(
+      [](std::string& v) {
+        double x = -1;
+        return CLI::detail::lexical_cast(v, x) && x >= 0 ? std::string()
+                                                         : "expected a non-negative fraction (e.g. 0.02), got '" + v + "'";
+      },
+      "FRACTION");
+}
+
+// A seed: a decimal integer from 0 to 2^64 - 1 (a '-' would wrap to a huge seed).
+CLI::Validator seed_validator() {
+  return CLI::Validator(
+      [](std::string& v) {
+        const bool digits = !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
+        std::uint64_t x = 0;
+        return digits && CLI::detail::lexical_cast(v, x) ? std::string()
+                                                         : "expected a seed from 0 to 18446744073709551615, got '" + v + "'";
+      },
+      "SEED");
+}
+
+// Standard input, output and error open before anything else is: a file the run opens must never get
+// descriptor 1, or the console text would land in it (a journal, a report). A closed standard output is
+// held by /dev/null and its stream marked failed, so that the run ends with exit 3 (nothing it printed was seen).
+void hold_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+    if (fd == 1) std::cout.setstate(std::ios::badbit);
+  }
+}
+
+int run(int argc, char** argv);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  hold_standard_descriptors();
+  std::signal(SIGXFSZ, SIG_IGN);  // a file-size limit fails the write (EFBIG, exit 3) instead of killing the run
+  int rc = 0;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {  // never an abort: say what went wrong
+    std::cerr << "s2cosim: " << e.what() << "\n";
+    rc = s2::kExitBadInput;
+  }
+  // what the run printed must have reached standard output (a full disk, a closed pipe)
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "s2cosim: cannot write standard output\n";
+    if (rc == s2::kExitPass || rc == s2::kExitFail) rc = s2::kExitOutput;
+  }
+  return rc;
+}
+
+namespace {
+
+int run(int argc, char** argv) {
+  s2::set_program_name(argc > 0 ? argv[0] : "s2cosim");
+  CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("s2cosim ") + s2::tool_version());
+
+  s2::RegressRequest req;
+  std::string backend = "both";
+  CLI::App* regress = app.add_subcommand("regress", "run task vectors on the model and/or the RTL and compare them");
+  regress->add_option("vectors", req.vectors, "task-vector CSV (contract 1)")->required();
+  add_config_options(regress, req.config_file, req.mac_shape, req.flaws);
+  regress->add_option("--json", req.json_out, "write the JSON report (contract 2) to FILE");
+  regress->add_option("--csv", req.csv_out, "write one CSV row per task to FILE");
+  regress->add_option("--journal", req.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
+  regress->add_option("--resume", req.resume,
+                      "take the tasks a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
+  regress->add_option("--backend", backend, "both (default), model or rtl")
+      ->check(CLI::IsMember({"both", "model", "rtl"}));
+  regress
+      ->add_option("--deviation-threshold", req.deviation_threshold,
+                   "|delta| above this is a deviation (fraction; default 0.02)")
+      ->check(fraction_validator());
+  regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
+  add_result_outputs(regress, req.html_out, req.junit_out);
+  regress->add_option("--task", req.task_ids, "run only the task with this id (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  regress->add_option("--shard", req.shard, "run shard I of N (I/N, 1-based): the tasks k with k % N == I - 1; "
+                                            "s2cosim merge combines the shards' --json reports");
+  regress->add_option("--waves", req.waves_dir,
+                      "write an FST waveform of every failing task's RTL run into DIR (the task run again, traced)");
+  regress->add_option("--waves-window", req.waves_window,
+                      "PE clocks the waveform holds: around the first divergence, or before a hang's watchdog (default 2000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  regress->add_option("--expect-hash", req.expect_hash,
+                      "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
+
+  std::string config_file, mac, config_preset;
+  std::vector<std::string> flaws;
+  CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
+  add_config_options(config, config_file, mac, flaws);
+  config->add_option("--preset", config_preset, "the chip run-net --target s2 uses: prototype, spinnaker2 or mini (default: QPE-DRAM)");
+
+  std::uint64_t seed = 2026;
+  int count = 240;
+  std::string out_file, vmac;
+  CLI::App* vectors = app.add_subcommand("vectors", "generate task vectors");
+  vectors->require_subcommand(1);
+  CLI::App* random = vectors->add_subcommand("random", "a seeded random suite covering the corners (contract-1 CSV)");
+  random->add_option("--seed", seed, "seed (default 2026, the committed vectors/random_suite.csv)")->check(seed_validator());
+  random->add_option("--count", count, "number of tasks (default 240; corners are all covered from 40)")
+      ->check(CLI::Range(1, 100000));
+  random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
+  random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+
+  std::vector<std::string> chip_presets, chip_meshes;
+  CLI::App* chip_random = vectors->add_subcommand(
+      "chip-random", "a seeded suite of random task streams for the chip (a CSV row per stream; s2cosim chip-regress runs it)");
+  chip_random->add_option("--seed", seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)")
+      ->check(seed_validator());
+  chip_random->add_option("--count", count, "number of streams (default 240), dealt round robin over the systems")
+      ->check(CLI::Range(1, 100000));
+  chip_random->add_option("--preset", chip_presets, "a chip preset the streams run on: mini or prototype (repeatable)")
+      ->check(CLI::IsMember({"mini", "prototype"}))
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chip_random->add_option("--mesh", chip_meshes, "a mesh of C x R QPEs (1..6 each) with DRAMs on the west and east edges, e.g. 3x3 (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chip_random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+
+  s2::ChipRegressRequest creq;
+  CLI::App* chipcmd = app.add_subcommand(
+      "chip-regress", "run a chip suite's random streams (s2cosim vectors chip-random) on the model and/or the RTL and compare them");
+  chipcmd->add_option("suite", creq.suite, "chip suite CSV (e.g. vectors/chip_random_suite.csv)")->required();
+  chipcmd->add_option("--backend", creq.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));
+  chipcmd->add_option("--stream", creq.streams, "run only the stream with this id (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  chipcmd->add_option("--deviation-threshold", creq.deviation_threshold, "|delta| above this is a deviation (fraction; default 0.02)")
+      ->check(fraction_validator());
+  chipcmd->add_option("--json", creq.json_out, "write the streams' results as JSON to FILE");
+  add_result_outputs(chipcmd, creq.html_out, creq.junit_out);
+  chipcmd->add_flag("--quiet,-q", creq.quiet, "print the summary only");
+
+  s2::BenchRequest breq;
+  breq.suites = {"vectors/thesis_qpe_validation.csv", "vectors/random_suite.csv"};
+  CLI::App* benchcmd = app.add_subcommand(
+      "bench", "measure the promised figures: every suite on both backends, flaws off and sram2clk, in one run");
+  benchcmd->add_option("suites", breq.suites, "task-vector files (default: the thesis validation and random suites)");
+  benchcmd->add_option("--mac", breq.mac_shapes, "MAC array shapes to run (repeatable; default 16x4)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
+  benchcmd->add_option("--journal", breq.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
+  benchcmd->add_option("--resume", breq.resume, "take the tasks a journal of the same bench holds and run the rest");
+  add_result_outputs(benchcmd, breq.html_out, breq.junit_out);
+  benchcmd->add_option("--shard", breq.shard, "run shard I of N (I/N, 1-based): the tasks k, over every suite, MAC array and flaw "
+                                              "setting, with k % N == I - 1; s2cosim merge combines the shards' --json reports");
+
+  s2::FlawLimitRequest freq;
+  CLI::App* flawcmd = app.add_subcommand(
+      "flaw-limit", "find the smallest task that shows an RTL flaw, by bisection, from the comparators' status only");
+  flawcmd->add_option("flaw", freq.flaw, "neighbor_conv (searched over weight bytes) or mm_wide_a (over W_A)")->required();
+  add_config_options(flawcmd, freq.config_file, freq.mac_shape, freq.other_flaws);
+  flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
+  flawcmd->add_option("--journal", freq.journal, "append each finished probe to FILE as a JSON line (default with --json F: F.jsonl)");
+  flawcmd->add_option("--resume", freq.resume, "take the probes a journal of the same search holds and run the rest");
+  add_result_outputs(flawcmd, freq.html_out, freq.junit_out);
+
+  s2::MapRequest mreq;
+  CLI::App* mapcmd = app.add_subcommand(
+      "map", "split a CNN for QPE-DRAM or SpiNNaker2 (thesis 4.1-4.2): pieces, sizes, MAC and SRAM utilisation");
+  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
+  mapcmd->add_option("--target", mreq.target, "qpe (default, QPE-DRAM) or s2 (SpiNNaker2)")
+      ->check(CLI::IsMember({"qpe", "s2"}));
+  mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
+  mapcmd->add_option("--config", mreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
+  mapcmd->add_option("--mac", mreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  mapcmd->add_option("--split", mreq.split_file,
+                     "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
+                     "the others as the splitter finds");
+  mapcmd->add_flag("--verify", mreq.verify,
+                   "compute every block whole and from its pieces with the golden kernels and compare, and distribute every "
+                   "block and strategy as run-net would, its streams checked as the backends check them (slow at full size)");
+
+  std::string check_file;
+  CLI::App* checkcmd = app.add_subcommand(
+      "check", "say whether an ONNX model will run: every node that will not map, each with why and what to change, "
+               "and what the import folds, lowers or leaves to the host (exit 0: it will run)");
+  checkcmd->add_option("model", check_file, "the ONNX model (.onnx)")->required();
+
+  s2::RunNetRequest nreq;
+  CLI::App* netcmd = app.add_subcommand(
+      "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
+                 "(thesis 4.3/4.4, Tables 5.5-5.8)");
+  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
+  netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip)")
+      ->check(CLI::IsMember({"qpe", "s2"}));
+  netcmd->add_flag("--whole", nreq.whole,
+                   "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
+                   "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
+  netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs) or spinnaker2 (the taped-out "
+                     "chip's 152 PEs and 2 LPDDR4 channels, with the assumptions it prints) or mini (2x2 QPEs, 2 DRAMs, 2 storage "
+                     "QPEs: a scaled-down prototype for fast regression)");
+  netcmd->add_option("--strategy", nreq.strategies, "nofuse_noreuse, fuse_noreuse or fuse_reuse (repeatable; default all)")
+      ->delimiter(',');
+  netcmd->add_option("--layers", nreq.layers, "core operations to run, e.g. CONV_1,FC_21 (default: every block)")
+      ->delimiter(',');
+  netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
+      ->check(CLI::IsMember({"model", "rtl", "both"}));
+  netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
+  netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)")->check(seed_validator());
+  netcmd->add_option("--input", nreq.input_npy,
+                     "the network's input, a .npy file (int8, or float32 quantized by the model's input scale, float64 and "
+                     "uint8 read as float32; a float ONNX model is quantized on it unless --calibrate is given): every block runs on the data the blocks before it give (docs/real_networks.md)");
+  netcmd->add_option("--output", nreq.output_npy, "write the network's output (int8 .npy) as a backend computed it; needs --input");
+  netcmd->add_option("--reference", nreq.reference_npy,
+                     "the network's output must equal this int8 .npy value for value (e.g. PyTorch's integer reference, "
+                     "vectors/nets/), or, a float .npy (the framework's own output), correlate with it at r >= 0.98 with the "
+                     "same top-1 (correlation, max error in output steps, top-1/top-5 reported); needs --input");
+  netcmd->add_option("--calibrate", nreq.calibrate,
+                     "quantize a float ONNX model on these float inputs (a .npy of one input or a stack of them, or a "
+                     "directory of .npy files; maxima over all) instead of on --input");
+  netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
+  netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  netcmd->add_option("--journal", nreq.journal,
+                     "append each finished block run to FILE as a JSON line (default with --json F: F.jsonl)");
+  netcmd->add_option("--resume", nreq.resume,
+                     "take the block runs a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
+  netcmd->add_option("--split", nreq.split_file,
+                     "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
+                     "the others as the splitter finds");
+  add_result_outputs(netcmd, nreq.html_out, nreq.junit_out);
+  netcmd->add_option("--csv", nreq.csv_out, "write one CSV row per operation block and strategy to FILE");
+  netcmd->add_option("--shard", nreq.shard, "run shard I of N (I/N, 1-based): the block runs k with k % N == I - 1; "
+                                            "s2cosim merge combines the shards' --json reports");
+  netcmd->add_option("--waves", nreq.waves_dir,
+                     "write FST waveforms of every failing block's RTL run into DIR/BLOCK_STRATEGY/ (a file per QPE; the "
+                     "failing stream run again, traced)");
+  netcmd->add_option("--waves-window", nreq.waves_window,
+                     "PE clocks the waveform holds: around the first differing command, or before a hang's watchdog (default 2000)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
+  netcmd->add_option("--expect-hash", nreq.expect_hash,
+                     "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
+
+  s2::MergeRequest mgreq;
+  CLI::App* mergecmd = app.add_subcommand(
+      "merge", "combine the --json reports of a sharded regress or run-net (--shard I/N) into the unsharded run's reports");
+  mergecmd->add_option("shards", mgreq.inputs, "the shards' --json reports, in any order")->required();
+  mergecmd->add_option("--json", mgreq.json_out, "write the merged JSON report to FILE");
+  add_result_outputs(mergecmd, mgreq.html_out, mgreq.junit_out);
+  mergecmd->add_option("--csv", mgreq.csv_out, "write one CSV row per check to FILE");
+  mergecmd->add_flag("--allow-partial", mgreq.allow_partial,
+                     "take shards a signal stopped or that miss checks; their missing checks are reported as not run "
+                     "(errors), never as passing");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  // the commands with a journal stop on SIGINT, SIGTERM, SIGHUP and SIGPIPE from here on, after the task in
+  // hand, and write what finished (a signal while the inputs are read stops them before the first task)
+  std::optional<s2::StopOnSignal> stop_on_signal;
+  if (regress->parsed() || benchcmd->parsed() || flawcmd->parsed() || netcmd->parsed()) stop_on_signal.emplace();
+  if (regress->parsed()) {
+    req.backends = s2::parse_backend_selection(backend);
+    return s2::regress(req, std::cout, std::cerr);
+  }
+  if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
+  if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
+  if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
+  if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
+  if (checkcmd->parsed()) return s2::check_model(check_file, std::cout, std::cerr);
+  if (mergecmd->parsed()) return s2::merge(mgreq, std::cout, std::cerr);
+  if (chipcmd->parsed()) return s2::chip_regress(creq, std::cout, std::cerr);
+  if (chip_random->parsed()) {
+    try {
+      std::vector<std::string> systems = chip_presets;
+      systems.insert(systems.end(), chip_meshes.begin(), chip_meshes.end());
+      if (systems.empty()) systems.push_back("mini");
+      for (const std::string& m : chip_meshes) {
+        const bool mesh = m.size() == 3 && m[1] == 'x' && m[0] >= '1' && m[0] <= '6' && m[2] >= '1' && m[2] <= '6';
+        if (!mesh) throw std::invalid_argument("--mesh " + m + ": expected CxR with C and R from 1 to 6, e.g. 3x3");
+      }
+      std::string command = "s2cosim vectors chip-random --seed " + std::to_string(seed) + " --count " + std::to_string(count);
+      for (const std::string& p : chip_presets) command += " --preset " + p;
+      for (const std::string& m : chip_meshes) command += " --mesh " + m;
+      const std::string csv = s2::chip_suite_csv(seed, count, systems, command);
+      if (out_file.empty()) std::cout << csv;
+      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
+    } catch (const std::exception& e) {
+      std::cerr << "s2cosim: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  }
+  if (random->parsed()) {
+    try {
+      const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});
+      const std::string csv = s2::random_suite_csv(seed, count, cfg);
+      if (out_file.empty()) std::cout << csv;
+      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
+    } catch (const std::exception& e) {
+      std::cerr << "s2cosim: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  }
+  try {
+    s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);
+    if (!config_preset.empty()) {
+      s2::apply_preset(cfg, config_preset);
+      s2::validate(cfg);
+    }
+    // the JSON alone on standard output, so that `s2cosim config > F` gives a file --config reads
+    std::cout << s2::to_json(cfg).dump(2) << "\n";
+    std::cerr << "config hash: " << s2::config_hash(cfg) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "s2cosim: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace

@@ -1,0 +1,312 @@
+#include "harness/commands/merge.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/commands/bench.h"
+#include "harness/session/journal.h"
+#include "harness/commands/net_runner.h"
+#include "harness/outputs/output_files.h"
+#include "harness/commands/regress_report.h"
+#include "harness/outputs/result.h"
+#include "model/text_file.h"
+
+namespace s2 {
+
+namespace {
+
+constexpr std::uintmax_t kMaxReportBytes = 1ull << 30;
+
+struct ShardReport {
+  std::string path;
+  // the file parsed once, keys in the file's order: a regress task record, and a check's labels (the CSV's and
+  // HTML's columns), come out of the merge in the order the run wrote them
+  nlohmann::ordered_json top;
+  ResultSet results;
+  nlohmann::ordered_json records;  // tasks[] (regress, bench) or operations[] (run-net), one per check, in order
+};
+
+ShardReport parse_shard(const std::string& text, const std::string& path) {
+  ShardReport s;
+  s.path = path;
+  try {
+    s.top = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": not JSON: " + e.what());
+  }
+  if (!s.top.is_object() || !s.top.contains("results"))
+    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress, run-net or bench, written by this version)");
+  try {
+    s.results = results_from_json(s.top.at("results"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": field 'results': " + e.what());
+  }
+  if (s.top.contains("config")) s.results.config = nlohmann::json::parse(s.top.at("config").dump());
+  const char* records = s.results.command == "run-net" ? "operations"
+                        : s.results.command == "regress" || s.results.command == "bench" ? "tasks"
+                                                                                           : nullptr;
+  if (!records)
+    throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress, run-net and bench reports");
+  if (!s.top.contains(records) || !s.top.at(records).is_array())
+    throw std::runtime_error(path + ": field '" + records + "': expected a list");
+  s.records = s.top.at(records);
+  // what the merged report is made with must have its type
+  auto need = [&](const char* field, bool ok, const char* what) {
+    if (!ok) throw std::runtime_error(fmt::format("{}: field '{}': expected {}", path, field, what));
+  };
+  auto strings = [&](const char* f) {
+    if (!s.top.contains(f) || !s.top.at(f).is_array()) return false;
+    for (const auto& v : s.top.at(f))
+      if (!v.is_string()) return false;
+    return true;
+  };
+  if (s.results.command == "regress")
+    for (const char* f : {"vectors", "backends"}) need(f, s.top.contains(f) && s.top.at(f).is_string(), "a string");
+  if (s.results.command == "bench")
+    for (const char* f : {"suite_files", "mac"}) need(f, strings(f), "a list of strings");
+  for (const auto& r : s.records) need(records, r.is_object(), "a list of objects");
+  // a block run is read as run-net --resume reads it: merge sums its categories again
+  if (s.results.command == "run-net")
+    for (std::size_t i = 0; i < s.records.size(); ++i) {
+      try {
+        check_block_record(nlohmann::json::parse(s.records[i].dump()));
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("{}: operations[{}]: {}", path, i, e.what()));
+      }
+    }
+  if (s.records.size() != s.results.checks.size())
+    throw std::runtime_error(fmt::format("{}: {} {} records for {} results: not a report this tool wrote", path, s.records.size(),
+                                         records, s.results.checks.size()));
+  return s;
+}
+
+ShardReport read_shard(const std::string& path) {
+  // a report a run wrote: a regular file (a device or FIFO is refused before a byte is read)
+  return parse_shard(read_file_bounded(path, kMaxReportBytes, "JSON report", true), path);
+}
+
+// The fields that make two shards parts of one run.
+std::vector<std::string> identity_fields(const std::string& command) {
+  if (command == "regress") return {"vectors", "backends", "config_hash"};
+  if (command == "bench") return {"suite_files", "mac"};
+  return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole"};
+}
+
+// The checks shard I of N of a run of `total` checks holds when it finished.
+std::size_t expected_checks(const Shard& s, std::size_t total) {
+  const std::size_t first = static_cast<std::size_t>(s.index - 1), n = static_cast<std::size_t>(s.count);
+  return total > first ? (total - first + n - 1) / n : 0;
+}
+
+// Why a shard's report is not its whole shard ("" if it is): a signal stopped it, or checks are missing (a
+// run-net block run a block cannot run is no check, so only the signal tells there).
+std::string incomplete(const ShardReport& s) {
+  if (s.results.stopped_by_signal)
+    return fmt::format("shard {}/{} was stopped by signal {} before it finished", s.results.shard.index, s.results.shard.count,
+                       s.results.stopped_by_signal);
+  if (s.results.command != "run-net") {
+    const std::size_t want = expected_checks(s.results.shard, s.results.total);
+    if (s.results.checks.size() < want)
+      return fmt::format("shard {}/{} holds {} of its {} checks", s.results.shard.index, s.results.shard.count,
+                         s.results.checks.size(), want);
+  }
+  return "";
+}
+
+}  // namespace
+
+namespace {
+
+// --allow-partial: the checks a stopped or short shard lacks, as errors "not run" (their names unknown: the
+// shard never reached them), at the positions the shard would have held.
+void add_missing_checks(const ShardReport& s, std::vector<std::pair<CheckResult, nlohmann::ordered_json>>& into) {
+  const std::string why = incomplete(s);
+  if (why.empty()) return;
+  std::set<std::size_t> have;
+  for (const CheckResult& c : s.results.checks) have.insert(c.index);
+  auto add = [&](std::size_t index, const std::string& name) {
+    CheckResult c;
+    c.index = index;
+    c.name = name;
+    c.group = "not run";
+    c.status = Status::Error;
+    c.message = "not run: " + why;
+    nlohmann::ordered_json record{{"id", name}, {"status", "error"}, {"error", c.message}};
+    into.emplace_back(std::move(c), std::move(record));
+  };
+  if (s.results.command == "run-net") {  // how many block runs are missing is not known: one check says so
+    add(s.results.total + static_cast<std::size_t>(s.results.shard.index), fmt::format("shard {}/{}: the block runs after its last",
+                                                                                         s.results.shard.index, s.results.shard.count));
+    return;
+  }
+  for (std::size_t k = static_cast<std::size_t>(s.results.shard.index - 1); k < s.results.total;
+       k += static_cast<std::size_t>(s.results.shard.count))
+    if (!have.count(k)) add(k, fmt::format("check {} (shard {}/{})", k, s.results.shard.index, s.results.shard.count));
+}
+
+}  // namespace
+
+void check_shard_report(const std::string& path) { read_shard(path); }
+void check_shard_report_text(const std::string& text, const std::string& path) { parse_shard(text, path); }
+
+int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<ShardReport> shards;
+  try {
+    if (req.inputs.empty()) throw std::runtime_error("no shard reports given");
+    for (const std::string& p : req.inputs) shards.push_back(read_shard(p));
+    const ShardReport& first = shards.front();
+    std::set<int> seen;
+    for (const ShardReport& s : shards) {
+      for (const std::string& f : identity_fields(first.results.command)) {
+        const nlohmann::ordered_json a = first.top.value(f, nlohmann::ordered_json()), b = s.top.value(f, nlohmann::ordered_json());
+        if (a != b)
+          throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
+                                               first.path, a.dump()));
+      }
+      if (s.results.command != first.results.command || s.results.title != first.results.title ||
+          s.results.total != first.results.total)
+        throw std::runtime_error(fmt::format("{}: a shard of another run than {} (command, title or total differ)", s.path, first.path));
+      if (s.results.shard.count != first.results.shard.count)
+        throw std::runtime_error(fmt::format("{}: shard {}/{}, {} is {}/{}", s.path, s.results.shard.index, s.results.shard.count,
+                                             first.path, first.results.shard.index, first.results.shard.count));
+      if (!seen.insert(s.results.shard.index).second)
+        throw std::runtime_error(fmt::format("{}: shard {}/{} is given twice", s.path, s.results.shard.index, s.results.shard.count));
+    }
+    std::string missing;
+    for (int i = 1; i <= first.results.shard.count; ++i)
+      if (!seen.count(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, first.results.shard.count);
+    if (!missing.empty()) throw std::runtime_error("shards missing: " + missing + " (the merged report would not be the whole run)");
+    for (const ShardReport& s : shards) {
+      const std::string why = incomplete(s);
+      if (!why.empty() && !req.allow_partial)
+        throw std::runtime_error(s.path + ": " + why + "; resume that shard (--resume its journal) and merge again, or "
+                                 "merge with --allow-partial to report its missing checks as not run");
+    }
+  } catch (const std::exception& e) {
+    err << "s2cosim merge: " << e.what() << "\n";
+    return 2;
+  }
+  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out}},
+                   [&] {
+                     std::vector<NamedPath> in;
+                     for (const std::string& p : req.inputs) in.push_back({"shard", p});
+                     return in;
+                   }(),
+                   err))
+    return kExitBadInput;
+
+  // the checks of every shard, in the whole run's order, each with its record
+  const ShardReport& first = shards.front();
+  ResultSet merged = first.results;
+  merged.checks.clear();
+  merged.shard = Shard{};
+  merged.stopped_by_signal = 0;
+  std::vector<std::pair<std::size_t, nlohmann::ordered_json>> records;
+  for (const ShardReport& s : shards) {
+    merged.merged_shards.push_back(s.results.shard);
+    if (s.results.stopped_by_signal) merged.stopped_by_signal = s.results.stopped_by_signal;
+    for (std::size_t i = 0; i < s.results.checks.size(); ++i) {
+      merged.checks.push_back(s.results.checks[i]);
+      records.emplace_back(s.results.checks[i].index, s.records[i]);
+    }
+    if (merged.command == "bench") continue;  // the bench runs what its shards lack
+    std::vector<std::pair<CheckResult, nlohmann::ordered_json>> missing;
+    add_missing_checks(s, missing);
+    for (auto& [c, record] : missing) {
+      if (merged.command == "run-net") record = nlohmann::ordered_json{{"name", c.name}, {"strategy", "nofuse_noreuse"}, {"status", "error"}, {"error", c.message}};
+      records.emplace_back(c.index, std::move(record));
+      merged.checks.push_back(std::move(c));
+    }
+  }
+  std::vector<std::size_t> order(merged.checks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return merged.checks[a].index < merged.checks[b].index; });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (merged.checks[order[i]].index == merged.checks[order[i - 1]].index) {
+      err << fmt::format("s2cosim merge: check {} ('{}') is in two shards\n", merged.checks[order[i]].index, merged.checks[order[i]].name);
+      return 2;
+    }
+  std::vector<CheckResult> checks;
+  for (std::size_t i : order) checks.push_back(merged.checks[i]);
+  merged.checks = std::move(checks);
+  // notes every shard has (assumptions) first, as the run prints them; the others (one shard's substitutions
+  // and blocks not run) sorted, as the unsharded run sorts them
+  std::vector<std::string> common, rest;
+  for (const std::string& n : first.results.notes) {
+    const bool everywhere = std::all_of(shards.begin(), shards.end(), [&](const ShardReport& s) {
+      return std::find(s.results.notes.begin(), s.results.notes.end(), n) != s.results.notes.end();
+    });
+    if (everywhere && std::find(common.begin(), common.end(), n) == common.end()) common.push_back(n);
+  }
+  for (const ShardReport& s : shards)
+    for (const std::string& n : s.results.notes)
+      if (std::find(common.begin(), common.end(), n) == common.end() && std::find(rest.begin(), rest.end(), n) == rest.end())
+        rest.push_back(n);
+  if (shards.size() == 1) rest.clear(), common = first.results.notes;
+  std::sort(rest.begin(), rest.end());
+  merged.notes = common;
+  merged.notes.insert(merged.notes.end(), rest.begin(), rest.end());
+
+  if (merged.command == "bench") {
+    // the bench's report is made from its tasks' records, as --resume makes it: every task taken from the
+    // shards, none run again (the suites must be where the shards read them)
+    BenchRequest b;
+    b.suites = first.top.at("suite_files").get<std::vector<std::string>>();
+    b.mac_shapes = first.top.at("mac").get<std::vector<std::string>>();
+    b.json_out = req.json_out;
+    b.html_out = req.html_out;
+    b.junit_out = req.junit_out;
+    for (std::size_t i : order) b.merged.push_back(records[i].second);
+    out << fmt::format("merged {} shard reports of s2cosim bench: {}\n", shards.size(), merged.title);
+    return bench(b, out, err);
+  }
+  std::string report;
+  if (merged.command == "regress") {
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (std::size_t i : order) tasks.push_back(records[i].second);
+    report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
+  } else {
+    nlohmann::json operations = nlohmann::json::array();  // the block runs in the whole run's order
+    for (std::size_t i : order) operations.push_back(nlohmann::json::parse(records[i].second.dump()));
+    // Table 5.10's sums again, from every shard's block runs in the whole run's order
+    // (a shard may hold no block run of a strategy: the categories are made again for every strategy run,
+    // in the run's order, with the thesis's figure any shard gives)
+    std::map<std::pair<std::string, std::string>, std::optional<std::uint64_t>> thesis;
+    for (const ShardReport& s : shards)
+      for (const CategoryClocks& c : s.results.categories)
+        if (c.thesis) thesis[{c.strategy, c.category}] = c.thesis;
+    merged.categories.clear();
+    if (first.top.value("whole", false))
+      for (const auto& [st, cats] : category_sums(operations))
+        for (const std::string& cat : network_categories()) {
+          const auto it = cats.find(cat);
+          merged.categories.push_back({st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)),
+                                       thesis.count({st, cat}) ? thesis[{st, cat}] : std::nullopt});
+        }
+    nlohmann::json head;
+    for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
+      if (first.top.contains(f)) head[f] = nlohmann::json::parse(first.top.at(f).dump());
+    if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
+    report = run_net_report_json(head, operations, merged).dump(2);
+  }
+  out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
+  out << format_status_counts(merged) << "\n";
+  if (const std::string f = format_failures(merged); !f.empty()) out << "\nto rerun a failure:\n" << f;
+  const bool json_written = write_outputs({{req.json_out, [&] { return report + "\n"; }}}, err);
+  const bool rest_written = write_result_outputs(merged, {req.html_out, req.junit_out, req.csv_out}, err);
+  const bool written = json_written && rest_written;
+  if (!written) return kExitOutput;
+  return summarize(merged).all_passed() ? kExitPass : kExitFail;
+}
+
+}  // namespace s2

@@ -1,0 +1,311 @@
+#include "harness/outputs/result.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "harness/outputs/output_files.h"
+#include "model/json_field.h"
+
+namespace s2 {
+
+Shard parse_shard(const std::string& s) {
+  const auto bad = [&] {
+    return std::invalid_argument("--shard '" + s + "': expected I/N with 1 <= I <= N <= 100000, e.g. 2/8");
+  };
+  const std::size_t slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size()) throw bad();
+  const std::string a = s.substr(0, slash), b = s.substr(slash + 1);
+  if (a.size() > 6 || b.size() > 6 || a.find_first_not_of("0123456789") != std::string::npos ||
+      b.find_first_not_of("0123456789") != std::string::npos)
+    throw bad();
+  Shard sh{std::stoi(a), std::stoi(b)};
+  if (sh.index < 1 || sh.count < 1 || sh.index > sh.count || sh.count > 100000) throw bad();
+  return sh;
+}
+
+Status parse_status(const std::string& s) {
+  for (Status st : kAllStatuses)
+    if (s == to_string(st)) return st;
+  throw std::invalid_argument("unknown status '" + s + "' (expected pass, mismatch, hang, early_stop, deviation or error)");
+}
+
+RunSummary summarize(const ResultSet& r) {
+  RunSummary s;
+  s.tasks = r.checks.size();
+  for (Status st : kAllStatuses) s.counts[st] = 0;
+  std::vector<double> abs;
+  for (const CheckResult& c : r.checks) {
+    ++s.counts[c.status];
+    if (c.delta) abs.push_back(std::fabs(*c.delta));
+    s.rtl_wall_s += c.rtl_wall_s;
+    s.model_wall_s += c.model_wall_s;
+  }
+  if (!abs.empty()) {
+    std::sort(abs.begin(), abs.end());
+    s.max_abs_delta = abs.back();
+    const std::size_t n = abs.size();
+    s.median_abs_delta = n % 2 ? abs[n / 2] : (abs[n / 2 - 1] + abs[n / 2]) / 2.0;
+  }
+  if (s.rtl_wall_s > 0.0 && s.model_wall_s > 0.0) s.speed_ratio = s.rtl_wall_s / s.model_wall_s;
+  return s;
+}
+
+std::string format_status_counts(const ResultSet& r) {
+  const RunSummary s = summarize(r);
+  std::string counts;
+  for (Status st : kAllStatuses)
+    if (s.counts.at(st)) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", s.counts.at(st), to_string(st));
+  std::string out = fmt::format("{} result{}{}", s.tasks, s.tasks == 1 ? "" : "s", counts.empty() ? "" : ": " + counts);
+  if (!r.shard.whole()) out += fmt::format(" (shard {}/{} of {} in all)", r.shard.index, r.shard.count, r.total);
+  return out;
+}
+
+std::string format_failures(const ResultSet& r) {
+  std::string out;
+  for (const CheckResult& c : r.checks) {
+    if (c.status == Status::Pass) continue;
+    out += fmt::format("{} {}: {}\n", to_string(c.status), c.name, c.message.empty() ? "-" : c.message);
+    if (!c.where.empty()) out += "  where: " + c.where + "\n";
+    if (!c.waves.empty()) out += "  waves: " + c.waves + "\n";
+    if (!c.replay.empty()) out += "  rerun: " + c.replay + "\n";
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::ordered_json shard_json(const Shard& s) { return {{"index", s.index}, {"count", s.count}}; }
+
+Shard shard_from(const nlohmann::ordered_json& j) {
+  Shard s{json_member<int>(j, "index"), json_member<int>(j, "count")};
+  if (s.count < 1 || s.index < 1 || s.index > s.count) throw std::invalid_argument("expected 1 <= index <= count");
+  return s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json results_json(const ResultSet& r) {
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  for (const CheckResult& c : r.checks) {
+    nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : c.labels) labels[k] = v;
+    checks.push_back({{"index", c.index},
+                      {"name", c.name},
+                      {"group", c.group},
+                      {"status", to_string(c.status)},
+                      {"labels", labels},
+                      {"rtl_cycles", json_or_null(c.rtl_cycles)},
+                      {"model_cycles", json_or_null(c.model_cycles)},
+                      {"delta", json_or_null(c.delta)},
+                      {"thesis_cycles", json_or_null(c.thesis_cycles)},
+                      {"thesis_source", c.thesis_source},
+                      {"message", c.message},
+                      {"where", c.where},
+                      {"replay", c.replay},
+                      {"waves", c.waves},
+                      {"rtl_wall_s", c.rtl_wall_s},
+                      {"model_wall_s", c.model_wall_s}});
+  }
+  nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+  const RunSummary s = summarize(r);
+  for (Status st : kAllStatuses) counts[to_string(st)] = s.counts.at(st);
+  nlohmann::ordered_json cats = nlohmann::ordered_json::array();
+  for (const CategoryClocks& c : r.categories)
+    cats.push_back({{"strategy", c.strategy}, {"category", c.category}, {"clocks", c.clocks}, {"thesis", json_or_null(c.thesis)}});
+  nlohmann::ordered_json j = {{"command", r.command},   {"title", r.title},   {"config_hash", r.config_hash},
+                              {"hardware", r.hardware}, {"total", r.total},   {"shard", shard_json(r.shard)},
+                              {"counts", counts},       {"notes", r.notes},   {"categories", cats},
+                              {"checks", checks}};
+  if (r.stopped_by_signal) j["stopped_by_signal"] = r.stopped_by_signal;
+  return j;
+}
+
+ResultSet results_from_json(const nlohmann::ordered_json& j) {
+  if (!j.is_object()) throw std::invalid_argument("expected a JSON object");
+  ResultSet r;
+  r.command = json_member<std::string>(j, "command");
+  r.title = json_member<std::string>(j, "title");
+  r.config_hash = json_member<std::string>(j, "config_hash");
+  r.hardware = json_member_or<std::string>(j, "hardware", "");
+  r.total = json_member<std::size_t>(j, "total");
+  if (!j.contains("shard")) throw std::invalid_argument("field 'shard': missing");
+  try {
+    r.shard = shard_from(j.at("shard"));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(std::string("field 'shard': ") + e.what());
+  }
+  r.notes = json_member_or<std::vector<std::string>>(j, "notes", {});
+  r.stopped_by_signal = json_member_or<int>(j, "stopped_by_signal", 0);
+  if (j.contains("categories")) {
+    if (!j.at("categories").is_array()) throw std::invalid_argument("field 'categories': expected a list");
+    for (const auto& c : j.at("categories"))
+      r.categories.push_back({json_member<std::string>(c, "strategy"), json_member<std::string>(c, "category"),
+                              json_member<std::uint64_t>(c, "clocks"), json_member_opt<std::uint64_t>(c, "thesis")});
+  }
+  if (!j.contains("checks") || !j.at("checks").is_array()) throw std::invalid_argument("field 'checks': expected a list");
+  std::size_t k = 0;
+  for (const auto& cj : j.at("checks")) {
+    try {
+      if (!cj.is_object()) throw std::invalid_argument("expected a JSON object");
+      CheckResult c;
+      c.index = json_member<std::size_t>(cj, "index");
+      c.name = json_member<std::string>(cj, "name");
+      c.group = json_member_or<std::string>(cj, "group", "");
+      c.status = parse_status(json_member<std::string>(cj, "status"));
+      if (cj.contains("labels")) {
+        if (!cj.at("labels").is_object()) throw std::invalid_argument("field 'labels': expected an object");
+        for (const auto& [key, v] : cj.at("labels").items()) c.labels.emplace_back(key, json_member<std::string>(cj.at("labels"), key.c_str()));
+      }
+      c.rtl_cycles = json_member_opt<std::uint64_t>(cj, "rtl_cycles");
+      c.model_cycles = json_member_opt<std::uint64_t>(cj, "model_cycles");
+      c.delta = json_member_opt<double>(cj, "delta");
+      c.thesis_cycles = json_member_opt<std::uint64_t>(cj, "thesis_cycles");
+      c.thesis_source = json_member_or<std::string>(cj, "thesis_source", "");
+      c.message = json_member_or<std::string>(cj, "message", "");
+      c.where = json_member_or<std::string>(cj, "where", "");
+      c.replay = json_member_or<std::string>(cj, "replay", "");
+      c.waves = json_member_or<std::string>(cj, "waves", "");
+      c.rtl_wall_s = json_member_or<double>(cj, "rtl_wall_s", 0.0);
+      c.model_wall_s = json_member_or<double>(cj, "model_wall_s", 0.0);
+      r.checks.push_back(std::move(c));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("checks[{}]: {}", k, e.what()));
+    }
+    ++k;
+  }
+  return r;
+}
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string results_csv(const ResultSet& r) {
+  std::vector<std::string> label_names;
+  for (const CheckResult& c : r.checks)
+    for (const auto& [k, v] : c.labels)
+      if (std::find(label_names.begin(), label_names.end(), k) == label_names.end()) label_names.push_back(k);
+  std::string out = "name,group";
+  for (const std::string& k : label_names) {
+    out += ',';
+    out += csv_field(k);
+  }
+  out += ",status,rtl_cycles,model_cycles,delta,thesis_cycles,message,where,replay,waves\n";
+  for (const CheckResult& c : r.checks) {
+    out += csv_field(c.name) + "," + csv_field(c.group);
+    for (const std::string& k : label_names) {
+      std::string v;
+      for (const auto& [lk, lv] : c.labels)
+        if (lk == k) v = lv;
+      out += ',';
+      out += csv_field(v);
+    }
+    out += fmt::format(",{},{},{},{},{},{},{},{},{}\n", to_string(c.status),
+                       c.rtl_cycles ? std::to_string(*c.rtl_cycles) : "", c.model_cycles ? std::to_string(*c.model_cycles) : "",
+                       c.delta ? fmt::format("{:.6f}", *c.delta) : "", c.thesis_cycles ? std::to_string(*c.thesis_cycles) : "",
+                       csv_field(c.message), csv_field(c.where), csv_field(c.replay), csv_field(c.waves));
+  }
+  return out;
+}
+
+std::string results_junit(const ResultSet& r) {
+  const RunSummary s = summarize(r);
+  const std::size_t errors = s.counts.at(Status::Error), failures = s.tasks - s.counts.at(Status::Pass) - errors;
+  double time = 0;
+  for (const CheckResult& c : r.checks) time += c.rtl_wall_s + c.model_wall_s;
+  const std::string suite = "s2cosim " + r.command + (r.title.empty() ? "" : ": " + r.title);
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n",
+                     xml_escape(suite), s.tasks, failures, errors, time);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" time=\"{:.3f}\">\n",
+                     xml_escape(suite), s.tasks, failures, errors, time);
+  out += "    <properties>\n";
+  const std::pair<const char*, std::string> props[] = {
+      {"tool", std::string("s2cosim ") + tool_version()}, {"command", r.command}, {"config_hash", r.config_hash},
+      {"hardware", r.hardware}, {"shard", fmt::format("{}/{}", r.shard.index, r.shard.count)}};
+  for (const auto& [k, v] : props) out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", k, xml_escape(v));
+  out += "    </properties>\n";
+  for (const CheckResult& c : r.checks) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml_escape(c.group), xml_escape(c.name),
+                       c.rtl_wall_s + c.model_wall_s);
+    if (c.status == Status::Pass) {
+      out += "/>\n";
+      continue;
+    }
+    std::string body = c.message;
+    if (!c.where.empty()) body += "\nwhere: " + c.where;
+    if (!c.waves.empty()) body += "\nwaves: " + c.waves;
+    if (!c.replay.empty()) body += "\nrerun: " + c.replay;
+    const char* element = c.status == Status::Error ? "error" : "failure";
+    out += fmt::format(">\n      <{} type=\"{}\" message=\"{}\">{}</{}>\n    </testcase>\n", element, to_string(c.status),
+                       xml_escape(c.message), xml_escape(body), element);
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      case '\t': out += "&#9;"; break;
+      default:
+        // XML 1.0 allows no other control characters, not even escaped
+        if (static_cast<unsigned char>(c) < 0x20) out += '?';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.,/:=+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+namespace {
+std::string& program_name_storage() {
+  static std::string name = "s2cosim";
+  return name;
+}
+}  // namespace
+
+const std::string& program_name() { return program_name_storage(); }
+void set_program_name(const std::string& name) { program_name_storage() = name; }
+
+bool write_result_outputs(const ResultSet& r, const ResultOutputs& out, std::ostream& err) {
+  return write_outputs({{out.html, [&] { return results_html(r); }},
+                        {out.junit, [&] { return results_junit(r); }},
+                        {out.csv, [&] { return results_csv(r); }}},
+                       err);
+}
+
+}  // namespace s2
