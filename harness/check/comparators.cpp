@@ -31,6 +31,15 @@ const char* to_string(Status s) {
   return "?";
 }
 
+Status classify(const Findings& f, double deviation_threshold) {
+  if (f.error) return Status::Error;
+  if (f.hang) return Status::Hang;
+  if (f.early_stop) return Status::EarlyStop;
+  if (f.mismatch) return Status::Mismatch;
+  if (f.delta && std::fabs(*f.delta) > deviation_threshold) return Status::Deviation;
+  return Status::Pass;
+}
+
 std::optional<double> cycle_delta(std::uint64_t rtl_cycles, std::uint64_t model_cycles) {
   if (rtl_cycles == 0) return std::nullopt;
   return (static_cast<double>(model_cycles) - static_cast<double>(rtl_cycles)) / static_cast<double>(rtl_cycles);
@@ -225,36 +234,29 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
   if (rt && mt && rt->completed && mt->completed == false)
     c.flags.push_back("the model did not complete the task but the RTL did");
 
-  // status, by precedence
+  Findings f;
   if (!rtl.ran && !model.ran) {
-    c.status = Status::Error;
+    f.error = true;
     c.error = "no backend ran the task";
   } else if (!c.rtl_error.empty() || !c.model_error.empty()) {
-    c.status = Status::Error;
+    f.error = true;
     if (!c.rtl_error.empty()) c.error = "rtl: " + c.rtl_error;
     if (!c.model_error.empty()) {
       if (!c.error.empty()) c.error += "; ";
       c.error += "model: " + c.model_error;
     }
-  } else if (rt && !rt->completed) {
-    c.status = Status::Hang;
-  } else if (!c.early_stop_pes.empty()) {
-    c.status = Status::EarlyStop;
-  } else if (rt && !c.rtl_data.match) {
-    c.status = Status::Mismatch;
-  } else if (mt && !c.model_data.match) {
-    c.status = Status::Mismatch;
-  } else if (mt && !mt->completed) {
-    // the model predicts a hang: against a finished RTL that is a disagreement, alone it is a hang
-    c.status = rt ? Status::Mismatch : Status::Hang;
-    if (!rt)
-      for (const PeComparison& pc : c.pes)
-        if (!pc.model_done) c.hung_pes.push_back(pc.pe);
-  } else if (c.delta && std::fabs(*c.delta) > opt.deviation_threshold) {
-    c.status = Status::Deviation;
-  } else {
-    c.status = Status::Pass;
   }
+  // the model predicts a hang: against a finished RTL that is a disagreement; alone, a hang unless its data
+  // already differ
+  const bool model_hang = mt && !mt->completed;
+  f.hang = (rt && !rt->completed) || (model_hang && !rt && c.model_data.match);
+  f.early_stop = !c.early_stop_pes.empty();
+  f.mismatch = (rt && !c.rtl_data.match) || (mt && !c.model_data.match) || (model_hang && rt);
+  f.delta = c.delta;
+  c.status = classify(f, opt.deviation_threshold);
+  if (c.status == Status::Hang && !rt)
+    for (const PeComparison& pc : c.pes)
+      if (!pc.model_done) c.hung_pes.push_back(pc.pe);
   if (c.status == Status::Mismatch && c.rtl_data.checked && c.rtl_data.match && !c.model_data.match)
     c.flags.push_back(fmt::format("model results differ from golden on PE {}", pe_list(c.model_data.bad_pes)));
   return c;

@@ -23,6 +23,18 @@ inline constexpr Status kAllStatuses[] = {Status::Pass,      Status::Mismatch,  
 // "pass", "mismatch", "hang", "early_stop", "deviation", "error"
 const char* to_string(Status s);
 
+// What a check found, each finding the status it leads to; classify takes the first by precedence. Every
+// comparator (a task, a network's block run, a chip stream) says its findings and leaves the status to it.
+struct Findings {
+  bool error = false;       // a backend threw, or none ran
+  bool hang = false;        // a backend did not finish within its watchdog budget
+  bool early_stop = false;  // the RTL raised done before writing every result
+  bool mismatch = false;    // data differ from the golden results, or the backends disagree on finishing
+  std::optional<double> delta;  // equation 5.1, if both backends finished
+};
+// Error, Hang, EarlyStop, Mismatch, then Deviation when |delta| > deviation_threshold, else Pass.
+Status classify(const Findings& f, double deviation_threshold);
+
 struct CompareOptions {
   double deviation_threshold = 0.02;  // |delta| above this is a deviation (the thesis accepted 0.10)
   double long_run_factor = 1.5;       // an RTL PE running longer than this x the model's cycles is flagged

@@ -262,20 +262,21 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
     c.model_wall_s = model.wall_s;
     c.rtl_wall_s = rtl.wall_s;
     if (c.status != Status::Error) {
-      if (!model.error.empty() || !rtl.error.empty()) {
-        c.status = Status::Error;
+      Findings f;
+      f.error = !model.error.empty() || !rtl.error.empty();
+      f.hang = (model.result && !model.result->completed) || (rtl.result && !rtl.result->completed);
+      f.mismatch = mem && mem->differing > 0;
+      f.delta = c.delta;
+      c.status = classify(f, req.deviation_threshold);
+      if (c.status == Status::Error)
         c.message = !model.error.empty() ? "model: " + model.error : "RTL: " + rtl.error;
-      } else if ((model.result && !model.result->completed) || (rtl.result && !rtl.result->completed)) {
-        c.status = Status::Hang;
+      else if (c.status == Status::Hang)
         c.message = model.result && !model.result->completed ? "MODEL HANG " + model.result->stalled : "RTL HANG " + rtl.result->stalled;
-      } else if (mem && mem->differing > 0) {
-        c.status = Status::Mismatch;
+      else if (c.status == Status::Mismatch)
         c.message = fmt::format("{} bytes differ in {} memor{}; first: {}", mem->differing, mem->memories,
                                 mem->memories == 1 ? "y" : "ies", mem->first);
-      } else if (c.delta && std::abs(*c.delta) > req.deviation_threshold) {
-        c.status = Status::Deviation;
+      else if (c.status == Status::Deviation)
         c.message = fmt::format("delta {} (model {} clk, RTL {} clk)", pct(c.delta), *c.model_cycles, *c.rtl_cycles);
-      }
     }
     if (mem) {
       ++compared_data;

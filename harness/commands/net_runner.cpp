@@ -117,11 +117,12 @@ struct BlockRun {
 // The comparators' status of a block run: hang (a backend did not finish), mismatch (a backend's output
 // differs from the golden block), deviation (both ran and |delta| is above the threshold), else pass.
 Status block_status(const BlockRun& r) {
-  if (!r.error.empty()) return Status::Error;
-  if ((r.model && !r.model->completed) || (r.rtl && !r.rtl->completed)) return Status::Hang;
-  if ((r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match)) return Status::Mismatch;
-  if (r.delta && std::abs(*r.delta) > CompareOptions{}.deviation_threshold) return Status::Deviation;
-  return Status::Pass;
+  Findings f;
+  f.error = !r.error.empty();
+  f.hang = (r.model && !r.model->completed) || (r.rtl && !r.rtl->completed);
+  f.mismatch = (r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match);
+  f.delta = r.delta;
+  return classify(f, CompareOptions{}.deviation_threshold);
 }
 
 // What kept a block run from passing on its data, in one line: what it threw, a backend that did not finish
