@@ -23,6 +23,12 @@ int test_data_shift(int K) {
   return 7 + (bits + 1) / 2;
 }
 
+const Operation* find_op(const OperationBlock& b, PrimitiveKind k) {
+  for (const Operation& o : b.ops)
+    if (o.kind == k) return &o;
+  return nullptr;
+}
+
 const char* to_string(BlockKind k) {
   switch (k) {
     case BlockKind::Convolution: return "convolution block";

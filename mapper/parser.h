@@ -69,6 +69,9 @@ struct ParsedNetwork {
 // random int8 values grows by (the thesis gives no shift).
 int test_data_shift(int K);
 
+// The block's first operation of kind k, or nullptr.
+const Operation* find_op(const OperationBlock& b, PrimitiveKind k);
+
 // Throws NetworkError naming the source, line, layer (by its thesis name) and field for a network whose
 // layers do not fit together (a channel mismatch, a filter larger than its input, a shortcut that cannot
 // be added, ...).

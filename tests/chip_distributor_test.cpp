@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness/backends/backend.h"
+#include "harness/stimulus/block_data.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "harness/stimulus/block_data.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"

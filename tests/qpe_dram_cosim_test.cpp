@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "harness/stimulus/block_data.h"
 #include "harness/check/comparators.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"

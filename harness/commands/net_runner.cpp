@@ -17,6 +17,7 @@
 #include "harness/check/comparators.h"
 #include "harness/session/journal.h"
 #include "harness/outputs/output_files.h"
+#include "harness/stimulus/block_data.h"
 #include "harness/stimulus/npy_file.h"
 #include "harness/session/progress.h"
 #include "harness/commands/regress_report.h"
@@ -138,7 +139,7 @@ std::string block_problem(const BlockRun& r) {
 
 // The first byte of the block output the streams left in `mem` that differs from the golden output, or "".
 std::string first_difference(const std::vector<std::uint8_t>& golden, const mapper::BlockStreams& bs, const SystemMemory& mem) {
-  const std::vector<std::uint8_t> got = mapper::gather_block_output(bs, mem);
+  const std::vector<std::uint8_t> got = gather_block_output(bs, mem);
   for (std::size_t i = 0; i < golden.size(); ++i)
     if (got[i] != golden[i])
       return fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
@@ -197,16 +198,16 @@ struct BlockOutput {
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
                    const mapper::BlockResidency& where,
                    const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
-                   const mapper::BlockInputs& data, std::map<std::string, std::vector<std::uint8_t>>& golden_cache,
+                   const BlockInputs& data, std::map<std::string, std::vector<std::uint8_t>>& golden_cache,
                    const WaveRequest& waves, BlockOutput* output) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
-  const std::vector<std::uint8_t> image = mapper::block_dram_image(b, s, bs, cfg, seed, data);
+  const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, seed, data);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
-  if (golden.empty()) golden = mapper::golden_block_output(b, s, bs, cfg, image);
+  if (golden.empty()) golden = golden_block_output(b, s, bs, cfg, image);
   // what the RTL lacks is found before anything runs: the block then runs on the model only
   if (rtl)
     for (const TaskStream& st : bs.streams)
@@ -226,7 +227,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (model) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun m;
-    SystemMemory dram = mapper::stage_block_memory(bs, cfg, image), timed = dram;
+    SystemMemory dram = stage_block_memory(bs, cfg, image), timed = dram;
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       const StreamResult free_arm = model->run(bs.streams[i], dram, StreamRunOptions{false});
@@ -280,7 +281,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     }
     m.first_difference = first_difference(golden, bs, dram);
     if (m.first_difference.empty()) m.first_difference = first_difference(golden, bs, timed);
-    if (output && m.completed) *output = {mapper::gather_block_output(bs, dram), "model"};
+    if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
     m.data_match = m.first_difference.empty();
     m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.model = m;
@@ -291,7 +292,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   if (rtl) {
     const auto wall0 = std::chrono::steady_clock::now();
     BackendRun t;
-    SystemMemory dram = mapper::stage_block_memory(bs, cfg, image);
+    SystemMemory dram = stage_block_memory(bs, cfg, image);
     for (std::size_t i = 0; i < bs.streams.size(); ++i) {
       StreamRow& row = r.streams[i];
       StreamRunOptions opt{false};
@@ -314,7 +315,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       }
     }
     if (t.completed) t.first_difference = first_difference(golden, bs, dram);
-    if (output && t.completed) *output = {mapper::gather_block_output(bs, dram), "RTL"};
+    if (output && t.completed) *output = {gather_block_output(bs, dram), "RTL"};
     t.data_match = t.completed && t.first_difference.empty();
     t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     r.rtl = t;
@@ -354,7 +355,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
       w.end_cycle = w.begin_cycle + waves.window;
     }
     try {
-      SystemMemory dram = mapper::stage_block_memory(bs, cfg, image);
+      SystemMemory dram = stage_block_memory(bs, cfg, image);
       for (std::size_t i = 0; i <= f; ++i) {
         StreamRunOptions opt{false};
         opt.watchdog_cycles = rtl_watchdog(i);
@@ -799,7 +800,7 @@ FloatComparison compare_float(const std::vector<std::int8_t>& y, int exponent, c
 // (each block's input is what the block before it must give). Every block run then starts from the right
 // data, so that a block that goes wrong shows in its own run, not in every block after it.
 struct NetworkData {
-  std::vector<mapper::BlockInputs> blocks;  // indexed as the network's blocks
+  std::vector<BlockInputs> blocks;  // indexed as the network's blocks
   std::vector<std::int8_t> output;          // the last block's golden output
   // every block's golden output as its DRAM output region holds it: run_block's cache, so that no block's
   // golden kernels run twice
@@ -811,7 +812,7 @@ NetworkData golden_chain(const mapper::ParsedNetwork& n, const mapper::NetworkSp
   std::map<std::string, std::vector<std::int8_t>> maps{{"input", std::move(input)}};
   for (std::size_t i = 0; i < n.blocks.size(); ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
-    mapper::BlockInputs bi;
+    BlockInputs bi;
     bi.input = maps.at(b.inputs.at(0));
     if (b.inputs.size() > 1) bi.shortcut = maps.at(b.inputs[1]);
     std::optional<mapper::BlockStreams> bs;
@@ -821,8 +822,8 @@ NetworkData golden_chain(const mapper::ParsedNetwork& n, const mapper::NetworkSp
         bs = mapper::distribute(b, split.blocks[i], st, cfg);
     if (!bs)
       throw std::invalid_argument(b.name() + ": no strategy distributes it (" + why + "), so the blocks after it have no input");
-    const std::vector<std::uint8_t> image = mapper::block_dram_image(b, split.blocks[i], *bs, cfg, seed, bi);
-    const std::vector<std::uint8_t> out = mapper::golden_block_output(b, split.blocks[i], *bs, cfg, image);
+    const std::vector<std::uint8_t> image = block_dram_image(b, split.blocks[i], *bs, cfg, seed, bi);
+    const std::vector<std::uint8_t> out = golden_block_output(b, split.blocks[i], *bs, cfg, image);
     maps[b.name()] = std::vector<std::int8_t>(out.begin(), out.end());
     d.golden[b.name()] = out;
     d.blocks.push_back(std::move(bi));
@@ -1096,7 +1097,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           // --output: the network's last block, in the first strategy that runs it
           const bool keep = wants_output && i + 1 == n.blocks.size() && output_strategy.empty();
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
-                        cfg, model.get(), rtl.get(), req.seed, data.blocks.empty() ? mapper::BlockInputs{} : data.blocks[i],
+                        cfg, model.get(), rtl.get(), req.seed, data.blocks.empty() ? BlockInputs{} : data.blocks[i],
                         golden, WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &network_output : nullptr);
           if (keep) output_strategy = mapper::to_string(st);
         }

@@ -1,0 +1,289 @@
+#include "harness/stimulus/block_data.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "mapper/dram_layout.h"
+#include "model/golden.h"
+#include "model/splitmix64.h"
+
+namespace s2 {
+
+using mapper::BlockKind;
+using mapper::BlockSplit;
+using mapper::BlockStreams;
+using mapper::Operation;
+using mapper::OperationBlock;
+using mapper::PoolType;
+using mapper::PrimitiveKind;
+using mapper::Shape3;
+
+namespace {
+
+// The block's unpadded [D][h0][w0] input from the image, into a [D][H][W] map with `pad` zeros on every side
+// (as PADD gives it).
+template <class T>
+std::vector<T> padded_input(const std::vector<std::uint8_t>& img, const BlockStreams& bs, const Shape3& padded, int pad) {
+  const int W = padded.W, H = padded.H, w0 = W - 2 * pad, h0 = H - 2 * pad;
+  std::vector<T> in(std::size_t(W) * H * padded.D, 0);
+  for (int d = 0; d < padded.D; ++d)
+    for (int y = 0; y < h0; ++y)
+      for (int x = 0; x < w0; ++x)
+        in[(std::size_t(d) * H + y + pad) * W + x + pad] =
+            static_cast<std::int8_t>(img[bs.map.input + (std::uint64_t(d) * h0 + y) * w0 + x]);
+  return in;
+}
+
+int padding_of(const OperationBlock& b) {
+  const Operation* padd = mapper::find_op(b, PrimitiveKind::Padding);
+  return padd ? padd->pad : 0;
+}
+
+// the bias, added in 32 bits (wrapping as the ARM's ADD) before the ReLU and the shift
+std::int32_t add_bias(std::int32_t v, std::int32_t c) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(c));
+}
+
+// An MM block: partial sums per weight piece, each with the accumulator's wrap, added in 32 bits as FCE does;
+// then the bias, ReLU and QUAN.
+std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs, const HwConfig& cfg,
+                                    const std::vector<std::uint8_t>& img) {
+  const bool relu = mapper::find_op(b, PrimitiveKind::ReLU) != nullptr;
+  const Operation* quan = mapper::find_op(b, PrimitiveKind::Quantization);
+  const int high = quan ? quan->saturate_high : 127;
+  const std::vector<std::int32_t>* bias = b.core_op().bias.get();
+  auto quant = [&](std::int32_t v) {
+    v = (relu ? std::max<std::int32_t>(0, v) : v) >> bs.quant_shift;
+    return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, high)));
+  };
+  const int W_B = static_cast<int>(b.core_op().out.elements());
+  std::vector<std::uint32_t> sum(static_cast<std::size_t>(W_B), 0);
+  mapper::for_each_mm_piece(b, s, cfg, [&](const mapper::MmPiece& mp, std::uint64_t off, const SramLayout& l) {
+    const std::uint32_t stride = l.b_row_stride;
+    std::vector<std::int8_t> a(static_cast<std::size_t>(mp.task.W_A)), w(std::size_t(mp.task.H_B) * mp.task.W_B);
+    for (int k = 0; k < mp.task.W_A; ++k)
+      a[k] = static_cast<std::int8_t>(img[bs.map.input + std::uint64_t(mp.row0 + k) * static_cast<std::uint64_t>(cfg.mac_rows)]);
+    for (int k = 0; k < mp.task.H_B; ++k)
+      for (int j = 0; j < mp.task.W_B; ++j)
+        w[std::size_t(k) * mp.task.W_B + j] = static_cast<std::int8_t>(img[bs.map.weights + off + std::uint64_t(k) * stride + j]);
+    const std::vector<std::int32_t> part = golden_mm(mp.task, a, w, cfg.accumulator_bits);
+    for (int j = 0; j < mp.task.W_B; ++j) sum[std::size_t(mp.col0 + j)] += static_cast<std::uint32_t>(part[j]);
+  });
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
+  for (int j = 0; j < W_B; ++j)
+    out[j] = quant(bias ? add_bias(static_cast<std::int32_t>(sum[j]), (*bias)[std::size_t(j)]) : static_cast<std::int32_t>(sum[j]));
+  return out;
+}
+
+// A pooling block: zero padding, as PADD gives it, then the window's maximum or its mean truncated toward zero.
+std::vector<std::uint8_t> golden_pool(const OperationBlock& b, const BlockStreams& bs, const std::vector<std::uint8_t>& img) {
+  const Operation& o = b.core_op();
+  const int W = o.in.W, H = o.in.H;
+  const std::vector<int> in = padded_input<int>(img, bs, o.in, padding_of(b));
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(o.out.elements()));
+  for (int d = 0; d < o.out.D; ++d)
+    for (int y = 0; y < o.out.H; ++y)
+      for (int x = 0; x < o.out.W; ++x) {
+        int m = -128, sum = 0;
+        for (int ky = 0; ky < o.Hf; ++ky)
+          for (int kx = 0; kx < o.Wf; ++kx) {
+            const int v = in[(std::size_t(d) * H + y * o.stride + ky) * W + x * o.stride + kx];
+            m = std::max(m, v);
+            sum += v;
+          }
+        const int r = o.pool == PoolType::Max ? m : sum / (o.Wf * o.Hf);
+        out[(std::size_t(d) * o.out.H + y) * o.out.W + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(r));
+      }
+  return out;
+}
+
+// A convolution's int32 sums [C][Ho][Wo] from the image's input and packed filters; split input channels:
+// each part's sums wrap at the accumulator's width, then add in 32 bits.
+std::vector<std::int32_t> conv_sums(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs, const HwConfig& cfg,
+                                    const std::vector<std::uint8_t>& img) {
+  const Operation& conv = b.core_op();
+  const int W = conv.in.W, H = conv.in.H, D = conv.in.D, C = conv.out.D;
+  const std::vector<std::int8_t> in = padded_input<std::int8_t>(img, bs, conv.in, padding_of(b));
+  std::vector<std::int8_t> f(std::size_t(C) * D * conv.Hf * conv.Wf);
+  const int rows = cfg.mac_rows;
+  const std::uint64_t group_bytes = mapper::filter_group_bytes(conv, rows);
+  for (int c = 0; c < C; ++c)
+    for (int d = 0; d < D; ++d)
+      for (int ky = 0; ky < conv.Hf; ++ky)
+        for (int kx = 0; kx < conv.Wf; ++kx)
+          f[((std::size_t(c) * D + d) * conv.Hf + ky) * conv.Wf + kx] = static_cast<std::int8_t>(
+              img[bs.map.weights + mapper::packed_filter_offset(conv, rows, group_bytes, c, d, ky, kx)]);
+  std::vector<std::int32_t> v;
+  for (int id = 0; id < s.d.count(); ++id) {
+    const int d0 = s.d.begin(id), dp = s.d.sizes[static_cast<std::size_t>(id)];
+    const std::vector<std::int8_t> in_part(in.begin() + std::ptrdiff_t(d0) * H * W, in.begin() + std::ptrdiff_t(d0 + dp) * H * W);
+    std::vector<std::int8_t> f_part(std::size_t(C) * dp * conv.Hf * conv.Wf);
+    const std::size_t per_channel = std::size_t(conv.Hf) * conv.Wf;
+    for (int c = 0; c < C; ++c)
+      std::copy_n(f.begin() + std::ptrdiff_t((std::size_t(c) * D + d0) * per_channel), std::size_t(dp) * per_channel,
+                  f_part.begin() + std::ptrdiff_t(std::size_t(c) * dp * per_channel));
+    const std::vector<std::int32_t> part =
+        golden_conv(ConvShape{W, H, dp, conv.Wf, conv.Hf, C, conv.stride}, f_part, in_part, cfg.accumulator_bits);
+    if (v.empty()) v = part;
+    else
+      for (std::size_t j = 0; j < v.size(); ++j)
+        v[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v[j]) + static_cast<std::uint32_t>(part[j]));
+  }
+  return v;
+}
+
+// A convolution block: its sums, the bias, then the block's element-wise operations in its order, as the
+// ARM carries them out.
+std::vector<std::uint8_t> golden_conv_block(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
+                                            const HwConfig& cfg, const std::vector<std::uint8_t>& img) {
+  const Operation& conv = b.core_op();
+  const int C = conv.out.D;
+  std::vector<std::int32_t> v = conv_sums(b, s, bs, cfg, img);
+  int Ho = conv.out.H, Wo = conv.out.W;
+  if (const std::vector<std::int32_t>* bias = conv.bias.get())
+    for (std::size_t j = 0; j < v.size(); ++j) v[j] = add_bias(v[j], (*bias)[j / (std::size_t(Ho) * Wo)]);
+  auto sat8 = [](int x) { return std::clamp(x, -128, 127); };
+  for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) {
+    const Operation& o = b.ops[i];
+    switch (o.kind) {
+      case PrimitiveKind::ReLU:
+        for (auto& x : v) x = std::max(0, x);
+        break;
+      case PrimitiveKind::Quantization:
+        for (auto& x : v) x = std::clamp(x >> bs.quant_shift, -128, o.saturate_high);
+        break;
+      case PrimitiveKind::Pooling: {
+        const int k = o.stride, hp = Ho / k, wp = Wo / k;
+        std::vector<std::int32_t> pooled(std::size_t(C) * hp * wp, -128);
+        for (int c = 0; c < C; ++c)
+          for (int y = 0; y < hp * k; ++y)
+            for (int x = 0; x < wp * k; ++x) {
+              auto& m = pooled[(std::size_t(c) * hp + y / k) * wp + x / k];
+              m = std::max(m, v[(std::size_t(c) * Ho + y) * Wo + x]);
+            }
+        v = std::move(pooled);
+        Ho = hp;
+        Wo = wp;
+        break;
+      }
+      case PrimitiveKind::ElementwiseAdd:
+        for (std::size_t j = 0; j < v.size(); ++j) v[j] = sat8(v[j] + static_cast<std::int8_t>(img[bs.map.shortcut + j]));
+        break;
+      default: break;
+    }
+  }
+  std::vector<std::uint8_t> out(v.size());
+  for (std::size_t j = 0; j < v.size(); ++j) out[j] = static_cast<std::uint8_t>(static_cast<std::int8_t>(v[j]));
+  return out;
+}
+
+}  // namespace
+
+SystemMemory stage_block_memory(const BlockStreams& bs, const HwConfig& cfg, const std::vector<std::uint8_t>& image) {
+  SystemMemory mem;
+  mem.drams.assign(cfg.chip.drams.size(), image);
+  for (const mapper::StorageRegion* m : {&bs.input_storage, &bs.output_storage})
+    for (int pe : m->pes) mem.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
+  if (bs.input_storage.held())
+    for (std::uint64_t o = 0; o < bs.map.input_bytes; ++o)
+      mem.sram[bs.input_storage.pe_of(o)][bs.input_storage.addr_of(o)] = image[static_cast<std::size_t>(bs.map.input + o)];
+  return mem;
+}
+
+std::vector<std::uint8_t> gather_block_output(const BlockStreams& bs, const SystemMemory& mem) {
+  const std::uint64_t lo = bs.map.output, hi = bs.map.output + bs.map.output_bytes;
+  std::vector<std::uint8_t> out(bs.map.output_bytes, 0);
+  if (bs.output_storage.held()) {
+    for (std::uint64_t o = 0; o < bs.map.output_bytes; ++o) {
+      const auto it = mem.sram.find(bs.output_storage.pe_of(o));
+      if (it != mem.sram.end() && bs.output_storage.addr_of(o) < it->second.size())
+        out[static_cast<std::size_t>(o)] = it->second[bs.output_storage.addr_of(o)];
+    }
+    return out;
+  }
+  for (const TaskStream& st : bs.streams)
+    for (const auto& cmds : st.pe)
+      for (const StreamCommand& c : cmds) {
+        if (c.kind != CommandKind::DmaStore || c.dma.remote.kind != MemoryRef::Kind::Dram) continue;
+        const DmaTransfer& t = c.dma;
+        const std::vector<std::uint8_t>& dram = mem.drams.at(static_cast<std::size_t>(t.remote.index));
+        for (std::uint64_t pl = 0; pl < t.planes; ++pl)
+          for (std::uint64_t r = 0; r < t.rows; ++r) {
+            const std::uint64_t a = t.dram_addr + pl * t.dram_plane_stride + r * t.dram_row_stride;
+            const std::uint64_t from = std::max(a, lo), to = std::min(a + t.row_bytes, hi);
+            if (from < to && to <= dram.size())
+              std::copy(dram.begin() + static_cast<std::ptrdiff_t>(from), dram.begin() + static_cast<std::ptrdiff_t>(to),
+                        out.begin() + static_cast<std::ptrdiff_t>(from - lo));
+          }
+      }
+  return out;
+}
+
+std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
+                                           const HwConfig& cfg, std::uint64_t seed, const BlockInputs& data) {
+  std::vector<std::uint8_t> img(bs.map.total, 0);
+  SplitMix64 rng{seed};
+  // each part of the block's data is the caller's, or drawn in this order: input, weights, shortcut
+  auto given_or_drawn = [&](const std::vector<std::int8_t>* given, std::uint64_t n, const char* what) {
+    std::vector<std::int8_t> v(n);
+    if (given && !given->empty()) {
+      if (given->size() != n)
+        throw std::invalid_argument(b.name() + ": " + what + " of " + std::to_string(given->size()) + " values, expected " +
+                                    std::to_string(n));
+      v = *given;
+    } else {
+      for (auto& x : v) x = static_cast<std::int8_t>(rng.next() >> 56);
+    }
+    return v;
+  };
+  const Operation& core = b.core_op();
+  const std::vector<std::int8_t>* weights = core.weights.get();
+  if (b.kind == BlockKind::MatMul) {
+    const int H_B = static_cast<int>(core.in.elements()), W_B = static_cast<int>(core.out.elements());
+    const std::vector<std::int8_t> a = given_or_drawn(&data.input, std::uint64_t(H_B), "input");
+    for (int k = 0; k < H_B; ++k) img[bs.map.input + std::uint64_t(k) * static_cast<std::uint64_t>(cfg.mac_rows)] = static_cast<std::uint8_t>(a[k]);
+    // [OUT][IN] as given (ONNX Gemm with transB, PyTorch's Linear); drawn in the MLA's [IN][OUT] order
+    std::vector<std::int8_t> w = given_or_drawn(nullptr, std::uint64_t(H_B) * W_B, "weights");
+    if (weights) {
+      if (weights->size() != w.size()) throw std::invalid_argument(b.name() + ": weights of the wrong size");
+      for (int k = 0; k < H_B; ++k)
+        for (int j = 0; j < W_B; ++j) w[std::uint64_t(k) * W_B + j] = (*weights)[std::uint64_t(j) * H_B + k];
+    }
+    mapper::for_each_mm_piece(b, s, cfg, [&](const mapper::MmPiece& mp, std::uint64_t off, const SramLayout& l) {
+      const std::uint32_t stride = l.b_row_stride;
+      for (int k = 0; k < mp.task.H_B; ++k)
+        for (int j = 0; j < mp.task.W_B; ++j)
+          img[bs.map.weights + off + std::uint64_t(k) * stride + j] =
+              static_cast<std::uint8_t>(w[std::uint64_t(mp.row0 + k) * W_B + mp.col0 + j]);
+    });
+    return img;
+  }
+  const std::vector<std::int8_t> in = given_or_drawn(&data.input, bs.map.input_bytes, "input");
+  std::copy(in.begin(), in.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.input));
+  if (b.kind == BlockKind::Pooling) return img;
+  // filters [C][D][Hf][Wf], packed in MAC-row groups (mapper/dram_layout.h)
+  const Operation& conv = core;
+  const int rows = cfg.mac_rows, D = conv.in.D, C = conv.out.D;
+  const std::vector<std::int8_t> f = given_or_drawn(weights, std::uint64_t(C) * D * conv.Hf * conv.Wf, "weights");
+  const std::uint64_t group_bytes = mapper::filter_group_bytes(conv, rows);
+  std::uint64_t i = 0;
+  for (int c = 0; c < C; ++c)
+    for (int d = 0; d < D; ++d)
+      for (int ky = 0; ky < conv.Hf; ++ky)
+        for (int kx = 0; kx < conv.Wf; ++kx)
+          img[bs.map.weights + mapper::packed_filter_offset(conv, rows, group_bytes, c, d, ky, kx)] =
+              static_cast<std::uint8_t>(f[i++]);
+  const std::vector<std::int8_t> sc = given_or_drawn(&data.shortcut, bs.map.shortcut_bytes, "shortcut");
+  std::copy(sc.begin(), sc.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.shortcut));
+  return img;
+}
+
+std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs,
+                                              const HwConfig& cfg, const std::vector<std::uint8_t>& img) {
+  if (b.kind == BlockKind::MatMul) return golden_mm(b, s, bs, cfg, img);
+  if (b.kind == BlockKind::Pooling) return golden_pool(b, bs, img);
+  return golden_conv_block(b, s, bs, cfg, img);
+}
+
+}  // namespace s2

@@ -1,0 +1,194 @@
+#include "mm_streams.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "stream_commands.h"
+
+namespace s2::mapper {
+
+namespace {
+
+void mm_load(std::vector<StreamCommand>& out, const MmPlan& p, int iw, int ih) {
+  const MmPiece mp = mm_piece(*p.b, *p.s, iw, ih);
+  const SramLayout l = sram_layout(mm_task(mp.task), p.cfg);
+  // the input vector's part, already in the MLA's operand-A layout (one byte per MAC row per value)
+  const std::uint64_t rows = static_cast<std::uint64_t>(p.cfg.mac_rows);
+  DmaTransfer a;
+  a.dram_addr = p.map.input + std::uint64_t(mp.row0) * rows;
+  a.sram_addr = p.a_base;
+  a.row_bytes = static_cast<std::uint32_t>(std::uint64_t(mp.task.W_A) * rows);
+  out.push_back(dma(CommandKind::DmaLoad, p.core, a));
+  DmaTransfer w;
+  w.dram_addr = p.map.weights + p.piece_offset[static_cast<std::size_t>(iw * p.s->h.count() + ih)];
+  w.sram_addr = p.b_base;
+  w.row_bytes = l.b_bytes;
+  out.push_back(dma(CommandKind::DmaLoad, p.core, w));
+}
+
+ArmCommand row_op(ArmOpKind k, std::uint32_t src, std::uint32_t dst, int width) {
+  ArmCommand a;
+  a.kind = k;
+  a.src = src;
+  a.dst = dst;
+  a.width = static_cast<std::uint32_t>(width);
+  a.src_row_stride = a.dst_row_stride = static_cast<std::uint32_t>(width * 4);
+  return a;
+}
+
+// The layer's bias on the first pass over a column part's int32 sums (its ReLU, else its QUAN).
+void mm_bias(ArmCommand& a, const MmPlan& p, int col0) {
+  a.bias = p.b->core_op().bias;
+  a.bias_first = static_cast<std::uint32_t>(col0);
+  a.bias_col_step = 1;
+}
+
+ArmCommand mm_quantize(const MmPlan& p, std::uint32_t acc, int col0, int width) {
+  ArmCommand q = row_op(ArmOpKind::Quantize, acc, acc, width);
+  q.dst_row_stride = static_cast<std::uint32_t>(width);
+  q.shift = p.shift;
+  q.saturate_high = p.saturate_high;
+  if (!p.relu) mm_bias(q, p, col0);
+  return q;
+}
+
+ArmCommand mm_relu(const MmPlan& p, std::uint32_t acc, int col0, int width) {
+  ArmCommand a = row_op(ArmOpKind::Relu32, acc, acc, width);
+  mm_bias(a, p, col0);
+  return a;
+}
+
+void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
+  if (p.relu) out.push_back(arm(p.acti, mm_relu(p, acc, col0, width)));
+  out.push_back(arm(p.quan, mm_quantize(p, acc, col0, width)));
+  DmaTransfer o;
+  o.sram_addr = acc;
+  o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
+  o.row_bytes = static_cast<std::uint32_t>(width);
+  out.push_back(dma(CommandKind::DmaStore, p.quan, o));
+}
+
+}  // namespace
+
+MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
+  MmPlan p;
+  p.workers = workers_of(cfg, b.workers);
+  p.b = &b;
+  p.s = &s;
+  p.cfg = cfg;
+  p.W_B = static_cast<int>(b.core_op().out.elements());
+  p.H_B = static_cast<int>(b.core_op().in.elements());
+  p.core = b.name();
+  p.fce = "FCE_" + std::to_string(b.core_op().layer);
+  p.relu = find_op(b, PrimitiveKind::ReLU) != nullptr;  // the network's last FC has none
+  p.acti = op_name(b, PrimitiveKind::ReLU);
+  p.quan = op_name(b, PrimitiveKind::Quantization);
+  p.shift = quant_shift(b, p.H_B);
+  if (const Operation* q = find_op(b, PrimitiveKind::Quantization)) p.saturate_high = q->saturate_high;
+  BlockDramMap& m = p.map;
+  DramPlacer dram;
+  std::uint64_t wbytes = 0;
+  dram.place(m.input, m.input_bytes, std::uint64_t(p.H_B) * static_cast<std::uint64_t>(cfg.mac_rows));
+  std::uint32_t b_bytes = 0, a_bytes = 0, o_bytes = 0;
+  for_each_mm_piece(b, s, cfg, [&](const MmPiece&, std::uint64_t offset, const SramLayout& l) {
+    p.piece_offset.push_back(offset);
+    wbytes = offset + l.b_bytes;
+    b_bytes = std::max(b_bytes, l.b_bytes);
+    a_bytes = std::max(a_bytes, l.a_bytes);
+    o_bytes = std::max(o_bytes, l.o_bytes);
+  });
+  dram.place(m.weights, m.weight_bytes, wbytes);
+  if (nofuse) {
+    dram.place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
+    dram.place(m.sums, m.sums_bytes, std::uint64_t(p.W_B) * 4);
+  }
+  dram.place(m.output, m.output_bytes, static_cast<std::uint64_t>(p.W_B));
+  m.total = dram.at;
+  p.b_base = 0;
+  p.a_base = static_cast<std::uint32_t>(align_up(b_bytes, 16));
+  p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.a_base) + a_bytes, 16));
+  p.acc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
+  if (p.acc_base + o_bytes > static_cast<std::uint32_t>(cfg.sram_bytes))
+    throw std::invalid_argument(p.core + ": a weight piece, its input and two result areas need " +
+                                std::to_string(p.acc_base + o_bytes) + " bytes, more than the SRAM's " +
+                                std::to_string(cfg.sram_bytes));
+  return p;
+}
+
+TaskStream mm_fuse(const MmPlan& p) {
+  const BlockSplit& s = *p.s;
+  TaskStream st = new_stream(p.core + " fuse_noreuse", p.map, p.workers);
+  PePicker pick(p.workers, s.w.count());
+  for (int iw = 0; iw < s.w.count(); ++iw) {
+    auto& cmds = st.pe[static_cast<std::size_t>(pick.next(iw))];
+    for (int ih = 0; ih < s.h.count(); ++ih) {
+      const MmPiece mp = mm_piece(*p.b, s, iw, ih);
+      mm_load(cmds, p, iw, ih);
+      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, ih == 0 ? p.acc_base : p.o_base));
+      if (ih > 0) cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, p.o_base, p.acc_base, mp.task.W_B)));
+    }
+    mm_finish(cmds, p, p.acc_base, s.w.begin(iw), s.w.sizes[static_cast<std::size_t>(iw)]);
+  }
+  return st;
+}
+
+std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
+  const BlockSplit& s = *p.s;
+  TaskStream fc = new_stream(p.core + " nofuse_noreuse", p.map, p.workers);
+  PePicker fc_pick(p.workers, s.w.count());
+  for (int iw = 0; iw < s.w.count(); ++iw)
+    for (int ih = 0; ih < s.h.count(); ++ih) {
+      auto& cmds = fc.pe[static_cast<std::size_t>(fc_pick.next(iw))];
+      const MmPiece mp = mm_piece(*p.b, s, iw, ih);
+      mm_load(cmds, p, iw, ih);
+      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, p.o_base));
+      DmaTransfer o;
+      o.sram_addr = p.o_base;
+      o.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + mp.col0) * 4;
+      o.row_bytes = static_cast<std::uint32_t>(mp.task.W_B * 4);
+      cmds.push_back(dma(CommandKind::DmaStore, p.core, o));
+    }
+  TaskStream fce = new_stream(p.fce + " nofuse_noreuse", p.map, p.workers);
+  TaskStream act = new_stream(p.acti + " nofuse_noreuse", p.map, p.workers);
+  TaskStream qua = new_stream(p.quan + " nofuse_noreuse", p.map, p.workers);
+  PePicker fce_pick(p.workers, s.w.count()), act_pick(p.workers, s.w.count()), qua_pick(p.workers, s.w.count());
+  for (int iw = 0; iw < s.w.count(); ++iw) {
+    const int col0 = s.w.begin(iw), width = s.w.sizes[static_cast<std::size_t>(iw)];
+    const std::uint32_t row = static_cast<std::uint32_t>(width * 4);
+    auto& fc_cmds = fce.pe[static_cast<std::size_t>(fce_pick.next(iw))];
+    for (int ih = 0; ih < s.h.count(); ++ih) {
+      DmaTransfer in;
+      in.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + col0) * 4;
+      in.sram_addr = ih == 0 ? 0 : row;
+      in.row_bytes = row;
+      fc_cmds.push_back(dma(CommandKind::DmaLoad, p.fce, in));
+      if (ih > 0) fc_cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, row, 0, width)));
+    }
+    // the summed column part, or with one H_B part (no FCE stream) the FC stream's own results
+    DmaTransfer sum;
+    sum.sram_addr = 0;
+    sum.dram_addr = (s.h.count() > 1 ? p.map.sums : p.map.raw) + std::uint64_t(col0) * 4;
+    sum.row_bytes = row;
+    fc_cmds.push_back(dma(CommandKind::DmaStore, p.fce, sum));
+    auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
+    a.push_back(dma(CommandKind::DmaLoad, p.acti, sum));
+    a.push_back(arm(p.acti, mm_relu(p, 0, col0, width)));
+    a.push_back(dma(CommandKind::DmaStore, p.acti, sum));
+    auto& q = qua.pe[static_cast<std::size_t>(qua_pick.next(iw))];
+    q.push_back(dma(CommandKind::DmaLoad, p.quan, sum));
+    q.push_back(arm(p.quan, mm_quantize(p, 0, col0, width)));
+    DmaTransfer o;
+    o.sram_addr = 0;
+    o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
+    o.row_bytes = static_cast<std::uint32_t>(width);
+    q.push_back(dma(CommandKind::DmaStore, p.quan, o));
+  }
+  std::vector<TaskStream> v;
+  v.push_back(std::move(fc));
+  if (s.h.count() > 1) v.push_back(std::move(fce));
+  if (p.relu) v.push_back(std::move(act));
+  v.push_back(std::move(qua));
+  return v;
+}
+
+}  // namespace s2::mapper

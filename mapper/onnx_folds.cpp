@@ -1,0 +1,230 @@
+#include <cmath>
+
+#include "onnx_importer.h"
+
+namespace s2::mapper::onnx_reader {
+
+void Importer::constant(const Ctx& c) {
+  const Attrs a(c, {"value"});
+  c.inputs(0, 0);
+  const onnx::TensorProto* t = a.t("value");
+  if (!t) c.fail("only a Constant with a tensor 'value' is supported");
+  const std::string o = new_output(c);
+  consts_[o] = read_tensor(*t, c.label + " output " + in_quotes(o));
+}
+
+void Importer::quantize_linear(const Ctx& c) {
+  const Attrs a(c, {"axis"});
+  c.inputs(2, 3);
+  const int e = scale_exponent(c, 1, "scale");
+  if (!c.has(2)) c.fail("has no zero point, so its output is uint8; the hardware's maps are int8");
+  zero_point(c, 2, true, "zero point");
+  if (consts_.at(c.in(2)).dtype != onnx::TensorProto::INT8)
+    c.fail("zero point is not int8; the hardware's maps are int8");
+  const std::string o = new_output(c);
+  quantized_ = true;
+  if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
+    // float weights quantized in the graph: round half to even, as QuantizeLinear does
+    Const q = it->second;
+    if (!q.is_float()) c.fail("quantizes " + q.what + ", which is not float");
+    for (double& x : q.v) {
+      if (!std::isfinite(x)) c.fail("quantizes " + q.what + ", which holds a value that is not finite");
+      x = std::clamp(std::nearbyint(std::ldexp(x, e)), -128.0, 127.0);
+    }
+    q.dtype = onnx::TensorProto::INT8;
+    q.what = c.label + " output " + in_quotes(o);
+    consts_[o] = std::move(q);
+    return;
+  }
+  const auto [x, act] = act_in(c, 0);
+  set_scale(c, x, e);
+  alias_[o] = x;
+}
+
+void Importer::dequantize_linear(const Ctx& c) {
+  const Attrs a(c, {"axis"});
+  c.inputs(2, 3);
+  const std::string o = new_output(c);
+  quantized_ = true;
+  if (const auto it = consts_.find(c.in(0)); it != consts_.end()) {
+    Const q = it->second;
+    if (q.dtype != onnx::TensorProto::INT8 && q.dtype != onnx::TensorProto::INT32)
+      c.fail("dequantizes " + q.what + " of type " + std::to_string(q.dtype) +
+             "; expected int8 weights (or an int32 bias)");
+    zero_point(c, 2, false, "zero point");
+    if (q.dtype == onnx::TensorProto::INT8) {
+      q.scale = std::ldexp(1.0, -scale_exponent(c, 1, "scale"));
+    } else {
+      // a bias: refused later unless all zero, when its scale does not matter
+      const Const& s = const_in(c, 1, "scale");
+      if (s.v.empty()) c.fail("scale " + in_quotes(c.in(1)) + " is empty");
+      q.scale = s.v[0];
+    }
+    q.what = c.label + " output " + in_quotes(o);
+    consts_[o] = std::move(q);
+    return;
+  }
+  const auto [x, act] = act_in(c, 0);
+  zero_point(c, 2, false, "zero point");
+  set_scale(c, x, scale_exponent(c, 1, "scale"));
+  alias_[o] = x;
+}
+
+Node* Importer::foldable_layer(const Ctx& c, const std::string& map, const std::string& what) {
+  if (nodes_.empty() || nodes_.back().out != map || (nodes_.back().op != Op::Conv && nodes_.back().op != Op::Fc))
+    c.fail(what + " must come right after the Conv, Gemm or MatMul it is folded into (here it reads " +
+           in_quotes(map) + ", the output of " + producer_.at(map) + ")");
+  Node& n = nodes_.back();
+  if (!n.float_weights)
+    c.fail(what + " after " + n.label + " in a quantized model: fold it into the float weights before quantizing");
+  return &n;
+}
+
+void Importer::folded_into(const Ctx& c, Node& n) {
+  const std::string o = new_output(c);
+  folded_[n.out] = c.label;
+  alias_[o] = n.out;
+  n.label += " + " + c.label;
+}
+
+void Importer::add_bias(const Ctx& c) {
+  const bool first = consts_.count(c.in(0)) != 0;
+  if (first && consts_.count(c.in(1))) c.fail("adds two constants");
+  const Const& b = consts_.at(c.in(first ? 0 : 1));
+  const std::string x = canon(c.in(first ? 1 : 0));
+  if (!acts_.count(x) || nodes_.empty() || nodes_.back().out != x)
+    c.fail("adds a constant to a map that is not a Conv's, Gemm's or MatMul's output: the hardware adds a bias "
+           "only to a layer's sums; an Add must otherwise join a residual unit's two branches");
+  Node& n = *foldable_layer(c, x, "an Add of a constant (a bias)");
+  if (!b.is_float()) c.fail("adds " + b.what + ", which is not float, to the float " + n.label);
+  // [C], [1,C], [C,1,1], [1,C,1,1] or one value
+  std::int64_t count = 1;
+  for (const std::int64_t d : b.dims) count *= d;
+  if (count != n.C && count != 1)
+    c.fail("adds " + b.what + " of shape " + dims_str(b.dims) + "; expected one value per output channel (" +
+           std::to_string(n.C) + ")");
+  if (n.op == Op::Conv && b.dims.size() >= 2 && b.dims.back() != 1)
+    c.fail("adds " + b.what + " of shape " + dims_str(b.dims) + " to a Conv's output; expected [C,1,1]");
+  if (!n.bq.empty()) c.fail("adds a float bias to " + n.label + ", which has an int32 one");
+  if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
+  for (std::size_t i = 0; i < n.bf.size(); ++i) {
+    const double v = b.v.size() == 1 ? b.v[0] : b.v[i];
+    if (!std::isfinite(v)) c.fail("adds " + b.what + ", which holds a value that is not finite");
+    n.bf[i] += v;
+  }
+  if (n.bias_name.empty()) n.bias_name = c.in(first ? 0 : 1);
+  notes_.push_back(c.label + ": the constant it adds is " + n.label + "'s bias (added by the ARM before the ReLU and QUAN's shift)");
+  folded_into(c, n);
+}
+
+void Importer::batch_norm(const Ctx& c) {
+  const Attrs a(c, {"epsilon", "momentum", "spatial", "training_mode"});
+  c.inputs(5, 5);
+  if (a.i("training_mode", 0) != 0) c.fail("training_mode=1: only inference (running statistics) is supported");
+  if (a.i("spatial", 1) != 1) c.fail("spatial=0 is not supported");
+  for (int k = 1; k < c.n.output_size(); ++k)
+    if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " (training statistics) is not supported");
+  const std::string x = canon(c.in(0));
+  if (!acts_.count(x)) c.fail("input " + in_quotes(c.in(0)) + " is not a feature map");
+  Node& n = *foldable_layer(c, x, "a BatchNormalization");
+  if (n.op != Op::Conv) c.fail("follows " + n.label + "; only a BatchNormalization after a Conv is folded");
+  const char* roles[] = {"scale", "B", "mean", "var"};
+  std::vector<const Const*> p;
+  for (int k = 1; k <= 4; ++k) {
+    const Const& t = const_in(c, k, roles[k - 1]);
+    if (!t.is_float() || t.v.size() != static_cast<std::size_t>(n.C))
+      c.fail(std::string(roles[k - 1]) + " " + in_quotes(c.in(k)) + " has shape " + dims_str(t.dims) + "; expected [" +
+             std::to_string(n.C) + "] float");
+    p.push_back(&t);
+  }
+  if (!n.bq.empty()) c.fail("follows " + n.label + ", whose bias is int32; expected a float model");
+  const double eps = a.f("epsilon", 1e-5f);
+  const std::size_t per_filter = n.wf.size() / static_cast<std::size_t>(n.C);
+  if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
+  for (std::size_t f = 0; f < static_cast<std::size_t>(n.C); ++f) {
+    const double var = p[3]->v[f] + eps;
+    if (!(var > 0) || !std::isfinite(var)) c.fail("var + epsilon of channel " + std::to_string(f) + " is not positive");
+    const double k = p[0]->v[f] / std::sqrt(var);
+    if (!std::isfinite(k) || !std::isfinite(p[1]->v[f]) || !std::isfinite(p[2]->v[f]))
+      c.fail("channel " + std::to_string(f) + " holds a value that is not finite");
+    for (std::size_t i = 0; i < per_filter; ++i) n.wf[f * per_filter + i] *= k;
+    n.bf[f] = (n.bf[f] - p[2]->v[f]) * k + p[1]->v[f];
+  }
+  if (n.bias_name.empty()) n.bias_name = c.label;
+  notes_.push_back(c.label + ": folded into " + n.label + "'s weights and bias (w * s, (b - mean) * s + B, s = scale / sqrt(var + epsilon))");
+  folded_into(c, n);
+}
+
+void Importer::pass_through(const Ctx& c, bool dropout) {
+  const Attrs a = dropout ? Attrs(c, {"seed", "is_test", "ratio"}) : Attrs(c, {});
+  c.inputs(1, dropout ? 3 : 1);
+  if (dropout && c.has(2)) {
+    const Const& t = const_in(c, 2, "training_mode");
+    if (!t.all_zero()) c.fail("training_mode is true: a Dropout runs only in inference here");
+  }
+  const std::string o = c.n.output_size() >= 1 ? c.out() : std::string();
+  if (o.empty()) c.fail("has no output");
+  for (int k = 1; k < c.n.output_size(); ++k)
+    if (!c.n.output(k).empty() && dropout)
+      c.fail("its mask output " + in_quotes(c.n.output(k)) + " is not supported (export the model in eval mode)");
+  if (consts_.count(c.in(0))) {
+    consts_[new_output(c)] = consts_.at(c.in(0));
+    return;
+  }
+  const auto [x, act] = act_in(c, 0);
+  alias_[new_output(c)] = x;
+  notes_.push_back(c.label + ": passes its input on (inference)");
+}
+
+void Importer::pad(const Ctx& c) {
+  const Attrs a(c, {"mode", "pads", "value"});
+  c.inputs(1, 3);
+  if (a.s("mode", "constant") != "constant")
+    c.fail("mode " + in_quotes(a.s("mode", "constant")) + ": only constant (zero) padding is supported");
+  std::vector<std::int64_t> pads;
+  if (const auto p = a.ints("pads")) {
+    pads = *p;
+  } else {
+    if (!c.has(1)) c.fail("has no pads");
+    for (const double v : const_in(c, 1, "pads").v) pads.push_back(static_cast<std::int64_t>(v));
+  }
+  double value = a.f("value", 0);
+  if (c.has(2)) {
+    const Const& v = const_in(c, 2, "constant_value");
+    value = v.v.empty() ? 0 : v.v[0];
+  }
+  if (value != 0) c.fail("pads with " + std::to_string(value) + "; the hardware pads with zeros");
+  const auto [x, in] = act_in(c, 0);
+  if (in.rank != 4 || pads.size() != 8)
+    c.fail("pads " + dims_str(pads) + " on " + dims_str(in.dims()) + "; expected 8 values for [1,C,H,W]");
+  const std::int64_t p = pads[2];
+  if (pads[0] || pads[1] || pads[4] || pads[5] || pads[3] != p || pads[6] != p || pads[7] != p || p < 0 || p > kMaxSide)
+    c.fail("pads " + dims_str(pads) + ": expected the same padding on every side of H and W, none on N and C");
+  const std::string o = new_output(c);
+  Act out = in;
+  out.shape.W += static_cast<int>(2 * p);
+  out.shape.H += static_cast<int>(2 * p);
+  add_act(c, o, out);
+  pads_[o] = {x, static_cast<int>(p)};
+  notes_.push_back(c.label + ": its zero padding of " + std::to_string(p) + " is the next Conv's");
+}
+
+void Importer::final_activation(const Ctx& c) {
+  const Attrs a(c, {"axis"});
+  c.inputs(1, 1);
+  const std::string& graph_out = model_.graph().output(0).name();
+  if (c.out() != graph_out)
+    c.fail("is not the graph's last node: a " + c.n.op_type() +
+           " runs only at the end, on the host (the hardware has no exponential)");
+  const auto [x, in] = act_in(c, 0);
+  if (c.n.op_type() == "Softmax") {
+    const std::int64_t axis = a.i("axis", -1);
+    if (in.rank == 4 || (axis != -1 && axis != in.rank - 1))
+      c.fail("axis " + std::to_string(axis) + " on " + dims_str(in.dims()) + ": expected the classes of a [1,N] output");
+  }
+  alias_[new_output(c)] = x;
+  net_.host_activation = c.n.op_type();
+  notes_.push_back(c.label + ": the network's final " + c.n.op_type() + " is left to the host: the hardware's output is its input");
+}
+
+}  // namespace s2::mapper::onnx_reader

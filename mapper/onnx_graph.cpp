@@ -1,0 +1,498 @@
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "onnx_importer.h"
+
+namespace s2::mapper::onnx_reader {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is little-endian; it is copied as it is");
+
+// the ops the import takes, in the order its messages list them
+const char* const kOps[] = {
+    "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
+    "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "Sigmoid", "Squeeze"};
+
+template <class T>
+double load(const char* p) {
+  T x;
+  std::memcpy(&x, p, sizeof x);
+  return static_cast<double>(x);
+}
+
+}  // namespace
+
+std::string supported_ops() {
+  std::string s;
+  for (const char* op : kOps) {
+    if (!s.empty()) s += ", ";
+    s += op;
+  }
+  return s;
+}
+
+std::string dims_str(const std::vector<std::int64_t>& d) {
+  std::string s = "[";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "," + std::string
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  s += "]";
+  return s;
+}
+
+std::size_t element_bytes(int dtype) {
+  switch (dtype) {
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      return 1;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::INT32:
+      return 4;
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT64:
+      return 8;
+  }
+  return 0;
+}
+
+double raw_value(int dtype, const char* p) {
+  switch (dtype) {
+    case onnx::TensorProto::INT8:
+      return load<std::int8_t>(p);
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL:
+      return load<std::uint8_t>(p);
+    case onnx::TensorProto::FLOAT:
+      return load<float>(p);
+    case onnx::TensorProto::INT32:
+      return load<std::int32_t>(p);
+    case onnx::TensorProto::DOUBLE:
+      return load<double>(p);
+    case onnx::TensorProto::INT64:
+      return load<std::int64_t>(p);
+  }
+  return 0;
+}
+
+std::string hint_for(const std::string& op) {
+  if (op == "Sigmoid" || op == "Softmax" || op == "LogSoftmax")
+    return "keep it as the network's last node (the host applies it), or end the exported model before it";
+  if (op == "Concat" || op == "Split" || op == "Slice")
+    return "the hardware runs a chain with residual units: export one branch, or rewrite the concatenation as a convolution";
+  if (op == "Resize" || op == "Upsample" || op == "ConvTranspose")
+    return "upsampling has no counterpart on the MAC array: run it on the host";
+  if (op == "Mul" || op == "Sub" || op == "Div")
+    return "fold a constant scaling into the preceding layer's weights before export";
+  if (op == "LSTM" || op == "GRU" || op == "RNN" || op == "Gather" || op == "Shape")
+    return "not a CNN layer: the import takes the ops listed; export with fixed shapes (constant folding on) so that "
+           "Shape arithmetic disappears";
+  if (op == "LeakyRelu" || op == "PRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Elu" || op == "Tanh" ||
+      op == "Gelu")
+    return "the ARM applies only ReLU (and ReLU6 as Clip(0, 6)) in a layer: retrain with ReLU";
+  return "the import takes " + supported_ops();
+}
+
+std::string Importer::read_file() const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path_, ec);
+  if (ec) fail("cannot read the ONNX model: " + ec.message());
+  if (size > kMaxOnnxFileBytes)
+    fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
+         std::to_string(size));
+  std::ifstream f(path_, std::ios::binary);
+  if (!f) fail("cannot open the ONNX model");
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (f.gcount() != static_cast<std::streamsize>(size)) fail("cannot read the ONNX model (it changed while read)");
+  return bytes;
+}
+
+void Importer::parse(const std::string& bytes) {
+  if (bytes.size() > kMaxOnnxFileBytes)
+    fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
+         std::to_string(bytes.size()));
+  if (!model_.ParseFromString(bytes))
+    fail("not an ONNX model: the protobuf does not parse (a truncated file, or another format)");
+  if (!model_.has_graph() || model_.graph().node_size() == 0)
+    fail("not an ONNX model: it has no graph, or a graph without nodes (a truncated file?)");
+}
+
+Const Importer::read_tensor(const onnx::TensorProto& t, const std::string& what) const {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    fail(what +
+         ": its data is in an external file, which the import does not read (save the model with its data inside)");
+  if (t.has_segment()) fail(what + ": a segmented tensor is not supported");
+  Const c;
+  c.dtype = t.data_type();
+  c.what = what;
+  std::int64_t n = 1;
+  for (const std::int64_t d : t.dims()) {
+    if (d < 0) fail(what + ": negative dimension in " + dims_str({t.dims().begin(), t.dims().end()}));
+    if (d > 0 && n > kMaxTensorValues / d)
+      fail(what + ": " + dims_str({t.dims().begin(), t.dims().end()}) + " is more than " +
+           std::to_string(kMaxTensorValues) + " values");
+    n *= d;
+    c.dims.push_back(d);
+  }
+  const std::size_t bytes = element_bytes(t.data_type());
+  if (bytes == 0)
+    fail(what + ": data type " + std::to_string(t.data_type()) +
+         " is not supported (float, double, int8, uint8, int32, int64, bool are)");
+  const auto count = static_cast<std::size_t>(n);
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != count * bytes)
+      fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
+           std::to_string(count * bytes));
+    c.v.resize(count);
+    for (std::size_t i = 0; i < count; ++i) c.v[i] = raw_value(t.data_type(), raw.data() + i * bytes);
+    return c;
+  }
+  auto take = [&](const auto& field) {
+    if (static_cast<std::size_t>(field.size()) != count)
+      fail(what + ": holds " + std::to_string(field.size()) + " values, its dims " + dims_str(c.dims) + " say " +
+           std::to_string(count));
+    c.v.resize(count);
+    std::size_t i = 0;
+    for (const auto x : field) c.v[i++] = static_cast<double>(x);
+  };
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      take(t.float_data());
+      break;
+    case onnx::TensorProto::DOUBLE:
+      take(t.double_data());
+      break;
+    case onnx::TensorProto::INT64:
+      take(t.int64_data());
+      break;
+    default:  // int8, uint8, bool and int32 are stored as int32
+      take(t.int32_data());
+      break;
+  }
+  if (t.data_type() == onnx::TensorProto::INT8 || t.data_type() == onnx::TensorProto::UINT8) {
+    const double lo = t.data_type() == onnx::TensorProto::INT8 ? -128 : 0;
+    for (const double x : c.v)
+      if (x < lo || x > lo + 255) fail(what + ": value " + std::to_string(x) + " is out of its 8-bit type's range");
+  }
+  return c;
+}
+
+void Importer::visit(const Ctx& c) {
+  if (!collect_) {
+    node(c);
+    return;
+  }
+  try {
+    node(c);
+  } catch (const NetworkError& e) {
+    std::string why = e.what();
+    if (why.find(" is not supported (the import takes") != std::string::npos)
+      why = path_ + ": " + c.label + ": op type " + in_quotes(c.n.op_type()) + " is not supported: " + hint_for(c.n.op_type());
+    problems_.push_back(why);
+    std::optional<Act> like;
+    for (int k = 0; k < c.n.input_size() && !like; ++k)
+      if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) like = it->second;
+    for (int k = 0; k < c.n.output_size(); ++k) {
+      const std::string& o = c.n.output(k);
+      if (o.empty() || acts_.count(o) || consts_.count(o) || alias_.count(o)) continue;
+      if (like) {
+        Act a = *like;
+        a.cls = scales_.make(o);
+        acts_[o] = a;
+        producer_[o] = c.label;
+      }
+    }
+  }
+}
+
+void Importer::read_graph() {
+  const onnx::GraphProto& g = model_.graph();
+  if (g.sparse_initializer_size() > 0) fail("sparse initializers are not supported");
+  for (const onnx::TensorProto& t : g.initializer()) {
+    if (t.name().empty()) fail("an initializer has no name");
+    if (consts_.count(t.name())) fail("initializer " + in_quotes(t.name()) + " is defined twice");
+    consts_[t.name()] = read_tensor(t, "initializer " + in_quotes(t.name()));
+  }
+  std::vector<const onnx::ValueInfoProto*> inputs;
+  for (const onnx::ValueInfoProto& v : g.input())
+    if (!consts_.count(v.name())) inputs.push_back(&v);  // older exporters list initializers as inputs too
+  if (inputs.size() != 1) {
+    std::string names;
+    for (const auto* v : inputs) names += (names.empty() ? "" : ", ") + in_quotes(v->name());
+    fail("the graph has " + std::to_string(inputs.size()) + " inputs" + (names.empty() ? "" : " (" + names + ")") +
+         "; the hardware runs a network with one");
+  }
+  if (g.output_size() != 1) {
+    std::string names;
+    for (const auto& v : g.output()) names += (names.empty() ? "" : ", ") + in_quotes(v.name());
+    fail("the graph has " + std::to_string(g.output_size()) + " outputs" + (names.empty() ? "" : " (" + names + ")") +
+         "; the hardware runs a network with one");
+  }
+  // an op the hardware has no counterpart for is the first thing to say, before any shape
+  if (!collect_)
+    for (int i = 0; i < g.node_size(); ++i) supported(ctx(g.node(i), i + 1));
+  read_input(*inputs[0]);
+  for (int i = 0; i < g.node_size(); ++i) visit(ctx(g.node(i), i + 1));
+  if (!problems_.empty()) return;
+  const std::string& out = g.output(0).name();
+  if (consts_.count(out)) fail("the graph's output " + in_quotes(out) + " is a constant");
+  if (!alias_.count(out) && !acts_.count(out))
+    fail("the graph's output " + in_quotes(out) + " is not computed by any node (a dangling name)");
+  output_ = canon(out);
+}
+
+void Importer::read_input(const onnx::ValueInfoProto& v) {
+  const std::string what = "the graph's input " + in_quotes(v.name());
+  if (v.name().empty()) fail("the graph's input has no name");
+  if (!v.type().has_tensor_type()) fail(what + " is not a tensor");
+  const auto& tt = v.type().tensor_type();
+  if (tt.elem_type() != onnx::TensorProto::FLOAT)
+    fail(what + " has element type " + std::to_string(tt.elem_type()) +
+         "; expected float (1), quantized inside the model");
+  if (!tt.has_shape()) fail(what + " has no shape; expected [1,C,H,W] or [1,N]");
+  std::vector<std::int64_t> d;
+  for (int k = 0; k < tt.shape().dim_size(); ++k) {
+    const auto& dim = tt.shape().dim(k);
+    if (!dim.has_dim_value())
+      fail(what + ": dimension " + std::to_string(k) + " is symbolic" +
+           (dim.has_dim_param() ? " (" + in_quotes(dim.dim_param()) + ")" : std::string()) +
+           "; the import needs a fixed shape, batch 1");
+    if (dim.dim_value() < 1)
+      fail(what + ": dimension " + std::to_string(k) + " is " + std::to_string(dim.dim_value()));
+    d.push_back(dim.dim_value());
+  }
+  if (d.size() != 4 && d.size() != 2) fail(what + " has shape " + dims_str(d) + "; expected [1,C,H,W] or [1,N]");
+  if (d[0] != 1)
+    fail(what + " has batch " + std::to_string(d[0]) + " " + dims_str(d) + "; the hardware runs one image (batch 1)");
+  Act a;
+  a.rank = static_cast<int>(d.size());
+  if (a.rank == 4) {
+    if (d[1] > kMaxChannels || d[2] > kMaxSide || d[3] > kMaxSide)
+      fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxChannels) +
+           " channels or sides over " + std::to_string(kMaxSide));
+    a.shape = {static_cast<int>(d[3]), static_cast<int>(d[2]), static_cast<int>(d[1])};
+  } else {
+    if (d[1] > kMaxMapValues)
+      fail(what + " has shape " + dims_str(d) + ": more than " + std::to_string(kMaxMapValues) + " values");
+    a.shape = {static_cast<int>(d[1]), 1, 1};
+  }
+  if (a.shape.elements() > kMaxMapValues)
+    fail(what + " has " + std::to_string(a.shape.elements()) + " values; expected at most " +
+         std::to_string(kMaxMapValues));
+  a.cls = scales_.make(v.name());
+  input_ = v.name();
+  acts_[input_] = a;
+  producer_[input_] = what;
+  net_.input = a.shape;
+}
+
+std::string Importer::canon(const std::string& name) const {
+  const auto it = alias_.find(name);
+  return it == alias_.end() ? name : it->second;
+}
+
+std::pair<std::string, Act> Importer::act_in(const Ctx& c, int k, bool padded_ok) const {
+  const std::string name = c.in(k);
+  if (consts_.count(name))
+    c.fail("input " + std::to_string(k + 1) + " " + in_quotes(name) + " is a constant; expected a feature map here");
+  if (const auto f = folded_.find(name); f != folded_.end())
+    c.fail("reads " + in_quotes(name) + ", the map before " + f->second +
+           " folded into its layer; only that node may read it (the hardware computes the folded map alone)");
+  const std::string cn = canon(name);
+  if (!padded_ok && pads_.count(cn))
+    c.fail("reads " + in_quotes(name) + ", the output of " + producer_.at(cn) +
+           "; a Pad is taken only right before a Conv (the hardware pads inside the convolution's block)");
+  const auto it = acts_.find(cn);
+  if (it == acts_.end())
+    c.fail("input " + in_quotes(name) +
+           " is not the graph's input, an initializer or an earlier node's output (a dangling name)");
+  return {cn, it->second};
+}
+
+const Const& Importer::const_in(const Ctx& c, int k, const std::string& role) const {
+  const std::string name = c.in(k);
+  const auto it = consts_.find(name);
+  if (it != consts_.end()) return it->second;
+  if (alias_.count(name) || acts_.count(name))
+    c.fail("input " + in_quotes(name) + " (" + role + ") is a feature map; expected an initializer");
+  c.fail("input " + in_quotes(name) + " (" + role +
+         ") is not an initializer or an earlier node's output (a missing initializer)");
+}
+
+std::string Importer::new_output(const Ctx& c) const {
+  if (c.n.output_size() < 1 || c.out().empty()) c.fail("has no output");
+  for (int k = 1; k < c.n.output_size(); ++k)
+    if (!c.n.output(k).empty())
+      c.fail("output " + std::to_string(k + 1) + " " + in_quotes(c.n.output(k)) + " is not supported");
+  const std::string& o = c.out();
+  if (consts_.count(o) || acts_.count(o) || alias_.count(o)) c.fail("output " + in_quotes(o) + " is defined twice");
+  return o;
+}
+
+void Importer::add_act(const Ctx& c, const std::string& name, const Act& a) {
+  if (a.shape.elements() > kMaxMapValues)
+    c.fail("output " + to_string(a.shape) + " has more than " + std::to_string(kMaxMapValues) + " values");
+  acts_[name] = a;
+  producer_[name] = c.label;
+}
+
+int Importer::scale_exponent(const Ctx& c, int k, const std::string& role) const {
+  const Const& s = const_in(c, k, role);
+  if (s.v.empty()) c.fail(role + " " + in_quotes(c.in(k)) + " is empty");
+  if (!std::all_of(s.v.begin(), s.v.end(), [&](double x) { return x == s.v[0]; }))
+    c.fail(role + " " + in_quotes(c.in(k)) + " has " + std::to_string(s.v.size()) +
+           " different values (per-channel scales); the hardware has one shift per layer");
+  const auto e = exponent_of_scale(s.v[0]);
+  if (!e)
+    c.fail(role + " " + in_quotes(c.in(k)) + " is " + std::to_string(s.v[0]) +
+           ", not a power of two (the hardware requantizes by shifting right)");
+  return *e;
+}
+
+void Importer::zero_point(const Ctx& c, int k, bool required, const std::string& role) const {
+  if (!c.has(k)) {
+    if (required) c.fail(role + " is missing");
+    return;
+  }
+  const Const& z = const_in(c, k, role);
+  if (z.dtype == onnx::TensorProto::UINT8)
+    c.fail(role + " " + in_quotes(c.in(k)) + " is uint8; the hardware's maps and weights are int8");
+  if (z.dtype != onnx::TensorProto::INT8 && z.dtype != onnx::TensorProto::INT32)
+    c.fail(role + " " + in_quotes(c.in(k)) + " has type " + std::to_string(z.dtype) + "; expected int8");
+  if (!z.all_zero()) c.fail(role + " " + in_quotes(c.in(k)) + " is not 0 (the hardware quantizes symmetrically)");
+}
+
+void Importer::set_scale(const Ctx& c, const std::string& map, int e) {
+  const std::string why = scales_.set(acts_.at(map).cls, e, c.label);
+  if (!why.empty()) c.fail("map " + in_quotes(map) + ": " + why);
+}
+
+Importer::Window Importer::window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const {
+  if (kH < 1 || kW < 1 || kH > kMaxSide || kW > kMaxSide)
+    c.fail("kernel " + std::to_string(kH) + "x" + std::to_string(kW) + " is out of range 1.." +
+           std::to_string(kMaxSide));
+  const auto strides = a.ints("strides").value_or(std::vector<std::int64_t>{1, 1});
+  if (strides.size() != 2) c.fail("strides " + dims_str(strides) + ": expected 2 values (a 2-D window)");
+  if (strides[0] != strides[1])
+    c.fail("strides " + dims_str(strides) + " differ: the hardware's window moves by one stride in both directions");
+  if (strides[0] < 1 || strides[0] > kMaxSide) c.fail("stride " + std::to_string(strides[0]) + " is out of range");
+  if (const auto dil = a.ints("dilations"))
+    if (dil->size() != 2 || (*dil)[0] != 1 || (*dil)[1] != 1)
+      c.fail("dilations " + dims_str(*dil) +
+             ": a dilated window is not supported (the MAC array's filters are dense)");
+  const std::string auto_pad = a.s("auto_pad", "NOTSET");
+  std::vector<std::int64_t> pads = a.ints("pads").value_or(std::vector<std::int64_t>{0, 0, 0, 0});
+  if (pads.size() != 4) c.fail("pads " + dims_str(pads) + ": expected 4 values");
+  const std::int64_t s = strides[0];
+  if (auto_pad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // the output is ceil(in / stride); the extra padding goes to the end (UPPER) or the beginning (LOWER)
+    const std::int64_t side[2] = {in.H, in.W}, k[2] = {kH, kW};
+    for (int ax = 0; ax < 2; ++ax) {
+      const std::int64_t total = std::max<std::int64_t>(((side[ax] + s - 1) / s - 1) * s + k[ax] - side[ax], 0);
+      const std::int64_t small = total / 2, big = total - small;
+      pads[ax] = auto_pad == "SAME_UPPER" ? small : big;
+      pads[ax + 2] = auto_pad == "SAME_UPPER" ? big : small;
+    }
+  } else if (auto_pad != "NOTSET") {
+    c.fail("auto_pad " + in_quotes(auto_pad) + " is not supported");
+  }
+  if (!(pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]))
+    c.fail("asymmetric pads " + dims_str(pads) + " (top, left, bottom, right): the hardware pads every side alike");
+  if (pads[0] < 0 || pads[0] > kMaxSide) c.fail("pads " + dims_str(pads) + " are out of range");
+  Window w;
+  w.stride = static_cast<int>(s);
+  w.pad = static_cast<int>(pads[0]);
+  const std::int64_t pw = in.W + 2 * pads[0], ph = in.H + 2 * pads[0];
+  if (kW > pw || kH > ph)
+    c.fail("window " + std::to_string(kH) + "x" + std::to_string(kW) + " is larger than the padded input " +
+           std::to_string(ph) + "x" + std::to_string(pw));
+  w.out = {static_cast<int>((pw - kW) / s + 1), static_cast<int>((ph - kH) / s + 1), in.D};
+  if (pool && a.i("ceil_mode", 0) != 0) {
+    const std::int64_t cw = (pw - kW + s - 1) / s + 1, ch = (ph - kH + s - 1) / s + 1;
+    if (cw != w.out.W || ch != w.out.H)
+      c.fail("ceil_mode=1 gives a " + std::to_string(ch) + "x" + std::to_string(cw) +
+             " output where the hardware's " + "pooling gives " + std::to_string(w.out.H) + "x" +
+             std::to_string(w.out.W) + " (it rounds down)");
+  }
+  return w;
+}
+
+Importer::Ctx Importer::ctx(const onnx::NodeProto& n, int index) const {
+  return Ctx{*this, n, index,
+             "node " + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + " (" + n.op_type() + ")"};
+}
+
+void Importer::supported(const Ctx& c) const {
+  if (!c.n.domain().empty() && c.n.domain() != "ai.onnx")
+    c.fail("op domain " + in_quotes(c.n.domain()) +
+           " is not supported (the import takes these standard ONNX ops: " + supported_ops() + ")");
+  const std::string& t = c.n.op_type();
+  for (const char* op : kOps)
+    if (t == op) return;
+  c.fail("op type " + in_quotes(t) + " is not supported (the import takes " + supported_ops() + ")");
+}
+
+void Importer::node(const Ctx& c) {
+  const std::string& t = c.n.op_type();
+  if (t == "Constant")
+    constant(c);
+  else if (t == "QuantizeLinear")
+    quantize_linear(c);
+  else if (t == "DequantizeLinear")
+    dequantize_linear(c);
+  else if (t == "Conv" || t == "QLinearConv")
+    conv(c, t == "QLinearConv");
+  else if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul")
+    fc(c);
+  else if (t == "Relu")
+    relu(c);
+  else if (t == "MaxPool" || t == "AveragePool")
+    pool(c, t == "MaxPool");
+  else if (t == "GlobalAveragePool")
+    global_pool(c);
+  else if (t == "Add")
+    add(c);
+  else if (t == "Flatten" || t == "Reshape")
+    flatten(c, t == "Reshape");
+  else if (t == "Squeeze")
+    squeeze(c);
+  else if (t == "BatchNormalization")
+    batch_norm(c);
+  else if (t == "Identity" || t == "Dropout")
+    pass_through(c, t == "Dropout");
+  else if (t == "Clip")
+    clip(c);
+  else if (t == "Pad")
+    pad(c);
+  else if (t == "Softmax" || t == "Sigmoid")
+    final_activation(c);
+  else
+    supported(c);
+}
+
+std::string Importer::finish(const Ctx& c, Node nd, std::vector<std::string> in, Act out, bool own_scale) {
+  nd.index = c.index;
+  nd.label = c.label;
+  nd.in = std::move(in);
+  nd.out = new_output(c);
+  out.cls = own_scale ? scales_.make(nd.out) : acts_.at(nd.in[0]).cls;
+  add_act(c, nd.out, out);
+  nodes_.push_back(std::move(nd));
+  return nodes_.back().out;
+}
+
+[[noreturn]] void Importer::fail_at(const Node& n, const std::string& why) const {
+  throw NetworkError(path_ + ": " + n.label + ": " + why);
+}
+
+}  // namespace s2::mapper::onnx_reader

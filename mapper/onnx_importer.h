@@ -1,0 +1,389 @@
+// The ONNX import's reader (onnx_import.h): one model read node by node into the layer list an equivalent
+// file gives. Inside the mapper only; its parts by role:
+//   onnx_graph.cpp     reading and checking the protobuf graph: tensors, the input, each node's inputs,
+//                      attributes, scales and window, and the node's op type to the function that takes it
+//   onnx_layers.cpp    the nodes that become layers (Conv, Gemm / MatMul, pooling, ReLU, Clip, Add, flattening)
+//   onnx_folds.cpp     the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
+//                      DequantizeLinear, Constant, BatchNormalization, a constant Add, Pad, Identity / Dropout,
+//                      a final Softmax / Sigmoid)
+//   onnx_chain.cpp     the walk from the input to the output: the chain, residual units, the layer list
+//   onnx_quantize.cpp  the exponents (calibration of a float model), each layer's shift, weights and bias
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "onnx_import.h"
+
+// Not "onnx": that is the protobuf classes' namespace.
+namespace s2::mapper::onnx_reader {
+
+// values in one initializer: as many int8 values as the file cap holds; bounds what a forged dims field
+// makes the reader allocate (the data's size is checked against the dims before anything is)
+inline constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
+
+// The ops the import takes, in the order its messages list them, comma-separated.
+std::string supported_ops();
+std::string dims_str(const std::vector<std::int64_t>& d);
+// bytes of one element of the types the import reads; 0: another type
+std::size_t element_bytes(int dtype);
+// one element of raw_data (little-endian, as the host)
+double raw_value(int dtype, const char* p);
+inline std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
+// 2^-e as a text ("2^-5"), for messages about scales
+inline std::string scale_str(int e) { return "2^" + std::to_string(-e); }
+
+// A constant tensor (an initializer, a Constant node's value, or one of those quantized / dequantized).
+struct Const {
+  int dtype = 0;  // onnx::TensorProto::DataType
+  std::vector<std::int64_t> dims;
+  std::vector<double> v;  // every type the import reads is exact in a double (int64 up to 2^53)
+  // an integer tensor a DequantizeLinear gave a scale: real value = v * scale
+  std::optional<double> scale;
+  std::string what;  // "initializer 'W'", "output 'w' of node X (DequantizeLinear)"
+  bool all_zero() const {
+    return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
+  }
+  bool is_float() const { return dtype == onnx::TensorProto::FLOAT || dtype == onnx::TensorProto::DOUBLE; }
+};
+
+// A feature map: [1,C,H,W] (rank 4) or, flattened, [1,N] (rank 2) or [N] (rank 1), stored {N,1,1}.
+struct Act {
+  Shape3 shape;
+  int rank = 4;
+  int cls = 0;  // its exponent's class (Scales)
+  std::vector<std::int64_t> dims() const {
+    if (rank == 4) return {1, shape.D, shape.H, shape.W};
+    if (rank == 2) return {1, shape.W};
+    return {shape.W};
+  }
+};
+
+// The exponents of the maps: one class per map that has its own; a pooling, a flattening, a folded ReLU and
+// a residual addition keep their input's (the hardware does not rescale them), so they join its class.
+struct Scales {
+  std::vector<int> parent;
+  std::vector<std::optional<int>> e;
+  std::vector<std::string> by;     // the node that set e, for messages
+  std::vector<std::string> calib;  // the tensor whose float values calibrate it (a float model)
+  int make(const std::string& calib_tensor) {
+    parent.push_back(static_cast<int>(parent.size()));
+    e.emplace_back();
+    by.emplace_back();
+    calib.push_back(calib_tensor);
+    return parent.back();
+  }
+  int root(int c) {
+    while (parent[c] != c) c = parent[c] = parent[parent[c]];
+    return c;
+  }
+  // "" or why not
+  std::string set(int c, int exp, const std::string& who) {
+    c = root(c);
+    if (e[c] && *e[c] != exp)
+      return "its scale " + scale_str(exp) + " differs from " + scale_str(*e[c]) + " that " + by[c] +
+             " gave the same map (the hardware does not rescale a map between layers)";
+    e[c] = exp;
+    by[c] = who;
+    return "";
+  }
+  std::string merge(int a, int b, const std::string& calib_tensor) {
+    a = root(a);
+    b = root(b);
+    if (a != b && e[a] && e[b] && *e[a] != *e[b])
+      return "maps at scales " + scale_str(*e[a]) + " (" + by[a] + ") and " + scale_str(*e[b]) + " (" + by[b] +
+             ") meet here, and the hardware has one exponent for them";
+    if (a != b) {
+      parent[b] = a;
+      if (!e[a] && e[b]) {
+        e[a] = e[b];
+        by[a] = by[b];
+      }
+    }
+    calib[a] = calib_tensor;
+    return "";
+  }
+};
+
+enum class Op { Conv, Fc, Relu, Clip, MaxPool, AvgPool, Flatten, Add };
+
+// A node that computes (the Q/DQ nodes and constants are gone: they only give scales and weights).
+struct Node {
+  Op op = Op::Conv;
+  int index = 0;  // 1-based, in the graph's node list
+  std::string label;
+  std::vector<std::string> in;  // feature maps (canonical names): one, two for Add
+  std::string out;
+  int kW = 1, kH = 1, stride = 1, pad = 0;  // conv, pools
+  int C = 0, D = 0;                         // conv: filters, channels; fc: outputs, inputs
+  // conv and fc weights in the hardware's order (conv [C][D][Hf][Wf], fc [OUT][IN]): float (to quantize)
+  // or int8 with their exponent (a quantized model)
+  std::vector<double> wf;
+  std::vector<std::int8_t> wq;
+  std::optional<int> e_w;
+  bool float_weights = false;
+  // conv and fc: a bias per output (none, or all zero: empty): float (a float model, bf) or int32 (bq) with
+  // its scale (a DequantizeLinear's; none for QLinearConv's, whose scale is x_scale * w_scale by definition)
+  std::vector<double> bf, bq;
+  std::optional<double> bias_scale;
+  std::string bias_name;
+  bool has_bias() const { return !bf.empty() || !bq.empty(); }
+  // conv: its groups, lowered to block-diagonal weights (group > 1)
+  int groups = 1;
+  // clip: the bounds (a Clip after a Conv or Gemm: low 0 and a high, as ReLU6)
+  double lo = 0, hi = 0;
+};
+// The exponent e of a power-of-two scale 2^-e, or nullopt.
+std::optional<int> exponent_of_scale(double s);
+// docs/real_networks.md: e = floor(log2(127 / max)), exactly: the largest e with max * 2^e <= 127 (scaling a
+// double by a power of two is exact, so no rounding of log2 decides it). max > 0 and finite.
+int exponent_for_max(double max);
+// What to change in the model or its export, for an op the import does not take.
+std::string hint_for(const std::string& op);
+
+class Importer {
+ public:
+  explicit Importer(std::string path) : path_(std::move(path)) {}
+
+  // s2cosim check: every node that will not map, each with why and what to change; then (if none) the
+  // rest of the import's checks. The notes say what the import changed (folded, lowered, left to the host).
+  OnnxCheck check(const std::string& bytes);
+  Network run(const std::vector<std::vector<float>>& calibration) { return run(read_file(), calibration); }
+  Network run(const std::string& bytes, const std::vector<std::vector<float>>& calibration);
+
+ private:
+  // Where a node's messages come from.
+  struct Ctx {
+    const Importer& im;
+    const onnx::NodeProto& n;
+    int index;  // 1-based
+    std::string label;
+    [[noreturn]] void fail(const std::string& why) const { throw NetworkError(im.path_ + ": " + label + ": " + why); }
+    std::string in(int k) const { return k < n.input_size() ? n.input(k) : std::string(); }
+    bool has(int k) const { return !in(k).empty(); }
+    void inputs(int min, int max) const {
+      if (n.input_size() < min || n.input_size() > max)
+        fail("expected " + (min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max)) +
+             " inputs, got " + std::to_string(n.input_size()));
+      for (int k = 0; k < min; ++k)
+        if (n.input(k).empty()) fail("input " + std::to_string(k + 1) + " is required, but its name is empty");
+    }
+    const std::string& out() const { return n.output(0); }
+  };
+
+  // The attributes of a node, typed; an attribute the import does not know is refused rather than ignored
+  // (it could change what the node computes).
+  class Attrs {
+   public:
+    Attrs(const Ctx& c, std::initializer_list<const char*> known) : c_(c) {
+      for (const onnx::AttributeProto& a : c.n.attribute()) {
+        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return a.name() == k; }))
+          c.fail("attribute " + in_quotes(a.name()) + " is not supported");
+        by_name_[a.name()] = &a;
+      }
+    }
+    const onnx::AttributeProto* find(const std::string& name, onnx::AttributeProto::AttributeType type) const {
+      const auto it = by_name_.find(name);
+      if (it == by_name_.end()) return nullptr;
+      if (it->second->type() != type)
+        c_.fail("attribute " + in_quotes(name) + " has type " + std::to_string(it->second->type()) + ", expected " +
+                std::to_string(type));
+      return it->second;
+    }
+    bool has(const std::string& name) const { return by_name_.count(name) != 0; }
+    std::int64_t i(const std::string& name, std::int64_t def) const {
+      const auto* a = find(name, onnx::AttributeProto::INT);
+      return a ? a->i() : def;
+    }
+    float f(const std::string& name, float def) const {
+      const auto* a = find(name, onnx::AttributeProto::FLOAT);
+      return a ? a->f() : def;
+    }
+    std::string s(const std::string& name, const std::string& def) const {
+      const auto* a = find(name, onnx::AttributeProto::STRING);
+      return a ? a->s() : def;
+    }
+    std::optional<std::vector<std::int64_t>> ints(const std::string& name) const {
+      const auto* a = find(name, onnx::AttributeProto::INTS);
+      if (!a) return std::nullopt;
+      return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+    }
+    const onnx::TensorProto* t(const std::string& name) const {
+      const auto* a = find(name, onnx::AttributeProto::TENSOR);
+      return a ? &a->t() : nullptr;
+    }
+
+   private:
+    const Ctx& c_;
+    std::map<std::string, const onnx::AttributeProto*> by_name_;
+  };
+
+  [[noreturn]] void fail(const std::string& why) const { throw NetworkError(path_ + ": " + why); }
+  [[noreturn]] void fail_at(const Node& n, const std::string& why) const;
+
+  // ---------------------------------------------------------------- reading the graph (onnx_graph.cpp)
+
+  // A convolution's or pooling's window on `in`: one stride for both directions, the same padding on every side.
+  struct Window {
+    int stride = 1, pad = 0;
+    Shape3 out;
+  };
+  Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const;
+  std::string read_file() const;
+  void parse(const std::string& bytes);
+  // A TensorProto's values; `what` names it in messages.
+  Const read_tensor(const onnx::TensorProto& t, const std::string& what) const;
+  // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in as copies of its
+  // first map input, so that the nodes after it are checked too.
+  void visit(const Ctx& c);
+  // The graph: initializers, its one input and output, then every node in order (ONNX keeps them in
+  // topological order, so each node's inputs are known when it comes).
+  void read_graph();
+  void read_input(const onnx::ValueInfoProto& v);
+  std::string canon(const std::string& name) const;
+  // A feature-map input of a node.
+  std::pair<std::string, Act> act_in(const Ctx& c, int k, bool padded_ok = false) const;
+  // A constant input of a node (weights, scales, zero points, shapes).
+  const Const& const_in(const Ctx& c, int k, const std::string& role) const;
+  // The output name of a node, checked to be new.
+  std::string new_output(const Ctx& c) const;
+  void add_act(const Ctx& c, const std::string& name, const Act& a);
+  // A scale input: one positive power of two (a per-axis scale with all values equal counts as one).
+  int scale_exponent(const Ctx& c, int k, const std::string& role) const;
+  // A zero point: absent (where the op allows it) or int8 zeros.
+  void zero_point(const Ctx& c, int k, bool required, const std::string& role) const;
+  void set_scale(const Ctx& c, const std::string& map, int e);
+  Ctx ctx(const onnx::NodeProto& n, int index) const;
+  void supported(const Ctx& c) const;
+  // One node by its op type, to the function below that takes it.
+  void node(const Ctx& c);
+  // Registers a computing node; its output (returned) is a map of its own exponent (own_scale) or its input's.
+  std::string finish(const Ctx& c, Node nd, std::vector<std::string> in, Act out, bool own_scale);
+
+  // ---------------------------------------------------------------- nodes that become layers (onnx_layers.cpp)
+
+  // Weights as the layer takes them: float (a float model) or int8 with a power-of-two scale.
+  void take_weights(const Ctx& c, const Const& w, const std::string& name, Node& nd, bool transpose);
+  // A Conv's or Gemm's bias (input k): one value per output ([C]; Gemm's C also [1,C] or one value for all).
+  // All zero: none, as before biases were taken. Float in a float model (quantized with the layer, at the
+  // sums' scale 2^-(e_x + e_w)); int32 through a DequantizeLinear in a QDQ model, or QLinearConv's int32 B.
+  void take_bias(const Ctx& c, int k, Node& nd, bool qlinear) const;
+  void conv(const Ctx& c, bool qlinear);
+  // A grouped convolution's weights [C][D/g][Hf][Wf] as one convolution's [C][D][Hf][Wf]: filter f reads
+  // only the channels of its group (f / (C/g)), the rest of its weights are zero.
+  static void block_diagonal(Node& nd, int g);
+  // QLinearConv and QLinearMatMul lay out their operands alike: the map, its scale and zero point, the
+  // weights, their scale and zero point, the output's scale and zero point (`x`/`a` and `w`/`b` name them).
+  void take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose, const std::string& map,
+                             const std::string& weights);
+  // Gemm (alpha = beta = 1, A not transposed), MatMul and QLinearMatMul: x times a constant matrix.
+  void fc(const Ctx& c);
+  void relu(const Ctx& c);
+  void pool(const Ctx& c, bool max);
+  void global_pool(const Ctx& c);
+  void add(const Ctx& c);
+  // Clip after a Conv or Gemm (ReLU6: min 0, max 6): the layer's ReLU, and QUAN saturates at the
+  // quantized max, floor(max * 2^e_y) (a clamp at max before flooring gives the same).
+  void clip(const Ctx& c);
+  // Squeeze (axes as an attribute or, from opset 13, an input) that leaves [1,N] or [N], as x.squeeze() after
+  // a global pooling writes it: a flattening.
+  void squeeze(const Ctx& c);
+  // Flatten, or a Reshape to [1,N] or [N]: the map read in [C][H][W] order, which is how the hardware
+  // stores it, so nothing moves.
+  void flatten(const Ctx& c, bool reshape);
+
+  // ---------------------------------------------------------------- nodes folded into layers, scales (onnx_folds.cpp)
+
+  void constant(const Ctx& c);
+  void quantize_linear(const Ctx& c);
+  void dequantize_linear(const Ctx& c);
+  // The layer (a Conv or fully connected node) whose output `map` is, if it is the latest node and has
+  // float weights: what a folding (a BatchNormalization, a bias added by an Add) may change.
+  Node* foldable_layer(const Ctx& c, const std::string& map, const std::string& what);
+  // The folded node's output stands for `c`'s; its old name (the map before the folding) may not be read.
+  void folded_into(const Ctx& c, Node& n);
+  // An Add of a constant to a float Conv's or MatMul's output: the layer's bias (PyTorch's Linear as
+  // MatMul + Add, a bias written out).
+  void add_bias(const Ctx& c);
+  // BatchNormalization (inference) after a float Conv: folded into its weights and bias, per filter f,
+  // s = scale / sqrt(var + epsilon): w' = w * s, b' = (b - mean) * s + B (docs/real_networks.md).
+  void batch_norm(const Ctx& c);
+  // Identity, and Dropout in inference (ratio ignored; training_mode, if given, a constant false): the
+  // output is the input.
+  void pass_through(const Ctx& c, bool dropout);
+  // Pad (constant zeros, the same on every side of H and W, none on N and C) before a Conv: the
+  // convolution's own padding.
+  void pad(const Ctx& c);
+  // A Softmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
+  // at its exponent (run-net says so and its output record holds it).
+  void final_activation(const Ctx& c);
+
+  // ---------------------------------------------------------------- the chain (onnx_chain.cpp)
+
+  int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
+  void merge(const Node& at, const std::string& a, const std::string& b, const std::string& calib);
+  // A conv, fc or projection layer whose shift the quantization works out.
+  struct Weighted {
+    std::size_t layer;
+    const Node* node;
+    std::string in, out;  // its input and output maps (their classes give e_x and e_y)
+  };
+
+  // Follows the graph from its input: a chain of nodes, where a map read twice begins a residual unit that
+  // an Add ends. Emits the layers as a layer list would have them.
+  void walk();
+  // One node of the chain, reading `cur`; returns the map after it.
+  std::string emit(const Node& n, const std::string& cur);
+  // A residual unit from `x`, the map both its branches read: returns the map after its Add (and ReLU).
+  std::string residual(const std::string& x, std::set<std::size_t>& seen);
+
+  // ---------------------------------------------------------------- quantization (onnx_quantize.cpp)
+
+  // docs/real_networks.md: the float model run on the calibration inputs; the largest |value| of each map
+  // that calibrates an exponent.
+  std::map<std::string, double> calibrate(const std::vector<std::vector<float>>& inputs);
+  std::vector<double> eval(const Node& n, const std::map<std::string, std::vector<double>>& maps) const;
+  void quantize(const std::vector<std::vector<float>>& calibration);
+  // A layer's int32 bias at its sums' scale 2^-(e_x + e_w): a float one rounded half to even (docs/real_networks.md),
+  // an int32 one as given, its scale checked. Without e_x (a float model without calibration) the values are
+  // unknown: zeros, so that the ARM's clocks for the add are still counted.
+  std::shared_ptr<const std::vector<std::int32_t>> quantized_bias(const Node& n, std::optional<int> e_x, int e_w) const;
+
+  std::string path_;
+  onnx::ModelProto model_;
+  Network net_;
+  std::map<std::string, Const> consts_;
+  std::map<std::string, std::string> alias_;     // a Q / DQ output: the map it quantizes or dequantizes
+  std::map<std::string, Act> acts_;              // feature maps by (canonical) name
+  std::map<std::string, std::string> producer_;  // a map's node label, for messages
+  std::vector<Node> nodes_;
+  Scales scales_;
+  bool quantized_ = false;
+  std::string input_, output_, final_;
+  // the walk
+  std::map<std::string, std::vector<std::size_t>> readers_;
+  std::vector<Weighted> weighted_;
+  std::size_t relu_layer_ = 0;  // the layer a ReLU reading relu_map_ joins
+  std::string relu_map_;
+  std::set<std::string> non_negative_;  // maps after a ReLU (padded max pooling may read them)
+  std::map<std::size_t, double> clip_high_;  // a layer's Clip max (ReLU6: 6), by layer index
+  std::string after_relu_map_;               // the map a layer's Relu just gave (a Clip may follow it)
+  std::size_t after_relu_layer_ = 0;
+  std::map<std::string, std::string> folded_;  // a map a BatchNormalization or bias was folded into, and by which node
+  std::map<std::string, std::pair<std::string, int>> pads_;  // a Pad's output: its input and padding
+  // s2cosim check
+  bool collect_ = false;
+  std::vector<std::string> problems_;
+  std::vector<std::string> notes_;  // what the import folded, lowered or left to the host, per node
+};
+
+}  // namespace s2::mapper::onnx_reader

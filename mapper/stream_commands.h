@@ -1,0 +1,32 @@
+// The commands the distributor's strategies write into a block's task streams (model/task_stream.h): DMA
+// transfers, ARM operations, MLA tasks and Syncs, each charged to one of the block's operations; and a
+// block's empty stream. Inside the distributor only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dram_layout.h"
+#include "model/task_stream.h"
+#include "parser.h"
+#include "workers.h"
+
+namespace s2::mapper {
+
+// The name of the block's operation of kind k, else the block's.
+std::string op_name(const OperationBlock& b, PrimitiveKind k);
+// QUAN's right shift: the layer's own (an imported network's quantization), else, for test data, about
+// half the bits a sum of K products of random int8 values grows by (the thesis gives no shift)
+int quant_shift(const OperationBlock& b, int K);
+
+StreamCommand dma(CommandKind k, const std::string& op, const DmaTransfer& t);
+StreamCommand arm(const std::string& op, const ArmCommand& a);
+StreamCommand sync();
+StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, std::uint32_t b_base, std::uint32_t o_base);
+// An MM block's piece as an MLA task (batch 1: A is the input vector, H_A = 1).
+Task mm_task(const MmShape& shape);
+
+// A block's stream with no commands yet, one command list per PE of the system.
+TaskStream new_stream(const std::string& name, const BlockDramMap& m, const Workers& w);
+
+}  // namespace s2::mapper
