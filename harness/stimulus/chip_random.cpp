@@ -542,6 +542,27 @@ class Planner {
     t.a_src_shift = rng_.percent(50) ? -1 : rng_.irange(0, kPesPerQpe - 1);
     const int a_pe = qpe0 + t.a_source_pe(p.pe % kPesPerQpe);
     const std::string op = t.op == Op::Conv ? "CONV" : "MM";
+    const std::uint32_t a_base = operand_a(p, l, a_pe, op);
+    const std::uint32_t b_base = operand_b(p, t, l, op);
+    const std::uint32_t o_base = scratch(p, l.o_bytes, true);
+    StreamCommand c;
+    c.kind = CommandKind::Mla;
+    c.operation = op;
+    c.mla = t;
+    c.a_base = a_base;
+    c.b_base = b_base;
+    c.o_base = o_base;
+    c.async = rng_.percent(40);
+    emit(p, c,
+         {{sram_of(a_pe), a_base, a_base + l.a_bytes}, {sram_of(p.pe), b_base, b_base + l.b_bytes},
+          {sram_of(p.pe), o_base, o_base + l.o_bytes}},
+         {}, 60 + mla_work_cycles(t, cfg_));
+    results(p, t, l, o_base, op);
+  }
+
+  // Where the task's operand A is (in PE a_pe's SRAM): in the PE's own scratch, loaded there or already there;
+  // in the neighbour, data it published that this PE may read, or its read-only zone.
+  std::uint32_t operand_a(PeState& p, const SramLayout& l, int a_pe, const std::string& op) {
     std::uint32_t a_base = 0;
     if (a_pe == p.pe) {
       a_base = scratch(p, l.a_bytes, true);
@@ -554,7 +575,6 @@ class Planner {
         make_defined(p, a_base, l.a_bytes);
       }
     } else {
-      // in the neighbour: data it published that this PE may read, or its read-only zone
       std::vector<std::uint32_t> places;
       for (const Published& r : published_) {
         if (!(r.span.mem == sram_of(a_pe)) || !visible(p, r)) continue;
@@ -564,6 +584,11 @@ class Planner {
       if (!places.empty() && rng_.percent(70)) a_base = rng_.pick(places);
       else a_base = kReadOnlyBase + 16 * static_cast<std::uint32_t>(rng_.range(0, (kReadOnlyEnd - kReadOnlyBase - l.a_bytes) / 16));
     }
+    return a_base;
+  }
+
+  // Where operand B is: in the PE's scratch, loaded there as the layout wants it, or already there.
+  std::uint32_t operand_b(PeState& p, const Task& t, const SramLayout& l, const std::string& op) {
     const std::uint32_t b_base = scratch(p, l.b_bytes, true);
     if (rng_.percent(60)) {
       Shape s;
@@ -582,21 +607,13 @@ class Planner {
     } else {
       make_defined(p, b_base, l.b_bytes);
     }
-    const std::uint32_t o_base = scratch(p, l.o_bytes, true);
-    StreamCommand c;
-    c.kind = CommandKind::Mla;
-    c.operation = op;
-    c.mla = t;
-    c.a_base = a_base;
-    c.b_base = b_base;
-    c.o_base = o_base;
-    c.async = rng_.percent(40);
-    emit(p, c,
-         {{sram_of(a_pe), a_base, a_base + l.a_bytes}, {sram_of(p.pe), b_base, b_base + l.b_bytes},
-          {sram_of(p.pe), o_base, o_base + l.o_bytes}},
-         {}, 60 + mla_work_cycles(t, cfg_));
+    return b_base;
+  }
 
-    // the results: planes x height x width int32, o_row_stride results apart
+  // The results at `o_base`: sometimes through an ARM operation (a ReLU in place, or a quantization to int8
+  // elsewhere), often out by DMA to the PE's part of a DRAM or another PE's inbox.
+  void results(PeState& p, const Task& t, const SramLayout& l, std::uint32_t o_base, const std::string& op) {
+    // planes x height x width int32, o_row_stride results apart
     const std::uint32_t planes = t.op == Op::Conv ? static_cast<std::uint32_t>(t.conv.C) : 1;
     const std::uint32_t height = static_cast<std::uint32_t>(t.op == Op::Conv ? t.conv.Ho() : t.mm.H_A);
     const std::uint32_t width = static_cast<std::uint32_t>(t.op == Op::Conv ? t.conv.Wo() : t.mm.W_B);
