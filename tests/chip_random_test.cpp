@@ -14,6 +14,8 @@
 
 #include "harness/backends/backend.h"
 #include "harness/stimulus/chip_random.h"
+#include "harness/stimulus/chip_suite.h"
+#include "harness/stimulus/stream_checks.h"
 #include "harness/commands/chip_regress.h"
 #include "harness/outputs/result.h"
 #include "harness/check/comparators.h"

@@ -16,6 +16,8 @@
 
 #include "harness/backends/backend.h"
 #include "harness/stimulus/chip_random.h"
+#include "harness/stimulus/chip_suite.h"
+#include "harness/stimulus/stream_checks.h"
 #include "harness/check/comparators.h"
 #include "harness/session/progress.h"
 #include "harness/commands/regress_report.h"

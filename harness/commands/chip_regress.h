@@ -1,4 +1,4 @@
-// `s2cosim chip-regress`: a chip suite (harness/stimulus/chip_random.h) on the model and/or the RTL. Each row's
+// `s2cosim chip-regress`: a chip suite (harness/stimulus/chip_suite.h) on the model and/or the RTL. Each row's
 // stream is generated again from its seed and system (and refused if it is not the stream the row was
 // written with), runs from its seeded memory on each backend, and is compared: clocks (equation 5.1), every
 // DRAM's and every PE's SRAM bytes after the run (bit-exact but for the bytes the contract leaves

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/commands/bench.h"
-#include "harness/stimulus/chip_random.h"
+#include "harness/stimulus/chip_suite.h"
 #include "harness/commands/chip_regress.h"
 #include "harness/commands/flaw_limit.h"
 #include "harness/session/journal.h"

@@ -2,20 +2,16 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <map>
 #include <optional>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "harness/stimulus/task_vectors.h"
+#include "harness/stimulus/stream_access.h"
 #include "model/pe/arm_ops.h"
 #include "model/splitmix64.h"
 #include "model/sram_layout.h"
-#include "model/text_file.h"
 
 namespace s2 {
 
@@ -57,6 +53,13 @@ HwConfig chip_random_config(const std::string& system) {
 
 namespace {
 
+using stream_access::arm_spans;
+using stream_access::ByteRanges;
+using stream_access::Span;
+using stream_access::sram_of;
+using stream_access::track_unspecified;
+using stream_access::value_reads;
+
 // The generator's draws: splitmix64 (the same on every machine) with the ranges it needs.
 struct Rng {
   SplitMix64 gen;
@@ -81,12 +84,6 @@ constexpr std::uint32_t kSramNeeded = kInboxBase + kInboxSlots * kInboxSlotBytes
 constexpr std::uint64_t kDramReadOnly = 0x10000;
 constexpr std::uint64_t kDramPrivate = 0x8000;
 
-// A byte range of one memory.
-struct Span {
-  MemoryRef mem;
-  std::uint64_t lo = 0, hi = 0;
-  std::uint64_t size() const { return hi - lo; }
-};
 bool overlap(const Span& a, const Span& b) { return a.mem == b.mem && a.lo < b.hi && b.lo < a.hi; }
 bool overlap(const std::vector<Span>& a, const std::vector<Span>& b) {
   for (const Span& x : a)
@@ -95,150 +92,11 @@ bool overlap(const std::vector<Span>& a, const std::vector<Span>& b) {
   return false;
 }
 
-MemoryRef sram_of(int pe) { return {MemoryRef::Kind::Sram, pe}; }
 MemoryRef dram_of(int d) { return {MemoryRef::Kind::Dram, d}; }
 
 std::uint64_t extent(std::uint64_t row_stride, std::uint64_t plane_stride, std::uint32_t row_bytes, std::uint32_t rows,
                      std::uint32_t planes) {
   return std::uint64_t(planes - 1) * plane_stride + std::uint64_t(rows - 1) * row_stride + row_bytes;
-}
-
-// Sorted disjoint byte ranges [lo, hi) of one memory.
-class ByteRanges {
- public:
-  void add(std::uint64_t lo, std::uint64_t hi) {
-    if (lo >= hi) return;
-    auto it = r_.upper_bound(lo);
-    if (it != r_.begin() && std::prev(it)->second >= lo) --it;
-    while (it != r_.end() && it->first <= hi) {
-      lo = std::min(lo, it->first);
-      hi = std::max(hi, it->second);
-      it = r_.erase(it);
-    }
-    r_.emplace(lo, hi);
-  }
-  void remove(std::uint64_t lo, std::uint64_t hi) {
-    if (lo >= hi) return;
-    auto it = r_.upper_bound(lo);
-    if (it != r_.begin() && std::prev(it)->second > lo) --it;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> keep;
-    while (it != r_.end() && it->first < hi) {
-      if (it->first < lo) keep.emplace_back(it->first, lo);
-      if (it->second > hi) keep.emplace_back(hi, it->second);
-      it = r_.erase(it);
-    }
-    for (const auto& k : keep) r_.emplace(k);
-  }
-  bool overlaps(std::uint64_t lo, std::uint64_t hi) const {
-    auto it = r_.upper_bound(lo);
-    if (it != r_.begin() && std::prev(it)->second > lo) return true;
-    return it != r_.end() && it->first < hi;
-  }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges() const { return {r_.begin(), r_.end()}; }
-
- private:
-  std::map<std::uint64_t, std::uint64_t> r_;
-};
-
-// The spans of every row a transfer's side touches.
-void strided(std::vector<Span>& out, MemoryRef mem, std::uint64_t base, std::uint64_t row_stride, std::uint64_t plane_stride,
-             const DmaTransfer& t) {
-  for (std::uint32_t z = 0; z < t.planes; ++z)
-    for (std::uint32_t r = 0; r < t.rows; ++r) {
-      const std::uint64_t lo = base + z * plane_stride + r * row_stride;
-      out.push_back({mem, lo, lo + t.row_bytes});
-    }
-}
-
-// The chip PE an MLA command of chip PE `pe` reads operand A from.
-int operand_a_pe(const StreamCommand& c, int pe) { return pe / kPesPerQpe * kPesPerQpe + c.mla.a_source_pe(pe % kPesPerQpe); }
-
-// The lanes of an MLA task's result rows past its width, up to the end of the 4-result (128-bit) word: the
-// contract defines results for x < Wo (conv) and j < W_B (mm) only (model/sram_layout.h); the RTL writes whole
-// words there, the model leaves them as they were.
-std::vector<Span> mla_padding_lanes(const StreamCommand& c, int pe, const HwConfig& cfg) {
-  const SramLayout l = sram_layout(c.mla, cfg);
-  const bool conv = c.mla.op == Op::Conv;
-  const std::uint64_t width = static_cast<std::uint64_t>(conv ? c.mla.conv.Wo() : c.mla.mm.W_B);
-  const std::uint64_t rows = l.o_bytes / (4ull * l.o_row_stride);
-  std::vector<Span> v;
-  if (width % 4 == 0) return v;
-  for (std::uint64_t r = 0; r < rows; ++r) {
-    const std::uint64_t row = c.o_base + 4 * r * l.o_row_stride;
-    v.push_back({sram_of(pe), row + 4 * width, row + 4 * align_up(width, 4)});
-  }
-  return v;
-}
-
-// The bytes a command reads whose value matters: a DMA's source rows, an MLA's operand A (all of it: its
-// padding filters give the results of the padding rows) and its operand B's rows (their padding columns only
-// reach the padding lanes), an ARM operation's source rows and, where it adds to it, its destination's.
-std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cfg) {
-  std::vector<Span> v;
-  switch (c.kind) {
-    case CommandKind::DmaLoad:
-      strided(v, c.dma.remote, c.dma.dram_addr, c.dma.dram_row_stride, c.dma.dram_plane_stride, c.dma);
-      break;
-    case CommandKind::DmaStore:
-      strided(v, sram_of(pe), c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
-      break;
-    case CommandKind::Mla: {
-      const SramLayout l = sram_layout(c.mla, cfg);
-      v.push_back({sram_of(operand_a_pe(c, pe)), c.a_base, std::uint64_t(c.a_base) + l.a_bytes});
-      const bool conv = c.mla.op == Op::Conv;
-      const std::uint64_t planes = conv ? static_cast<std::uint64_t>(c.mla.conv.D) : 1;
-      const std::uint64_t rows = static_cast<std::uint64_t>(conv ? c.mla.conv.Hi : c.mla.mm.H_B);
-      const std::uint64_t bytes = static_cast<std::uint64_t>(conv ? c.mla.conv.Wi : c.mla.mm.W_B);
-      for (std::uint64_t d = 0; d < planes; ++d)
-        for (std::uint64_t y = 0; y < rows; ++y) {
-          const std::uint64_t lo = c.b_base + d * l.b_plane_stride + y * l.b_row_stride;
-          v.push_back({sram_of(pe), lo, lo + bytes});
-        }
-      break;
-    }
-    case CommandKind::Arm: {
-      const ArmCommand& a = c.arm;
-      if (a.kind == ArmOpKind::Pad) break;
-      const bool wide = a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Quantize || a.kind == ArmOpKind::AddInt32;
-      const std::uint64_t row = wide ? 4ull * ((a.width - 1ull) * a.col_step + 1) : a.width;
-      const std::uint64_t sp = a.source_plane_stride(), dp = a.destination_plane_stride(a.height);
-      for (std::uint64_t d = 0; d < a.planes; ++d)
-        for (std::uint64_t y = 0; y < a.height; ++y) {
-          const std::uint64_t lo = a.src + d * sp + y * a.src_row_stride;
-          v.push_back({sram_of(pe), lo, lo + row});
-          if (a.kind == ArmOpKind::AddInt8 || a.kind == ArmOpKind::AddInt32) {
-            const std::uint64_t dl = a.dst + d * dp + y * a.dst_row_stride;
-            v.push_back({sram_of(pe), dl, dl + row});
-          }
-        }
-      break;
-    }
-    default:
-      break;
-  }
-  return v;
-}
-
-// What command `c` of chip PE `pe` leaves unspecified in its own SRAM (`u`), after it: an MLA's padding lanes
-// (the rest of its results it writes); a load's rows and a quantization's output rows are written.
-void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, ByteRanges& u) {
-  if (c.kind == CommandKind::Mla) {
-    const SramLayout l = sram_layout(c.mla, cfg);
-    u.remove(c.o_base, std::uint64_t(c.o_base) + l.o_bytes);
-    for (const Span& lane : mla_padding_lanes(c, pe, cfg)) u.add(lane.lo, lane.hi);
-  } else if (c.kind == CommandKind::DmaLoad) {
-    std::vector<Span> rows;
-    strided(rows, sram_of(pe), c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
-    for (const Span& r : rows) u.remove(r.lo, r.hi);
-  } else if (c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Quantize) {
-    const ArmCommand& a = c.arm;
-    const std::uint64_t dp = a.destination_plane_stride(a.height);
-    for (std::uint64_t d = 0; d < a.planes; ++d)
-      for (std::uint64_t y = 0; y < a.height; ++y) {
-        const std::uint64_t lo = a.dst + d * dp + y * a.dst_row_stride;
-        u.remove(lo, lo + a.width);
-      }
-  }
 }
 
 // Data another PE may read: written by `writer` in its segment `segment` (between its Syncs number segment
@@ -684,6 +542,27 @@ class Planner {
     t.a_src_shift = rng_.percent(50) ? -1 : rng_.irange(0, kPesPerQpe - 1);
     const int a_pe = qpe0 + t.a_source_pe(p.pe % kPesPerQpe);
     const std::string op = t.op == Op::Conv ? "CONV" : "MM";
+    const std::uint32_t a_base = operand_a(p, l, a_pe, op);
+    const std::uint32_t b_base = operand_b(p, t, l, op);
+    const std::uint32_t o_base = scratch(p, l.o_bytes, true);
+    StreamCommand c;
+    c.kind = CommandKind::Mla;
+    c.operation = op;
+    c.mla = t;
+    c.a_base = a_base;
+    c.b_base = b_base;
+    c.o_base = o_base;
+    c.async = rng_.percent(40);
+    emit(p, c,
+         {{sram_of(a_pe), a_base, a_base + l.a_bytes}, {sram_of(p.pe), b_base, b_base + l.b_bytes},
+          {sram_of(p.pe), o_base, o_base + l.o_bytes}},
+         {}, 60 + mla_work_cycles(t, cfg_));
+    results(p, t, l, o_base, op);
+  }
+
+  // Where the task's operand A is (in PE a_pe's SRAM): in the PE's own scratch, loaded there or already there;
+  // in the neighbour, data it published that this PE may read, or its read-only zone.
+  std::uint32_t operand_a(PeState& p, const SramLayout& l, int a_pe, const std::string& op) {
     std::uint32_t a_base = 0;
     if (a_pe == p.pe) {
       a_base = scratch(p, l.a_bytes, true);
@@ -696,7 +575,6 @@ class Planner {
         make_defined(p, a_base, l.a_bytes);
       }
     } else {
-      // in the neighbour: data it published that this PE may read, or its read-only zone
       std::vector<std::uint32_t> places;
       for (const Published& r : published_) {
         if (!(r.span.mem == sram_of(a_pe)) || !visible(p, r)) continue;
@@ -706,6 +584,11 @@ class Planner {
       if (!places.empty() && rng_.percent(70)) a_base = rng_.pick(places);
       else a_base = kReadOnlyBase + 16 * static_cast<std::uint32_t>(rng_.range(0, (kReadOnlyEnd - kReadOnlyBase - l.a_bytes) / 16));
     }
+    return a_base;
+  }
+
+  // Where operand B is: in the PE's scratch, loaded there as the layout wants it, or already there.
+  std::uint32_t operand_b(PeState& p, const Task& t, const SramLayout& l, const std::string& op) {
     const std::uint32_t b_base = scratch(p, l.b_bytes, true);
     if (rng_.percent(60)) {
       Shape s;
@@ -724,21 +607,13 @@ class Planner {
     } else {
       make_defined(p, b_base, l.b_bytes);
     }
-    const std::uint32_t o_base = scratch(p, l.o_bytes, true);
-    StreamCommand c;
-    c.kind = CommandKind::Mla;
-    c.operation = op;
-    c.mla = t;
-    c.a_base = a_base;
-    c.b_base = b_base;
-    c.o_base = o_base;
-    c.async = rng_.percent(40);
-    emit(p, c,
-         {{sram_of(a_pe), a_base, a_base + l.a_bytes}, {sram_of(p.pe), b_base, b_base + l.b_bytes},
-          {sram_of(p.pe), o_base, o_base + l.o_bytes}},
-         {}, 60 + mla_work_cycles(t, cfg_));
+    return b_base;
+  }
 
-    // the results: planes x height x width int32, o_row_stride results apart
+  // The results at `o_base`: sometimes through an ARM operation (a ReLU in place, or a quantization to int8
+  // elsewhere), often out by DMA to the PE's part of a DRAM or another PE's inbox.
+  void results(PeState& p, const Task& t, const SramLayout& l, std::uint32_t o_base, const std::string& op) {
+    // planes x height x width int32, o_row_stride results apart
     const std::uint32_t planes = t.op == Op::Conv ? static_cast<std::uint32_t>(t.conv.C) : 1;
     const std::uint32_t height = static_cast<std::uint32_t>(t.op == Op::Conv ? t.conv.Ho() : t.mm.H_A);
     const std::uint32_t width = static_cast<std::uint32_t>(t.op == Op::Conv ? t.conv.Wo() : t.mm.W_B);
@@ -800,23 +675,6 @@ class Planner {
     const std::vector<Span> touched = arm_spans(a, p.pe);
     emit(p, c, touched, {}, 20 + arm_op_cycles(a, cfg_.arm));
   }
-
- public:
-  // The planes an ARM operation reads and writes (as arm_apply bounds them).
-  static std::vector<Span> arm_spans(const ArmCommand& a, int pe) {
-    const std::uint64_t sp = a.source_plane_stride();
-    std::vector<Span> v{{sram_of(pe), a.src, a.src + a.planes * sp}};
-    const bool in_place = a.kind == ArmOpKind::Pad || a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Relu8;
-    if (!in_place) {
-      std::uint64_t rows = a.height;
-      if (a.kind == ArmOpKind::MaxPool8 || a.kind == ArmOpKind::AvgPool8)
-        rows = (a.height - static_cast<std::uint32_t>(a.window)) / static_cast<std::uint32_t>(a.pool_stride()) + 1;
-      v.push_back({sram_of(pe), a.dst, a.dst + a.planes * a.destination_plane_stride(rows)});
-    }
-    return v;
-  }
-
- private:
   // An element-wise operation of its own on fresh scratch (whatever bytes are there).
   void arm_alone(PeState& p) {
     ArmCommand a;
@@ -892,58 +750,6 @@ class Planner {
   }
 };
 
-// ---------------------------------------------------------------------------------------------- races
-
-// What command `c` of chip PE `pe` reads and writes.
-struct Access {
-  std::vector<Span> reads, writes;
-};
-Access access_of(const StreamCommand& c, int pe, const HwConfig& cfg) {
-  Access a;
-  const MemoryRef own = sram_of(pe);
-  switch (c.kind) {
-    case CommandKind::DmaLoad:
-      strided(a.reads, c.dma.remote, c.dma.dram_addr, c.dma.dram_row_stride, c.dma.dram_plane_stride, c.dma);
-      strided(a.writes, own, c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
-      break;
-    case CommandKind::DmaStore:
-      strided(a.reads, own, c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
-      strided(a.writes, c.dma.remote, c.dma.dram_addr, c.dma.dram_row_stride, c.dma.dram_plane_stride, c.dma);
-      break;
-    case CommandKind::Mla: {
-      const SramLayout l = sram_layout(c.mla, cfg);
-      a.reads.push_back({sram_of(operand_a_pe(c, pe)), c.a_base, std::uint64_t(c.a_base) + l.a_bytes});
-      a.reads.push_back({own, c.b_base, std::uint64_t(c.b_base) + l.b_bytes});
-      a.writes.push_back({own, c.o_base, std::uint64_t(c.o_base) + l.o_bytes});
-      break;
-    }
-    case CommandKind::Arm:
-      a.writes = Planner::arm_spans(c.arm, pe);  // read and written
-      break;
-    default:
-      break;
-  }
-  return a;
-}
-
-bool any_overlap(std::vector<Span> a, std::vector<Span> b) {
-  auto by_lo = [](const Span& x, const Span& y) { return x.lo < y.lo; };
-  std::sort(a.begin(), a.end(), by_lo);
-  std::sort(b.begin(), b.end(), by_lo);
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i].lo < b[j].hi && b[j].lo < a[i].hi) return true;
-    (a[i].hi < b[j].hi) ? ++i : ++j;
-  }
-  return false;
-}
-
-std::string command_name(const TaskStream& s, int pe, std::size_t k) {
-  const StreamCommand& c = s.pe[static_cast<std::size_t>(pe)][k];
-  return fmt::format("PE {} command {} ({}{}{})", pe, k, to_string(c.kind), c.async ? " async" : "",
-                     c.operation.empty() ? "" : " " + c.operation);
-}
-
 }  // namespace
 
 TaskStream random_chip_stream(const HwConfig& cfg, std::uint64_t seed, const ChipRandomOptions& opt) {
@@ -965,378 +771,6 @@ SystemMemory random_chip_memory(const HwConfig& cfg, const TaskStream& s, std::u
     if (cfg.chip.has_pes(q))
       for (int p = 0; p < kPesPerQpe; ++p) fill(m.sram[q * kPesPerQpe + p] = std::vector<std::uint8_t>(static_cast<std::size_t>(cfg.sram_bytes)));
   return m;
-}
-
-std::string chip_stream_summary(const TaskStream& s) {
-  std::set<int> pes, qpes;
-  std::size_t commands = 0, loads = 0, loads_sram = 0, stores = 0, stores_sram = 0, async = 0, mla = 0, mla_nb = 0,
-              arm = 0, waits = 0, syncs = 0;
-  std::uint64_t bytes = 0;
-  // the stream, every field, in one text: its hash names it
-  std::ostringstream text;
-  text << s.dram_bytes << ';';
-  for (const auto& g : s.sync_groups) {
-    for (int m : g) text << m << ' ';
-    text << ';';
-  }
-  for (std::size_t p = 0; p < s.pe.size(); ++p) {
-    if (s.pe[p].empty()) continue;
-    pes.insert(static_cast<int>(p));
-    qpes.insert(static_cast<int>(p) / kPesPerQpe);
-    text << "\nPE " << p;
-    for (const StreamCommand& c : s.pe[p]) {
-      ++commands;
-      async += c.async;
-      text << '\n' << to_string(c.kind) << ' ' << c.operation << ' ' << c.async << ' ';
-      switch (c.kind) {
-        case CommandKind::DmaLoad:
-        case CommandKind::DmaStore: {
-          const bool sram = c.dma.remote.kind == MemoryRef::Kind::Sram;
-          if (c.kind == CommandKind::DmaLoad) ++loads, loads_sram += sram;
-          else ++stores, stores_sram += sram;
-          bytes += c.dma.bytes();
-          const DmaTransfer& d = c.dma;
-          text << to_string(d.remote) << ' ' << d.dram_addr << ' ' << d.dram_row_stride << ' ' << d.dram_plane_stride << ' '
-               << d.sram_addr << ' ' << d.sram_row_stride << ' ' << d.sram_plane_stride << ' ' << d.row_bytes << ' ' << d.rows
-               << ' ' << d.planes;
-          break;
-        }
-        case CommandKind::Mla:
-          ++mla;
-          mla_nb += c.mla.a_from_neighbor();
-          text << shape_string(c.mla) << ' ' << a_src_string(c.mla) << ' ' << c.a_base << ' ' << c.b_base << ' ' << c.o_base;
-          break;
-        case CommandKind::Arm: {
-          ++arm;
-          const ArmCommand& a = c.arm;
-          text << to_string(a.kind) << ' ' << a.src << ' ' << a.dst << ' ' << a.planes << ' ' << a.height << ' ' << a.width << ' '
-               << a.src_row_stride << ' ' << a.dst_row_stride << ' ' << a.src_plane_stride << ' ' << a.dst_plane_stride << ' '
-               << a.pad_left << ' ' << a.pad_right << ' ' << a.pad_top << ' ' << a.pad_bottom << ' ' << a.shift << ' '
-               << a.window << ' ' << a.stride << ' ' << a.col_step;
-          break;
-        }
-        case CommandKind::Sync:
-          ++syncs;
-          text << c.sync_group;
-          break;
-        case CommandKind::WaitDma:
-        case CommandKind::WaitMla:
-          ++waits;
-          break;
-      }
-    }
-  }
-  return fmt::format(
-      "{} PEs in {} QPEs; {} commands: {} loads ({} from SRAM) {} stores ({} to SRAM) {} mla ({} operand A from a "
-      "neighbour) {} arm {} async {} waits {} syncs in {} groups; {} bytes moved; hash {}",
-      pes.size(), qpes.size(), commands, loads, loads_sram, stores, stores_sram, mla, mla_nb, arm, async, waits, syncs,
-      s.sync_groups.size(), bytes, text_hash(text.str()));
-}
-
-std::string find_stream_race(const TaskStream& s, const HwConfig& cfg) {
-  const std::size_t n = s.pe.size();
-  // Points of PE p: 2k is the start of its command k, 2k + 1 its end; 2 * size the PE's end. known[p][j]: after
-  // p's j-th Sync, the latest point of each PE ordered before it (-1: none).
-  const std::size_t groups = s.sync_groups.empty() ? 1 : s.sync_groups.size();
-  std::vector<std::vector<std::size_t>> sync_at(n);
-  for (std::size_t p = 0; p < n; ++p)
-    for (std::size_t k = 0; k < s.pe[p].size(); ++k)
-      if (s.pe[p][k].kind == CommandKind::Sync) sync_at[p].push_back(k);
-  std::vector<std::vector<std::vector<long>>> known(n);
-  std::vector<std::size_t> next(n, 0);
-  auto current = [&](std::size_t p) { return next[p] == 0 ? std::vector<long>(n, -1) : known[p][next[p] - 1]; };
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (std::size_t g = 0; g < groups; ++g) {
-      const std::vector<int> members = s.sync_group_members(static_cast<int>(g));
-      bool ready = !members.empty();
-      for (int m : members) {
-        const std::size_t p = static_cast<std::size_t>(m);
-        ready = ready && next[p] < sync_at[p].size() && s.pe[p][sync_at[p][next[p]]].sync_group == static_cast<int>(g);
-      }
-      if (!ready) continue;
-      std::vector<long> joined(n, -1);
-      for (int m : members) {
-        const std::size_t p = static_cast<std::size_t>(m);
-        const std::vector<long> k = current(p);
-        for (std::size_t q = 0; q < n; ++q) joined[q] = std::max(joined[q], k[q]);
-        joined[p] = std::max(joined[p], 2 * static_cast<long>(sync_at[p][next[p]]));
-      }
-      for (int m : members) {
-        const std::size_t p = static_cast<std::size_t>(m);
-        known[p].push_back(joined);
-        ++next[p];
-      }
-      progress = true;
-    }
-  }
-  for (std::size_t p = 0; p < n; ++p)
-    if (next[p] < sync_at[p].size()) return command_name(s, static_cast<int>(p), sync_at[p][next[p]]) + ": a Sync that is never met";
-  // point `a` of PE p before point `b` of PE q
-  auto before = [&](std::size_t p, long a, std::size_t q, long b) {
-    if (p == q) return a <= b;
-    std::size_t j = 0;  // Syncs of q that end at or before b
-    while (j < sync_at[q].size() && 2 * static_cast<long>(sync_at[q][j]) + 1 <= b) ++j;
-    return j > 0 && known[q][j - 1][p] >= a;
-  };
-  struct Activity {
-    std::size_t pe, k;
-    long start, end;
-    Access access;
-  };
-  std::vector<Activity> acts;
-  for (std::size_t p = 0; p < n; ++p) {
-    const auto& cmds = s.pe[p];
-    for (std::size_t k = 0; k < cmds.size(); ++k) {
-      const StreamCommand& c = cmds[k];
-      if (c.kind == CommandKind::Sync || c.kind == CommandKind::WaitDma || c.kind == CommandKind::WaitMla) continue;
-      Activity a{p, k, 2 * static_cast<long>(k), 2 * static_cast<long>(k) + 1, access_of(c, static_cast<int>(p), cfg)};
-      const bool dma = c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore;
-      if (c.async) {
-        a.end = 2 * static_cast<long>(cmds.size());
-        for (std::size_t j = k + 1; j < cmds.size(); ++j) {
-          const CommandKind w = cmds[j].kind;
-          if ((dma && (w == CommandKind::DmaLoad || w == CommandKind::DmaStore)) || (!dma && w == CommandKind::Mla)) {
-            a.end = 2 * static_cast<long>(j);  // the engine's next command waits for it before it starts
-            break;
-          }
-          if (w == (dma ? CommandKind::WaitDma : CommandKind::WaitMla)) {
-            a.end = 2 * static_cast<long>(j) + 1;
-            break;
-          }
-        }
-      }
-      acts.push_back(std::move(a));
-    }
-  }
-  // per activity and memory: the bounds of what it reads and writes, to pass over pairs that cannot meet
-  using Bounds = std::map<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>>;
-  auto bounds = [](const std::vector<Span>& v) {
-    Bounds b;
-    for (const Span& x : v) {
-      auto [it, fresh] = b.try_emplace({static_cast<int>(x.mem.kind), x.mem.index}, x.lo, x.hi);
-      if (!fresh) it->second = {std::min(it->second.first, x.lo), std::max(it->second.second, x.hi)};
-    }
-    return b;
-  };
-  std::vector<Bounds> read_bounds, write_bounds;
-  for (const Activity& a : acts) {
-    read_bounds.push_back(bounds(a.access.reads));
-    write_bounds.push_back(bounds(a.access.writes));
-  }
-  auto conflict = [&](const Bounds& ba, const std::vector<Span>& a, const Bounds& bb, const std::vector<Span>& b) {
-    for (const auto& [mem, r] : ba) {
-      const auto it = bb.find(mem);
-      if (it == bb.end() || r.first >= it->second.second || it->second.first >= r.second) continue;
-      std::vector<Span> x, y;
-      for (const Span& sp : a)
-        if (std::pair<int, int>{static_cast<int>(sp.mem.kind), sp.mem.index} == mem) x.push_back(sp);
-      for (const Span& sp : b)
-        if (std::pair<int, int>{static_cast<int>(sp.mem.kind), sp.mem.index} == mem) y.push_back(sp);
-      if (any_overlap(x, y)) return to_string(x.front().mem);
-    }
-    return std::string();
-  };
-  for (std::size_t i = 0; i < acts.size(); ++i)
-    for (std::size_t j = i + 1; j < acts.size(); ++j) {
-      const Activity &x = acts[i], &y = acts[j];
-      std::string where = conflict(write_bounds[i], x.access.writes, write_bounds[j], y.access.writes);
-      if (where.empty()) where = conflict(write_bounds[i], x.access.writes, read_bounds[j], y.access.reads);
-      if (where.empty()) where = conflict(read_bounds[i], x.access.reads, write_bounds[j], y.access.writes);
-      if (where.empty() || before(x.pe, x.end, y.pe, y.start) || before(y.pe, y.end, x.pe, x.start)) continue;
-      return command_name(s, static_cast<int>(x.pe), x.k) + " and " + command_name(s, static_cast<int>(y.pe), y.k) +
-             " touch the same bytes of " + where + " (one writing) and nothing orders them";
-    }
-  return "";
-}
-
-std::map<int, std::vector<std::pair<std::uint64_t, std::uint64_t>>> chip_stream_unspecified(const TaskStream& s,
-                                                                                            const HwConfig& cfg) {
-  std::map<int, std::vector<std::pair<std::uint64_t, std::uint64_t>>> out;
-  for (std::size_t p = 0; p < s.pe.size(); ++p) {
-    ByteRanges u;
-    for (const StreamCommand& c : s.pe[p]) track_unspecified(c, static_cast<int>(p), cfg, u);
-    if (auto r = u.ranges(); !r.empty()) out[static_cast<int>(p)] = std::move(r);
-  }
-  return out;
-}
-
-std::string find_unspecified_read(const TaskStream& s, const HwConfig& cfg) {
-  // another PE's SRAM: against every byte any MLA of that PE leaves unspecified at any time
-  std::vector<ByteRanges> ever(s.pe.size());
-  for (std::size_t p = 0; p < s.pe.size(); ++p)
-    for (const StreamCommand& c : s.pe[p])
-      if (c.kind == CommandKind::Mla)
-        for (const Span& lane : mla_padding_lanes(c, static_cast<int>(p), cfg)) ever[p].add(lane.lo, lane.hi);
-  for (std::size_t p = 0; p < s.pe.size(); ++p) {
-    ByteRanges u;
-    for (std::size_t k = 0; k < s.pe[p].size(); ++k) {
-      const StreamCommand& c = s.pe[p][k];
-      for (const Span& r : value_reads(c, static_cast<int>(p), cfg)) {
-        if (r.mem.kind != MemoryRef::Kind::Sram) continue;
-        const bool own = static_cast<std::size_t>(r.mem.index) == p;
-        if (own ? u.overlaps(r.lo, r.hi) : ever[static_cast<std::size_t>(r.mem.index)].overlaps(r.lo, r.hi))
-          return command_name(s, static_cast<int>(p), k) + fmt::format(" reads bytes {:#x}..{:#x} of the {}, which an MLA task "
-                                                                      "left unspecified", r.lo, r.hi, to_string(r.mem));
-      }
-      track_unspecified(c, static_cast<int>(p), cfg, u);
-    }
-  }
-  return "";
-}
-
-std::string chip_stream_writers(const TaskStream& s, const HwConfig& cfg, MemoryRef mem, std::uint64_t addr) {
-  std::string out;
-  for (std::size_t p = 0; p < s.pe.size(); ++p)
-    for (std::size_t k = 0; k < s.pe[p].size(); ++k)
-      for (const Span& w : access_of(s.pe[p][k], static_cast<int>(p), cfg).writes)
-        if (w.mem == mem && w.lo <= addr && addr < w.hi) {
-          out += (out.empty() ? "" : ", ") + command_name(s, static_cast<int>(p), k);
-          break;
-        }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------- suites
-
-std::vector<ChipSuiteRow> chip_suite_rows(std::uint64_t seed, int count, const std::vector<std::string>& systems) {
-  if (systems.empty()) throw std::invalid_argument("chip suite: no system to generate streams for");
-  if (count < 1) throw std::invalid_argument("chip suite: count must be positive");
-  std::vector<HwConfig> cfgs;
-  for (const std::string& sys : systems) cfgs.push_back(chip_random_config(sys));
-  SplitMix64 gen{seed ^ 0x73756974650aull};  // "suite"
-  std::vector<ChipSuiteRow> rows;
-  for (int i = 0; i < count; ++i) {
-    const std::size_t k = static_cast<std::size_t>(i) % systems.size();
-    ChipSuiteRow r;
-    r.id = fmt::format("c{:03}", i);
-    r.seed = gen.next() >> 33;  // 31 bits: readable by any CSV reader
-    r.system = systems[k];
-    r.summary = chip_stream_summary(random_chip_stream(cfgs[k], r.seed));
-    rows.push_back(std::move(r));
-  }
-  return rows;
-}
-
-std::string chip_suite_csv(std::uint64_t seed, int count, const std::vector<std::string>& systems, const std::string& command) {
-  const std::vector<ChipSuiteRow> rows = chip_suite_rows(seed, count, systems);
-  std::map<std::string, int> per_system;
-  for (const ChipSuiteRow& r : rows) ++per_system[r.system];
-  std::string systems_line;
-  for (const auto& [sys, k] : per_system) systems_line += fmt::format("{}{} {}", systems_line.empty() ? "" : ", ", sys, k);
-  std::string o = fmt::format(
-      "# Random chip task streams (s2::random_chip_stream, harness/stimulus/chip_random.h): a row per stream, which\n"
-      "# `s2cosim chip-regress` generates again from its seed and system and runs on the model and the RTL.\n"
-      "# Generated with seed {} and count {} ({}). Do not edit: regenerate with\n"
-      "#   {}\n"
-      "# (the same seed gives the same file on every machine). system: mini, prototype (presets) or CxR (a mesh,\n"
-      "# harness/stimulus/chip_random.h mesh_chip). summary: what the stream holds, ending in a hash of the whole stream;\n"
-      "# chip-regress refuses to run a row whose stream the generator no longer makes.\n",
-      seed, count, systems_line, command);
-  o += "id,seed,system,summary\n";
-  for (const ChipSuiteRow& r : rows) o += fmt::format("{},{},{},{}\n", r.id, r.seed, r.system, r.summary);
-  return o;
-}
-
-std::vector<ChipSuiteRow> read_chip_suite(const std::string& path) {
-  return parse_chip_suite(read_text_file(path, kMaxChipSuiteBytes, "chip suite file"), path);
-}
-
-std::vector<ChipSuiteRow> parse_chip_suite(const std::string& text, const std::string& name) {
-  if (const auto bad = first_invalid_utf8(text)) {
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n'));
-    throw VectorError({{name, line, false, "", fmt::format("{}:{}: expected UTF-8 text", name, line)}});
-  }
-  std::vector<VectorProblem> problems;
-  auto problem = [&](int line, const std::string& field, const std::string& what, bool in_header = false) {
-    problems.push_back({name, line, in_header, field,
-                        (line > 0 ? fmt::format("{}:{}: ", name, line) : name + ": ") + what});
-  };
-  auto trim = [](std::string v) {
-    const std::size_t a = v.find_first_not_of(" \t\r"), b = v.find_last_not_of(" \t\r");
-    return a == std::string::npos ? std::string() : v.substr(a, b - a + 1);
-  };
-  auto split = [&](const std::string& line) {
-    std::vector<std::string> cells;
-    std::size_t at = 0;
-    for (;;) {
-      const std::size_t comma = line.find(',', at);
-      cells.push_back(trim(line.substr(at, comma == std::string::npos ? std::string::npos : comma - at)));
-      if (comma == std::string::npos) return cells;
-      at = comma + 1;
-    }
-  };
-  const std::array<const char*, 4> names = {"id", "seed", "system", "summary"};
-  std::array<int, 4> column{-1, -1, -1, -1};
-  std::size_t header_cells = 0;
-  bool header = false;
-  std::set<std::string> ids;
-  std::vector<ChipSuiteRow> rows;
-  std::istringstream in(text);
-  std::string raw;
-  for (int line = 1; std::getline(in, raw); ++line) {
-    const std::string l = trim(raw);
-    if (l.empty() || l[0] == '#') continue;
-    const std::vector<std::string> cells = split(l);
-    if (!header) {
-      header = true;
-      header_cells = cells.size();
-      for (std::size_t c = 0; c < cells.size(); ++c)
-        for (std::size_t k = 0; k < names.size(); ++k)
-          if (cells[c] == names[k]) {
-            if (column[k] >= 0) problem(line, names[k], fmt::format("header: column '{}' appears twice", names[k]), true);
-            column[k] = static_cast<int>(c);
-          }
-      for (std::size_t k = 0; k < names.size(); ++k)
-        if (column[k] < 0)
-          problem(line, names[k], fmt::format("header: no column '{}' (expected the header id,seed,system,summary)", names[k]), true);
-      if (!problems.empty()) break;
-      continue;
-    }
-    if (cells.size() != header_cells) {
-      problem(line, "", fmt::format("expected {} cells as the header has (id,seed,system,summary; no commas in a cell), got {}",
-                                    header_cells, cells.size()));
-      continue;
-    }
-    auto cell = [&](std::size_t k) { return cells[static_cast<std::size_t>(column[k])]; };
-    auto field = [&](std::size_t k, const std::string& expected) {
-      std::string got = cell(k);
-      if (got.size() > 64) got = got.substr(0, 64) + "...";
-      problem(line, names[k], fmt::format("field '{}': expected {}, got '{}'", names[k], expected, got));
-    };
-    ChipSuiteRow r;
-    r.line = line;
-    r.id = cell(0);
-    const bool id_ok = !r.id.empty() && r.id.size() <= 64 &&
-                       std::all_of(r.id.begin(), r.id.end(), [](char ch) {
-                         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
-                       });
-    if (!id_ok) field(0, "an id of 1 to 64 letters, digits, '_', '-' or '.'");
-    else if (!ids.insert(r.id).second) field(0, "an id no other row has");
-    const std::string seed = cell(1);
-    bool seed_ok = !seed.empty() && seed.size() <= 20 && seed.find_first_not_of("0123456789") == std::string::npos;
-    if (seed_ok) {
-      try {
-        r.seed = std::stoull(seed);
-      } catch (const std::exception&) {
-        seed_ok = false;
-      }
-    }
-    if (!seed_ok) field(1, "a non-negative integer below 2^64");
-    r.system = cell(2);
-    try {
-      chip_random_config(r.system);
-    } catch (const std::invalid_argument&) {
-      field(2, "mini, prototype or a mesh CxR with C and R from 1 to 6 (e.g. 3x3)");
-    }
-    r.summary = cell(3);
-    if (r.summary.empty()) field(3, "the stream's summary (as s2cosim vectors chip-random writes it)");
-    rows.push_back(std::move(r));
-  }
-  if (!header && problems.empty()) problem(0, "", "no header line (expected id,seed,system,summary)");
-  else if (rows.empty() && problems.empty()) problem(0, "", "no streams (expected a row per stream after the header)");
-  if (!problems.empty()) throw VectorError(std::move(problems));
-  return rows;
 }
 
 }  // namespace s2

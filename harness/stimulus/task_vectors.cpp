@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "model/text_file.h"
@@ -101,16 +102,115 @@ bool parse_u64(const std::string& s, std::uint64_t& out) {
   return true;
 }
 
-// A problem-collecting view of one data row.
+// One data row read into a task, field by field, every problem collected (a field's problem makes the row's
+// task invalid; the other fields are still read, so that every problem of the row is reported).
 class RowParser {
  public:
   RowParser(const std::string& file, int line, const std::array<std::string, kNumCols>& cells,
             std::vector<VectorProblem>& problems)
       : file_(file), line_(line), cells_(cells), problems_(problems) {}
 
-  const std::string& cell(Col c) const { return cells_[c]; }
-  bool empty(Col c) const { return cells_[c].empty(); }
+  bool ok() const { return ok_; }
 
+  // id: required, printable, unique in the file (`id_lines`: each id's line so far)
+  void id(Task& t, std::map<std::string, int>& id_lines) {
+    t.id = cells_[kId];
+    if (t.id.empty()) {
+      fail(kId, "a task name");
+    } else if (t.id.size() > kMaxTaskIdBytes) {
+      fail(kId, fmt::format("a task id of at most {} bytes", kMaxTaskIdBytes));
+    } else if (std::any_of(t.id.begin(), t.id.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      fail(kId, "a task id without control characters");
+    } else if (auto it = id_lines.find(t.id); it != id_lines.end()) {
+      fail(kId, fmt::format("a unique task id (this one is already used at line {})", it->second));
+    } else {
+      id_lines.emplace(t.id, line_);
+    }
+  }
+  // op: conv | mm; false if it is neither
+  bool op(Task& t) {
+    const std::string op = lower(cells_[kOp]);
+    if (op == "conv") {
+      t.op = Op::Conv;
+    } else if (op == "mm") {
+      t.op = Op::Mm;
+    } else {
+      fail(kOp, "conv or mm");
+      return false;
+    }
+    return true;
+  }
+  // The optional cells that say where and on what the task runs: pe, a_src, seed, data, and the thesis's
+  // reference clocks.
+  void options(Task& t) {
+    if (!empty(kPe)) {
+      const std::string pe = lower(cells_[kPe]);
+      if (pe == "all") t.pe = -1;
+      else if (pe.size() == 1 && pe[0] >= '0' && pe[0] < '0' + kPesPerQpe) t.pe = pe[0] - '0';
+      else fail(kPe, "all or 0..3");
+    }
+    if (!empty(kASrc)) {
+      const std::string a = lower(cells_[kASrc]);
+      const std::string prefix = "neighbor:";
+      if (a == "local")
+        t.a_src_shift = -1;
+      else if (a.size() == prefix.size() + 1 && a.compare(0, prefix.size(), prefix) == 0 && a.back() >= '0' &&
+               a.back() < '0' + kPesPerQpe)
+        t.a_src_shift = a.back() - '0';
+      else
+        fail(kASrc, "local or neighbor:S with S in 0..3");
+    }
+    if (!empty(kSeed)) {
+      std::uint64_t seed = 0;
+      if (parse_u64(cells_[kSeed], seed)) t.seed = seed;
+      else fail(kSeed, fmt::format("a non-negative integer of at most {}", std::numeric_limits<std::uint64_t>::max()));
+    }
+    if (!empty(kData)) {
+      const std::string d = lower(cells_[kData]);
+      if (d == "random") t.data = DataPattern::Random;
+      else if (d == "min") t.data = DataPattern::AllMin;
+      else if (d == "max") t.data = DataPattern::AllMax;
+      else if (d == "minmax") t.data = DataPattern::MinMax;
+      else fail(kData, "random, min, max or minmax");
+    }
+    for (auto [col, dst] : {std::pair{kHdl, &t.thesis_hdl_clocks}, std::pair{kSim, &t.thesis_sim_clocks}}) {
+      if (empty(col)) continue;
+      if (!parse_u64(cells_[col], *dst) || *dst == 0) fail(col, "a positive number of PE clocks");
+    }
+  }
+  // The shape cells of t.op (`present`: the header's columns); false if the shape is incomplete or a dimension
+  // is not a positive int (a shape column the header lacks is reported once, at the header). A stride other
+  // than 1 is a problem of the row, but the shape's checks still run.
+  bool shape(Task& t, const std::array<bool, kNumCols>& present) {
+    bool shape_ok = true;
+    auto dimensions = [&](const auto& cols, const auto& dst) {
+      for (std::size_t i = 0; i < cols.size(); ++i)
+        if (present[cols[i]])
+          shape_ok = positive(cols[i], *dst[i]) && shape_ok;
+        else
+          shape_ok = false;
+    };
+    if (t.op == Op::Conv) {
+      dimensions(kConvCols, std::array{&t.conv.Wi, &t.conv.Hi, &t.conv.D, &t.conv.Wf, &t.conv.Hf, &t.conv.C});
+      t.conv.stride = 1;
+      if (!empty(kStride)) {
+        std::uint64_t s = 0;
+        if (!parse_u64(cells_[kStride], s) || s != 1)
+          fail(kStride, "1 (the MLA runs stride 1 only; a stride-2 layer runs at stride 1 and keeps every second result)");
+      }
+    } else {
+      dimensions(kMmCols, std::array{&t.mm.W_A, &t.mm.H_A, &t.mm.W_B, &t.mm.H_B});
+    }
+    return shape_ok;
+  }
+  // Problems found across the row's fields (validate_task), in their order.
+  void add(std::vector<VectorProblem> more) {
+    if (!more.empty()) ok_ = false;
+    for (auto& p : more) problems_.push_back(std::move(p));
+  }
+
+ private:
+  bool empty(Col c) const { return cells_[c].empty(); }
   // A positive integer that fits an int.
   bool positive(Col c, int& out) {
     std::uint64_t v = 0;
@@ -128,13 +228,14 @@ class RowParser {
   }
   void fail(Col c, const std::string& expected) {
     problems_.push_back(field_problem(file_, line_, kColNames[c], expected, cells_[c]));
+    ok_ = false;
   }
 
- private:
   const std::string& file_;
   int line_;
   const std::array<std::string, kNumCols>& cells_;
   std::vector<VectorProblem>& problems_;
+  bool ok_ = true;
 };
 
 std::uint64_t align64(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
@@ -259,240 +360,160 @@ std::vector<VectorProblem> validate_task(const Task& t, const HwConfig& cfg) {
   return out;
 }
 
+namespace {
+
+// A task-vector file read row by row: the header (which columns there are), each data row into a task, then
+// what only the whole file shows (shape columns a row's op needs, no tasks at all). Problems are collected
+// and reported together, header first; a problem that leaves nothing after it to trust throws at once.
+class TaskVectorFile {
+ public:
+  TaskVectorFile(const std::string& text, const std::string& name, const HwConfig& cfg)
+      : name_(name), cfg_(cfg), in_(name, text.data(), text.data() + text.size()) {}
+
+  std::vector<Task> read() {
+    read_header();
+    std::array<std::string, kNumCols> cells;
+    for (;;) {
+      int line = 0;
+      const Cells got = read_cells(cells, line);
+      if (got == Cells::End) break;
+      if (got == Cells::Broken) continue;
+      if (std::optional<Task> t = task_of_row(cells, line)) tasks_.push_back(std::move(*t));
+      if (tasks_.size() > kMaxTasks) {
+        problems_.push_back(problem(name_, line, "", fmt::format("expected at most {} tasks in one file", kMaxTasks)));
+        break;
+      }
+    }
+    check_whole_file();
+    return std::move(tasks_);
+  }
+
+ private:
+  enum class Cells { Row, Broken, End };
+
+  // The header: which of the columns are there. A header that cannot be read throws.
+  void read_header() {
+    try {
+      in_.read_header(io::ignore_extra_column | io::ignore_missing_column, kColNames[kId], kColNames[kOp], kColNames[kPe],
+                      kColNames[kWi], kColNames[kHi], kColNames[kD], kColNames[kWf], kColNames[kHf], kColNames[kC],
+                      kColNames[kStride], kColNames[kWA], kColNames[kHA], kColNames[kWB], kColNames[kHB], kColNames[kASrc],
+                      kColNames[kSeed], kColNames[kData], kColNames[kHdl], kColNames[kSim]);
+      header_line_ = static_cast<int>(in_.get_file_line());
+    } catch (const io::error::header_missing&) {
+      throw VectorError({problem(name_, 0, "", "no header line (expected a line naming the columns, e.g. id,op,pe,...)")});
+    } catch (const io::error::duplicated_column_in_header& e) {
+      VectorProblem p;
+      p.file = name_;
+      p.line = static_cast<int>(in_.get_file_line());
+      p.header = true;
+      p.field = e.column_name;
+      p.message = fmt::format("{}:{}(header): column '{}' appears twice", name_, p.line, e.column_name);
+      throw VectorError({std::move(p)});
+    } catch (const io::error::base& e) {
+      throw VectorError({problem(name_, static_cast<int>(in_.get_file_line()), "", e.what())});
+    }
+    for (int c = 0; c < kNumCols; ++c) present_[c] = in_.has_column(kColNames[c]);
+    if (!present_[kId]) missing_column(kId, "every task needs an id");
+    if (!present_[kOp]) missing_column(kOp, "every task needs an op: conv or mm");
+  }
+
+  // The next data row's cells (and its line): Row, Broken (a problem recorded, go on with the next line) or
+  // End (the end of the file, or a problem after which nothing can be trusted).
+  Cells read_cells(std::array<std::string, kNumCols>& cells, int& line) {
+    for (auto& c : cells) c.clear();
+    try {
+      if (!in_.read_row(cells[kId], cells[kOp], cells[kPe], cells[kWi], cells[kHi], cells[kD], cells[kWf], cells[kHf],
+                        cells[kC], cells[kStride], cells[kWA], cells[kHA], cells[kWB], cells[kHB], cells[kASrc],
+                        cells[kSeed], cells[kData], cells[kHdl], cells[kSim]))
+        return Cells::End;
+      line = static_cast<int>(in_.get_file_line());
+      return Cells::Row;
+    } catch (const io::error::too_few_columns&) {
+      row_problem("expected as many comma-separated cells as the header has, got fewer");
+    } catch (const io::error::too_many_columns&) {
+      row_problem("expected as many comma-separated cells as the header has, got more");
+    } catch (const io::error::escaped_string_not_closed&) {
+      row_problem("expected a closing '\"' for a quoted cell, got the end of the line");
+    } catch (const io::error::base& e) {
+      // e.g. a line over fccp's length limit: nothing after it can be trusted
+      row_problem(e.what());
+      return Cells::End;
+    }
+    return Cells::Broken;
+  }
+  void row_problem(const std::string& text) {
+    problems_.push_back(problem(name_, static_cast<int>(in_.get_file_line()), "", text));
+  }
+
+  // The row's task, if every field is right and the task passes validate_task.
+  std::optional<Task> task_of_row(const std::array<std::string, kNumCols>& cells, int line) {
+    RowParser row(name_, line, cells, problems_);
+    Task t;
+    t.source_file = name_;
+    t.source_line = line;
+    if (present_[kId]) row.id(t, id_lines_);
+    const bool op_known = present_[kOp] && row.op(t);
+    if (op_known) {
+      int& first = t.op == Op::Conv ? first_conv_line_ : first_mm_line_;
+      if (!first) first = line;
+    }
+    row.options(t);
+    if (!op_known || !row.shape(t, present_)) return std::nullopt;
+    row.add(validate_task(t, cfg_));
+    if (!row.ok()) return std::nullopt;
+    return t;
+  }
+
+  // What only the whole file shows; then every problem, header problems first, then in line order (stable: a
+  // row's problems keep their column order).
+  void check_whole_file() {
+    if (first_conv_line_)
+      for (Col c : kConvCols)
+        if (!present_[c]) missing_column(c, fmt::format("needed for op=conv, first at line {}", first_conv_line_));
+    if (first_mm_line_)
+      for (Col c : kMmCols)
+        if (!present_[c]) missing_column(c, fmt::format("needed for op=mm, first at line {}", first_mm_line_));
+    if (problems_.empty() && tasks_.empty() && present_[kId] && present_[kOp])
+      problems_.push_back(problem(name_, 0, "", "no tasks (only a header, comments and blank lines)"));
+    if (problems_.empty()) return;
+    std::stable_sort(problems_.begin(), problems_.end(), [](const VectorProblem& a, const VectorProblem& b) {
+      if (a.header != b.header) return a.header;
+      return a.line < b.line;
+    });
+    throw VectorError(std::move(problems_));
+  }
+
+  void missing_column(Col c, const std::string& why) {
+    VectorProblem p;
+    p.file = name_;
+    p.line = header_line_;
+    p.header = true;
+    p.field = kColNames[c];
+    p.message = fmt::format("{}:{}(header): missing column '{}' ({})", name_, header_line_, kColNames[c], why);
+    problems_.push_back(std::move(p));
+  }
+
+  const std::string& name_;
+  const HwConfig& cfg_;
+  Reader in_;
+  int header_line_ = 0;
+  std::array<bool, kNumCols> present_{};
+  // conv/mm shape columns are needed only if a row has that op: the first such row
+  int first_conv_line_ = 0, first_mm_line_ = 0;
+  std::map<std::string, int> id_lines_;
+  std::vector<Task> tasks_;
+  std::vector<VectorProblem> problems_;
+};
+
+}  // namespace
+
 std::vector<Task> parse_task_vectors(const std::string& text, const std::string& name, const HwConfig& cfg) {
-  std::vector<VectorProblem> problems;
-  std::vector<Task> tasks;
   if (const auto bad = first_invalid_utf8(text)) {
     const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n'));
     throw VectorError({problem(name, line, "",
                                fmt::format("expected UTF-8 text, got byte 0x{:02X}", static_cast<unsigned char>(text[*bad])))});
   }
-  Reader in(name, text.data(), text.data() + text.size());
-
-  int header_line = 0;
-  try {
-    in.read_header(io::ignore_extra_column | io::ignore_missing_column, kColNames[kId], kColNames[kOp], kColNames[kPe],
-                   kColNames[kWi], kColNames[kHi], kColNames[kD], kColNames[kWf], kColNames[kHf], kColNames[kC],
-                   kColNames[kStride], kColNames[kWA], kColNames[kHA], kColNames[kWB], kColNames[kHB], kColNames[kASrc],
-                   kColNames[kSeed], kColNames[kData], kColNames[kHdl], kColNames[kSim]);
-    header_line = static_cast<int>(in.get_file_line());
-  } catch (const io::error::header_missing&) {
-    throw VectorError({problem(name, 0, "", "no header line (expected a line naming the columns, e.g. id,op,pe,...)")});
-  } catch (const io::error::duplicated_column_in_header& e) {
-    VectorProblem p;
-    p.file = name;
-    p.line = static_cast<int>(in.get_file_line());
-    p.header = true;
-    p.field = e.column_name;
-    p.message = fmt::format("{}:{}(header): column '{}' appears twice", name, p.line, e.column_name);
-    throw VectorError({std::move(p)});
-  } catch (const io::error::base& e) {
-    throw VectorError({problem(name, static_cast<int>(in.get_file_line()), "", e.what())});
-  }
-  const std::string header_where = fmt::format("{}:{}(header): ", name, header_line);
-  std::array<bool, kNumCols> present{};
-  for (int c = 0; c < kNumCols; ++c) present[c] = in.has_column(kColNames[c]);
-  auto missing_column = [&](Col c, const std::string& why) {
-    VectorProblem p;
-    p.file = name;
-    p.line = header_line;
-    p.header = true;
-    p.field = kColNames[c];
-    p.message = header_where + fmt::format("missing column '{}' ({})", kColNames[c], why);
-    problems.push_back(std::move(p));
-  };
-  if (!present[kId]) missing_column(kId, "every task needs an id");
-  if (!present[kOp]) missing_column(kOp, "every task needs an op: conv or mm");
-  // conv/mm shape columns are needed only if a row has that op: remember the first such row
-  int first_conv_line = 0, first_mm_line = 0;
-
-  std::map<std::string, int> id_lines;
-  std::array<std::string, kNumCols> cells;
-  while (true) {
-    for (auto& c : cells) c.clear();
-    int line = 0;
-    try {
-      if (!in.read_row(cells[kId], cells[kOp], cells[kPe], cells[kWi], cells[kHi], cells[kD], cells[kWf], cells[kHf],
-                       cells[kC], cells[kStride], cells[kWA], cells[kHA], cells[kWB], cells[kHB], cells[kASrc],
-                       cells[kSeed], cells[kData], cells[kHdl], cells[kSim]))
-        break;
-      line = static_cast<int>(in.get_file_line());
-    } catch (const io::error::too_few_columns&) {
-      problems.push_back(problem(name, static_cast<int>(in.get_file_line()), "",
-                                 "expected as many comma-separated cells as the header has, got fewer"));
-      continue;
-    } catch (const io::error::too_many_columns&) {
-      problems.push_back(problem(name, static_cast<int>(in.get_file_line()), "",
-                                 "expected as many comma-separated cells as the header has, got more"));
-      continue;
-    } catch (const io::error::escaped_string_not_closed&) {
-      problems.push_back(problem(name, static_cast<int>(in.get_file_line()), "",
-                                 "expected a closing '\"' for a quoted cell, got the end of the line"));
-      continue;
-    } catch (const io::error::base& e) {
-      // e.g. a line over fccp's length limit: nothing after it can be trusted
-      problems.push_back(problem(name, static_cast<int>(in.get_file_line()), "", e.what()));
-      break;
-    }
-
-    RowParser row(name, line, cells, problems);
-    Task t;
-    t.source_file = name;
-    t.source_line = line;
-    bool ok = true;
-
-    // id
-    if (present[kId]) {
-      t.id = cells[kId];
-      if (t.id.empty()) {
-        row.fail(kId, "a task name");
-        ok = false;
-      } else if (t.id.size() > kMaxTaskIdBytes) {
-        row.fail(kId, fmt::format("a task id of at most {} bytes", kMaxTaskIdBytes));
-        ok = false;
-      } else if (std::any_of(t.id.begin(), t.id.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-        row.fail(kId, "a task id without control characters");
-        ok = false;
-      } else if (auto it = id_lines.find(t.id); it != id_lines.end()) {
-        row.fail(kId, fmt::format("a unique task id (this one is already used at line {})", it->second));
-        ok = false;
-      } else {
-        id_lines.emplace(t.id, line);
-      }
-    }
-    // op
-    bool op_known = false;
-    if (present[kOp]) {
-      const std::string op = lower(cells[kOp]);
-      if (op == "conv") {
-        t.op = Op::Conv;
-        op_known = true;
-        if (!first_conv_line) first_conv_line = line;
-      } else if (op == "mm") {
-        t.op = Op::Mm;
-        op_known = true;
-        if (!first_mm_line) first_mm_line = line;
-      } else {
-        row.fail(kOp, "conv or mm");
-        ok = false;
-      }
-    }
-    // pe
-    if (!row.empty(kPe)) {
-      const std::string pe = lower(cells[kPe]);
-      if (pe == "all") {
-        t.pe = -1;
-      } else if (pe.size() == 1 && pe[0] >= '0' && pe[0] < '0' + kPesPerQpe) {
-        t.pe = pe[0] - '0';
-      } else {
-        row.fail(kPe, "all or 0..3");
-        ok = false;
-      }
-    }
-    // a_src
-    if (!row.empty(kASrc)) {
-      const std::string a = lower(cells[kASrc]);
-      const std::string prefix = "neighbor:";
-      if (a == "local") {
-        t.a_src_shift = -1;
-      } else if (a.size() == prefix.size() + 1 && a.compare(0, prefix.size(), prefix) == 0 && a.back() >= '0' &&
-                 a.back() < '0' + kPesPerQpe) {
-        t.a_src_shift = a.back() - '0';
-      } else {
-        row.fail(kASrc, "local or neighbor:S with S in 0..3");
-        ok = false;
-      }
-    }
-    // seed
-    if (!row.empty(kSeed)) {
-      std::uint64_t seed = 0;
-      if (parse_u64(cells[kSeed], seed)) {
-        t.seed = seed;
-      } else {
-        row.fail(kSeed, fmt::format("a non-negative integer of at most {}", std::numeric_limits<std::uint64_t>::max()));
-        ok = false;
-      }
-    }
-    // data
-    if (!row.empty(kData)) {
-      const std::string d = lower(cells[kData]);
-      if (d == "random")
-        t.data = DataPattern::Random;
-      else if (d == "min")
-        t.data = DataPattern::AllMin;
-      else if (d == "max")
-        t.data = DataPattern::AllMax;
-      else if (d == "minmax")
-        t.data = DataPattern::MinMax;
-      else {
-        row.fail(kData, "random, min, max or minmax");
-        ok = false;
-      }
-    }
-    // reference clocks measured in the thesis (optional)
-    for (auto [col, dst] : {std::pair{kHdl, &t.thesis_hdl_clocks}, std::pair{kSim, &t.thesis_sim_clocks}}) {
-      if (row.empty(col)) continue;
-      if (!parse_u64(cells[col], *dst) || *dst == 0) {
-        row.fail(col, "a positive number of PE clocks");
-        ok = false;
-      }
-    }
-    // shape
-    bool shape_ok = op_known;
-    if (op_known && t.op == Op::Conv) {
-      int* dst[] = {&t.conv.Wi, &t.conv.Hi, &t.conv.D, &t.conv.Wf, &t.conv.Hf, &t.conv.C};
-      for (std::size_t i = 0; i < kConvCols.size(); ++i)
-        if (present[kConvCols[i]])
-          shape_ok = row.positive(kConvCols[i], *dst[i]) && shape_ok;
-        else
-          shape_ok = false;  // reported once, at the header
-      t.conv.stride = 1;
-      if (!row.empty(kStride)) {
-        std::uint64_t s = 0;
-        if (!parse_u64(cells[kStride], s) || s != 1) {
-          row.fail(kStride,
-                   "1 (the MLA runs stride 1 only; a stride-2 layer runs at stride 1 and keeps every second result)");
-          ok = false;  // the other shape checks still run
-        }
-      }
-    } else if (op_known) {
-      int* dst[] = {&t.mm.W_A, &t.mm.H_A, &t.mm.W_B, &t.mm.H_B};
-      for (std::size_t i = 0; i < kMmCols.size(); ++i)
-        if (present[kMmCols[i]])
-          shape_ok = row.positive(kMmCols[i], *dst[i]) && shape_ok;
-        else
-          shape_ok = false;
-    }
-    if (shape_ok) {
-      std::vector<VectorProblem> more = validate_task(t, cfg);
-      ok = ok && more.empty();
-      for (auto& p : more) problems.push_back(std::move(p));
-    }
-    if (ok && shape_ok) tasks.push_back(std::move(t));
-    if (tasks.size() > kMaxTasks) {
-      problems.push_back(problem(name, line, "", fmt::format("expected at most {} tasks in one file", kMaxTasks)));
-      break;
-    }
-  }
-
-  if (first_conv_line)
-    for (Col c : kConvCols)
-      if (!present[c]) missing_column(c, fmt::format("needed for op=conv, first at line {}", first_conv_line));
-  if (first_mm_line)
-    for (Col c : kMmCols)
-      if (!present[c]) missing_column(c, fmt::format("needed for op=mm, first at line {}", first_mm_line));
-
-  if (problems.empty() && tasks.empty() && present[kId] && present[kOp])
-    problems.push_back(problem(name, 0, "", "no tasks (only a header, comments and blank lines)"));
-  if (!problems.empty()) {
-    // header problems first, then in line order (stable: a row's problems keep their column order)
-    std::stable_sort(problems.begin(), problems.end(), [](const VectorProblem& a, const VectorProblem& b) {
-      if (a.header != b.header) return a.header;
-      return a.line < b.line;
-    });
-    throw VectorError(std::move(problems));
-  }
-  return tasks;
+  return TaskVectorFile(text, name, cfg).read();
 }
 
 std::vector<Task> read_task_vectors(const std::string& path, const HwConfig& cfg) {
