@@ -158,7 +158,7 @@ class ChipReuseStreams {
   int pe_at(int a, int z) const { return r_.ring[static_cast<std::size_t>(a % Q_)] * kPesPerQpe + z; }
   std::vector<StreamCommand>& cmds(int a, int z) { return st_.pe[static_cast<std::size_t>(pe_at(a, z))]; }
   void sync_all() {
-    for (int pe : st_.sync_groups[0]) st_.pe[static_cast<std::size_t>(pe)].push_back(sync());
+    for (int pe : st_.sync_groups[0]) st_.pe[static_cast<std::size_t>(pe)].push_back(sync_command());
   }
 
   // The input parts f0.. of the round with filter groups g0..: each on m PEs (m a power of two, as many
@@ -255,7 +255,7 @@ class ChipReuseStreams {
           t.dram_addr = c.addr;
           t.sram_addr = c.addr;
           t.row_bytes = c.bytes;
-          st_.pe[static_cast<std::size_t>(c.pes[j])].push_back(dma(CommandKind::DmaStore, p_.core, t));
+          st_.pe[static_cast<std::size_t>(c.pes[j])].push_back(dma_command(CommandKind::DmaStore, p_.core, t));
         }
       }
     }
@@ -278,7 +278,7 @@ class ChipReuseStreams {
           mig.dram_addr = buffer_[(t + 1) % 2].a_base;
           mig.sram_addr = cur.a_base;
           mig.row_bytes = static_cast<std::uint32_t>(r_.filter_part_bytes);
-          StreamCommand m = dma(CommandKind::DmaStore, p_.core, mig);
+          StreamCommand m = dma_command(CommandKind::DmaStore, p_.core, mig);
           m.async = true;
           out.push_back(m);
         }
@@ -288,7 +288,7 @@ class ChipReuseStreams {
         wait.kind = CommandKind::WaitDma;
         wait.operation = p_.core;
         out.push_back(wait);
-        out.push_back(sync());
+        out.push_back(sync_command());
       }
   }
 
@@ -305,8 +305,8 @@ class ChipReuseStreams {
       const ResultView v = result_view(p_, cp, cp.task.C);
       element_wise(out, p_, cp, v, p_.o_base, p_.sc_base, p_.tail);
       const DmaTransfer o = int8_results(p_, cp, v, p_.map.output, p_.o_base);
-      if (bs_.output_storage.held()) via_storage(out, dma(CommandKind::DmaStore, p_.core, o), p_.map.output, bs_.output_storage);
-      else out.push_back(dma(CommandKind::DmaStore, p_.core, o));
+      if (bs_.output_storage.held()) via_storage(out, dma_command(CommandKind::DmaStore, p_.core, o), p_.map.output, bs_.output_storage);
+      else out.push_back(dma_command(CommandKind::DmaStore, p_.core, o));
     }
   }
 

@@ -185,7 +185,7 @@ DmaTransfer input_window(const ConvPlan& p, const ConvPiece& cp, std::uint64_t b
 void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded,
                 const std::string& load_op) {
   if (from_padded || p.pad == 0) {
-    out.push_back(dma(CommandKind::DmaLoad, load_op, input_window(p, cp, from_padded ? p.map.padded : p.map.input)));
+    out.push_back(dma_command(CommandKind::DmaLoad, load_op, input_window(p, cp, from_padded ? p.map.padded : p.map.input)));
     return;
   }
   DmaTransfer t = input_window(p, cp, p.map.input);  // window rows (padding implies no gathering)
@@ -198,7 +198,7 @@ void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPi
   t.sram_addr = static_cast<std::uint32_t>((y_lo - cp.y0)) * t.sram_row_stride + static_cast<std::uint32_t>(x_lo - cp.x0);
   t.row_bytes = static_cast<std::uint32_t>(x_hi - x_lo);
   t.rows = static_cast<std::uint32_t>(y_hi - y_lo);
-  out.push_back(dma(CommandKind::DmaLoad, load_op, t));
+  out.push_back(dma_command(CommandKind::DmaLoad, load_op, t));
   ArmCommand a;
   a.kind = ArmOpKind::Pad;
   a.src = 0;
@@ -210,7 +210,7 @@ void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPi
   a.pad_right = static_cast<std::uint32_t>(cp.x0 + Wi - x_hi);
   a.pad_top = static_cast<std::uint32_t>(y_lo - cp.y0);
   a.pad_bottom = static_cast<std::uint32_t>(cp.y0 + Hi - y_hi);
-  if (a.pad_left + a.pad_right + a.pad_top + a.pad_bottom > 0) out.push_back(arm(p.padd, a));
+  if (a.pad_left + a.pad_right + a.pad_top + a.pad_bottom > 0) out.push_back(arm_command(p.padd, a));
 }
 
 void load_filters(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp) {
@@ -229,7 +229,7 @@ void load_filters(std::vector<StreamCommand>& out, const ConvPlan& p, const Conv
     t.dram_row_stride = p.dram_group_stride;
     t.sram_row_stride = p.a_group_stride;
   }
-  out.push_back(dma(CommandKind::DmaLoad, p.core, t));
+  out.push_back(dma_command(CommandKind::DmaLoad, p.core, t));
 }
 
 void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, int c, int shift, std::uint32_t o_base) {
@@ -237,7 +237,7 @@ void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece
   t.conv = window_task(p, cp).conv;
   t.conv.C = c;
   if (p.rows != RowMode::PerRow) {
-    out.push_back(mla(p.core, t, p.a_base, 0, o_base));
+    out.push_back(mla_command(p.core, t, p.a_base, 0, o_base));
     return;
   }
   const ResultView v = result_view(p, cp, c);
@@ -245,7 +245,7 @@ void run_mla(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece
   t.b_plane_rows = cp.task.Hi;
   t.conv.Hi = cp.task.Hf;
   for (int r = 0; r < cp.out_h; ++r)
-    out.push_back(mla(p.core, t, p.a_base, static_cast<std::uint32_t>(r * p.stride) * b_row,
+    out.push_back(mla_command(p.core, t, p.a_base, static_cast<std::uint32_t>(r * p.stride) * b_row,
                       o_base + static_cast<std::uint32_t>(r) * v.raw_plane_stride));
 }
 
@@ -302,7 +302,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
             a.col_step = static_cast<std::uint32_t>(p.stride);
             with_bias(a);
           }
-          if (run) out.push_back(arm(o->name, a));
+          if (run) out.push_back(arm_command(o->name, a));
         }
         break;
       case PrimitiveKind::Quantization:
@@ -313,7 +313,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.shift = p.shift;
           a.saturate_high = o->saturate_high;
           with_bias(a);
-          if (run) out.push_back(arm(o->name, a));
+          if (run) out.push_back(arm_command(o->name, a));
         }
         int8 = true;
         break;
@@ -322,18 +322,18 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           ArmCommand q = view_op(ArmOpKind::MaxPool8, v, base, v.width, v.rows * v.width);
           q.window = o->stride;
           q.dst_row_stride = v.width / static_cast<std::uint32_t>(q.window);
-          out.push_back(arm(o->name, q));
+          out.push_back(arm_command(o->name, q));
         }
         v.rows /= static_cast<std::uint32_t>(o->stride);
         v.width /= static_cast<std::uint32_t>(o->stride);
         break;
       case PrimitiveKind::ElementwiseAdd:
         if (run) {
-          out.push_back(dma(CommandKind::DmaLoad, o->name, int8_results(p, cp, v, p.map.shortcut, sc_base)));
+          out.push_back(dma_command(CommandKind::DmaLoad, o->name, int8_results(p, cp, v, p.map.shortcut, sc_base)));
           ArmCommand a = view_op(ArmOpKind::AddInt8, v, sc_base, v.width, v.rows * v.width);
           a.dst = base;
           a.dst_row_stride = v.width;
-          out.push_back(arm(o->name, a));
+          out.push_back(arm_command(o->name, a));
         }
         break;
       default: break;
@@ -357,14 +357,14 @@ void compute_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const
     a.dst_row_stride = v.raw_row_stride;
     a.dst_plane_stride = v.raw_plane_stride;
     a.col_step = static_cast<std::uint32_t>(p.stride);
-    out.push_back(arm(p.core, a));
+    out.push_back(arm_command(p.core, a));
   }
   if (!fused) {
-    out.push_back(dma(CommandKind::DmaStore, p.core, raw_results(p, cp, v, p.o_base)));
+    out.push_back(dma_command(CommandKind::DmaStore, p.core, raw_results(p, cp, v, p.o_base)));
     return;
   }
   element_wise(out, p, cp, v, p.o_base, p.sc_base, p.tail);
-  out.push_back(dma(CommandKind::DmaStore, p.core, int8_results(p, cp, v, p.map.output, p.o_base)));
+  out.push_back(dma_command(CommandKind::DmaStore, p.core, int8_results(p, cp, v, p.map.output, p.o_base)));
 }
 
 std::vector<PieceIndex> fmap_parts(const BlockSplit& s) {

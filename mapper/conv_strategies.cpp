@@ -19,7 +19,7 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
         auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
         const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, id);
         load_ifmap(cmds, p, cp, false, p.padd);
-        cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
+        cmds.push_back(dma_command(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
       }
     out.push_back(std::move(st));
   }
@@ -54,16 +54,16 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
         const ResultView raw = packed_raw_view(p, cp, cp.task.C);
         if (on_raw || o->kind == PrimitiveKind::Quantization) {
           const DmaTransfer t = raw_results(p, cp, raw, 0);
-          cmds.push_back(dma(CommandKind::DmaLoad, o->name, t));
+          cmds.push_back(dma_command(CommandKind::DmaLoad, o->name, t));
           element_wise(cmds, p, cp, raw, 0, 0, ops);
-          if (on_raw) cmds.push_back(dma(CommandKind::DmaStore, o->name, t));
-          else cmds.push_back(dma(CommandKind::DmaStore, o->name, int8_results(p, cp, raw, p.map.output, 0)));
+          if (on_raw) cmds.push_back(dma_command(CommandKind::DmaStore, o->name, t));
+          else cmds.push_back(dma_command(CommandKind::DmaStore, o->name, int8_results(p, cp, raw, p.map.output, 0)));
         } else {
           // on the int8 output in place; the shortcut's part after it
           const DmaTransfer t = int8_results(p, cp, raw, p.map.output, 0);
-          cmds.push_back(dma(CommandKind::DmaLoad, o->name, t));
+          cmds.push_back(dma_command(CommandKind::DmaLoad, o->name, t));
           element_wise(cmds, p, cp, raw, 0, static_cast<std::uint32_t>(align_up(t.bytes(), 16)), ops);
-          cmds.push_back(dma(CommandKind::DmaStore, o->name, t));
+          cmds.push_back(dma_command(CommandKind::DmaStore, o->name, t));
         }
       }
     out.push_back(std::move(es));
@@ -112,7 +112,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
         auto& cmds = st.pe[pe];
         if (load_fmaps || (n_f == 3 && pe == 3)) load_ifmap(cmds, p, ifmap_piece(pe, 0), false, p.core);
         if (load_filters_now && pe < n_c) load_filters(cmds, p, conv_piece(*p.b, s, 0, 0, cr * kPesPerQpe + pe, 0));
-        cmds.push_back(sync());  // every PE's operands are in place before anyone reads a neighbour's
+        cmds.push_back(sync_command());  // every PE's operands are in place before anyone reads a neighbour's
       }
       const int runs = n_f == 3 ? 3 : n_f;
       for (int k = 0; k < runs; ++k) {
@@ -125,7 +125,7 @@ TaskStream conv_fuse_reuse(const ConvPlan& p, Reuse reuse) {
                 conv_piece(*p.b, s, fmap_on(pe, k).iw, fmap_on(pe, k).ih, cr * kPesPerQpe + c, 0);
             compute_and_store(cmds, p, cp, cp.task.C, k, true);
           }
-          cmds.push_back(sync());
+          cmds.push_back(sync_command());
         }
       }
     }

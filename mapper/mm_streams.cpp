@@ -18,12 +18,12 @@ void mm_load(std::vector<StreamCommand>& out, const MmPlan& p, int iw, int ih) {
   a.dram_addr = p.map.input + std::uint64_t(mp.row0) * rows;
   a.sram_addr = p.a_base;
   a.row_bytes = static_cast<std::uint32_t>(std::uint64_t(mp.task.W_A) * rows);
-  out.push_back(dma(CommandKind::DmaLoad, p.core, a));
+  out.push_back(dma_command(CommandKind::DmaLoad, p.core, a));
   DmaTransfer w;
   w.dram_addr = p.map.weights + p.piece_offset[static_cast<std::size_t>(iw * p.s->h.count() + ih)];
   w.sram_addr = p.b_base;
   w.row_bytes = l.b_bytes;
-  out.push_back(dma(CommandKind::DmaLoad, p.core, w));
+  out.push_back(dma_command(CommandKind::DmaLoad, p.core, w));
 }
 
 ArmCommand row_op(ArmOpKind k, std::uint32_t src, std::uint32_t dst, int width) {
@@ -59,13 +59,13 @@ ArmCommand mm_relu(const MmPlan& p, std::uint32_t acc, int col0, int width) {
 }
 
 void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
-  if (p.relu) out.push_back(arm(p.acti, mm_relu(p, acc, col0, width)));
-  out.push_back(arm(p.quan, mm_quantize(p, acc, col0, width)));
+  if (p.relu) out.push_back(arm_command(p.acti, mm_relu(p, acc, col0, width)));
+  out.push_back(arm_command(p.quan, mm_quantize(p, acc, col0, width)));
   DmaTransfer o;
   o.sram_addr = acc;
   o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
   o.row_bytes = static_cast<std::uint32_t>(width);
-  out.push_back(dma(CommandKind::DmaStore, p.quan, o));
+  out.push_back(dma_command(CommandKind::DmaStore, p.quan, o));
 }
 
 }  // namespace
@@ -124,8 +124,8 @@ TaskStream mm_fuse(const MmPlan& p) {
     for (int ih = 0; ih < s.h.count(); ++ih) {
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
       mm_load(cmds, p, iw, ih);
-      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, ih == 0 ? p.acc_base : p.o_base));
-      if (ih > 0) cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, p.o_base, p.acc_base, mp.task.W_B)));
+      cmds.push_back(mla_command(p.core, mm_task(mp.task), p.a_base, p.b_base, ih == 0 ? p.acc_base : p.o_base));
+      if (ih > 0) cmds.push_back(arm_command(p.fce, row_op(ArmOpKind::AddInt32, p.o_base, p.acc_base, mp.task.W_B)));
     }
     mm_finish(cmds, p, p.acc_base, s.w.begin(iw), s.w.sizes[static_cast<std::size_t>(iw)]);
   }
@@ -141,12 +141,12 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
       auto& cmds = fc.pe[static_cast<std::size_t>(fc_pick.next(iw))];
       const MmPiece mp = mm_piece(*p.b, s, iw, ih);
       mm_load(cmds, p, iw, ih);
-      cmds.push_back(mla(p.core, mm_task(mp.task), p.a_base, p.b_base, p.o_base));
+      cmds.push_back(mla_command(p.core, mm_task(mp.task), p.a_base, p.b_base, p.o_base));
       DmaTransfer o;
       o.sram_addr = p.o_base;
       o.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + mp.col0) * 4;
       o.row_bytes = static_cast<std::uint32_t>(mp.task.W_B * 4);
-      cmds.push_back(dma(CommandKind::DmaStore, p.core, o));
+      cmds.push_back(dma_command(CommandKind::DmaStore, p.core, o));
     }
   TaskStream fce = new_stream(p.fce + " nofuse_noreuse", p.map, p.workers);
   TaskStream act = new_stream(p.acti + " nofuse_noreuse", p.map, p.workers);
@@ -161,27 +161,27 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
       in.dram_addr = p.map.raw + (std::uint64_t(ih) * p.W_B + col0) * 4;
       in.sram_addr = ih == 0 ? 0 : row;
       in.row_bytes = row;
-      fc_cmds.push_back(dma(CommandKind::DmaLoad, p.fce, in));
-      if (ih > 0) fc_cmds.push_back(arm(p.fce, row_op(ArmOpKind::AddInt32, row, 0, width)));
+      fc_cmds.push_back(dma_command(CommandKind::DmaLoad, p.fce, in));
+      if (ih > 0) fc_cmds.push_back(arm_command(p.fce, row_op(ArmOpKind::AddInt32, row, 0, width)));
     }
     // the summed column part, or with one H_B part (no FCE stream) the FC stream's own results
     DmaTransfer sum;
     sum.sram_addr = 0;
     sum.dram_addr = (s.h.count() > 1 ? p.map.sums : p.map.raw) + std::uint64_t(col0) * 4;
     sum.row_bytes = row;
-    fc_cmds.push_back(dma(CommandKind::DmaStore, p.fce, sum));
+    fc_cmds.push_back(dma_command(CommandKind::DmaStore, p.fce, sum));
     auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
-    a.push_back(dma(CommandKind::DmaLoad, p.acti, sum));
-    a.push_back(arm(p.acti, mm_relu(p, 0, col0, width)));
-    a.push_back(dma(CommandKind::DmaStore, p.acti, sum));
+    a.push_back(dma_command(CommandKind::DmaLoad, p.acti, sum));
+    a.push_back(arm_command(p.acti, mm_relu(p, 0, col0, width)));
+    a.push_back(dma_command(CommandKind::DmaStore, p.acti, sum));
     auto& q = qua.pe[static_cast<std::size_t>(qua_pick.next(iw))];
-    q.push_back(dma(CommandKind::DmaLoad, p.quan, sum));
-    q.push_back(arm(p.quan, mm_quantize(p, 0, col0, width)));
+    q.push_back(dma_command(CommandKind::DmaLoad, p.quan, sum));
+    q.push_back(arm_command(p.quan, mm_quantize(p, 0, col0, width)));
     DmaTransfer o;
     o.sram_addr = 0;
     o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
     o.row_bytes = static_cast<std::uint32_t>(width);
-    q.push_back(dma(CommandKind::DmaStore, p.quan, o));
+    q.push_back(dma_command(CommandKind::DmaStore, p.quan, o));
   }
   std::vector<TaskStream> v;
   v.push_back(std::move(fc));

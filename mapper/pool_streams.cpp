@@ -42,7 +42,7 @@ void pool_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const Co
   a.window_h = p.conv->Hf;
   a.stride = p.conv->stride;
   a.dst_row_stride = static_cast<std::uint32_t>(cp.out_w);
-  out.push_back(arm(p.core, a));
+  out.push_back(arm_command(p.core, a));
   DmaTransfer t;
   t.sram_addr = 0;
   t.sram_row_stride = a.dst_row_stride;
@@ -53,7 +53,7 @@ void pool_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const Co
   t.row_bytes = static_cast<std::uint32_t>(cp.out_w);
   t.rows = static_cast<std::uint32_t>(cp.out_h);
   t.planes = static_cast<std::uint32_t>(cp.task.D);
-  out.push_back(dma(CommandKind::DmaStore, p.core, t));
+  out.push_back(dma_command(CommandKind::DmaStore, p.core, t));
 }
 
 }  // namespace
@@ -92,7 +92,7 @@ std::vector<TaskStream> pool_streams(const ConvPlan& p, bool nofuse) {
     TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map, p.workers);
     for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
       load_ifmap(cmds, p, cp, false, p.padd);
-      cmds.push_back(dma(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));
+      cmds.push_back(dma_command(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));
     }, st);
     out.push_back(std::move(st));
   }

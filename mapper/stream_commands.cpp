@@ -13,33 +13,6 @@ int quant_shift(const OperationBlock& b, int K) {
   return test_data_shift(K);
 }
 
-StreamCommand dma(CommandKind k, const std::string& op, const DmaTransfer& t) {
-  StreamCommand c;
-  c.kind = k;
-  c.operation = op;
-  c.dma = t;
-  return c;
-}
-StreamCommand arm(const std::string& op, const ArmCommand& a) {
-  StreamCommand c;
-  c.kind = CommandKind::Arm;
-  c.operation = op;
-  c.arm = a;
-  return c;
-}
-StreamCommand sync() { return StreamCommand{}; }
-
-StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, std::uint32_t b_base, std::uint32_t o_base) {
-  StreamCommand c;
-  c.kind = CommandKind::Mla;
-  c.operation = op;
-  c.mla = t;
-  c.a_base = a_base;
-  c.b_base = b_base;
-  c.o_base = o_base;
-  return c;
-}
-
 Task mm_task(const MmShape& shape) {
   Task t;
   t.op = Op::Mm;

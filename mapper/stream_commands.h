@@ -19,10 +19,6 @@ std::string op_name(const OperationBlock& b, PrimitiveKind k);
 // half the bits a sum of K products of random int8 values grows by (the thesis gives no shift)
 int quant_shift(const OperationBlock& b, int K);
 
-StreamCommand dma(CommandKind k, const std::string& op, const DmaTransfer& t);
-StreamCommand arm(const std::string& op, const ArmCommand& a);
-StreamCommand sync();
-StreamCommand mla(const std::string& op, const Task& t, std::uint32_t a_base, std::uint32_t b_base, std::uint32_t o_base);
 // An MM block's piece as an MLA task (batch 1: A is the input vector, H_A = 1).
 Task mm_task(const MmShape& shape);
 

@@ -222,4 +222,34 @@ std::uint64_t stream_cycle_bound(const TaskStream& s, const HwConfig& cfg) {
   return 4 * serial + 1000000;
 }
 
+StreamCommand dma_command(CommandKind kind, const std::string& operation, const DmaTransfer& transfer) {
+  StreamCommand c;
+  c.kind = kind;
+  c.operation = operation;
+  c.dma = transfer;
+  return c;
+}
+
+StreamCommand arm_command(const std::string& operation, const ArmCommand& arm) {
+  StreamCommand c;
+  c.kind = CommandKind::Arm;
+  c.operation = operation;
+  c.arm = arm;
+  return c;
+}
+
+StreamCommand mla_command(const std::string& operation, const Task& task, std::uint32_t a_base, std::uint32_t b_base,
+                          std::uint32_t o_base) {
+  StreamCommand c;
+  c.kind = CommandKind::Mla;
+  c.operation = operation;
+  c.mla = task;
+  c.a_base = a_base;
+  c.b_base = b_base;
+  c.o_base = o_base;
+  return c;
+}
+
+StreamCommand sync_command() { return StreamCommand{}; }
+
 }  // namespace s2

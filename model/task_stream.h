@@ -105,6 +105,14 @@ struct StreamCommand {
   int sync_group = 0;     // Sync: the group of PEs it meets (TaskStream::sync_groups)
 };
 
+// A command of each kind, as the mapper's strategies and the chip's random streams write them (async false,
+// sync group 0; set those after).
+StreamCommand dma_command(CommandKind kind, const std::string& operation, const DmaTransfer& transfer);
+StreamCommand arm_command(const std::string& operation, const ArmCommand& arm);
+StreamCommand mla_command(const std::string& operation, const Task& task, std::uint32_t a_base, std::uint32_t b_base,
+                          std::uint32_t o_base);
+StreamCommand sync_command();
+
 struct TaskStream {
   std::string name;       // e.g. "CONV_1 fuse_reuse"
   // per chip PE (index q * kPesPerQpe + p); QPE-DRAM streams have kPesPerQpe

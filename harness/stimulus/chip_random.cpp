@@ -396,19 +396,18 @@ class Planner {
 
   StreamCommand dma_command(CommandKind kind, MemoryRef remote, std::uint64_t remote_addr, std::uint32_t sram_addr,
                             const Shape& s, const std::string& op) {
-    StreamCommand c;
-    c.kind = kind;
-    c.operation = op;
-    c.dma.remote = remote;
-    c.dma.dram_addr = remote_addr;
-    c.dma.dram_row_stride = s.remote_row;
-    c.dma.dram_plane_stride = s.remote_plane;
-    c.dma.sram_addr = sram_addr;
-    c.dma.sram_row_stride = s.sram_row;
-    c.dma.sram_plane_stride = s.sram_plane;
-    c.dma.row_bytes = s.row_bytes;
-    c.dma.rows = s.rows;
-    c.dma.planes = s.planes;
+    DmaTransfer t;
+    t.remote = remote;
+    t.dram_addr = remote_addr;
+    t.dram_row_stride = s.remote_row;
+    t.dram_plane_stride = s.remote_plane;
+    t.sram_addr = sram_addr;
+    t.sram_row_stride = s.sram_row;
+    t.sram_plane_stride = s.sram_plane;
+    t.row_bytes = s.row_bytes;
+    t.rows = s.rows;
+    t.planes = s.planes;
+    StreamCommand c = s2::dma_command(kind, op, t);
     c.async = rng_.percent(30);
     return c;
   }
@@ -545,13 +544,7 @@ class Planner {
     const std::uint32_t a_base = operand_a(p, l, a_pe, op);
     const std::uint32_t b_base = operand_b(p, t, l, op);
     const std::uint32_t o_base = scratch(p, l.o_bytes, true);
-    StreamCommand c;
-    c.kind = CommandKind::Mla;
-    c.operation = op;
-    c.mla = t;
-    c.a_base = a_base;
-    c.b_base = b_base;
-    c.o_base = o_base;
+    StreamCommand c = mla_command(op, t, a_base, b_base, o_base);
     c.async = rng_.percent(40);
     emit(p, c,
          {{sram_of(a_pe), a_base, a_base + l.a_bytes}, {sram_of(p.pe), b_base, b_base + l.b_bytes},
@@ -668,10 +661,7 @@ class Planner {
   }
 
   void arm(PeState& p, const ArmCommand& a, const std::string& op) {
-    StreamCommand c;
-    c.kind = CommandKind::Arm;
-    c.operation = op;
-    c.arm = a;
+    const StreamCommand c = arm_command(op, a);
     const std::vector<Span> touched = arm_spans(a, p.pe);
     emit(p, c, touched, {}, 20 + arm_op_cycles(a, cfg_.arm));
   }
