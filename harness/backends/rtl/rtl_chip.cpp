@@ -19,7 +19,9 @@
 #include "harness/backends/rtl/qpe_top.h"
 #include "harness/backends/rtl/rtl_dram.h"
 #include "model/noc/mesh.h"
+#include "model/chip/host_sync.h"
 #include "model/pe/arm_ops.h"
+#include "model/pe/arm_sequencer.h"
 #include "model/pe/pe_registers.h"
 #include "model/sram_layout.h"
 
@@ -138,19 +140,21 @@ class RtlChip final : public StreamBackend {
         const QpeCoord c = cfg_.chip.qpe_coord(q);
         qpe(q).start_waves((std::filesystem::path(opt.waves->path) / fmt::format("qpe_x{}_y{}.fst", c.x, c.y)).string());
       }
-    std::vector<Arm> arm(static_cast<std::size_t>(pes));
-    for (int p = 0; p < pes; ++p) arm[static_cast<std::size_t>(p)].resume_at = start + host_cycles(p / kPesPerQpe);
-    syncs_.clear();
-    group_size_.clear();
-    const std::size_t groups = s.sync_groups.empty() ? 1 : s.sync_groups.size();
-    for (std::size_t g = 0; g < groups; ++g) group_size_.push_back(static_cast<int>(s.sync_group_members(static_cast<int>(g)).size()));
+    std::vector<Arm> arm;
+    arm.reserve(static_cast<std::size_t>(pes));
+    for (int p = 0; p < pes; ++p) {
+      arm.emplace_back(p % kPesPerQpe, std::size_t(cfg_.sram_bytes));
+      arm.back().sequencer.start(cfg_, &s.pe[static_cast<std::size_t>(p)]);
+      arm.back().resume_at = start + host_cycles(p / kPesPerQpe);
+    }
+    syncs_.start(s);
     StreamResult r;
     while (true) {
       const std::uint64_t now = cycle();
       bool all_done = true;
       for (int p = 0; p < pes; ++p) {
         Arm& a = arm[static_cast<std::size_t>(p)];
-        step(p, a, s.pe[static_cast<std::size_t>(p)], now, opt);
+        step(p, a, now, opt);
         all_done = all_done && a.state == Arm::Done;
       }
       if (all_done) break;
@@ -179,9 +183,9 @@ class RtlChip final : public StreamBackend {
       const Arm& a = arm[static_cast<std::size_t>(p)];
       const std::uint64_t end = (a.state == Arm::Done ? a.end_cycle : cycle()) - start;
       r.pe_end_cycle[static_cast<std::size_t>(p)] = end;
-      for (std::uint64_t c : a.command_end) r.command_end_cycle[static_cast<std::size_t>(p)].push_back(c - start);
+      for (std::uint64_t c : a.sequencer.command_end_cycles()) r.command_end_cycle[static_cast<std::size_t>(p)].push_back(c - start);
       last = std::max(last, end + host_cycles(p / kPesPerQpe));  // the host hears the PE through its agent
-      r.arm_cycles += a.arm_cycles;
+      r.arm_cycles += a.sequencer.arm_cycles();
       for (const StreamCommand& c : s.pe[static_cast<std::size_t>(p)]) r.mla_tasks += c.kind == CommandKind::Mla;
       r.active_pes += !s.pe[static_cast<std::size_t>(p)].empty();
     }
@@ -213,18 +217,19 @@ class RtlChip final : public StreamBackend {
     if (const std::string why = refusal(s); !why.empty()) throw std::invalid_argument(why);
   }
 
+  // A PE's ARM: its commands as the sequencer plans them (the model's ArmCore's plans), clocked here.
   struct Arm {
     enum State { Fetch, PreDma, PreMla, Write, Next, WaitDma, WaitMla, WaitArm, WaitSync, Drain, Done } state = Fetch;
+    Arm(int pe, std::size_t sram_bytes) : sequencer(pe, sram_bytes) {}
+    ArmSequencer sequencer;
+    ArmCommandPlan plan;                  // the command in hand's
     bool mla_started = false;
-    std::size_t next = 0;                 // command being carried out
-    std::vector<RegisterWrite> writes;    // registers still to write, one per PE clock
-    std::size_t written = 0;
+    std::size_t written = 0;              // of plan.writes, one per PE clock
     State after_writes = Fetch;
     std::uint64_t resume_at = 0;          // WaitArm / WaitSync / start: the clock it may go on
-    std::map<int, std::size_t> syncs;     // Syncs passed, per group
-    std::uint64_t end_cycle = 0, arm_cycles = 0;
-    std::vector<std::uint64_t> command_end;  // PE clock each command was done
+    std::uint64_t end_cycle = 0;
     std::string describe(const std::vector<StreamCommand>& cmds) const {
+      const std::size_t next = sequencer.next();
       static const char* names[] = {"fetching",
                                     "waiting for its DMA to be idle",
                                     "waiting for its MLA to be idle",
@@ -248,11 +253,6 @@ class RtlChip final : public StreamBackend {
       return what;
     }
   };
-  struct Sync {
-    int arrived = 0;
-    std::uint64_t latest = 0;  // the last PE's arrival at the host
-  };
-
   // The watchdog's report: how many PEs finished, and what each of the others waited for.
   std::string stalled_report(const TaskStream& s, const std::vector<Arm>& arm, std::uint64_t clocks) const {
     std::size_t done = 0;
@@ -270,52 +270,14 @@ class RtlChip final : public StreamBackend {
 
   // Advances PE p's ARM in clock `now` (after the previous clock edge): as many commands as complete at
   // once, then at most one register write for this clock.
-  void step(int p, Arm& a, const std::vector<StreamCommand>& cmds, std::uint64_t now, const StreamRunOptions& opt) {
+  void step(int p, Arm& a, std::uint64_t now, const StreamRunOptions& opt) {
     if (now < a.resume_at && (a.state == Arm::Fetch || a.state == Arm::WaitArm || a.state == Arm::WaitSync)) return;
     const int q = p / kPesPerQpe;
+    ArmSequencer& seq = a.sequencer;
     while (true) {
       switch (a.state) {
         case Arm::Done: return;
-        case Arm::Fetch: {
-          if (a.next == cmds.size()) {
-            a.state = Arm::Drain;  // the PE's work ends when its engines are idle
-            break;
-          }
-          const StreamCommand& c = cmds[a.next];
-          a.written = 0;
-          switch (c.kind) {
-            case CommandKind::DmaLoad:
-            case CommandKind::DmaStore: {
-              const NocNode far = far_end(c.dma, q);
-              a.writes = dma_register_writes(c.dma, c.kind == CommandKind::DmaStore, &far);
-              a.after_writes = c.async ? Arm::Next : Arm::WaitDma;
-              a.state = Arm::PreDma;
-              break;
-            }
-            case CommandKind::Mla:
-              a.writes = mla_register_writes(task_registers(c.mla, p % kPesPerQpe, stream_mla_layout(c, cfg_, cfg_.sram_bytes)));
-              a.after_writes = c.async ? Arm::Next : Arm::WaitMla;
-              a.state = Arm::PreMla;
-              break;
-            case CommandKind::WaitDma: a.state = Arm::WaitDma; break;
-            case CommandKind::WaitMla: a.state = Arm::WaitMla; break;
-            case CommandKind::Arm: {
-              const std::uint64_t n = arm_op_cycles(c.arm, cfg_.arm);
-              a.arm_cycles += n;
-              a.resume_at = now + (opt.arm_ops_timed ? n : 0);
-              a.state = Arm::WaitArm;
-              break;
-            }
-            case CommandKind::Sync: {
-              Sync& y = syncs_[{c.sync_group, a.syncs[c.sync_group]}];
-              y.latest = std::max(y.latest, now + host_cycles(q));  // its message reaches the host
-              ++y.arrived;
-              a.state = Arm::WaitSync;
-              break;
-            }
-          }
-          break;
-        }
+        case Arm::Fetch: fetch(a, q, now, opt); break;
         case Arm::PreDma:
           if (dma_busy(p)) return;
           a.state = Arm::Write;
@@ -342,25 +304,57 @@ class RtlChip final : public StreamBackend {
         case Arm::WaitArm:
           if (now < a.resume_at) return;
           qpe(q).sram_read(p % kPesPerQpe, sram_);
-          arm_apply(cmds[a.next].arm, sram_.data(), sram_.size());
+          arm_apply(seq.command().arm, sram_.data(), sram_.size());
           qpe(q).sram_write(p % kPesPerQpe, sram_);
           finish(a);
           break;
         case Arm::WaitSync: {
-          const int g = cmds[a.next].sync_group;
-          const Sync& y = syncs_[{g, a.syncs[g]}];
-          if (y.arrived < group_size_[static_cast<std::size_t>(g)]) return;
+          const int g = seq.command().sync_group;
+          if (!syncs_.complete(g, a.plan.sync_index)) return;
           // the host's release reaches the PE a host latency and the hops to its agent later
-          const std::uint64_t release = y.latest + host_cycles(q);
+          const std::uint64_t release = syncs_.latest(g, a.plan.sync_index) + host_cycles(q);
           if (now < release) {
             a.resume_at = release;
             return;
           }
-          ++a.syncs[g];
           finish(a);
           break;
         }
       }
+    }
+  }
+  // The ARM takes its next command (in QPE q, clock `now`): the sequencer's plan, and the state it begins in.
+  void fetch(Arm& a, int q, std::uint64_t now, const StreamRunOptions& opt) {
+    ArmSequencer& seq = a.sequencer;
+    if (seq.at_end()) {
+      a.state = Arm::Drain;  // the PE's work ends when its engines are idle
+      return;
+    }
+    const StreamCommand& c = seq.command();
+    const bool dma = c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore;
+    const NocNode far = dma ? far_end(c.dma, q) : NocNode{};
+    a.plan = seq.plan(dma ? &far : nullptr);
+    a.written = 0;
+    const bool on_dma = a.plan.engine == ArmCommandPlan::Engine::Dma;
+    switch (a.plan.engine) {
+      case ArmCommandPlan::Engine::Dma:
+      case ArmCommandPlan::Engine::Mla:
+        if (a.plan.writes.empty()) {  // WaitDma, WaitMla
+          a.state = on_dma ? Arm::WaitDma : Arm::WaitMla;
+          break;
+        }
+        a.after_writes = !a.plan.wait_done ? Arm::Next : on_dma ? Arm::WaitDma : Arm::WaitMla;
+        a.state = on_dma ? Arm::PreDma : Arm::PreMla;
+        break;
+      case ArmCommandPlan::Engine::None:
+        if (c.kind == CommandKind::Arm) {
+          a.resume_at = now + (opt.arm_ops_timed ? a.plan.arm_cycles : 0);
+          a.state = Arm::WaitArm;
+        } else {  // a Sync: its message reaches the host
+          syncs_.arrive(c.sync_group, a.plan.sync_index, now + host_cycles(q));
+          a.state = Arm::WaitSync;
+        }
+        break;
     }
   }
   // where a DMA transfer's requests go: the DRAM's attached router nearest the PE's QPE (model: Dma), or
@@ -378,8 +372,7 @@ class RtlChip final : public StreamBackend {
     return !a.mla_started || ((qpe(p / kPesPerQpe)->pe_irq_done >> (p % kPesPerQpe)) & 1u);
   }
   void finish(Arm& a) {
-    a.command_end.push_back(cycle());
-    ++a.next;
+    a.sequencer.finish(cycle());
     a.state = Arm::Fetch;
   }
 
@@ -392,12 +385,12 @@ class RtlChip final : public StreamBackend {
         if (p >= arm.size()) break;
         Arm& a = arm[p];
         if (a.state != Arm::Write) continue;
-        const RegisterWrite& w = a.writes[a.written];
+        const RegisterWrite& w = a.plan.writes[a.written];
         wr |= 1u << k;
         t.arm_idx = (t.arm_idx & ~(0x1fu << (5 * k))) | (static_cast<unsigned>(w.index) << (5 * k));
         t.arm_data[k] = w.data;
         if (w.index == qpe_addr::kStart) a.mla_started = true;
-        if (++a.written == a.writes.size()) a.state = a.after_writes;
+        if (++a.written == a.plan.writes.size()) a.state = a.after_writes;
       }
       t.arm_wr = wr;
     }
@@ -501,8 +494,7 @@ class RtlChip final : public StreamBackend {
   std::vector<std::vector<Link>> links_;            // per QPE (none towards the mesh's edges)
   std::vector<PortIo> io_;                          // per QPE
   std::vector<std::pair<int, int>> dram_at_;        // per QPE: the DRAM at its DRAM port and which of its ports
-  std::map<std::pair<int, std::size_t>, Sync> syncs_;  // by group and index
-  std::vector<int> group_size_;
+  HostSync<std::uint64_t> syncs_;  // in PE clocks
   std::vector<std::uint8_t> sram_;
 };
 
