@@ -7,7 +7,6 @@
 
 #include "model/pe/dma.h"
 #include "model/pe/mla.h"
-#include "model/pe/arm_ops.h"
 
 namespace s2 {
 

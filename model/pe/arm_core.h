@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pe/arm_ops.h"
 #include "model/pe/arm_sequencer.h"
 #include "model/hw_config.h"
 #include "model/systemc.h"
