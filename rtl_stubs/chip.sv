@@ -10,7 +10,7 @@
 // is addressed to it. The per-QPE buses are the QPE's ports side by side, QPE i at [i * width +: width].
 //
 // The harness does not simulate this module flat: Verilator 5 writes each instance's code out again
-// (about 3.9 MB of C++ per QPE), so harness/backends/rtl/rtl_qpe_adapter.cpp builds the QPE once and links the QPEs'
+// (about 3.9 MB of C++ per QPE), so harness/backends/rtl/rtl_chip.cpp builds the QPE once and links the QPEs'
 // mesh ports clock by clock exactly as below (rtl_stubs/README.md, "The chip").
 module chip
   import s2_pkg::*;

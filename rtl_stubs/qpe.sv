@@ -2,7 +2,7 @@
 // QPE top: 4 PEs around one NoC router, a host port and a DRAM port into the router, an ARM port per PE,
 // status/statistics and a backdoor for test data. `clk` is the NoC clock; the PEs run on every second edge (the PE clock is half the NoC
 // clock). The host-port protocol is documented in rtl_stubs/README.md; it is the interface a user's
-// own QPE RTL adapter must drive (harness/backends/rtl/rtl_qpe_adapter.h is the only code that knows these names).
+// own QPE RTL adapter must drive (harness/backends/rtl/ is the only code that knows these names).
 module qpe
   import s2_pkg::*;
 #(

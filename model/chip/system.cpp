@@ -73,14 +73,13 @@ void System::sync(int pe, int group, std::size_t index) {
   const sc_core::sc_time clk = pe_clock();
   const sc_core::sc_time host_latency = clk * static_cast<double>(cfg_.host_latency_cycles);
   const sc_core::sc_time to_agent = clk * static_cast<double>(host_cycles(pe / kPesPerQpe) - cfg_.host_latency_cycles);
-  SyncPoint& s = syncs_[{group, index}];
   const sc_core::sc_time arrival = sc_core::sc_time_stamp() + to_agent + host_latency;  // the PE's response at the host
-  if (arrival > s.latest) s.latest = arrival;
-  if (++s.arrived < group_size_[static_cast<std::size_t>(group)]) {
-    sc_core::wait(s.release);
+  sc_core::sc_event& release = sync_release_[{group, index}];
+  if (!syncs_.arrive(group, index, arrival)) {
+    sc_core::wait(release);
   } else {
-    const sc_core::sc_time go = s.latest + host_latency - sc_core::sc_time_stamp();  // the host's release at the agents
-    s.release.notify(go);
+    const sc_core::sc_time go = syncs_.latest(group, index) + host_latency - sc_core::sc_time_stamp();  // the host's release at the agents
+    release.notify(go);
     sc_core::wait(go);
   }
   if (to_agent > sc_core::SC_ZERO_TIME) sc_core::wait(to_agent);
@@ -105,10 +104,8 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
     if (image.size() > sram.size()) throw std::invalid_argument("SRAM image for PE " + std::to_string(p) + " larger than its SRAM");
     std::copy(image.begin(), image.end(), sram.begin());
   }
-  syncs_.clear();
-  const std::size_t groups = s.sync_groups.empty() ? 1 : s.sync_groups.size();
-  group_size_.assign(groups, 0);
-  for (std::size_t g = 0; g < groups; ++g) group_size_[g] = static_cast<int>(s.sync_group_members(static_cast<int>(g)).size());
+  syncs_.start(s);
+  sync_release_.clear();
   arm_ops_timed_ = opt.arm_ops_timed;
   noc_.reset();
   const int pes = static_cast<int>(s.pe.size());

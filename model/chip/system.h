@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/chip/host_sync.h"
 #include "model/dram/dram.h"
 #include "model/noc/fabric.h"
 #include "model/pe/arm_core.h"
@@ -62,18 +63,13 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   // Runs the NoC: each clock in which something moves, half a clock after the clock's start (after every
   // process of that clock has started its transfers); sleeps while no transfer runs.
   void run_noc();
-  struct SyncPoint {
-    int arrived = 0;
-    sc_core::sc_time latest;
-    sc_core::sc_event release;
-  };
   HwConfig cfg_;
   std::vector<std::unique_ptr<Qpe>> qpes_;
   std::vector<std::unique_ptr<Dram>> drams_;
   NocFabric noc_;
   sc_core::sc_event noc_wake_;
-  std::map<std::pair<int, std::size_t>, SyncPoint> syncs_;  // by group and index
-  std::vector<int> group_size_;
+  HostSync<sc_core::sc_time> syncs_;
+  std::map<std::pair<int, std::size_t>, sc_core::sc_event> sync_release_;  // by group and index
   bool arm_ops_timed_ = true;
   std::string stopped_by_watchdog_;  // the stream a watchdog stopped (then no other may run)
 };

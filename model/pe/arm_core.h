@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/pe/arm_ops.h"
+#include "model/pe/arm_sequencer.h"
 #include "model/hw_config.h"
 #include "model/systemc.h"
 #include "model/task_stream.h"
@@ -48,8 +49,8 @@ class ArmCore : public sc_core::sc_module {
   // What the ARM waits for now ("command 3 of 12 (mla CONV_1): the MLA"); empty when it is done or idle.
   const std::string& waiting() const { return waiting_; }
   std::uint64_t end_cycle() const { return end_cycle_; }
-  std::uint64_t arm_cycles() const { return arm_cycles_; }
-  const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }  // PE clocks
+  std::uint64_t arm_cycles() const { return sequencer_.arm_cycles(); }
+  const std::vector<std::uint64_t>& command_end_cycles() const { return sequencer_.command_end_cycles(); }  // PE clocks
   // PE clocks of the last run by PeTime
   const std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)>& time() const { return time_; }
 
@@ -57,9 +58,8 @@ class ArmCore : public sc_core::sc_module {
   void run();
   void wait_dma_idle();
   void wait_mla_idle();
-  int pe_;
   int chip_pe_ = 0;
-  std::vector<std::uint64_t> command_end_;
+  ArmSequencer sequencer_;
   std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)> time_{};
   PeTime dma_kind_ = PeTime::Dram;  // what the DMA's current transfer waits on
   std::uint8_t* sram_;
@@ -67,11 +67,10 @@ class ArmCore : public sc_core::sc_module {
   Dma& dma_;
   Mla& mla_;
   ArmSystem* system_ = nullptr;
-  const std::vector<StreamCommand>* commands_ = nullptr;
   sc_core::sc_event start_event_;
   bool done_ = false;
   std::string waiting_;
-  std::uint64_t end_cycle_ = 0, arm_cycles_ = 0;
+  std::uint64_t end_cycle_ = 0;
 };
 
 }  // namespace s2

@@ -1,6 +1,7 @@
-// The RTL backend: drives the Verilated QPE through its host port (rtl_stubs/README.md, "Host port").
-// This adapter is the only code in s2cosim that knows the RTL's signal names; a user with their own QPE
-// RTL replaces rtl_qpe_adapter.cpp (and the Verilator build of rtl_stubs/) and nothing else.
+// The RTL backend for tasks: drives the Verilated QPE through its host port (rtl_stubs/README.md, "Host
+// port"). The RTL's signal names are known to harness/backends/rtl/ only (qpe_top.h, this adapter and
+// rtl_chip.cpp); a user with their own QPE RTL replaces that folder (and the Verilator build of
+// rtl_stubs/) and nothing else.
 #pragma once
 
 #include "harness/backends/backend.h"  // make_rtl_backend, kUnwrittenResult

@@ -1,0 +1,245 @@
+// The Verilated QPE (rtl_stubs/qpe.sv) as every RTL backend drives it: its builds per MAC-array shape, the
+// parameters the RTL fixes, and the QPE's clock, reset, statistics, host-port, backdoor and SRAM signals.
+// The chip's own signals (mesh links, DRAM and ARM ports) are rtl_chip.cpp's.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include "Vqpe_16x2.h"
+#include "Vqpe_16x2___024root.h"
+#include "Vqpe_16x2_trace.h"
+#include "Vqpe_16x2_trace___024root.h"
+#include "Vqpe_16x4.h"
+#include "Vqpe_16x4___024root.h"
+#include "Vqpe_16x4_trace.h"
+#include "Vqpe_16x4_trace___024root.h"
+#include "Vqpe_8x4.h"
+#include "Vqpe_8x4___024root.h"
+#include "Vqpe_8x4_trace.h"
+#include "Vqpe_8x4_trace___024root.h"
+#include "model/hw_config.h"
+
+namespace s2 {
+
+// The parameters the RTL was built with (rtl_stubs/*.sv; its SRAM: QpeTop::kSramBytes); a config asking for
+// others cannot run on it.
+inline void check_rtl_matches(const HwConfig& c, std::size_t rtl_sram_bytes) {
+  const HwConfig rtl;  // the RTL's fixed parameters equal the defaults
+  auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw std::runtime_error("the RTL in rtl_stubs/ was built with " + what + "; change the RTL parameters to run this configuration");
+  };
+  need(c.accumulator_bits == rtl.accumulator_bits, "29-bit accumulators");
+  need(std::size_t(c.sram_bytes) == rtl_sram_bytes, fmt::format("{} KB of SRAM per PE", rtl_sram_bytes / 1024));
+  need(c.sram_access_cycles == rtl.sram_access_cycles, "1 PE clock per SRAM access (sram2clk flaw: 2)");
+  need(c.router_latency_noc_cycles == rtl.router_latency_noc_cycles, "a router latency of 4 NoC clocks");
+  need(c.router_out_fifo_packets == rtl.router_out_fifo_packets, "4-packet router output FIFOs");
+  need(c.noc_if_out_fifo_packets == rtl.noc_if_out_fifo_packets, "4-packet NoC interface FIFOs");
+  need(c.noc_payload_bytes == rtl.noc_payload_bytes, "128-bit NoC payloads");
+  need(c.operand_a_buffer_words == rtl.operand_a_buffer_words, "2 operand-A words");
+  need(c.tile_setup_cycles == rtl.tile_setup_cycles, "1 setup clock per tile");
+  need(c.noc_clock_mhz == 2 * c.pe_clock_mhz, "a NoC clock of twice the PE clock");
+}
+
+// The Verilated QPE and the ways into it every backend here uses: clocks, reset, statistics, the host port,
+// the backdoor, and the SRAM arrays themselves (the C++ ARM's view of its PE's SRAM).
+template <typename V>
+class QpeTop {
+  using Bank = std::remove_reference_t<decltype(std::declval<V&>().rootp->qpe__DOT__g_pe__BRA__0__KET____DOT__u_pe__DOT__u_sram__DOT__bank0)>;
+
+ public:
+  // a PE's SRAM as the RTL was built (rtl_stubs/sram.sv LINES): four 32-bit banks, a 128-bit line across them
+  static constexpr int kSramLines = static_cast<int>(sizeof(Bank) / sizeof(std::uint32_t));
+  static constexpr std::size_t kSramBytes = std::size_t(kSramLines) * 16;
+
+  // a build verilated with FST tracing (Vqpe_*_trace) can write waveforms (start_waves)
+  static constexpr bool kTraceable = requires(V& v, VerilatedFstC* f) { v.trace(f, 99); };
+
+  explicit QpeTop(const std::string& name = "qpe") {
+    ctx_ = std::make_unique<VerilatedContext>();
+    ctx_->randReset(0);
+    if constexpr (kTraceable) ctx_->traceEverOn(true);
+    Verilated::threadContextp(ctx_.get());
+    top_ = std::make_unique<V>(ctx_.get(), name.c_str());
+  }
+  // Verilator registers the SRAM arrays' public scopes with the thread's current context and erases them
+  // from it on destruction: that must be this model's context, not one already gone.
+  ~QpeTop() {
+    Verilated::threadContextp(ctx_.get());
+    stop_waves();
+    top_->final();
+    top_.reset();
+  }
+  V* operator->() { return top_.get(); }
+
+  // An FST waveform to `path`; it records the clocks while dumping(true). Time runs in NoC half-periods of
+  // 1 ns (the NoC clock at 500 MHz: one PE clock is 4 ns).
+  void start_waves(const std::string& path) {
+    if constexpr (kTraceable) {
+      fst_ = std::make_unique<VerilatedFstC>();
+      top_->trace(fst_.get(), 99);
+      fst_->open(path.c_str());
+      if (!fst_->isOpen()) throw std::runtime_error("RTL: cannot write the waveform '" + path + "'");
+    } else {
+      throw std::logic_error("RTL: waveforms need the traced build (Vqpe_*_trace)");
+    }
+  }
+  void dumping(bool on) { dumping_ = on && fst_; }
+  void stop_waves() {
+    if (fst_) fst_->close();
+    fst_.reset();
+    dumping_ = false;
+  }
+
+  // one NoC clock: rising edge, then falling edge
+  void noc_clock() {
+    top_->clk = 1;
+    eval();
+    top_->clk = 0;
+    eval();
+  }
+  void pe_clock() {
+    noc_clock();
+    noc_clock();
+  }
+  // the rising edge of a NoC clock, after the inputs were settled by eval(); the falling edge is evaluated
+  // with the next clock's inputs
+  void clock_edge() {
+    top_->clk = 1;
+    eval();
+    top_->clk = 0;
+  }
+  // reset, at mesh position (x, y)
+  void reset(int x = 0, int y = 0) {
+    top_->qpe_x = static_cast<unsigned>(x);
+    top_->qpe_y = static_cast<unsigned>(y);
+    top_->mesh_in_valid = 0;
+    top_->mesh_out_pop = 0;
+    top_->rst_n = 0;
+    top_->host_valid = 0;
+    top_->host_rsp_pop = 0;
+    top_->bd_we = 0;
+    top_->arm_wr = 0;
+    top_->dram_valid = 0;
+    top_->dram_req_pop = 0;
+    top_->clk = 0;
+    top_->eval();
+    noc_clock();
+    noc_clock();
+    top_->rst_n = 1;
+    noc_clock();
+  }
+  std::uint64_t stat(int pe, unsigned sel) {
+    top_->stat_pe = static_cast<unsigned>(pe);
+    top_->stat_sel = sel;
+    top_->eval();
+    return top_->stat_value;
+  }
+  void backdoor_write(int pe, const std::vector<std::uint8_t>& img) {
+    if (img.size() > kSramBytes) throw std::runtime_error(fmt::format("RTL: SRAM image larger than {} KB", kSramBytes / 1024));
+    top_->bd_pe = static_cast<unsigned>(pe);
+    for (std::size_t line = 0; line * 16 < img.size(); ++line) {
+      top_->bd_line = static_cast<unsigned>(line);
+      for (int w = 0; w < 4; ++w) {
+        std::uint32_t v = 0;
+        for (int k = 0; k < 4; ++k) {
+          const std::size_t i = line * 16 + w * 4 + k;
+          if (i < img.size()) v |= std::uint32_t(img[i]) << (8 * k);
+        }
+        top_->bd_wdata[w] = v;
+      }
+      top_->bd_we = 1;
+      noc_clock();
+    }
+    top_->bd_we = 0;
+  }
+  std::vector<std::uint8_t> backdoor_read(int pe, std::size_t bytes) {
+    std::vector<std::uint8_t> img((bytes + 15) / 16 * 16);
+    top_->bd_pe = static_cast<unsigned>(pe);
+    for (std::size_t line = 0; line * 16 < bytes; ++line) {
+      top_->bd_line = static_cast<unsigned>(line);
+      top_->eval();
+      for (int w = 0; w < 4; ++w)
+        for (int k = 0; k < 4; ++k) img[line * 16 + w * 4 + k] = static_cast<std::uint8_t>(top_->bd_rdata[w] >> (8 * k));
+    }
+    return img;
+  }
+  // one packet into the host port; waits (NoC clocks) while the port is full
+  void host_send(unsigned dst, unsigned kind, unsigned addr, std::uint32_t data) {
+    top_->host_dst = dst;
+    top_->host_kind = kind;
+    top_->host_addr = addr;
+    top_->host_data[0] = data;
+    for (int w = 1; w < 4; ++w) top_->host_data[w] = 0;
+    top_->host_valid = 1;
+    top_->eval();
+    for (int guard = 0; !top_->host_ready; ++guard) {
+      if (guard > 1000) throw std::runtime_error("RTL: host port not ready for 1000 NoC clocks");
+      noc_clock();
+    }
+    noc_clock();
+    top_->host_valid = 0;
+  }
+  // The C++ ARM's access to its PE's SRAM: the four 32-bit banks, untimed (the ARM core is not in the RTL).
+  void sram_read(int pe, std::vector<std::uint8_t>& img) {
+    img.resize(kSramBytes);
+    const auto b = banks(pe);
+    for (int line = 0; line < kSramLines; ++line)
+      for (int w = 0; w < 4; ++w) std::memcpy(&img[std::size_t(line) * 16 + 4 * w], &(*b[w])[line], 4);
+  }
+  void sram_write(int pe, const std::vector<std::uint8_t>& img) {
+    const auto b = banks(pe);
+    for (int line = 0; line < kSramLines; ++line)
+      for (int w = 0; w < 4; ++w) std::memcpy(&(*b[w])[line], &img[std::size_t(line) * 16 + 4 * w], 4);
+  }
+
+ private:
+  std::array<Bank*, 4> banks(int pe) {
+    auto* r = top_->rootp;
+#define S2_BANKS(P)                                                                                        \
+  {&r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank0,                             \
+   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank1,                             \
+   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank2,                             \
+   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank3}
+    switch (pe) {
+      case 0: return S2_BANKS(0);
+      case 1: return S2_BANKS(1);
+      case 2: return S2_BANKS(2);
+      default: return S2_BANKS(3);
+    }
+#undef S2_BANKS
+  }
+  // every clock edge's evaluation goes through here, to be recorded when a waveform is dumping
+  void eval() {
+    top_->eval();
+    if (dumping_) fst_->dump(time_ns_);
+    ++time_ns_;
+  }
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<V> top_;
+  bool dumping_ = false;
+  std::unique_ptr<VerilatedFstC> fst_;
+  std::uint64_t time_ns_ = 0;
+};
+
+// The RTL build for the configuration's MAC shape and its traced build, as Impl<Vqpe_..., Vqpe_..._trace>.
+template <typename Base, template <typename, typename> class Impl>
+std::unique_ptr<Base> for_mac_shape(const HwConfig& cfg) {
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4, Vqpe_16x4_trace>>(cfg);
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2, Vqpe_16x2_trace>>(cfg);
+  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4, Vqpe_8x4_trace>>(cfg);
+  throw std::runtime_error("no RTL build for a " + cfg.mac_shape() + " MAC array (built: 16x4, 16x2, 8x4)");
+}
+
+}  // namespace s2
