@@ -88,9 +88,10 @@ TEST(Policy, EveryReportStampsItBesideTheConfigurationHash) {
   EXPECT_NE(line.find("deviation bound 5%"), std::string::npos) << line;
   EXPECT_NE(out.str().find("config hash: " + j["config_hash"].get<std::string>() + "\n" + line + "\n"), std::string::npos)
       << out.str();
-  EXPECT_NE(read_text(req.junit_out).find("<property name=\"policy\" value=\"" + policy_line(req.policy) + "\"/>"),
+  EXPECT_NE(read_text(req.junit_out).find("<property name=\"policy\" value=\"" + xml_escape(policy_line(req.policy)) + "\"/>"),
             std::string::npos);
-  EXPECT_NE(read_text(req.html_out).find(policy_line(req.policy)), std::string::npos);
+  EXPECT_NE(read_text(req.html_out).find("<td>policy</td><td>" + xml_escape(policy_line(req.policy)) + "</td>"),
+            std::string::npos);
   // read back as merge reads it
   EXPECT_EQ(to_json(results_from_json(nlohmann::ordered_json::parse(j["results"].dump())).policy), to_json(req.policy));
 }
@@ -138,19 +139,19 @@ TEST(Policy, ABoundOutsideZeroToOneIsRefusedWithExit2OnEveryCommandThatCompares)
 
 TEST(Policy, MergeRefusesShardsJudgedByDifferentPolicies) {
   const TempDir dir;
-  auto shard = [&](const std::string& s, double bound) {
+  auto shard = [&](const std::string& s, double bound, const std::string& name) {
     RegressRequest req;
     req.vectors = smoke_csv();
     req.backends = BackendSelection::Model;
     req.shard = s;
     req.policy.deviation_bound = bound;
-    req.json_out = dir.path("s" + std::to_string(s[0] - '0') + ".json");
+    req.json_out = dir.path(name);
     req.quiet = true;
     std::ostringstream out, err;
     EXPECT_EQ(regress(req, out, err), 0) << err.str();
     return req.json_out;
   };
-  MergeRequest m{{shard("1/2", 0.02), shard("2/2", 0.05)}, dir.path("merged.json"), "", "", ""};
+  MergeRequest m{{shard("1/2", 0.02, "a.json"), shard("2/2", 0.05, "b.json")}, dir.path("merged.json"), "", "", ""};
   std::ostringstream out, err;
   EXPECT_EQ(merge(m, out, err), 2);
   EXPECT_NE(err.str().find("judged by another policy"), std::string::npos) << err.str();
