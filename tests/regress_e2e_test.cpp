@@ -276,8 +276,8 @@ TEST(RegressE2e, HangFromTheRunnersBudgetThenTheNextTaskPasses) {
   const std::vector<Task> smoke = read_task_vectors(smoke_csv(), cfg);
   const Task tile = mm_tile();
   RunnerOptions opt;
-  opt.budget.min_cycles = 200;
-  opt.budget.model_factor = 0.0;
+  opt.policy.task_budget.min_cycles = 200;
+  opt.policy.task_budget.model_factor = 0.0;
   const RunResult r = run_tasks({smoke[0], tile}, cfg, opt);
   expect_hang_then_pass(r, 200);
   EXPECT_EQ(r.tasks[0].rtl_budget_cycles, 200u);

@@ -31,12 +31,12 @@ const char* to_string(Status s) {
   return "?";
 }
 
-Status classify(const Findings& f, double deviation_threshold) {
+Status classify(const Findings& f, double deviation_bound) {
   if (f.error) return Status::Error;
   if (f.hang) return Status::Hang;
   if (f.early_stop) return Status::EarlyStop;
   if (f.mismatch) return Status::Mismatch;
-  if (f.delta && std::fabs(*f.delta) > deviation_threshold) return Status::Deviation;
+  if (f.delta && std::fabs(*f.delta) > deviation_bound) return Status::Deviation;
   return Status::Pass;
 }
 
@@ -140,7 +140,7 @@ std::string describe(const Mismatch& m) {
 }
 
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vector<std::vector<std::int32_t>>& golden,
-                            const BackendResult& rtl, const BackendResult& model, const CompareOptions& opt) {
+                            const BackendResult& rtl, const BackendResult& model, const CheckPolicy& policy) {
   TaskComparison c;
   c.task = t;
   c.rtl_ran = rtl.ran;
@@ -207,13 +207,13 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
     }
     // an RTL PE running far longer than the model predicts (done or not)
     if (rp && mp && mp->done && pc.rtl_cycles && pc.model_cycles && *pc.model_cycles > 0 &&
-        static_cast<double>(*pc.rtl_cycles) > opt.long_run_factor * static_cast<double>(*pc.model_cycles)) {
+        static_cast<double>(*pc.rtl_cycles) > policy.long_run_factor * static_cast<double>(*pc.model_cycles)) {
       pc.long_run = true;
       c.long_run_pes.push_back(p);
       c.flags.push_back(fmt::format("long run: RTL PE {} ran {} cycles{}, {:.2f}x the model's {} (limit {:.2f}x)", p,
                                     *pc.rtl_cycles, rp->done ? "" : " and had not finished",
                                     static_cast<double>(*pc.rtl_cycles) / static_cast<double>(*pc.model_cycles),
-                                    *pc.model_cycles, opt.long_run_factor));
+                                    *pc.model_cycles, policy.long_run_factor));
     }
     if (rt && !pc.rtl_done) {
       c.hung_pes.push_back(p);
@@ -253,7 +253,7 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
   f.early_stop = !c.early_stop_pes.empty();
   f.mismatch = (rt && !c.rtl_data.match) || (mt && !c.model_data.match) || (model_hang && rt);
   f.delta = c.delta;
-  c.status = classify(f, opt.deviation_threshold);
+  c.status = classify(f, policy.deviation_bound);
   if (c.status == Status::Hang && !rt)
     for (const PeComparison& pc : c.pes)
       if (!pc.model_done) c.hung_pes.push_back(pc.pe);
@@ -263,8 +263,8 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
 }
 
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendResult& rtl, const BackendResult& model,
-                            const CompareOptions& opt) {
-  return compare_task(t, cfg, golden_for_task(t, cfg), rtl, model, opt);
+                            const CheckPolicy& policy) {
+  return compare_task(t, cfg, golden_for_task(t, cfg), rtl, model, policy);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/check_policy.h"
 #include "model/hw_config.h"
 #include "model/task.h"
 #include "model/task_stream.h"
@@ -32,13 +33,8 @@ struct Findings {
   bool mismatch = false;    // data differ from the golden results, or the backends disagree on finishing
   std::optional<double> delta;  // equation 5.1, if both backends finished
 };
-// Error, Hang, EarlyStop, Mismatch, then Deviation when |delta| > deviation_threshold, else Pass.
-Status classify(const Findings& f, double deviation_threshold);
-
-struct CompareOptions {
-  double deviation_threshold = 0.02;  // |delta| above this is a deviation (the thesis accepted 0.10)
-  double long_run_factor = 1.5;       // an RTL PE running longer than this x the model's cycles is flagged
-};
+// Error, Hang, EarlyStop, Mismatch, then Deviation when |delta| > deviation_bound (CheckPolicy), else Pass.
+Status classify(const Findings& f, double deviation_bound);
 
 // What one backend did with one task.
 struct BackendResult {
@@ -104,7 +100,7 @@ struct PeComparison {
   std::optional<bool> rtl_data_ok, model_data_ok;
   std::size_t rtl_differing = 0, model_differing = 0;
   std::size_t rtl_unwritten = 0;
-  bool long_run = false;  // RTL cycles > long_run_factor x model cycles
+  bool long_run = false;  // RTL cycles > CheckPolicy::long_run_factor x model cycles
 };
 
 struct TaskComparison {
@@ -135,10 +131,10 @@ struct TaskComparison {
 
 // Compares the backends' results for `t`. `golden` as golden_for_task returns it.
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vector<std::vector<std::int32_t>>& golden,
-                            const BackendResult& rtl, const BackendResult& model, const CompareOptions& opt = {});
+                            const BackendResult& rtl, const BackendResult& model, const CheckPolicy& policy = {});
 // The same, computing the golden results itself.
 TaskComparison compare_task(const Task& t, const HwConfig& cfg, const BackendResult& rtl, const BackendResult& model,
-                            const CompareOptions& opt = {});
+                            const CheckPolicy& policy = {});
 
 // Where a task's RTL run first parts from the model's, in PE clocks from the first start: the earliest end of
 // a PE whose clocks differ (the earlier of its two ends); with every PE's clocks equal, the task's end (its

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/check/check_policy.h"
+
 namespace s2 {
 
 struct BenchRequest {
@@ -20,6 +22,7 @@ struct BenchRequest {
   std::string journal;              // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;               // a journal of the same bench: its tasks are not run again
   std::string shard = "1/1";        // --shard I/N: the tasks k (over suites x MAC arrays x flaws) with k % N == I - 1
+  CheckPolicy policy;               // the deviation bound (--deviation-bound), watchdog budget and the targets judged
   // s2cosim merge: the shards' task records (their --json reports' tasks[]), taken as they are
   std::vector<nlohmann::ordered_json> merged;
 };

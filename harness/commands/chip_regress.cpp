@@ -137,8 +137,8 @@ std::string clocks_cell(const Run& r) {
 std::string replay(const ChipRegressRequest& req, const std::string& id) {
   std::string s = shell_quote(program_name()) + " chip-regress " + shell_quote(req.suite) + " --stream " + shell_quote(id) +
                   " --backend " + req.backend;
-  if (req.deviation_threshold != ChipRegressRequest{}.deviation_threshold)
-    s += fmt::format(" --deviation-threshold {}", req.deviation_threshold);
+  if (req.policy.deviation_bound != CheckPolicy{}.deviation_bound)
+    s += fmt::format(" --deviation-bound {}", req.policy.deviation_bound);
   return s;
 }
 
@@ -153,11 +153,12 @@ nlohmann::ordered_json run_json(const Run& r) {
   return j;
 }
 
-}  // namespace
 
-int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream& err) {
-  std::vector<ChipSuiteRow> rows;
+// The suite's rows, every --stream among them, and the outputs, checked before anything runs. False (said on
+// `err`) for bad input.
+bool load_suite(const ChipRegressRequest& req, std::vector<ChipSuiteRow>& rows, std::ostream& err) {
   try {
+    validate(req.policy);
     rows = read_chip_suite(req.suite);
     std::set<std::string> ids;
     for (const ChipSuiteRow& r : rows) ids.insert(r.id);
@@ -165,24 +166,28 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
       if (!ids.count(id)) throw std::invalid_argument("--stream " + id + ": " + req.suite + " has no stream with this id");
   } catch (const std::exception& e) {
     err << "s2cosim chip-regress: " << e.what() << "\n";
-    return 2;
+    return false;
   }
-  if (!check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}}, {{"suite", req.suite}}, err))
-    return kExitBadInput;
-  const bool use_model = req.backend != "rtl", use_rtl = req.backend != "model";
+  return check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}}, {{"suite", req.suite}}, err);
+}
 
-  // each system's configuration, and its backends (made once, on first use)
+// Each system's configuration, and its backends (made once, on first use).
+struct ChipSystems {
   std::map<std::string, HwConfig> cfgs;
   std::map<std::string, std::unique_ptr<StreamBackend>> models, rtls;
-  for (const ChipSuiteRow& r : rows) cfgs.try_emplace(r.system, chip_random_config(r.system));
-  nlohmann::json config = nlohmann::json::object();
-  for (const auto& [sys, cfg] : cfgs) config[sys] = to_json(cfg);
+};
 
+// The result records' title, configurations (every system's), policy and notes; the checks come as the streams run.
+ResultSet chip_results_head(const ChipRegressRequest& req, const std::vector<ChipSuiteRow>& rows, const ChipSystems& systems) {
+  nlohmann::json config = nlohmann::json::object();
+  for (const auto& [sys, cfg] : systems.cfgs) config[sys] = to_json(cfg);
   ResultSet results;
   results.command = "chip-regress";
   results.title = fmt::format("{} on backend {}", req.suite, req.backend);
   results.config = config;
   results.config_hash = text_hash(config.dump());
+  results.policy = req.policy;
+  const auto& cfgs = systems.cfgs;
   results.hardware = hw_config_line(cfgs.begin()->second) + "; systems: ";
   for (auto it = cfgs.begin(); it != cfgs.end(); ++it)
     results.hardware += (it == cfgs.begin() ? "" : ", ") + fmt::format("{} ({}x{} QPEs, {} DRAMs)", it->first, it->second.chip.mesh_cols,
@@ -195,6 +200,179 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
       "bytes differing', and no stream reads them)");
   results.notes.push_back("clocks: PE clocks from the host's start to the host hearing the last PE, ARM operations free on "
                           "both backends; delta = (model - RTL) / RTL (thesis equation 5.1)");
+  return results;
+}
+
+// One stream's runs and what their comparison found.
+struct StreamCheck {
+  CheckResult c;
+  Run model, rtl;
+  std::optional<MemoryCompare> mem;
+  std::vector<PeDelta> per_pe;
+  std::vector<CommandDeviation> by_command, by_place;
+  std::size_t pes = 0, commands = 0;
+};
+
+// A row's stream generated again (refused if it is not the stream the row was written with), run from its
+// seeded memory on each backend (the RTL's watchdog from the model's clocks), and compared.
+void run_stream(const ChipRegressRequest& req, const ChipSuiteRow& row, const HwConfig& cfg, ChipSystems& systems,
+                StreamCheck& k) {
+  const TaskStream s = random_chip_stream(cfg, row.seed);
+  for (const auto& cmds : s.pe) k.pes += !cmds.empty(), k.commands += cmds.size();
+  k.c.labels.emplace_back("PEs", std::to_string(k.pes));
+  k.c.labels.emplace_back("commands", std::to_string(k.commands));
+  if (const std::string now = chip_stream_summary(s); now != row.summary)
+    throw std::runtime_error(fmt::format("{}:{}: the generator makes another stream from this row than the suite was "
+                                         "written with (now: {}); regenerate the suite with the command in its header",
+                                         req.suite, row.line, now));
+  const SystemMemory start = random_chip_memory(cfg, s, row.seed);
+  if (req.backend != "rtl") {
+    auto& b = systems.models[row.system];
+    if (!b) b = make_model_stream_backend(cfg);
+    k.model = run_on(*b, s, start, StreamRunOptions{false});
+  }
+  if (req.backend != "model") {
+    auto& b = systems.rtls[row.system];
+    if (!b) b = make_rtl_stream_backend(cfg);
+    StreamRunOptions opt{false};
+    // a hang is a stream that runs far past what the model needs (or past the bound no run may reach)
+    opt.watchdog_cycles = k.model.completed() ? req.policy.stream_budget.cycles(k.model.result->cycles) : stream_cycle_bound(s, cfg);
+    k.rtl = run_on(*b, s, start, opt);
+  }
+  if (k.model.completed() && k.rtl.completed()) {
+    const StreamResult &m = *k.model.result, &r = *k.rtl.result;
+    k.mem = compare_memory(s, cfg, k.model.memory, k.rtl.memory);
+    k.c.delta = cycle_delta(r.cycles, m.cycles);
+    k.per_pe = pe_deltas(s, m, r);
+    k.by_command = command_deviation(s, m, r);
+    k.by_place = place_deviation(s, m, r, cfg);
+  }
+}
+
+// The stream's status by the comparators' rule, its message, and on a deviation where the clocks part.
+void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
+  CheckResult& c = k.c;
+  const Run &model = k.model, &rtl = k.rtl;
+  if (model.result) c.model_cycles = model.result->cycles;
+  if (rtl.result) c.rtl_cycles = rtl.result->cycles;
+  c.model_wall_s = model.wall_s;
+  c.rtl_wall_s = rtl.wall_s;
+  if (c.status != Status::Error) {
+    Findings f;
+    f.error = !model.error.empty() || !rtl.error.empty();
+    f.hang = (model.result && !model.result->completed) || (rtl.result && !rtl.result->completed);
+    f.mismatch = k.mem && k.mem->differing > 0;
+    f.delta = c.delta;
+    c.status = classify(f, req.policy.deviation_bound);
+    if (c.status == Status::Error)
+      c.message = !model.error.empty() ? "model: " + model.error : "RTL: " + rtl.error;
+    else if (c.status == Status::Hang)
+      c.message = model.result && !model.result->completed ? "MODEL HANG " + model.result->stalled : "RTL HANG " + rtl.result->stalled;
+    else if (c.status == Status::Mismatch)
+      c.message = fmt::format("{} bytes differ in {} memor{}; first: {}", k.mem->differing, k.mem->memories,
+                              k.mem->memories == 1 ? "y" : "ies", k.mem->first);
+    else if (c.status == Status::Deviation)
+      c.message = fmt::format("delta {} (model {} clk, RTL {} clk)", pct(c.delta), *c.model_cycles, *c.rtl_cycles);
+  }
+  if (k.mem) c.labels.emplace_back("unspecified bytes differing", std::to_string(k.mem->unspecified));
+  if (c.delta && std::abs(*c.delta) > req.policy.deviation_bound) {
+    c.where = "by command: " + describe_command_deviation(k.by_command);
+    if (const std::string places = describe_place_deviation(k.by_place); !places.empty()) c.where += "; by place, " + places;
+    c.where += "; by PE: " + describe(k.per_pe, 3);
+  }
+}
+
+// The stream's record in the JSON report's streams[].
+nlohmann::ordered_json stream_json(const ChipSuiteRow& row, const StreamCheck& k) {
+  nlohmann::ordered_json rec;
+  rec["id"] = row.id;
+  rec["seed"] = row.seed;
+  rec["system"] = row.system;
+  rec["summary"] = row.summary;
+  rec["status"] = to_string(k.c.status);
+  rec["message"] = k.c.message;
+  rec["model"] = run_json(k.model);
+  rec["rtl"] = run_json(k.rtl);
+  rec["delta"] = json_or_null(k.c.delta);
+  if (k.mem) {
+    rec["bit_exact"] = k.mem->differing == 0;
+    rec["bytes_differing"] = k.mem->differing;
+    rec["first_difference"] = k.mem->first;
+    rec["unspecified_bytes_differing"] = k.mem->unspecified;
+  } else {
+    rec["bit_exact"] = nullptr;
+  }
+  nlohmann::ordered_json jpe = nlohmann::ordered_json::array(), jcmd = nlohmann::ordered_json::array(),
+                         jplace = nlohmann::ordered_json::array();
+  for (const PeDelta& d : k.per_pe)
+    jpe.push_back({{"pe", d.pe}, {"model", d.model}, {"rtl", d.rtl}, {"clocks", d.clocks()}, {"delta", json_or_null(cycle_delta(d.rtl, d.model))}});
+  for (const CommandDeviation& d : k.by_command) jcmd.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
+  for (const CommandDeviation& d : k.by_place) jplace.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
+  rec["per_pe"] = jpe;
+  rec["per_command"] = jcmd;
+  rec["per_place"] = jplace;
+  rec["replay"] = k.c.replay;
+  return rec;
+}
+
+// What the streams came to, over every stream run.
+struct ChipTally {
+  std::size_t compared_data = 0, bit_exact = 0, unspecified_streams = 0;
+  std::size_t with_delta = 0, within = 0;  // streams with both clocks; of those, |delta| within the bound
+};
+
+// The summary after the table: counts, deltas within the bound, bit-exactness, wall, failures to rerun.
+void print_chip_summary(const ChipRegressRequest& req, const ResultSet& results, const ChipTally& t, std::ostream& out) {
+  const RunSummary sum = summarize(results);
+  std::string worst_id;
+  double worst = -1;
+  for (const CheckResult& c : results.checks)
+    if (c.delta && std::abs(*c.delta) > worst) worst = std::abs(*c.delta), worst_id = c.name;
+  out << "\n" << format_status_counts(results) << "\n";
+  out << fmt::format("streams: {}; within {:.1f}%: {} of {} with both clocks; worst |delta| {}{}; median |delta| {}\n",
+                     results.checks.size(), 100 * req.policy.deviation_bound, t.within, t.with_delta,
+                     sum.max_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.max_abs_delta) : "-",
+                     worst_id.empty() ? "" : " (" + worst_id + ")",
+                     sum.median_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.median_abs_delta) : "-");
+  out << fmt::format("bit-exact: {} of {} compared{}\n", t.bit_exact, t.compared_data,
+                     t.unspecified_streams ? fmt::format(" ({} with MLA padding lanes that differ, unspecified, not compared: "
+                                                         "'ok*' above)",
+                                                         t.unspecified_streams)
+                                           : "");
+  out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
+  if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
+}
+
+std::string chip_json(const ChipRegressRequest& req, const ResultSet& results, const ChipTally& t,
+                      const nlohmann::ordered_json& streams) {
+  const RunSummary sum = summarize(results);
+  nlohmann::ordered_json j;
+  j["command"] = "chip-regress";
+  j["suite"] = req.suite;
+  j["backend"] = req.backend;
+  j["deviation_threshold"] = req.policy.deviation_bound;
+  j["summary"] = {{"streams", results.checks.size()},
+                  {"with_both_clocks", t.with_delta},
+                  {"within_threshold", t.within},
+                  {"max_abs_delta", json_or_null(sum.max_abs_delta)},
+                  {"median_abs_delta", json_or_null(sum.median_abs_delta)},
+                  {"data_compared", t.compared_data},
+                  {"bit_exact", t.bit_exact},
+                  {"model_wall_s", sum.model_wall_s},
+                  {"rtl_wall_s", sum.rtl_wall_s}};
+  j["streams"] = streams;
+  j["results"] = results_json(results);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<ChipSuiteRow> rows;
+  if (!load_suite(req, rows, err)) return kExitBadInput;
+  ChipSystems systems;
+  for (const ChipSuiteRow& r : rows) systems.cfgs.try_emplace(r.system, chip_random_config(r.system));
+  ResultSet results = chip_results_head(req, rows, systems);
 
   std::vector<const ChipSuiteRow*> chosen;
   for (const ChipSuiteRow& r : rows)
@@ -204,184 +382,57 @@ int chip_regress(const ChipRegressRequest& req, std::ostream& out, std::ostream&
     out << fmt::format("{:<8} {:<10} {:>4} {:>5} {:>10} {:>10} {:>8}  {:<10} {}\n", "stream", "system", "PEs", "cmds", "model",
                        "RTL", "delta", "data", "status");
   nlohmann::ordered_json streams = nlohmann::ordered_json::array();
-  std::size_t compared_data = 0, bit_exact = 0, unspecified_streams = 0;
+  ChipTally tally;
   Progress progress(chosen.size(), err);
   for (std::size_t n = 0; n < chosen.size(); ++n) {
     const ChipSuiteRow& row = *chosen[n];
-    const HwConfig& cfg = cfgs.at(row.system);
-    CheckResult c;
-    c.index = static_cast<std::size_t>(&row - rows.data());
-    c.name = row.id;
-    c.group = row.system;
-    c.replay = replay(req, row.id);
-    c.labels = {{"system", row.system}, {"seed", std::to_string(row.seed)}};
-    nlohmann::ordered_json rec;
-    rec["id"] = row.id;
-    rec["seed"] = row.seed;
-    rec["system"] = row.system;
-    rec["summary"] = row.summary;
-    Run model, rtl;
-    std::optional<MemoryCompare> mem;
-    std::vector<PeDelta> per_pe;
-    std::vector<CommandDeviation> by_command, by_place;
-    std::size_t pes = 0, commands = 0;
+    StreamCheck k;
+    k.c.index = static_cast<std::size_t>(&row - rows.data());
+    k.c.name = row.id;
+    k.c.group = row.system;
+    k.c.replay = replay(req, row.id);
+    k.c.labels = {{"system", row.system}, {"seed", std::to_string(row.seed)}};
     try {
-      const TaskStream s = random_chip_stream(cfg, row.seed);
-      for (const auto& cmds : s.pe) pes += !cmds.empty(), commands += cmds.size();
-      c.labels.emplace_back("PEs", std::to_string(pes));
-      c.labels.emplace_back("commands", std::to_string(commands));
-      if (const std::string now = chip_stream_summary(s); now != row.summary)
-        throw std::runtime_error(fmt::format("{}:{}: the generator makes another stream from this row than the suite was "
-                                             "written with (now: {}); regenerate the suite with the command in its header",
-                                             req.suite, row.line, now));
-      const SystemMemory start = random_chip_memory(cfg, s, row.seed);
-      if (use_model) {
-        auto& b = models[row.system];
-        if (!b) b = make_model_stream_backend(cfg);
-        model = run_on(*b, s, start, StreamRunOptions{false});
-      }
-      if (use_rtl) {
-        auto& b = rtls[row.system];
-        if (!b) b = make_rtl_stream_backend(cfg);
-        StreamRunOptions opt{false};
-        // a hang is a stream that runs far past what the model needs (or past the bound no run may reach)
-        opt.watchdog_cycles = model.completed() ? 4 * model.result->cycles + 100000 : stream_cycle_bound(s, cfg);
-        rtl = run_on(*b, s, start, opt);
-      }
-      if (model.completed() && rtl.completed()) {
-        mem = compare_memory(s, cfg, model.memory, rtl.memory);
-        c.delta = cycle_delta(rtl.result->cycles, model.result->cycles);
-        per_pe = pe_deltas(s, *model.result, *rtl.result);
-        by_command = command_deviation(s, *model.result, *rtl.result);
-        by_place = place_deviation(s, *model.result, *rtl.result, cfg);
-      }
+      run_stream(req, row, systems.cfgs.at(row.system), systems, k);
     } catch (const std::exception& e) {
-      c.status = Status::Error;
-      c.message = e.what();
+      k.c.status = Status::Error;
+      k.c.message = e.what();
     }
-    if (model.result) c.model_cycles = model.result->cycles;
-    if (rtl.result) c.rtl_cycles = rtl.result->cycles;
-    c.model_wall_s = model.wall_s;
-    c.rtl_wall_s = rtl.wall_s;
-    if (c.status != Status::Error) {
-      Findings f;
-      f.error = !model.error.empty() || !rtl.error.empty();
-      f.hang = (model.result && !model.result->completed) || (rtl.result && !rtl.result->completed);
-      f.mismatch = mem && mem->differing > 0;
-      f.delta = c.delta;
-      c.status = classify(f, req.deviation_threshold);
-      if (c.status == Status::Error)
-        c.message = !model.error.empty() ? "model: " + model.error : "RTL: " + rtl.error;
-      else if (c.status == Status::Hang)
-        c.message = model.result && !model.result->completed ? "MODEL HANG " + model.result->stalled : "RTL HANG " + rtl.result->stalled;
-      else if (c.status == Status::Mismatch)
-        c.message = fmt::format("{} bytes differ in {} memor{}; first: {}", mem->differing, mem->memories,
-                                mem->memories == 1 ? "y" : "ies", mem->first);
-      else if (c.status == Status::Deviation)
-        c.message = fmt::format("delta {} (model {} clk, RTL {} clk)", pct(c.delta), *c.model_cycles, *c.rtl_cycles);
+    judge_stream(req, k);
+    if (k.mem) {
+      ++tally.compared_data;
+      tally.bit_exact += k.mem->differing == 0;
+      tally.unspecified_streams += k.mem->unspecified > 0;
     }
-    if (mem) {
-      ++compared_data;
-      bit_exact += mem->differing == 0;
-      unspecified_streams += mem->unspecified > 0;
-      c.labels.emplace_back("unspecified bytes differing", std::to_string(mem->unspecified));
+    if (k.c.delta) {
+      ++tally.with_delta;
+      tally.within += std::abs(*k.c.delta) <= req.policy.deviation_bound;
     }
-    if (c.delta && std::abs(*c.delta) > req.deviation_threshold) {
-      c.where = "by command: " + describe_command_deviation(by_command);
-      if (const std::string places = describe_place_deviation(by_place); !places.empty()) c.where += "; by place, " + places;
-      c.where += "; by PE: " + describe(per_pe, 3);
-    }
-    c.labels.emplace_back("stream", row.summary);
+    k.c.labels.emplace_back("stream", row.summary);
+    streams.push_back(stream_json(row, k));
 
-    rec["status"] = to_string(c.status);
-    rec["message"] = c.message;
-    rec["model"] = run_json(model);
-    rec["rtl"] = run_json(rtl);
-    rec["delta"] = json_or_null(c.delta);
-    if (mem) {
-      rec["bit_exact"] = mem->differing == 0;
-      rec["bytes_differing"] = mem->differing;
-      rec["first_difference"] = mem->first;
-      rec["unspecified_bytes_differing"] = mem->unspecified;
-    } else {
-      rec["bit_exact"] = nullptr;
-    }
-    nlohmann::ordered_json jpe = nlohmann::ordered_json::array(), jcmd = nlohmann::ordered_json::array(),
-                           jplace = nlohmann::ordered_json::array();
-    for (const PeDelta& d : per_pe)
-      jpe.push_back({{"pe", d.pe}, {"model", d.model}, {"rtl", d.rtl}, {"clocks", d.clocks()}, {"delta", json_or_null(cycle_delta(d.rtl, d.model))}});
-    for (const CommandDeviation& d : by_command) jcmd.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
-    for (const CommandDeviation& d : by_place) jplace.push_back({{"what", d.what}, {"clocks", d.clocks}, {"commands", d.commands}});
-    rec["per_pe"] = jpe;
-    rec["per_command"] = jcmd;
-    rec["per_place"] = jplace;
-    rec["replay"] = c.replay;
-    streams.push_back(rec);
-
-    const std::string data = !mem ? "-" : mem->differing ? "DIFFER" : mem->unspecified ? "ok*" : "ok";
-    progress.step(n + 1, row.id + " " + to_string(c.status));
+    const std::string data = !k.mem ? "-" : k.mem->differing ? "DIFFER" : k.mem->unspecified ? "ok*" : "ok";
+    progress.step(n + 1, row.id + " " + to_string(k.c.status));
     if (!req.quiet) {
       progress.clear();
-      out << fmt::format("{:<8} {:<10} {:>4} {:>5} {:>10} {:>10} {:>8}  {:<10} {}\n", row.id, row.system, pes, commands,
-                         clocks_cell(model), clocks_cell(rtl), pct(c.delta), data, to_string(c.status));
+      out << fmt::format("{:<8} {:<10} {:>4} {:>5} {:>10} {:>10} {:>8}  {:<10} {}\n", row.id, row.system, k.pes, k.commands,
+                         clocks_cell(k.model), clocks_cell(k.rtl), pct(k.c.delta), data, to_string(k.c.status));
     }
-    results.checks.push_back(std::move(c));
+    results.checks.push_back(std::move(k.c));
   }
   progress.clear();
-
-  // the summary
-  const RunSummary sum = summarize(results);
-  std::size_t with_delta = 0, within = 0;
-  std::string worst_id;
-  double worst = -1;
-  for (const CheckResult& c : results.checks)
-    if (c.delta) {
-      ++with_delta;
-      within += std::abs(*c.delta) <= req.deviation_threshold;
-      if (std::abs(*c.delta) > worst) worst = std::abs(*c.delta), worst_id = c.name;
-    }
-  out << "\n" << format_status_counts(results) << "\n";
-  out << fmt::format("streams: {}; within {:.1f}%: {} of {} with both clocks; worst |delta| {}{}; median |delta| {}\n",
-                     results.checks.size(), 100 * req.deviation_threshold, within, with_delta,
-                     sum.max_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.max_abs_delta) : "-",
-                     worst_id.empty() ? "" : " (" + worst_id + ")",
-                     sum.median_abs_delta ? fmt::format("{:.2f}%", 100 * *sum.median_abs_delta) : "-");
-  out << fmt::format("bit-exact: {} of {} compared{}\n", bit_exact, compared_data,
-                     unspecified_streams ? fmt::format(" ({} with MLA padding lanes that differ, unspecified, not compared: "
-                                                       "'ok*' above)",
-                                                       unspecified_streams)
-                                         : "");
-  out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
-  if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
+  print_chip_summary(req, results, tally, out);
 
   bool written = true;
   try {
-    if (!req.json_out.empty()) {
-      nlohmann::ordered_json j;
-      j["command"] = "chip-regress";
-      j["suite"] = req.suite;
-      j["backend"] = req.backend;
-      j["deviation_threshold"] = req.deviation_threshold;
-      j["summary"] = {{"streams", results.checks.size()},
-                      {"with_both_clocks", with_delta},
-                      {"within_threshold", within},
-                      {"max_abs_delta", json_or_null(sum.max_abs_delta)},
-                      {"median_abs_delta", json_or_null(sum.median_abs_delta)},
-                      {"data_compared", compared_data},
-                      {"bit_exact", bit_exact},
-                      {"model_wall_s", sum.model_wall_s},
-                      {"rtl_wall_s", sum.rtl_wall_s}};
-      j["streams"] = streams;
-      j["results"] = results_json(results);
-      write_text_file(req.json_out, j.dump(2) + "\n");
-    }
+    if (!req.json_out.empty()) write_text_file(req.json_out, chip_json(req, results, tally, streams));
   } catch (const std::exception& e) {
     err << "s2cosim chip-regress: " << e.what() << "\n";
     written = false;
   }
   // every output is tried, whatever became of the others
   if (!write_result_outputs(results, {req.html_out, req.junit_out, ""}, err) || !written) return kExitOutput;
-  return sum.all_passed() ? kExitPass : kExitFail;
+  return summarize(results).all_passed() ? kExitPass : kExitFail;
 }
 
 }  // namespace s2

@@ -12,13 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/check_policy.h"
+
 namespace s2 {
 
 struct ChipRegressRequest {
   std::string suite;
   std::string backend = "both";  // both | model | rtl
   std::vector<std::string> streams;  // ids to run (empty: all)
-  double deviation_threshold = 0.02;
+  CheckPolicy policy;  // the deviation bound (--deviation-bound) and the streams' watchdog
   std::string json_out, junit_out, html_out;
   bool quiet = false;  // the summary only
 };

@@ -7,6 +7,8 @@
 #include <optional>
 #include <unistd.h>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "harness/commands/bench.h"
@@ -40,15 +42,18 @@ void add_config_options(CLI::App* cmd, std::string& config_file, std::string& ma
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
-// A fraction >= 0 (--deviation-threshold).
-CLI::Validator fraction_validator() {
-  return CLI::Validator(
-      [](std::string& v) {
-        double x = -1;
-        return CLI::detail::lexical_cast(v, x) && x >= 0 ? std::string()
-                                                         : "expected a non-negative fraction (e.g. 0.02), got '" + v + "'";
-      },
-      "FRACTION");
+// --deviation-bound: a fraction from 0 to 1 (CheckPolicy, deviation_bound_problem), on every command that compares.
+void add_deviation_bound(CLI::App* cmd, s2::CheckPolicy& policy) {
+  cmd->add_option("--deviation-bound,--deviation-threshold", policy.deviation_bound,
+                  "|delta| above this fraction of the RTL's clocks is a deviation: 0 to 1, default 0.02 (2%); "
+                  "--deviation-threshold is its older name")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double x = 0;
+            if (!CLI::detail::lexical_cast(v, x)) return "expected a fraction from 0 to 1 (0.02 is 2%), got '" + v + "'";
+            return s2::deviation_bound_problem(x);
+          },
+          "FRACTION"));
 }
 
 // A seed: a decimal integer from 0 to 2^64 - 1 (a '-' would wrap to a huge seed).
@@ -103,14 +108,38 @@ int main(int argc, char** argv) {
 
 namespace {
 
-int run(int argc, char** argv) {
-  s2::set_program_name(argc > 0 ? argv[0] : "s2cosim");
-  CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("s2cosim ") + s2::tool_version());
+// `s2cosim vectors random` and `chip-random`, and `s2cosim config`: what they print or write.
+struct VectorsRequest {
+  std::uint64_t seed = 2026;
+  int count = 240;
+  std::string out_file, mac;
+  std::vector<std::string> chip_presets, chip_meshes;
+};
+struct ConfigRequest {
+  std::string config_file, mac, preset;
+  std::vector<std::string> flaws;
+};
 
-  s2::RegressRequest req;
-  std::string backend = "both";
+// Every command's request, filled in by the parser, and the subcommand that fills it.
+struct Requests {
+  s2::RegressRequest regress;
+  std::string regress_backend = "both";
+  ConfigRequest config;
+  VectorsRequest vectors;
+  s2::ChipRegressRequest chip;
+  s2::BenchRequest bench;
+  s2::FlawLimitRequest flaw;
+  s2::MapRequest map;
+  std::string check_file;
+  s2::RunNetRequest net;
+  s2::MergeRequest merge;
+};
+struct Commands {
+  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge;
+};
+
+CLI::App* add_regress(CLI::App& app, Requests& q) {
+  s2::RegressRequest& req = q.regress;
   CLI::App* regress = app.add_subcommand("regress", "run task vectors on the model and/or the RTL and compare them");
   regress->add_option("vectors", req.vectors, "task-vector CSV (contract 1)")->required();
   add_config_options(regress, req.config_file, req.mac_shape, req.flaws);
@@ -119,12 +148,9 @@ int run(int argc, char** argv) {
   regress->add_option("--journal", req.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   regress->add_option("--resume", req.resume,
                       "take the tasks a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
-  regress->add_option("--backend", backend, "both (default), model or rtl")
+  regress->add_option("--backend", q.regress_backend, "both (default), model or rtl")
       ->check(CLI::IsMember({"both", "model", "rtl"}));
-  regress
-      ->add_option("--deviation-threshold", req.deviation_threshold,
-                   "|delta| above this is a deviation (fraction; default 0.02)")
-      ->check(fraction_validator());
+  add_deviation_bound(regress, req.policy);
   regress->add_flag("--quiet,-q", req.quiet, "print the summary only");
   add_result_outputs(regress, req.html_out, req.junit_out);
   regress->add_option("--task", req.task_ids, "run only the task with this id (repeatable)")
@@ -140,44 +166,47 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   regress->add_option("--expect-hash", req.expect_hash,
                       "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
+  return regress;
+}
 
-  std::string config_file, mac, config_preset;
-  std::vector<std::string> flaws;
+CLI::App* add_config(CLI::App& app, ConfigRequest& c) {
   CLI::App* config = app.add_subcommand("config", "print the hardware configuration (JSON) and its hash");
-  add_config_options(config, config_file, mac, flaws);
-  config->add_option("--preset", config_preset, "the chip run-net --target s2 uses: prototype, spinnaker2 or mini (default: QPE-DRAM)");
+  add_config_options(config, c.config_file, c.mac, c.flaws);
+  config->add_option("--preset", c.preset, "the chip run-net --target s2 uses: prototype, spinnaker2 or mini (default: QPE-DRAM)");
+  return config;
+}
 
-  std::uint64_t seed = 2026;
-  int count = 240;
-  std::string out_file, vmac;
+// `s2cosim vectors random` and `s2cosim vectors chip-random`.
+std::pair<CLI::App*, CLI::App*> add_vectors(CLI::App& app, VectorsRequest& v) {
   CLI::App* vectors = app.add_subcommand("vectors", "generate task vectors");
   vectors->require_subcommand(1);
   CLI::App* random = vectors->add_subcommand("random", "a seeded random suite covering the corners (contract-1 CSV)");
-  random->add_option("--seed", seed, "seed (default 2026, the committed vectors/random_suite.csv)")->check(seed_validator());
-  random->add_option("--count", count, "number of tasks (default 240; corners are all covered from 40)")
+  random->add_option("--seed", v.seed, "seed (default 2026, the committed vectors/random_suite.csv)")->check(seed_validator());
+  random->add_option("--count", v.count, "number of tasks (default 240; corners are all covered from 40)")
       ->check(CLI::Range(1, 100000));
-  random->add_option("--mac", vmac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
-  random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+  random->add_option("--mac", v.mac, "MAC array shape the tasks must fit: 16x4 (default), 16x2 or 8x4");
+  random->add_option("--out,-o", v.out_file, "write to FILE instead of standard output");
 
-  std::vector<std::string> chip_presets, chip_meshes;
   CLI::App* chip_random = vectors->add_subcommand(
       "chip-random", "a seeded suite of random task streams for the chip (a CSV row per stream; s2cosim chip-regress runs it)");
-  chip_random->add_option("--seed", seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)")
+  chip_random->add_option("--seed", v.seed, "seed (default 2026, the committed vectors/chip_random_suite.csv)")
       ->check(seed_validator());
-  chip_random->add_option("--count", count, "number of streams (default 240), dealt round robin over the systems")
+  chip_random->add_option("--count", v.count, "number of streams (default 240), dealt round robin over the systems")
       ->check(CLI::Range(1, 100000));
-  chip_random->add_option("--preset", chip_presets, "a chip preset the streams run on: mini or prototype (repeatable)")
+  chip_random->add_option("--preset", v.chip_presets, "a chip preset the streams run on: mini or prototype (repeatable)")
       ->check(CLI::IsMember({"mini", "prototype"}))
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  chip_random->add_option("--mesh", chip_meshes, "a mesh of C x R QPEs (1..6 each) with DRAMs on the west and east edges, e.g. 3x3 (repeatable)")
+  chip_random->add_option("--mesh", v.chip_meshes, "a mesh of C x R QPEs (1..6 each) with DRAMs on the west and east edges, e.g. 3x3 (repeatable)")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  chip_random->add_option("--out,-o", out_file, "write to FILE instead of standard output");
+  chip_random->add_option("--out,-o", v.out_file, "write to FILE instead of standard output");
+  return {random, chip_random};
+}
 
-  s2::ChipRegressRequest creq;
+CLI::App* add_chip_regress(CLI::App& app, s2::ChipRegressRequest& creq) {
   CLI::App* chipcmd = app.add_subcommand(
       "chip-regress", "run a chip suite's random streams (s2cosim vectors chip-random) on the model and/or the RTL and compare them");
   chipcmd->add_option("suite", creq.suite, "chip suite CSV (e.g. vectors/chip_random_suite.csv)")->required();
@@ -186,13 +215,14 @@ int run(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  chipcmd->add_option("--deviation-threshold", creq.deviation_threshold, "|delta| above this is a deviation (fraction; default 0.02)")
-      ->check(fraction_validator());
+  add_deviation_bound(chipcmd, creq.policy);
   chipcmd->add_option("--json", creq.json_out, "write the streams' results as JSON to FILE");
   add_result_outputs(chipcmd, creq.html_out, creq.junit_out);
   chipcmd->add_flag("--quiet,-q", creq.quiet, "print the summary only");
+  return chipcmd;
+}
 
-  s2::BenchRequest breq;
+CLI::App* add_bench(CLI::App& app, s2::BenchRequest& breq) {
   breq.suites = {"vectors/thesis_qpe_validation.csv", "vectors/random_suite.csv"};
   CLI::App* benchcmd = app.add_subcommand(
       "bench", "measure the promised figures: every suite on both backends, flaws off and sram2clk, in one run");
@@ -201,24 +231,30 @@ int run(int argc, char** argv) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_deviation_bound(benchcmd, breq.policy);
   benchcmd->add_option("--json", breq.json_out, "write the figures as JSON to FILE");
   benchcmd->add_option("--journal", breq.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   benchcmd->add_option("--resume", breq.resume, "take the tasks a journal of the same bench holds and run the rest");
   add_result_outputs(benchcmd, breq.html_out, breq.junit_out);
   benchcmd->add_option("--shard", breq.shard, "run shard I of N (I/N, 1-based): the tasks k, over every suite, MAC array and flaw "
                                               "setting, with k % N == I - 1; s2cosim merge combines the shards' --json reports");
+  return benchcmd;
+}
 
-  s2::FlawLimitRequest freq;
+CLI::App* add_flaw_limit(CLI::App& app, s2::FlawLimitRequest& freq) {
   CLI::App* flawcmd = app.add_subcommand(
       "flaw-limit", "find the smallest task that shows an RTL flaw, by bisection, from the comparators' status only");
   flawcmd->add_option("flaw", freq.flaw, "neighbor_conv (searched over weight bytes) or mm_wide_a (over W_A)")->required();
   add_config_options(flawcmd, freq.config_file, freq.mac_shape, freq.other_flaws);
+  add_deviation_bound(flawcmd, freq.policy);
   flawcmd->add_option("--json", freq.json_out, "write the result as JSON (contract 3) to FILE");
   flawcmd->add_option("--journal", freq.journal, "append each finished probe to FILE as a JSON line (default with --json F: F.jsonl)");
   flawcmd->add_option("--resume", freq.resume, "take the probes a journal of the same search holds and run the rest");
   add_result_outputs(flawcmd, freq.html_out, freq.junit_out);
+  return flawcmd;
+}
 
-  s2::MapRequest mreq;
+CLI::App* add_map(CLI::App& app, s2::MapRequest& mreq) {
   CLI::App* mapcmd = app.add_subcommand(
       "map", "split a CNN for QPE-DRAM or SpiNNaker2 (thesis 4.1-4.2): pieces, sizes, MAC and SRAM utilisation");
   mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
@@ -233,14 +269,19 @@ int run(int argc, char** argv) {
   mapcmd->add_flag("--verify", mreq.verify,
                    "compute every block whole and from its pieces with the golden kernels and compare, and distribute every "
                    "block and strategy as run-net would, its streams checked as the backends check them (slow at full size)");
+  return mapcmd;
+}
 
-  std::string check_file;
+CLI::App* add_check(CLI::App& app, std::string& check_file) {
   CLI::App* checkcmd = app.add_subcommand(
       "check", "say whether an ONNX model will run: every node that will not map, each with why and what to change, "
                "and what the import folds, lowers or leaves to the host (exit 0: it will run)");
   checkcmd->add_option("model", check_file, "the ONNX model (.onnx)")->required();
+  return checkcmd;
+}
 
-  s2::RunNetRequest nreq;
+// run-net's network, target and data options; its outputs and sessions: add_run_net_outputs.
+CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   CLI::App* netcmd = app.add_subcommand(
       "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
                  "(thesis 4.3/4.4, Tables 5.5-5.8)");
@@ -259,6 +300,7 @@ int run(int argc, char** argv) {
       ->delimiter(',');
   netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
       ->check(CLI::IsMember({"model", "rtl", "both"}));
+  add_deviation_bound(netcmd, nreq.policy);
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)")->check(seed_validator());
   netcmd->add_option("--input", nreq.input_npy,
@@ -274,6 +316,10 @@ int run(int argc, char** argv) {
                      "directory of .npy files; maxima over all) instead of on --input");
   netcmd->add_option("--config", nreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   netcmd->add_option("--mac", nreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  return netcmd;
+}
+
+void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
   netcmd->add_option("--journal", nreq.journal,
                      "append each finished block run to FILE as a JSON line (default with --json F: F.jsonl)");
   netcmd->add_option("--resume", nreq.resume,
@@ -293,8 +339,9 @@ int run(int argc, char** argv) {
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32));
   netcmd->add_option("--expect-hash", nreq.expect_hash,
                      "refuse to run unless the configuration's hash is this (the rerun lines of reports use it)");
+}
 
-  s2::MergeRequest mgreq;
+CLI::App* add_merge(CLI::App& app, s2::MergeRequest& mgreq) {
   CLI::App* mergecmd = app.add_subcommand(
       "merge", "combine the --json reports of a sharded regress or run-net (--shard I/N) into the unsharded run's reports");
   mergecmd->add_option("shards", mgreq.inputs, "the shards' --json reports, in any order")->required();
@@ -304,7 +351,92 @@ int run(int argc, char** argv) {
   mergecmd->add_flag("--allow-partial", mgreq.allow_partial,
                      "take shards a signal stopped or that miss checks; their missing checks are reported as not run "
                      "(errors), never as passing");
+  return mergecmd;
+}
 
+// The text a generator made: to standard output, or written atomically to --out.
+int emit(const std::string& text, const std::string& out_file) {
+  if (out_file.empty()) std::cout << text;
+  else if (!s2::write_outputs({{out_file, [&] { return text; }}}, std::cerr)) return s2::kExitOutput;
+  return s2::kExitPass;
+}
+
+int run_chip_random(const VectorsRequest& v) {
+  std::vector<std::string> systems = v.chip_presets;
+  systems.insert(systems.end(), v.chip_meshes.begin(), v.chip_meshes.end());
+  if (systems.empty()) systems.push_back("mini");
+  for (const std::string& m : v.chip_meshes) {
+    const bool mesh = m.size() == 3 && m[1] == 'x' && m[0] >= '1' && m[0] <= '6' && m[2] >= '1' && m[2] <= '6';
+    if (!mesh) throw std::invalid_argument("--mesh " + m + ": expected CxR with C and R from 1 to 6, e.g. 3x3");
+  }
+  std::string command = "s2cosim vectors chip-random --seed " + std::to_string(v.seed) + " --count " + std::to_string(v.count);
+  for (const std::string& p : v.chip_presets) command += " --preset " + p;
+  for (const std::string& m : v.chip_meshes) command += " --mesh " + m;
+  return emit(s2::chip_suite_csv(v.seed, v.count, systems, command), v.out_file);
+}
+
+int run_random(const VectorsRequest& v) {
+  const s2::HwConfig cfg = s2::build_hw_config("", v.mac, {});
+  return emit(s2::random_suite_csv(v.seed, v.count, cfg), v.out_file);
+}
+
+int run_config(const ConfigRequest& c) {
+  s2::HwConfig cfg = s2::build_hw_config(c.config_file, c.mac, c.flaws);
+  if (!c.preset.empty()) {
+    s2::apply_preset(cfg, c.preset);
+    s2::validate(cfg);
+  }
+  // the JSON alone on standard output, so that `s2cosim config > F` gives a file --config reads
+  std::cout << s2::to_json(cfg).dump(2) << "\n";
+  std::cerr << "config hash: " << s2::config_hash(cfg) << "\n";
+  return s2::kExitPass;
+}
+
+// The command the parser chose, with its request.
+int dispatch(const Commands& cmd, Requests& q) {
+  // the commands with a journal stop on SIGINT, SIGTERM, SIGHUP and SIGPIPE from here on, after the task in
+  // hand, and write what finished (a signal while the inputs are read stops them before the first task)
+  std::optional<s2::StopOnSignal> stop_on_signal;
+  if (cmd.regress->parsed() || cmd.bench->parsed() || cmd.flaw->parsed() || cmd.net->parsed()) stop_on_signal.emplace();
+  if (cmd.regress->parsed()) {
+    q.regress.backends = s2::parse_backend_selection(q.regress_backend);
+    return s2::regress(q.regress, std::cout, std::cerr);
+  }
+  if (cmd.bench->parsed()) return s2::bench(q.bench, std::cout, std::cerr);
+  if (cmd.flaw->parsed()) return s2::flaw_limit(q.flaw, std::cout, std::cerr);
+  if (cmd.map->parsed()) return s2::map_network(q.map, std::cout, std::cerr);
+  if (cmd.net->parsed()) return s2::run_net(q.net, std::cout, std::cerr);
+  if (cmd.check->parsed()) return s2::check_model(q.check_file, std::cout, std::cerr);
+  if (cmd.merge->parsed()) return s2::merge(q.merge, std::cout, std::cerr);
+  if (cmd.chip->parsed()) return s2::chip_regress(q.chip, std::cout, std::cerr);
+  try {
+    if (cmd.chip_random->parsed()) return run_chip_random(q.vectors);
+    if (cmd.random->parsed()) return run_random(q.vectors);
+    return run_config(q.config);
+  } catch (const std::exception& e) {
+    std::cerr << "s2cosim: " << e.what() << "\n";
+    return s2::kExitBadInput;
+  }
+}
+
+int run(int argc, char** argv) {
+  s2::set_program_name(argc > 0 ? argv[0] : "s2cosim");
+  CLI::App app{"s2cosim: co-simulation of the SpiNNaker2 QPE: SystemC model against the Verilated RTL"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("s2cosim ") + s2::tool_version());
+  Requests q;
+  Commands cmd{};
+  cmd.regress = add_regress(app, q);
+  cmd.config = add_config(app, q.config);
+  std::tie(cmd.random, cmd.chip_random) = add_vectors(app, q.vectors);
+  cmd.chip = add_chip_regress(app, q.chip);
+  cmd.bench = add_bench(app, q.bench);
+  cmd.flaw = add_flaw_limit(app, q.flaw);
+  cmd.map = add_map(app, q.map);
+  cmd.check = add_check(app, q.check_file);
+  cmd.net = add_run_net(app, q.net);
+  add_run_net_outputs(cmd.net, q.net);
+  cmd.merge = add_merge(app, q.merge);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -315,71 +447,9 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return 2;
+    return s2::kExitBadInput;
   }
-
-  // the commands with a journal stop on SIGINT, SIGTERM, SIGHUP and SIGPIPE from here on, after the task in
-  // hand, and write what finished (a signal while the inputs are read stops them before the first task)
-  std::optional<s2::StopOnSignal> stop_on_signal;
-  if (regress->parsed() || benchcmd->parsed() || flawcmd->parsed() || netcmd->parsed()) stop_on_signal.emplace();
-  if (regress->parsed()) {
-    req.backends = s2::parse_backend_selection(backend);
-    return s2::regress(req, std::cout, std::cerr);
-  }
-  if (benchcmd->parsed()) return s2::bench(breq, std::cout, std::cerr);
-  if (flawcmd->parsed()) return s2::flaw_limit(freq, std::cout, std::cerr);
-  if (mapcmd->parsed()) return s2::map_network(mreq, std::cout, std::cerr);
-  if (netcmd->parsed()) return s2::run_net(nreq, std::cout, std::cerr);
-  if (checkcmd->parsed()) return s2::check_model(check_file, std::cout, std::cerr);
-  if (mergecmd->parsed()) return s2::merge(mgreq, std::cout, std::cerr);
-  if (chipcmd->parsed()) return s2::chip_regress(creq, std::cout, std::cerr);
-  if (chip_random->parsed()) {
-    try {
-      std::vector<std::string> systems = chip_presets;
-      systems.insert(systems.end(), chip_meshes.begin(), chip_meshes.end());
-      if (systems.empty()) systems.push_back("mini");
-      for (const std::string& m : chip_meshes) {
-        const bool mesh = m.size() == 3 && m[1] == 'x' && m[0] >= '1' && m[0] <= '6' && m[2] >= '1' && m[2] <= '6';
-        if (!mesh) throw std::invalid_argument("--mesh " + m + ": expected CxR with C and R from 1 to 6, e.g. 3x3");
-      }
-      std::string command = "s2cosim vectors chip-random --seed " + std::to_string(seed) + " --count " + std::to_string(count);
-      for (const std::string& p : chip_presets) command += " --preset " + p;
-      for (const std::string& m : chip_meshes) command += " --mesh " + m;
-      const std::string csv = s2::chip_suite_csv(seed, count, systems, command);
-      if (out_file.empty()) std::cout << csv;
-      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
-    } catch (const std::exception& e) {
-      std::cerr << "s2cosim: " << e.what() << "\n";
-      return 2;
-    }
-    return 0;
-  }
-  if (random->parsed()) {
-    try {
-      const s2::HwConfig cfg = s2::build_hw_config("", vmac, {});
-      const std::string csv = s2::random_suite_csv(seed, count, cfg);
-      if (out_file.empty()) std::cout << csv;
-      else if (!s2::write_outputs({{out_file, [&] { return csv; }}}, std::cerr)) return s2::kExitOutput;
-    } catch (const std::exception& e) {
-      std::cerr << "s2cosim: " << e.what() << "\n";
-      return 2;
-    }
-    return 0;
-  }
-  try {
-    s2::HwConfig cfg = s2::build_hw_config(config_file, mac, flaws);
-    if (!config_preset.empty()) {
-      s2::apply_preset(cfg, config_preset);
-      s2::validate(cfg);
-    }
-    // the JSON alone on standard output, so that `s2cosim config > F` gives a file --config reads
-    std::cout << s2::to_json(cfg).dump(2) << "\n";
-    std::cerr << "config hash: " << s2::config_hash(cfg) << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "s2cosim: " << e.what() << "\n";
-    return 2;
-  }
-  return 0;
+  return dispatch(cmd, q);
 }
 
 }  // namespace

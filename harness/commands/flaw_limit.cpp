@@ -84,8 +84,10 @@ struct Stopped {
 
 class Prober {
  public:
-  Prober(const HwConfig& cfg, ProbeLog* log, int* resumed)
-      : cfg_(cfg), hash_(config_hash(cfg)), log_(log), resumed_(resumed) {}
+  Prober(const HwConfig& cfg, const CheckPolicy& policy, ProbeLog* log, int* resumed)
+      : cfg_(cfg), hash_(config_hash(cfg)), log_(log), resumed_(resumed) {
+    opt_.policy = policy;
+  }
   std::string status(const Task& t) {
     if (log_) {
       if (const auto it = log_->done.find({hash_, task_vector_row(t)}); it != log_->done.end()) {
@@ -97,7 +99,7 @@ class Prober {
     if (log_ && log_->stop)
       if (std::string why = log_->stop(); !why.empty()) throw Stopped{0, std::move(why)};
     if (!rtl_) rtl_ = make_rtl_backend(cfg_), model_ = make_model_backend(cfg_);
-    RunResult r = run_tasks({t}, cfg_, rtl_.get(), model_.get());
+    RunResult r = run_tasks({t}, cfg_, rtl_.get(), model_.get(), opt_);
     const std::string s = to_string(r.tasks.front().status);
     if (log_ && log_->finished) log_->finished(hash_, t, s);
     return s;
@@ -105,6 +107,7 @@ class Prober {
 
  private:
   HwConfig cfg_;
+  RunnerOptions opt_;
   std::string hash_;
   ProbeLog* log_;
   int* resumed_;
@@ -117,13 +120,14 @@ bool shows(const std::string& status) { return status != "pass"; }
 
 namespace {
 
-void find_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log, FlawLimitResult& r) {
+void find_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log,
+                const CheckPolicy& policy, FlawLimitResult& r) {
   const Family fam = family_of(flaw);
   r.flaw = flaw;
   r.dimension = fam.dimension;
   HwConfig with = base;
   enable_flaw(with, flaw);
-  Prober on(with, log, &r.resumed);
+  Prober on(with, policy, log, &r.resumed);
 
   auto fits = [&](const Task& t) { return validate_task(t, with).empty(); };
   auto probe = [&](int v) {
@@ -168,7 +172,7 @@ void find_limit(const std::string& flaw, const HwConfig& base, std::ostream* pro
 
   // the reproducer with the flaw off must pass, or the symptom is not the flaw's
   {
-    Prober off(base, log, &r.resumed);
+    Prober off(base, policy, log, &r.resumed);
     r.control_status = off.status(r.reproducer);
     ++r.independence_simulations;
   }
@@ -194,10 +198,11 @@ void find_limit(const std::string& flaw, const HwConfig& base, std::ostream* pro
 
 }  // namespace
 
-FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log) {
+FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress, ProbeLog* log,
+                                const CheckPolicy& policy) {
   FlawLimitResult r;
   try {
-    find_limit(flaw, base, progress, log, r);
+    find_limit(flaw, base, progress, log, policy, r);
   } catch (const Stopped& s) {
     r.stopped_by_signal = s.signal;
     r.found = false;
@@ -208,7 +213,7 @@ FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, s
 }
 
 
-std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg) {
+std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg, const CheckPolicy& policy) {
   std::string s = fmt::format("flaw-limit {} over {} (status of each probe from the comparators only)\n", r.flaw, r.dimension);
   for (const FlawProbe& p : r.search) s += fmt::format("  {:<60} {}\n", p.what, p.status);
   if (!r.found) return s + fmt::format("limit not found: {}\n", r.why_not);
@@ -222,10 +227,11 @@ std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg) {
   s += fmt::format("independence {} ({} more simulations)\n", r.independence_holds ? "holds" : "does not hold",
                    r.independence_simulations);
   s += "hardware: " + hw_config_line(cfg) + "\nconfig hash: " + config_hash(cfg) + "\n";
+  s += "policy: " + policy_line(policy) + "\n";
   return s;
 }
 
-std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
+std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg, const CheckPolicy& policy) {
   nlohmann::json j;
   j["flaw"] = r.flaw;
   j["dimension"] = r.dimension;
@@ -250,6 +256,7 @@ std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg) {
   if (r.stopped_by_signal) j["stopped_by_signal"] = r.stopped_by_signal;
   j["config"] = to_json(cfg);
   j["config_hash"] = config_hash(cfg);
+  j["policy"] = to_json(policy);
   return j.dump(2) + "\n";
 }
 
@@ -264,6 +271,7 @@ ResultSet flaw_limit_results(const FlawLimitRequest& req, const FlawLimitResult&
   rs.title = req.flaw + (r.found ? fmt::format(": {} {} shows it first", r.dimension, r.limit) : ": no limit found");
   rs.config = to_json(with);
   rs.config_hash = config_hash(with);
+  rs.policy = req.policy;
   rs.hardware = hw_config_line(with);
   rs.stopped_by_signal = r.stopped_by_signal;
   rs.notes.push_back("a probe whose status is not pass shows the flaw; the search bisects " + r.dimension +
@@ -275,6 +283,8 @@ ResultSet flaw_limit_results(const FlawLimitRequest& req, const FlawLimitResult&
     if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
     for (const std::string& f : req.other_flaws) s += " --flaw " + shell_quote(f);
     if (flaw_on) s += " --flaw " + shell_quote(req.flaw);
+    if (req.policy.deviation_bound != CheckPolicy{}.deviation_bound)
+      s += fmt::format(" --deviation-bound {}", req.policy.deviation_bound);
     return s + " --expect-hash " + config_hash(cfg);
   };
   auto add = [&](const std::string& name, const Task& t, const std::string& status, const HwConfig& cfg, bool flaw_on) {
@@ -299,6 +309,7 @@ ResultSet flaw_limit_results(const FlawLimitRequest& req, const FlawLimitResult&
 int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err) {
   HwConfig base;
   try {
+    validate(req.policy);
     family_of(req.flaw);  // rejects flaws without a search
     base = build_hw_config(req.config_file, req.mac_shape, req.other_flaws);
     HwConfig with = base;
@@ -321,8 +332,10 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   ProbeLog log;
   Journal journal;
   ResumeTally tally;
-  // a probe is its configuration and task: the fingerprint adds the version that ran it
-  auto fingerprint = [](const std::string& hash, const std::string& row) { return journal_fingerprint("flaw-limit " + row, hash); };
+  // a probe is its configuration, task and policy: the fingerprint adds the version that ran it
+  auto fingerprint = [&](const std::string& hash, const std::string& row) {
+    return journal_fingerprint("flaw-limit " + row + " " + policy_hash(req.policy), hash);
+  };
   try {
     {
       const ResumedJournal records = open_run_journal(journal, journal_file, req.resume, header, tally);
@@ -351,15 +364,15 @@ int flaw_limit(const FlawLimitRequest& req, std::ostream& out, std::ostream& err
   };
   log.stop = [&] { return journal.failed() ? journal.error() : std::string(); };
   const StopOnSignal stop_on_signal;
-  const FlawLimitResult r = find_flaw_limit(req.flaw, base, &err, &log);
+  const FlawLimitResult r = find_flaw_limit(req.flaw, base, &err, &log, req.policy);
   tally.taken = static_cast<std::size_t>(r.resumed);
   if (tally.on()) out << tally.line("probes") << "\n";
   if (r.stopped_by_signal)
     out << fmt::format("stopped by signal {}: the probes that finished are below{}\n", r.stopped_by_signal,
                        journal.on() ? " and in " + journal.path() + " (--resume it)" : "");
-  out << format_flaw_limit(r, with);
+  out << format_flaw_limit(r, with, req.policy);
   // every output is tried, whatever became of the others; the probes are in the journal already
-  const bool json_written = write_outputs({{req.json_out, [&] { return flaw_limit_json(r, with); }}}, err);
+  const bool json_written = write_outputs({{req.json_out, [&] { return flaw_limit_json(r, with, req.policy); }}}, err);
   const bool rest_written = write_result_outputs(flaw_limit_results(req, r, base, with), {req.html_out, req.junit_out, ""}, err);
   const bool written = json_written && rest_written;
   if (r.stopped_by_signal) return StopOnSignal::exit_code(r.stopped_by_signal);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/check_policy.h"
 #include "model/hw_config.h"
 #include "model/task.h"
 
@@ -71,13 +72,14 @@ struct ProbeLog {
 // Runs the search. `base` is the configuration without the flaw under test (other flaws, e.g. sram2clk, as
 // the user asked); `progress` gets one line per probe (may be null).
 // `log` (may be null) journals each probe and supplies the ones already run; SIGINT / SIGTERM (while a
-// StopOnSignal lives) stop the search between probes.
+// StopOnSignal lives) stop the search between probes. `policy` judges each probe (its deviation bound and
+// watchdog budget).
 FlawLimitResult find_flaw_limit(const std::string& flaw, const HwConfig& base, std::ostream* progress,
-                                ProbeLog* log = nullptr);
+                                ProbeLog* log = nullptr, const CheckPolicy& policy = {});
 
-std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg);
+std::string format_flaw_limit(const FlawLimitResult& r, const HwConfig& cfg, const CheckPolicy& policy);
 // Contract 3: flaw, dimension, limit, simulations, reproducer (+ what else the search saw).
-std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg);
+std::string flaw_limit_json(const FlawLimitResult& r, const HwConfig& cfg, const CheckPolicy& policy);
 
 struct FlawLimitRequest {
   std::string flaw;
@@ -88,6 +90,7 @@ struct FlawLimitRequest {
   std::string html_out, junit_out;  // the probes as results (harness/outputs/result.h); empty: none
   std::string journal;  // JSON Lines journal of finished probes (default: JSON report + ".jsonl")
   std::string resume;   // a journal of the same search: its probes are not run again
+  CheckPolicy policy;   // what judges each probe: the deviation bound (--deviation-bound), the watchdog budget
 };
 // `s2cosim flaw-limit`: returns 0 when the limit was found, 1 when not, 2 on bad arguments, 128 + the
 // signal when SIGINT or SIGTERM stopped it.

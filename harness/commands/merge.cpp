@@ -159,88 +159,88 @@ void add_missing_checks(const ShardReport& s, std::vector<std::pair<CheckResult,
 void check_shard_report(const std::string& path) { read_shard(path); }
 void check_shard_report_text(const std::string& text, const std::string& path) { parse_shard(text, path); }
 
-int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
-  std::vector<ShardReport> shards;
-  try {
-    if (req.inputs.empty()) throw std::runtime_error("no shard reports given");
-    for (const std::string& p : req.inputs) shards.push_back(read_shard(p));
-    const ShardReport& first = shards.front();
-    std::set<int> seen;
-    for (const ShardReport& s : shards) {
-      for (const std::string& f : identity_fields(first.results.command)) {
-        const nlohmann::ordered_json a = first.top.value(f, nlohmann::ordered_json()), b = s.top.value(f, nlohmann::ordered_json());
-        if (a != b)
-          throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
-                                               first.path, a.dump()));
-      }
-      if (s.results.command != first.results.command || s.results.title != first.results.title ||
-          s.results.total != first.results.total)
-        throw std::runtime_error(fmt::format("{}: a shard of another run than {} (command, title or total differ)", s.path, first.path));
-      if (s.results.shard.count != first.results.shard.count)
-        throw std::runtime_error(fmt::format("{}: shard {}/{}, {} is {}/{}", s.path, s.results.shard.index, s.results.shard.count,
-                                             first.path, first.results.shard.index, first.results.shard.count));
-      if (!seen.insert(s.results.shard.index).second)
-        throw std::runtime_error(fmt::format("{}: shard {}/{} is given twice", s.path, s.results.shard.index, s.results.shard.count));
-    }
-    std::string missing;
-    for (int i = 1; i <= first.results.shard.count; ++i)
-      if (!seen.count(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, first.results.shard.count);
-    if (!missing.empty()) throw std::runtime_error("shards missing: " + missing + " (the merged report would not be the whole run)");
-    for (const ShardReport& s : shards) {
-      const std::string why = incomplete(s);
-      if (!why.empty() && !req.allow_partial)
-        throw std::runtime_error(s.path + ": " + why + "; resume that shard (--resume its journal) and merge again, or "
-                                 "merge with --allow-partial to report its missing checks as not run");
-    }
-  } catch (const std::exception& e) {
-    err << "s2cosim merge: " << e.what() << "\n";
-    return 2;
-  }
-  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out}},
-                   [&] {
-                     std::vector<NamedPath> in;
-                     for (const std::string& p : req.inputs) in.push_back({"shard", p});
-                     return in;
-                   }(),
-                   err))
-    return kExitBadInput;
+namespace {
 
-  // the checks of every shard, in the whole run's order, each with its record
+// The shards must be every shard of one run, each once, each whole (or --allow-partial); throws saying which not.
+void check_one_run(const std::vector<ShardReport>& shards, bool allow_partial) {
   const ShardReport& first = shards.front();
-  ResultSet merged = first.results;
+  std::set<int> seen;
+  for (const ShardReport& s : shards) {
+    for (const std::string& f : identity_fields(first.results.command)) {
+      const nlohmann::ordered_json a = first.top.value(f, nlohmann::ordered_json()), b = s.top.value(f, nlohmann::ordered_json());
+      if (a != b)
+        throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
+                                             first.path, a.dump()));
+    }
+    if (to_json(s.results.policy) != to_json(first.results.policy))
+      throw std::runtime_error(fmt::format("{}: judged by another policy than {} ({}; {}): shards of different runs", s.path,
+                                           first.path, policy_line(s.results.policy), policy_line(first.results.policy)));
+    if (s.results.command != first.results.command || s.results.title != first.results.title ||
+        s.results.total != first.results.total)
+      throw std::runtime_error(fmt::format("{}: a shard of another run than {} (command, title or total differ)", s.path, first.path));
+    if (s.results.shard.count != first.results.shard.count)
+      throw std::runtime_error(fmt::format("{}: shard {}/{}, {} is {}/{}", s.path, s.results.shard.index, s.results.shard.count,
+                                           first.path, first.results.shard.index, first.results.shard.count));
+    if (!seen.insert(s.results.shard.index).second)
+      throw std::runtime_error(fmt::format("{}: shard {}/{} is given twice", s.path, s.results.shard.index, s.results.shard.count));
+  }
+  std::string missing;
+  for (int i = 1; i <= first.results.shard.count; ++i)
+    if (!seen.count(i)) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, first.results.shard.count);
+  if (!missing.empty()) throw std::runtime_error("shards missing: " + missing + " (the merged report would not be the whole run)");
+  for (const ShardReport& s : shards) {
+    const std::string why = incomplete(s);
+    if (!why.empty() && !allow_partial)
+      throw std::runtime_error(s.path + ": " + why + "; resume that shard (--resume its journal) and merge again, or "
+                               "merge with --allow-partial to report its missing checks as not run");
+  }
+}
+
+// The checks of every shard in the whole run's order (the missing ones of a partial shard as not run), each
+// with its record (tasks[] or operations[]). False (said on `err`) if a check is in two shards.
+bool merge_checks(const std::vector<ShardReport>& shards, ResultSet& merged, std::vector<nlohmann::ordered_json>& records,
+                  std::ostream& err) {
   merged.checks.clear();
   merged.shard = Shard{};
   merged.stopped_by_signal = 0;
-  std::vector<std::pair<std::size_t, nlohmann::ordered_json>> records;
+  std::vector<std::pair<std::size_t, nlohmann::ordered_json>> indexed;
+  std::vector<CheckResult> checks;
   for (const ShardReport& s : shards) {
     merged.merged_shards.push_back(s.results.shard);
     if (s.results.stopped_by_signal) merged.stopped_by_signal = s.results.stopped_by_signal;
     for (std::size_t i = 0; i < s.results.checks.size(); ++i) {
-      merged.checks.push_back(s.results.checks[i]);
-      records.emplace_back(s.results.checks[i].index, s.records[i]);
+      checks.push_back(s.results.checks[i]);
+      indexed.emplace_back(s.results.checks[i].index, s.records[i]);
     }
     if (merged.command == "bench") continue;  // the bench runs what its shards lack
     std::vector<std::pair<CheckResult, nlohmann::ordered_json>> missing;
     add_missing_checks(s, missing);
     for (auto& [c, record] : missing) {
       if (merged.command == "run-net") record = nlohmann::ordered_json{{"name", c.name}, {"strategy", "nofuse_noreuse"}, {"status", "error"}, {"error", c.message}};
-      records.emplace_back(c.index, std::move(record));
-      merged.checks.push_back(std::move(c));
+      indexed.emplace_back(c.index, std::move(record));
+      checks.push_back(std::move(c));
     }
   }
-  std::vector<std::size_t> order(merged.checks.size());
+  std::vector<std::size_t> order(checks.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return merged.checks[a].index < merged.checks[b].index; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return checks[a].index < checks[b].index; });
   for (std::size_t i = 1; i < order.size(); ++i)
-    if (merged.checks[order[i]].index == merged.checks[order[i - 1]].index) {
-      err << fmt::format("s2cosim merge: check {} ('{}') is in two shards\n", merged.checks[order[i]].index, merged.checks[order[i]].name);
-      return 2;
+    if (checks[order[i]].index == checks[order[i - 1]].index) {
+      err << fmt::format("s2cosim merge: check {} ('{}') is in two shards\n", checks[order[i]].index, checks[order[i]].name);
+      return false;
     }
-  std::vector<CheckResult> checks;
-  for (std::size_t i : order) checks.push_back(merged.checks[i]);
-  merged.checks = std::move(checks);
-  // notes every shard has (assumptions) first, as the run prints them; the others (one shard's substitutions
-  // and blocks not run) sorted, as the unsharded run sorts them
+  for (std::size_t i : order) {
+    merged.checks.push_back(checks[i]);
+    records.push_back(std::move(indexed[i].second));
+  }
+  return true;
+}
+
+// Notes every shard has (assumptions) first, as the run prints them; the others (one shard's substitutions
+// and blocks not run) sorted, as the unsharded run sorts them.
+std::vector<std::string> merge_notes(const std::vector<ShardReport>& shards) {
+  const ShardReport& first = shards.front();
+  if (shards.size() == 1) return first.results.notes;
   std::vector<std::string> common, rest;
   for (const std::string& n : first.results.notes) {
     const bool everywhere = std::all_of(shards.begin(), shards.end(), [&](const ShardReport& s) {
@@ -252,52 +252,85 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     for (const std::string& n : s.results.notes)
       if (std::find(common.begin(), common.end(), n) == common.end() && std::find(rest.begin(), rest.end(), n) == rest.end())
         rest.push_back(n);
-  if (shards.size() == 1) rest.clear(), common = first.results.notes;
   std::sort(rest.begin(), rest.end());
-  merged.notes = common;
-  merged.notes.insert(merged.notes.end(), rest.begin(), rest.end());
+  common.insert(common.end(), rest.begin(), rest.end());
+  return common;
+}
 
-  if (merged.command == "bench") {
-    // the bench's report is made from its tasks' records, as --resume makes it: every task taken from the
-    // shards, none run again (the suites must be where the shards read them)
-    BenchRequest b;
-    b.suites = first.top.at("suite_files").get<std::vector<std::string>>();
-    b.mac_shapes = first.top.at("mac").get<std::vector<std::string>>();
-    b.json_out = req.json_out;
-    b.html_out = req.html_out;
-    b.junit_out = req.junit_out;
-    for (std::size_t i : order) b.merged.push_back(records[i].second);
-    out << fmt::format("merged {} shard reports of s2cosim bench: {}\n", shards.size(), merged.title);
-    return bench(b, out, err);
+// The bench's report is made from its tasks' records, as --resume makes it: every task taken from the shards,
+// none run again (the suites must be where the shards read them), judged by the shards' policy.
+int merge_bench(const MergeRequest& req, const ShardReport& first, std::vector<nlohmann::ordered_json> records,
+                std::size_t shards, std::ostream& out, std::ostream& err) {
+  BenchRequest b;
+  b.suites = first.top.at("suite_files").get<std::vector<std::string>>();
+  b.mac_shapes = first.top.at("mac").get<std::vector<std::string>>();
+  b.json_out = req.json_out;
+  b.html_out = req.html_out;
+  b.junit_out = req.junit_out;
+  b.policy = first.results.policy;
+  b.merged = std::move(records);
+  out << fmt::format("merged {} shard reports of s2cosim bench: {}\n", shards, first.results.title);
+  return bench(b, out, err);
+}
+
+// run-net's report from every shard's block runs in the whole run's order, with Table 5.10's sums made again
+// (a shard may hold no block run of a strategy: the categories are made again for every strategy run, in the
+// run's order, with the thesis's figure any shard gives).
+std::string merged_run_net_report(const std::vector<ShardReport>& shards, const std::vector<nlohmann::ordered_json>& records,
+                                  ResultSet& merged) {
+  const ShardReport& first = shards.front();
+  nlohmann::json operations = nlohmann::json::array();
+  for (const nlohmann::ordered_json& r : records) operations.push_back(nlohmann::json::parse(r.dump()));
+  std::map<std::pair<std::string, std::string>, std::optional<std::uint64_t>> thesis;
+  for (const ShardReport& s : shards)
+    for (const CategoryClocks& c : s.results.categories)
+      if (c.thesis) thesis[{c.strategy, c.category}] = c.thesis;
+  merged.categories.clear();
+  if (first.top.value("whole", false))
+    for (const auto& [st, cats] : category_sums(operations))
+      for (const std::string& cat : network_categories()) {
+        const auto it = cats.find(cat);
+        merged.categories.push_back({st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)),
+                                     thesis.count({st, cat}) ? thesis[{st, cat}] : std::nullopt});
+      }
+  nlohmann::json head;
+  for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
+    if (first.top.contains(f)) head[f] = nlohmann::json::parse(first.top.at(f).dump());
+  if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
+  return run_net_report_json(head, operations, merged).dump(2);
+}
+
+}  // namespace
+
+int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
+  std::vector<ShardReport> shards;
+  try {
+    if (req.inputs.empty()) throw std::runtime_error("no shard reports given");
+    for (const std::string& p : req.inputs) shards.push_back(read_shard(p));
+    check_one_run(shards, req.allow_partial);
+  } catch (const std::exception& e) {
+    err << "s2cosim merge: " << e.what() << "\n";
+    return 2;
   }
+  std::vector<NamedPath> inputs;
+  for (const std::string& p : req.inputs) inputs.push_back({"shard", p});
+  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out}},
+                   inputs, err))
+    return kExitBadInput;
+
+  const ShardReport& first = shards.front();
+  ResultSet merged = first.results;
+  std::vector<nlohmann::ordered_json> records;
+  if (!merge_checks(shards, merged, records, err)) return 2;
+  merged.notes = merge_notes(shards);
+  if (merged.command == "bench") return merge_bench(req, first, std::move(records), shards.size(), out, err);
   std::string report;
   if (merged.command == "regress") {
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-    for (std::size_t i : order) tasks.push_back(records[i].second);
+    for (nlohmann::ordered_json& r : records) tasks.push_back(std::move(r));
     report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
   } else {
-    nlohmann::json operations = nlohmann::json::array();  // the block runs in the whole run's order
-    for (std::size_t i : order) operations.push_back(nlohmann::json::parse(records[i].second.dump()));
-    // Table 5.10's sums again, from every shard's block runs in the whole run's order
-    // (a shard may hold no block run of a strategy: the categories are made again for every strategy run,
-    // in the run's order, with the thesis's figure any shard gives)
-    std::map<std::pair<std::string, std::string>, std::optional<std::uint64_t>> thesis;
-    for (const ShardReport& s : shards)
-      for (const CategoryClocks& c : s.results.categories)
-        if (c.thesis) thesis[{c.strategy, c.category}] = c.thesis;
-    merged.categories.clear();
-    if (first.top.value("whole", false))
-      for (const auto& [st, cats] : category_sums(operations))
-        for (const std::string& cat : network_categories()) {
-          const auto it = cats.find(cat);
-          merged.categories.push_back({st, cat, it == cats.end() ? 0 : static_cast<std::uint64_t>(std::llround(it->second)),
-                                       thesis.count({st, cat}) ? thesis[{st, cat}] : std::nullopt});
-        }
-    nlohmann::json head;
-    for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole"})
-      if (first.top.contains(f)) head[f] = nlohmann::json::parse(first.top.at(f).dump());
-    if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
-    report = run_net_report_json(head, operations, merged).dump(2);
+    report = merged_run_net_report(shards, records, merged);
   }
   out << fmt::format("merged {} shard reports of s2cosim {}: {}\n", shards.size(), merged.command, merged.title);
   out << format_status_counts(merged) << "\n";

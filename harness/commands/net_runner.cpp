@@ -116,14 +116,14 @@ struct BlockRun {
 };
 
 // The comparators' status of a block run: hang (a backend did not finish), mismatch (a backend's output
-// differs from the golden block), deviation (both ran and |delta| is above the threshold), else pass.
-Status block_status(const BlockRun& r) {
+// differs from the golden block), deviation (both ran and |delta| is above the bound), else pass.
+Status block_status(const BlockRun& r, double deviation_bound) {
   Findings f;
   f.error = !r.error.empty();
   f.hang = (r.model && !r.model->completed) || (r.rtl && !r.rtl->completed);
   f.mismatch = (r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match);
   f.delta = r.delta;
-  return classify(f, CompareOptions{}.deviation_threshold);
+  return classify(f, deviation_bound);
 }
 
 // What kept a block run from passing on its data, in one line: what it threw, a backend that did not finish
@@ -199,7 +199,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                    const mapper::BlockResidency& where,
                    const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl, std::uint64_t seed,
                    const BlockInputs& data, std::map<std::string, std::vector<std::uint8_t>>& golden_cache,
-                   const WaveRequest& waves, BlockOutput* output) {
+                   const WaveRequest& waves, BlockOutput* output, const CheckPolicy& policy) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
@@ -287,7 +287,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     r.model = m;
   }
   // a hang is a stream that runs far past what the model needs (or 2^31 clocks without the model)
-  auto rtl_watchdog = [&](std::size_t i) { return model ? 4 * r.streams[i].cycles + 100000 : (1ull << 31); };
+  const StreamBudget& budget = policy.stream_budget;
+  auto rtl_watchdog = [&](std::size_t i) { return model ? budget.cycles(r.streams[i].cycles) : budget.rtl_only_cycles; };
   std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
   if (rtl) {
     const auto wall0 = std::chrono::steady_clock::now();
@@ -321,7 +322,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     r.rtl = t;
   }
   if (r.model && r.rtl) r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
-  r.status = block_status(r);
+  r.status = block_status(r, policy.deviation_bound);
   if (r.model && r.rtl) {
     if (r.status == Status::Deviation && model_core && rtl_core) {
       const TaskStream& core = bs.streams[core_index];
@@ -533,7 +534,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
     if (r.status == Status::Deviation && (!r.model || !r.rtl))
       throw std::invalid_argument("field 'status': a deviation needs model_cycles and rtl_cycles");
   } else {
-    r.status = block_status(r);  // a journal written before every block run had a status
+    r.status = block_status(r, CheckPolicy{}.deviation_bound);  // a journal written before every block run had a status (and a policy)
   }
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
@@ -1021,8 +1022,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   // data (the header's), the configuration and the version
   const std::string hash = config_hash(cfg);
   auto fingerprint = [&](std::size_t block, mapper::Strategy st) {
-    return journal_fingerprint(fmt::format("run-net {} {} {}", block_definition(n.blocks[block], split.blocks[block]),
-                                           mapper::to_string(st), header.dump()),
+    return journal_fingerprint(fmt::format("run-net {} {} {} {}", block_definition(n.blocks[block], split.blocks[block]),
+                                           mapper::to_string(st), header.dump(), policy_hash(req.policy)),
                                hash);
   };
   ResumeTally tally;
@@ -1098,7 +1099,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           const bool keep = wants_output && i + 1 == n.blocks.size() && output_strategy.empty();
           r = run_block(b, split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                         cfg, model.get(), rtl.get(), req.seed, data.blocks.empty() ? BlockInputs{} : data.blocks[i],
-                        golden, WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &network_output : nullptr);
+                        golden, WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &network_output : nullptr,
+                        req.policy);
           if (keep) output_strategy = mapper::to_string(st);
         }
       } catch (const std::exception& e) {
@@ -1332,10 +1334,10 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
           if (*thesis > 0) {
             const double dev = (double(v) - double(*thesis)) / double(*thesis);
             cell += " (" + pct(dev) + ")";
-            if (cat == "sum") sum_within = std::abs(dev) <= 0.15;
+            if (cat == "sum") sum_within = std::abs(dev) <= req.policy.net.thesis_sum_deviation;
             else {
               ++category_cells;
-              category_within += std::abs(dev) <= 0.25;
+              category_within += std::abs(dev) <= req.policy.net.thesis_category_deviation;
             }
           } else {
             cell += v == 0 ? " (0 as thesis)" : " (thesis 0)";
@@ -1411,7 +1413,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     const BackendRun& main_run = r.model ? *r.model : *r.rtl;
     if (const auto thesis = thesis_clocks(r.block, mapper::to_string(r.strategy))) {
       ++thesis_cells;
-      thesis_within += std::abs(double(main_run.core_cycles) - double(*thesis)) <= 0.25 * double(*thesis);
+      thesis_within += std::abs(double(main_run.core_cycles) - double(*thesis)) <= req.policy.net.thesis_block_deviation * double(*thesis);
     }
     if (r.model && r.rtl) {
       ++compared;
@@ -1428,8 +1430,8 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   auto target = [&](bool met, const std::string& what) { out << fmt::format("  [{}] {}\n", met ? "met " : "MISS", what); };
   if (thesis_cells)
     target(thesis_within == thesis_cells,
-           fmt::format("{} within 25% of the thesis's {} clocks: {} of {} operation-strategy cells",
-                       model ? "model" : "RTL", table, thesis_within, thesis_cells));
+           fmt::format("{} within {:g}% of the thesis's {} clocks: {} of {} operation-strategy cells", model ? "model" : "RTL",
+                       100 * req.policy.net.thesis_block_deviation, table, thesis_within, thesis_cells));
   if (ranked)
     target(ranked_same == ranked, fmt::format("strategies rank as in the thesis: {} of {} operations (among the strategies run)",
                                               ranked_same, ranked));
@@ -1437,14 +1439,16 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     std::string ops;
     for (const std::string& o : compared_ops)
       if (std::find(failed_ops.begin(), failed_ops.end(), o) == failed_ops.end()) ops += (ops.empty() ? "" : ", ") + o;
-    target(compared_ok == compared, fmt::format("model within 2% of the RTL and bit-exact: {} of {} operation-strategy runs "
+    target(compared_ok == compared, fmt::format("model within {:g}% of the RTL and bit-exact: {} of {} operation-strategy runs "
                                                 "(operations passing on every strategy run: {})",
-                                                compared_ok, compared, ops.empty() ? "none" : ops));
+                                                100 * req.policy.deviation_bound, compared_ok, compared, ops.empty() ? "none" : ops));
   }
   if (category_cells)
     target(category_within == category_cells,
-           fmt::format("whole network within 25% of Table 5.10 per category: {} of {} categories", category_within, category_cells));
-  if (sum_within) target(*sum_within, "whole network within 15% of Table 5.10's sum");
+           fmt::format("whole network within {:g}% of Table 5.10 per category: {} of {} categories",
+                       100 * req.policy.net.thesis_category_deviation, category_within, category_cells));
+  if (sum_within)
+    target(*sum_within, fmt::format("whole network within {:g}% of Table 5.10's sum", 100 * req.policy.net.thesis_sum_deviation));
   if (req.whole && model && !rtl && req.layers.empty()) {  // (the model alone: with the RTL the wall time is the RTL's)
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     target(wall < 20.0, fmt::format("whole network on the model, data checked, in under 20 s wall: {:.1f} s", wall));
@@ -1489,6 +1493,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   results.title = fmt::format("{} on {}, backend {}", n.name, system, req.backend);
   results.config = to_json(cfg);
   results.config_hash = config_hash(cfg);
+  results.policy = req.policy;
   results.hardware = hw_config_line(cfg);
   results.total = total_runs + (output_check ? 1 : 0);
   results.shard = shard;

@@ -63,182 +63,231 @@ std::string regress_replay(const RegressRequest& req, const std::string& id, con
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
   for (const std::string& f : req.flaws) s += " --flaw " + shell_quote(f);
-  if (req.deviation_threshold != 0.02) s += fmt::format(" --deviation-threshold {}", req.deviation_threshold);
+  if (req.policy.deviation_bound != CheckPolicy{}.deviation_bound)
+    s += fmt::format(" --deviation-bound {}", req.policy.deviation_bound);
   return s + " --expect-hash " + hash;
 }
 
-int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
+namespace {
+
+// What a regress run works on once its inputs are read and checked.
+struct RegressPlan {
   HwConfig cfg;
+  std::string hash;  // config_hash(cfg)
   Shard shard;
+  std::vector<Task> tasks;          // the tasks --task and --shard pick, in the file's order
+  std::vector<std::size_t> index;   // each one's position in the file
+  std::size_t whole_run_tasks = 0;  // over all shards
+  std::string journal_file;
+};
+
+// --task picks tasks by id, --shard deals what is left round robin; a task keeps its position in the file
+// (its index), so that merged shards come back in the file's order. False (said on `err`) for an unknown id.
+bool pick_tasks(const RegressRequest& req, std::vector<Task> all, RegressPlan& plan, std::ostream& err) {
+  for (const std::string& id : req.task_ids)
+    if (std::none_of(all.begin(), all.end(), [&](const Task& t) { return t.id == id; })) {
+      err << "s2cosim: --task " << id << ": " << req.vectors << " has no task with this id\n";
+      return false;
+    }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!req.task_ids.empty() && std::find(req.task_ids.begin(), req.task_ids.end(), all[i].id) == req.task_ids.end())
+      continue;
+    if (plan.shard.takes(plan.whole_run_tasks++)) {
+      plan.tasks.push_back(std::move(all[i]));
+      plan.index.push_back(i);
+    }
+  }
+  return true;
+}
+
+// The configuration, the policy, the vectors, the tasks to run and every output path, checked before anything
+// runs; the first problem is said on `err` (false then: bad input).
+bool plan_regress(const RegressRequest& req, RegressPlan& plan, std::ostream& err) {
   try {
-    cfg = build_hw_config(req.config_file, req.mac_shape, req.flaws);
-    check_expected_hash(cfg, req.expect_hash);
-    shard = parse_shard(req.shard);
+    validate(req.policy);
+    plan.cfg = build_hw_config(req.config_file, req.mac_shape, req.flaws);
+    check_expected_hash(plan.cfg, req.expect_hash);
+    plan.shard = parse_shard(req.shard);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
-    return 2;
+    return false;
   }
-  std::vector<Task> tasks;
+  plan.hash = config_hash(plan.cfg);
+  std::vector<Task> all;
   try {
-    tasks = read_task_vectors(req.vectors, cfg);
+    all = read_task_vectors(req.vectors, plan.cfg);
   } catch (const VectorError& e) {
     err << e.what() << "\n"
         << fmt::format("s2cosim: {} problem{} in {}; nothing was run\n", e.problems().size(),
                        e.problems().size() == 1 ? "" : "s", req.vectors);
-    return 2;
+    return false;
   }
-  // --task picks tasks by id, --shard deals what is left round robin; a task keeps its position in the file
-  // (its index), so that merged shards come back in the file's order
-  std::vector<std::size_t> index;
-  std::size_t whole_run_tasks = 0;  // over all shards
-  {
-    for (const std::string& id : req.task_ids)
-      if (std::none_of(tasks.begin(), tasks.end(), [&](const Task& t) { return t.id == id; })) {
-        err << "s2cosim: --task " << id << ": " << req.vectors << " has no task with this id\n";
-        return 2;
-      }
-    std::vector<Task> picked;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      if (!req.task_ids.empty() && std::find(req.task_ids.begin(), req.task_ids.end(), tasks[i].id) == req.task_ids.end())
-        continue;
-      if (shard.takes(whole_run_tasks++)) {
-        picked.push_back(tasks[i]);
-        index.push_back(i);
-      }
-    }
-    tasks = std::move(picked);
-  }
-  const std::string journal_file = journal_path(req.json_out, req.journal);
+  if (!pick_tasks(req, std::move(all), plan, err)) return false;
+  plan.journal_file = journal_path(req.json_out, req.journal);
   if (!check_paths({{"--json", req.json_out}, {"--csv", req.csv_out}, {"--html", req.html_out}, {"--junit", req.junit_out},
-                    {"--journal", journal_file}},
-                   {{"vectors", req.vectors}, {"--config", req.config_file}, {"--resume", req.resume}}, err, journal_file,
-                   req.resume))
-    return kExitBadInput;
+                    {"--journal", plan.journal_file}},
+                   {{"vectors", req.vectors}, {"--config", req.config_file}, {"--resume", req.resume}}, err,
+                   plan.journal_file, req.resume))
+    return false;
   if (!req.waves_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(req.waves_dir, ec);
     if (ec || !std::filesystem::is_directory(req.waves_dir)) {
       err << "s2cosim: --waves " << req.waves_dir << ": cannot make the directory\n";
-      return 2;
+      return false;
     }
   }
+  return true;
+}
 
-  // every finished task goes to the journal as it finishes, after a first record naming the run; SIGINT /
-  // SIGTERM stop after the task in hand. --resume takes the tasks a journal of the same run holds.
+// A task's journal record is taken only if it was made by this task's definition, with this configuration,
+// policy and version (its fingerprint) and is whole (its checksum); the others run again.
+std::string task_fingerprint(const RegressRequest& req, const RegressPlan& plan, const Task& t) {
+  return journal_fingerprint(
+      fmt::format("regress {} {} {}", task_vector_row(t), to_string(req.backends), policy_hash(req.policy)), plan.hash);
+}
+
+// What a journal of the same run held, by task position.
+struct ResumedTasks {
+  std::vector<std::optional<TaskComparison>> done;
+  std::vector<bool> taken;
+  ResumeTally tally;
+};
+
+// Opens the run's journal (its first record names the run) and, with --resume, takes the tasks a journal of
+// the same run holds. Throws for a journal that cannot be opened or read.
+ResumedTasks open_journal(const RegressRequest& req, const RegressPlan& plan, Journal& journal) {
   nlohmann::ordered_json header{{"journal", "regress"},
                                 {"vectors", req.vectors},
                                 {"backends", to_string(req.backends)},
-                                {"config_hash", config_hash(cfg)}};
-  if (!shard.whole() || !req.task_ids.empty()) {  // a journal of one shard or of picked tasks resumes only that
+                                {"config_hash", plan.hash}};
+  if (!plan.shard.whole() || !req.task_ids.empty()) {  // a journal of one shard or of picked tasks resumes only that
     header["shard"] = req.shard;
     header["tasks"] = req.task_ids;
   }
-  // a record is taken only if it was made by this task's definition, with this configuration, threshold and
-  // version (its fingerprint) and is whole (its checksum); the others run again
-  const std::string hash = config_hash(cfg);
-  auto fingerprint = [&](const Task& t) {
-    return journal_fingerprint(fmt::format("regress {} {} {}", task_vector_row(t), to_string(req.backends),
-                                           req.deviation_threshold),
-                               hash);
-  };
-  std::vector<std::optional<TaskComparison>> done(tasks.size());  // the resumed tasks, by position
-  std::vector<bool> taken(tasks.size(), false);
-  ResumeTally tally;
-  Journal journal;
-  try {
-    const ResumedJournal resumed = open_run_journal(journal, journal_file, req.resume, header, tally);
-    if (!req.resume.empty()) {
-      std::map<std::string, std::size_t> position;
-      for (std::size_t i = 0; i < tasks.size(); ++i) position.emplace(tasks[i].id, i);
-      std::vector<const JournalRecord*> last(tasks.size(), nullptr);
-      for (const JournalRecord& jr : resumed.records) {
-        const auto at = position.find(jr.record.value("id", ""));
-        if (at == position.end()) {
-          ++tally.unknown;
-          continue;
-        }
-        last[at->second] = &jr;  // a task run again after a resume has its newer record later in the journal
+  const std::vector<Task>& tasks = plan.tasks;
+  ResumedTasks r{std::vector<std::optional<TaskComparison>>(tasks.size()), std::vector<bool>(tasks.size(), false), {}};
+  const ResumedJournal resumed = open_run_journal(journal, plan.journal_file, req.resume, header, r.tally);
+  if (!req.resume.empty()) {
+    std::map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < tasks.size(); ++i) position.emplace(tasks[i].id, i);
+    std::vector<const JournalRecord*> last(tasks.size(), nullptr);
+    for (const JournalRecord& jr : resumed.records) {
+      const auto at = position.find(jr.record.value("id", ""));
+      if (at == position.end()) {
+        ++r.tally.unknown;
+        continue;
       }
-      for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (!last[i]) continue;
-        if (last[i]->fingerprint != fingerprint(tasks[i])) {
-          ++tally.changed;
-          continue;
-        }
-        try {
-          done[i] = task_comparison_from_json(last[i]->record, tasks[i]);
-          taken[i] = true;
-          ++tally.taken;
-        } catch (const std::exception& e) {
-          throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, last[i]->line, tasks[i].id, e.what()));
-        }
+      last[at->second] = &jr;  // a task run again after a resume has its newer record later in the journal
+    }
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (!last[i]) continue;
+      if (last[i]->fingerprint != task_fingerprint(req, plan, tasks[i])) {
+        ++r.tally.changed;
+        continue;
+      }
+      try {
+        r.done[i] = task_comparison_from_json(last[i]->record, tasks[i]);
+        r.taken[i] = true;
+        ++r.tally.taken;
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("{}:{}: task '{}': {}", req.resume, last[i]->line, tasks[i].id, e.what()));
       }
     }
-    journal.start(header);
-  } catch (const std::exception& e) {
-    err << "s2cosim: " << e.what() << "\n";
-    return 2;
   }
-  if (tally.on()) out << tally.line("tasks") << "\n";
-  const StopOnSignal stop_on_signal;
+  journal.start(header);
+  return r;
+}
+
+// The tasks on the backends, each finished one into the journal; SIGINT / SIGTERM stop after the task in hand.
+RunResult run_planned_tasks(const RegressRequest& req, const RegressPlan& plan, Journal& journal, ResumedTasks& resumed,
+                            std::ostream& err) {
   RunnerOptions opt;
   opt.backends = req.backends;
-  opt.compare.deviation_threshold = req.deviation_threshold;
+  opt.policy = req.policy;
   opt.stop = [&] { return StopOnSignal::signal() != 0 || journal.failed(); };
   opt.resumed = [&](std::size_t i, const Task&) -> std::optional<TaskComparison> {
-    if (!done[i]) return std::nullopt;
-    return std::move(done[i]);
+    if (!resumed.done[i]) return std::nullopt;
+    return std::move(resumed.done[i]);
   };
-  Progress progress(tasks.size(), err);
+  Progress progress(plan.tasks.size(), err);
   opt.progress = [&](std::size_t i, std::size_t, const TaskComparison& c) {
     // a continued journal holds the taken records already; a new one gets them again, to be resumed in turn
-    if (!(journal.continues() && taken[i]))
-      journal.append(task_journal_json(c), fingerprint(c.task));
+    if (!(journal.continues() && resumed.taken[i])) journal.append(task_journal_json(c), task_fingerprint(req, plan, c.task));
     progress.step(i + 1, c.task.id + " " + to_string(c.status));
   };
-  RunResult r = run_tasks(tasks, cfg, opt);
+  RunResult r = run_tasks(plan.tasks, plan.cfg, opt);
   progress.clear();
   r.vectors_path = req.vectors;
-  const int stopped = StopOnSignal::signal();
-  if (journal.failed() && !stopped)
-    out << fmt::format("stopped after {} of {} tasks: {}\n", r.tasks.size(), tasks.size(), journal.error());
-  if (stopped)
-    out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
-                       r.tasks.size(), tasks.size(), journal.on() ? " and in " + journal.path() : "");
+  return r;
+}
 
-  ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, hash); });
-  for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = index[i];
-  results.total = whole_run_tasks;
-  // the waveforms of the failing tasks the RTL ran, each a window around where it parts from the model
-  if (!req.waves_dir.empty())
-    for (std::size_t i = 0; i < r.tasks.size(); ++i) {
-      const TaskComparison& c = r.tasks[i];
-      if (c.status == Status::Pass || !c.rtl_cycles) continue;
-      std::string name = c.task.id;
-      for (char& ch : name)
-        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
-      const std::string path = (std::filesystem::path(req.waves_dir) / fmt::format("{}_{}.fst", index[i], name)).string();
-      const std::string why = write_task_waves(c.task, cfg, c, path, req.waves_window);
-      if (why.empty() || std::filesystem::exists(path)) results.checks[i].waves = path;
-      if (!why.empty()) err << "s2cosim: waveform of " << c.task.id << ": " << why << "\n";
-    }
-  results.shard = shard;
-  results.stopped_by_signal = stopped;
+// The waveforms of the failing tasks the RTL ran (--waves), each a window around where it parts from the model.
+void write_failing_waves(const RegressRequest& req, const RegressPlan& plan, const RunResult& r, ResultSet& results,
+                         std::ostream& err) {
+  for (std::size_t i = 0; i < r.tasks.size(); ++i) {
+    const TaskComparison& c = r.tasks[i];
+    if (c.status == Status::Pass || !c.rtl_cycles) continue;
+    std::string name = c.task.id;
+    for (char& ch : name)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
+    const std::string path = (std::filesystem::path(req.waves_dir) / fmt::format("{}_{}.fst", plan.index[i], name)).string();
+    const std::string why = write_task_waves(c.task, plan.cfg, c, path, req.waves_window);
+    if (why.empty() || std::filesystem::exists(path)) results.checks[i].waves = path;
+    if (!why.empty()) err << "s2cosim: waveform of " << c.task.id << ": " << why << "\n";
+  }
+}
+
+// The console: the table (unless --quiet), the summary, the failures with their rerun lines, the thesis's tables.
+void print_run(const RegressRequest& req, const RunResult& r, const ResultSet& results, std::ostream& out) {
   if (!req.quiet) out << format_table(r) << "\n";
   out << format_summary(r);
-  if (!shard.whole()) out << "shard: " << format_status_counts(results) << "\n";
+  if (!results.shard.whole()) out << "shard: " << format_status_counts(results) << "\n";
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
   if (const std::string thesis = format_thesis_comparison(r); !thesis.empty()) out << "\n" << thesis;
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
   out.flush();
+}
+
+}  // namespace
+
+int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
+  RegressPlan plan;
+  if (!plan_regress(req, plan, err)) return kExitBadInput;
+  Journal journal;
+  ResumedTasks resumed;
+  try {
+    resumed = open_journal(req, plan, journal);
+  } catch (const std::exception& e) {
+    err << "s2cosim: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  const ResumeTally& tally = resumed.tally;
+  if (tally.on()) out << tally.line("tasks") << "\n";
+  const StopOnSignal stop_on_signal;
+  const RunResult r = run_planned_tasks(req, plan, journal, resumed, err);
+  const int stopped = StopOnSignal::signal();
+  if (journal.failed() && !stopped)
+    out << fmt::format("stopped after {} of {} tasks: {}\n", r.tasks.size(), plan.tasks.size(), journal.error());
+  if (stopped)
+    out << fmt::format("stopped by signal {} after {} of {} tasks: what finished is reported below{}\n", stopped,
+                       r.tasks.size(), plan.tasks.size(), journal.on() ? " and in " + journal.path() : "");
+
+  ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, plan.hash); });
+  for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = plan.index[i];
+  results.total = plan.whole_run_tasks;
+  if (!req.waves_dir.empty()) write_failing_waves(req, plan, r, results, err);
+  results.shard = plan.shard;
+  results.stopped_by_signal = stopped;
+  print_run(req, r, results, out);
   // every output is tried, whatever became of the others; the results are in the journal already
   const bool json_written = write_outputs({{req.json_out,
-                                       [&] {
-                                         nlohmann::ordered_json j = report_json(r, results);
-                                         if (tally.on()) j["resume"] = tally.json();
-                                         return j.dump(2) + "\n";
-                                       }}},
-                                     err);
+                                            [&] {
+                                              nlohmann::ordered_json j = report_json(r, results);
+                                              if (tally.on()) j["resume"] = tally.json();
+                                              return j.dump(2) + "\n";
+                                            }}},
+                                          err);
   const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);
   return finished_run_exit_code(stopped, journal, json_written && rest_written, summarize(results).all_passed(), "run", err);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/check_policy.h"
 #include "harness/check/comparators.h"
 #include "harness/pipeline/task_runner.h"
 #include "model/hw_config.h"
@@ -33,7 +34,7 @@ struct RegressRequest {
   std::string journal;   // JSON Lines journal of finished tasks (default: JSON report + ".jsonl")
   std::string resume;    // a journal of the same run: its tasks are taken, not run again
   BackendSelection backends = BackendSelection::Both;
-  double deviation_threshold = 0.02;
+  CheckPolicy policy;  // the deviation bound (--deviation-bound) and the watchdog budget
   bool quiet = false;  // no table: the summary only
 };
 // The command line that reruns exactly task `id` of this request, with its configuration's hash.

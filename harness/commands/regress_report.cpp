@@ -68,6 +68,7 @@ ResultSet results_of(const RunResult& r, const std::function<std::string(const T
                          r.backends == BackendSelection::Both ? std::string("both backends") : "the " + std::string(to_string(r.backends)));
   rs.config = to_json(r.cfg);
   rs.config_hash = config_hash(r.cfg);
+  rs.policy = r.policy;
   rs.hardware = hw_config_line(r.cfg);
   rs.total = r.tasks.size();
   for (const TaskComparison& c : r.tasks) {
@@ -199,6 +200,7 @@ std::string format_summary(const RunResult& r) {
   out += fmt::format("backends: {}\n", to_string(r.backends));
   out += "hardware: " + hw_config_line(r.cfg) + "\n";
   out += "config hash: " + config_hash(r.cfg) + "\n";
+  out += "policy: " + policy_line(r.policy) + "\n";
   return out;
 }
 
@@ -485,6 +487,7 @@ nlohmann::ordered_json regress_report_json(const nlohmann::ordered_json& tasks, 
       {"command", "regress"},
       {"config", results.config},
       {"config_hash", results.config_hash},
+      {"policy", to_json(results.policy)},
       {"vectors", vectors},
       {"backends", backends},
       {"tasks", tasks},

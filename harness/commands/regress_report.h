@@ -28,7 +28,7 @@ std::string data_cell(const TaskComparison& c);
 
 // The table, then per non-passing task its flags and first mismatch.
 std::string format_table(const RunResult& r);
-// Counts per status, |delta| statistics, wall times, speed ratio, hardware line and config hash.
+// Counts per status, |delta| statistics, wall times, speed ratio, hardware line, config hash and policy line.
 std::string format_summary(const RunResult& r);
 
 // For tasks that carry the thesis's measured clocks (hdl_clocks column): RTL and model against the HDL

@@ -154,6 +154,7 @@ code { font-size: 0.9em; word-break: break-all; }
   meta("wall", fmt::format("RTL {:.1f} s, model {:.1f} s", s.rtl_wall_s, s.model_wall_s));
   meta("hardware", r.hardware);
   meta("config hash", r.config_hash);
+  meta("policy", policy_line(r.policy));
   h += "</table>\n";
   for (const std::string& n : r.notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   h += "<details><summary>configuration (JSON)</summary><pre>" + html_escape(r.config.dump(2)) + "</pre></details>\n";
@@ -164,8 +165,9 @@ code { font-size: 0.9em; word-break: break-all; }
     if (c.delta) deltas.push_back({c.name, *c.delta, status_colour(c.status)});
   if (!deltas.empty()) {
     h += "<h2>Model against RTL: delta per " + std::string(r.command == "run-net" ? "operation and strategy" : "check") +
-         "</h2>\n<p>equation 5.1, (model - RTL) / RTL; dashed: the deviation threshold, 2%</p>\n";
-    h += bar_plot("plot-delta", "delta", deltas, 0.02);
+         fmt::format("</h2>\n<p>equation 5.1, (model - RTL) / RTL; dashed: the deviation bound, {:g}%</p>\n",
+                     100 * r.policy.deviation_bound);
+    h += bar_plot("plot-delta", "delta", deltas, r.policy.deviation_bound);
     h += "<h2>Model clocks against RTL clocks</h2>\n" + scatter_plot(r);
   }
   std::vector<Bar> thesis;

@@ -116,6 +116,7 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
   for (const CategoryClocks& c : r.categories)
     cats.push_back({{"strategy", c.strategy}, {"category", c.category}, {"clocks", c.clocks}, {"thesis", json_or_null(c.thesis)}});
   nlohmann::ordered_json j = {{"command", r.command},   {"title", r.title},   {"config_hash", r.config_hash},
+                              {"policy", to_json(r.policy)},
                               {"hardware", r.hardware}, {"total", r.total},   {"shard", shard_json(r.shard)},
                               {"counts", counts},       {"notes", r.notes},   {"categories", cats},
                               {"checks", checks}};
@@ -130,6 +131,14 @@ ResultSet results_from_json(const nlohmann::ordered_json& j) {
   r.title = json_member<std::string>(j, "title");
   r.config_hash = json_member<std::string>(j, "config_hash");
   r.hardware = json_member_or<std::string>(j, "hardware", "");
+  // a report from before the policy was stamped was judged by the defaults, which have not changed
+  if (j.contains("policy")) {
+    try {
+      r.policy = check_policy_from_json(j.at("policy"));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("field 'policy': ") + e.what());
+    }
+  }
   r.total = json_member<std::size_t>(j, "total");
   if (!j.contains("shard")) throw std::invalid_argument("field 'shard': missing");
   try {
@@ -235,7 +244,7 @@ std::string results_junit(const ResultSet& r) {
   out += "    <properties>\n";
   const std::pair<const char*, std::string> props[] = {
       {"tool", std::string("s2cosim ") + tool_version()}, {"command", r.command}, {"config_hash", r.config_hash},
-      {"hardware", r.hardware}, {"shard", fmt::format("{}/{}", r.shard.index, r.shard.count)}};
+      {"policy", policy_line(r.policy)}, {"hardware", r.hardware}, {"shard", fmt::format("{}/{}", r.shard.index, r.shard.count)}};
   for (const auto& [k, v] : props) out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", k, xml_escape(v));
   out += "    </properties>\n";
   for (const CheckResult& c : r.checks) {

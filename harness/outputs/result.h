@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/check/check_policy.h"
 #include "harness/check/comparators.h"
 
 namespace s2 {
@@ -60,6 +61,7 @@ struct ResultSet {
   std::string title;    // what was run, e.g. "vectors/smoke.csv on both backends"
   nlohmann::json config;
   std::string config_hash, hardware;  // hardware: hw_config_line
+  CheckPolicy policy;                 // what the checks were judged by, stamped beside the configuration
   std::vector<CheckResult> checks;
   std::size_t total = 0;  // checks in the whole run (all shards)
   Shard shard;

@@ -25,11 +25,11 @@ BackendSelection parse_backend_selection(const std::string& s) {
 }
 
 std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
-                                const BudgetOptions& opt) {
+                                const TaskBudget& budget) {
   if (model_cycles && *model_cycles > 0)
-    return std::max(opt.min_cycles, static_cast<std::uint64_t>(opt.model_factor * static_cast<double>(*model_cycles)));
-  return static_cast<std::uint64_t>(opt.rtl_only_factor * static_cast<double>(mla_work_cycles(t, cfg))) +
-         opt.rtl_only_base;
+    return std::max(budget.min_cycles, static_cast<std::uint64_t>(budget.model_factor * static_cast<double>(*model_cycles)));
+  return static_cast<std::uint64_t>(budget.rtl_only_factor * static_cast<double>(mla_work_cycles(t, cfg))) +
+         budget.rtl_only_base;
 }
 
 namespace {
@@ -79,6 +79,7 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
                     const RunnerOptions& opt) {
   RunResult r;
   r.cfg = cfg;
+  r.policy = opt.policy;
   r.backends = rtl && model ? BackendSelection::Both : (rtl ? BackendSelection::Rtl : BackendSelection::Model);
   r.tasks.reserve(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -102,15 +103,15 @@ RunResult run_tasks(const std::vector<Task>& tasks, const HwConfig& cfg, Backend
       // each backend then prepares (and reports the failure) itself
     }
     const SramImages* im = images ? &*images : nullptr;
-    if (model) mres = run_one(*model, t, rtl_budget_cycles(t, cfg, std::nullopt, opt.budget), im);
+    if (model) mres = run_one(*model, t, rtl_budget_cycles(t, cfg, std::nullopt, opt.policy.task_budget), im);
     if (rtl) {
       std::optional<std::uint64_t> estimate;
       if (mres.ok() && mres.trace->completed) estimate = mres.trace->cycles;
-      rres = run_one(*rtl, t, rtl_budget_cycles(t, cfg, estimate, opt.budget), im);
+      rres = run_one(*rtl, t, rtl_budget_cycles(t, cfg, estimate, opt.policy.task_budget), im);
     }
     TaskComparison c;
     try {
-      c = compare_task(t, cfg, rres, mres, opt.compare);
+      c = compare_task(t, cfg, rres, mres, opt.policy);
     } catch (const std::exception& e) {
       c = TaskComparison{};
       c.task = t;

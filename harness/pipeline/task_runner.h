@@ -20,23 +20,13 @@ const char* to_string(BackendSelection b);  // "both" | "model" | "rtl"
 // Parses "both", "model" or "rtl"; throws std::invalid_argument otherwise.
 BackendSelection parse_backend_selection(const std::string& s);
 
-struct BudgetOptions {
-  // with a model estimate: max(min_cycles, model_factor x model cycles)
-  std::uint64_t min_cycles = 10000;
-  double model_factor = 4.0;
-  // RTL alone (or the model failed): rtl_only_factor x MLA work + rtl_only_base (see mla_work_cycles)
-  double rtl_only_factor = 8.0;
-  std::uint64_t rtl_only_base = 100000;
-};
-
 // The RTL's watchdog budget for `t`: from the model's cycles when there are any, else from mla_work_cycles.
 std::uint64_t rtl_budget_cycles(const Task& t, const HwConfig& cfg, std::optional<std::uint64_t> model_cycles,
-                                const BudgetOptions& opt = {});
+                                const TaskBudget& budget = {});
 
 struct RunnerOptions {
   BackendSelection backends = BackendSelection::Both;
-  BudgetOptions budget;
-  CompareOptions compare;
+  CheckPolicy policy;  // the deviation bound the comparators classify by, the watchdog budget
   // called after each task with its index (0-based), the number of tasks and its comparison
   std::function<void(std::size_t index, std::size_t total, const TaskComparison&)> progress;
   // asked before each task: true stops the run there (the tasks done so far are the result)
@@ -47,6 +37,7 @@ struct RunnerOptions {
 
 struct RunResult {
   HwConfig cfg;
+  CheckPolicy policy;  // what the tasks were judged by (RunnerOptions::policy), stamped into the reports
   BackendSelection backends = BackendSelection::Both;
   std::string vectors_path;  // where the tasks came from (for reports); may be empty
   std::vector<TaskComparison> tasks;
