@@ -4,6 +4,7 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "model/splitmix64.h"
@@ -248,9 +249,20 @@ const std::string& resnet50_layer_list() {
   return text;
 }
 
+namespace {
+// The networks built in, by the name a user gives instead of a file.
+const std::map<std::string, const std::string& (*)()>& builtin_networks() {
+  static const std::map<std::string, const std::string& (*)()> table = {{"vgg16", vgg16_layer_list},
+                                                                         {"resnet50", resnet50_layer_list}};
+  return table;
+}
+}  // namespace
+
+bool is_builtin_network(const std::string& name) { return builtin_networks().contains(name); }
+
 Network load_network(const std::string& name_or_path) {
-  if (name_or_path == "vgg16") return parse_layer_list(vgg16_layer_list(), "built-in vgg16");
-  if (name_or_path == "resnet50") return parse_layer_list(resnet50_layer_list(), "built-in resnet50");
+  if (const auto it = builtin_networks().find(name_or_path); it != builtin_networks().end())
+    return parse_layer_list(it->second(), "built-in " + it->first);
   if (name_or_path.ends_with(".onnx")) return import_onnx(name_or_path);  // float: no calibration, shifts by rule
   return read_layer_list(name_or_path);
 }

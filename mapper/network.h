@@ -99,5 +99,7 @@ const std::string& resnet50_layer_list();
 // "vgg16", "resnet50", an ONNX model (a path ending in .onnx: onnx_import.h, without calibration), or a
 // layer-list file.
 Network load_network(const std::string& name_or_path);
+// Whether `name` is a built-in network's (vgg16, resnet50) rather than a file.
+bool is_builtin_network(const std::string& name);
 
 }  // namespace s2::mapper

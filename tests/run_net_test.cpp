@@ -1,5 +1,6 @@
 // s2cosim run-net end to end on the chip model: a small network's whole run in Table 5.10's layout and
-// its JSON, refusals, and the thesis's tables the runner holds against the copies in vectors/.
+// its JSON, refusals, the figure tables compiled into the binary against vectors/ as it stands, and which
+// network gets which published figures.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/commands/net_runner.h"
+#include "harness/stimulus/embedded_table.h"
+#include "mapper/network.h"
+#include "mapper/parser.h"
 #include "test_networks.h"
 
 using namespace s2;
@@ -99,4 +103,37 @@ TEST(RunNet, PresetsNeedTheChip) {
   q.preset = "prototype";
   EXPECT_EQ(run_net(q, out, err), 2);
   EXPECT_NE(err.str().find("a chip preset needs --target s2"), std::string::npos) << err.str();
+}
+
+TEST(RunNet, AFigureTableNamesTheFileLineAndFieldOfAProblem) {
+  const std::string text = "# a comment\nnet,clocks\nvgg16,12\n\nvgg16,12x\n";
+  const FigureTable t = parse_figure_table(text, "vectors/x.csv");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.count(t.rows[0], "clocks").value_or(0), 12u);
+  try {
+    t.count(t.rows[1], "clocks");
+    FAIL() << "a malformed figure was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "vectors/x.csv:5: field 'clocks': '12x' is not a whole number");
+  }
+  EXPECT_THROW(parse_figure_table("net,clocks\nvgg16\n", "vectors/y.csv"), std::invalid_argument);
+}
+
+TEST(RunNet, PublishedFiguresGoByTheNetworksLayersNotItsName) {
+  // VGG-16's layers under another name are VGG-16; a network called vgg16 with other layers is not
+  mapper::Network renamed = mapper::load_network("vgg16");
+  renamed.name = "my_net";
+  EXPECT_EQ(thesis_network(mapper::parse_network(renamed)), "vgg16");
+  mapper::Network other = mapper::parse_layer_list(test_networks::kSmall, "small.net");
+  other.name = "vgg16";
+  EXPECT_EQ(thesis_network(mapper::parse_network(other)), "");
+  // the OctopuScheduler MLP's silicon figures: its layers, whatever it is called; one output more, none
+  const std::string mlp = "network some_mlp\ninput 784 1 1\nfc 784 512\nfc 512 256\nfc 256 16 act=none\n";
+  const auto figures = silicon_figures(mapper::parse_network(mapper::parse_layer_list(mlp, "mlp.net")));
+  ASSERT_TRUE(figures.has_value());
+  ASSERT_EQ(figures->layers.size(), 3u);
+  EXPECT_EQ(figures->layers[0].us, 323);
+  EXPECT_EQ(figures->whole_model_us, 688);
+  const std::string wider = "network octopus_mlp\ninput 784 1 1\nfc 784 512\nfc 512 256\nfc 256 17 act=none\n";
+  EXPECT_FALSE(silicon_figures(mapper::parse_network(mapper::parse_layer_list(wider, "w.net"))).has_value());
 }

@@ -43,7 +43,10 @@ nlohmann::ordered_json to_json(const CheckPolicy& p) {
           {"net_targets",
            {{"thesis_block_deviation", n.thesis_block_deviation},
             {"thesis_category_deviation", n.thesis_category_deviation},
-            {"thesis_sum_deviation", n.thesis_sum_deviation}}}};
+            {"thesis_sum_deviation", n.thesis_sum_deviation},
+            {"float_reference_correlation", n.float_reference_correlation},
+            {"whole_model_wall_seconds", n.whole_model_wall_seconds},
+            {"chip_speed_ratio", n.chip_speed_ratio}}}};
 }
 
 std::string policy_hash(const CheckPolicy& p) { return text_hash(to_json(p).dump()); }
@@ -85,7 +88,8 @@ CheckPolicy check_policy_from_json(const nlohmann::json& j) {
              json_member<double>(b, "row_speed_ratio")};
   const nlohmann::json& n = object_member(j, "net_targets");
   p.net = {json_member<double>(n, "thesis_block_deviation"), json_member<double>(n, "thesis_category_deviation"),
-           json_member<double>(n, "thesis_sum_deviation")};
+           json_member<double>(n, "thesis_sum_deviation"), json_member<double>(n, "float_reference_correlation"),
+           json_member<double>(n, "whole_model_wall_seconds"), json_member<double>(n, "chip_speed_ratio")};
   return p;
 }
 

@@ -44,6 +44,9 @@ struct NetTargets {
   double thesis_block_deviation = 0.25;     // a block run's clocks within this of the thesis's
   double thesis_category_deviation = 0.25;  // --whole: a Table 5.10 category within this
   double thesis_sum_deviation = 0.15;       // --whole: the network's sum within this
+  double float_reference_correlation = 0.98;  // --reference with a float array: the dequantized output's least r
+  double whole_model_wall_seconds = 20.0;     // --whole on the model alone: the wall time to stay under
+  double chip_speed_ratio = 100.0;            // on the chip: the model's clocks per wall second over the RTL's
 };
 
 struct CheckPolicy {

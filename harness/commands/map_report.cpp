@@ -8,6 +8,7 @@
 
 #include "harness/outputs/output_files.h"
 #include "harness/commands/regress_report.h"
+#include "harness/commands/published_figures.h"
 #include "harness/commands/regress.h"
 #include "mapper/distributor.h"
 #include "mapper/split_check.h"
@@ -83,8 +84,9 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
                    fitting == shapes ? "met " : "MISS", s.rules.budget_bytes, fitting, shapes);
   int with_thesis = 0, at_least = 0;
   std::string below;
+  const std::string thesis_net = thesis_network(n);  // the thesis's figures go by the network's layers
   for (const mapper::BlockSplit& b : s.blocks) {
-    const auto thesis = thesis_mac_utilization(n.name, mapper::to_string(s.rules.target), b.name);
+    const auto thesis = thesis_mac_utilization(thesis_net, mapper::to_string(s.rules.target), b.name);
     if (!thesis) continue;
     ++with_thesis;
     // the thesis prints two decimals (0.88 for 28/32)
@@ -97,19 +99,6 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
   else
     t += "  (the project holds no thesis MAC utilisation for " + n.name + " on this target: VGG-16's Table G.2 only)\n";
   return t;
-}
-
-std::optional<double> thesis_mac_utilization(const std::string& net, const std::string& target, const std::string& operation) {
-  // thesis Table G.2 (VGG-16 on QPE-DRAM), the MAC utilisation column, as printed (two decimals)
-  static const std::pair<const char*, double> kTableG2[] = {
-      {"CONV_1", 1.00},  {"CONV_2", 1.00},  {"CONV_4", 1.00},  {"CONV_5", 1.00},  {"CONV_7", 0.88},
-      {"CONV_8", 0.88},  {"CONV_9", 0.88},  {"CONV_11", 0.88}, {"CONV_12", 0.88}, {"CONV_13", 0.88},
-      {"CONV_15", 0.88}, {"CONV_16", 0.88}, {"CONV_17", 0.88}, {"FC_19", 0.25},   {"FC_20", 0.25},
-      {"FC_21", 0.25}};
-  if (net != "vgg16" || target != "qpe") return std::nullopt;
-  for (const auto& [op, mac] : kTableG2)
-    if (operation == op) return mac;
-  return std::nullopt;
 }
 
 std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg) {

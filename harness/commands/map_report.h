@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/commands/published_figures.h"  // thesis_mac_utilization, Table G.2
 #include "mapper/splitter.h"
 #include "model/hw_config.h"
 
@@ -22,8 +23,6 @@ struct MapRequest {
 };
 
 std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s);
-// Thesis Table G.2's MAC utilisation of an operation (VGG-16 on QPE-DRAM only; two decimals as printed).
-std::optional<double> thesis_mac_utilization(const std::string& net, const std::string& target, const std::string& operation);
 std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg);
 // Exit code: 0, 1 if --verify found a piece-wise result that differs, 2 for bad input (an inconsistent network names its file, line, layer and field).
 int map_network(const MapRequest& req, std::ostream& out, std::ostream& err);

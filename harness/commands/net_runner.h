@@ -1,6 +1,8 @@
 // s2cosim run-net: runs a network's operation blocks on QPE-DRAM in the distributor's strategies and
 // prints the clocks per operation and strategy as thesis Tables 5.5/5.6 do, next to the thesis's
-// figures where it published them, and writes contract-3 JSON.
+// figures where it published them (published_figures.h), and writes contract-3 JSON. The pipeline's steps
+// live in net_block_run.h (a block run, the policy numbers), net_data.h (the data along the network),
+// net_records.h (records and JSON) and net_tables.h (the console's tables).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backends/backend.h"
+#include "harness/commands/published_figures.h"
 #include "harness/outputs/result.h"
 
 namespace s2 {
@@ -53,17 +56,6 @@ struct RunNetRequest {
   // stand in for it here without touching the runner
   std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;
 };
-
-// The thesis's clocks for an operation and strategy (Table 5.5, VGG-16 on QPE-DRAM; SpiNNaker2Py with
-// the element-wise operations taken as free), if it published them.
-std::optional<std::uint64_t> thesis_mapping_clocks(const std::string& net, const std::string& target,
-                                                   const std::string& operation, const std::string& strategy);
-
-// Thesis Table 5.10 (whole networks on SpiNNaker2, fuse_reuse): the clocks of a category (CONV, FC, PADD,
-// MAT_ELE, ACTI, QUAN, POOL, sum). Also in vectors/thesis_network_clocks.csv.
-std::optional<std::uint64_t> thesis_network_clocks(const std::string& net, const std::string& category);
-// The Table 5.10 categories in the thesis's order, "sum" last.
-const std::vector<std::string>& network_categories();
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
 // passed; 1 otherwise; 2 bad input; 128 + the signal (130, 143) when SIGINT or SIGTERM stopped it (after

@@ -1,0 +1,301 @@
+#include "harness/commands/net_block_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "model/pe/arm_ops.h"
+
+namespace s2 {
+
+namespace {
+
+// The Table 5.10 category of an operation (thesis naming: CONV_SC_14 is a convolution, FCE_19 the
+// partial sums of a matrix multiplication).
+std::string category_of(const std::string& operation) {
+  for (const char* c : {"MAT_ELE", "CONV", "FCE", "FC", "PADD", "ACTI", "QUAN", "POOL"})
+    if (operation.rfind(c, 0) == 0) return std::string(c) == "FCE" ? "FC" : c;
+  return "CONV";
+}
+
+// The first byte of the block output the streams left in `mem` that differs from the golden output, or "".
+std::string first_difference(const std::vector<std::uint8_t>& golden, const mapper::BlockStreams& bs, const SystemMemory& mem) {
+  const std::vector<std::uint8_t> got = gather_block_output(bs, mem);
+  for (std::size_t i = 0; i < golden.size(); ++i)
+    if (got[i] != golden[i])
+      return fmt::format("output byte {}: golden {}, got {}", i, static_cast<int>(static_cast<std::int8_t>(golden[i])),
+                         static_cast<int>(static_cast<std::int8_t>(got[i])));
+  return "";
+}
+
+// A worker's clocks, averaged over the PEs of the stream that load weights, on loads of the block's weights
+// from DRAM and on MLA tasks (the OctopuScheduler paper's "weight fetch" and "MLA" times): each command's end
+// minus the end of the one before it on the same PE. Only PEs whose commands are all synchronous count (an
+// async command's end is when it was issued); null if none.
+nlohmann::json phase_clocks(const TaskStream& st, const StreamResult& r, const mapper::BlockDramMap& map) {
+  double fetch = 0, mla = 0;
+  std::uint64_t pes = 0;
+  for (std::size_t p = 0; p < st.pe.size() && p < r.command_end_cycle.size(); ++p) {
+    const std::vector<StreamCommand>& cmds = st.pe[p];
+    const std::vector<std::uint64_t>& ends = r.command_end_cycle[p];
+    if (cmds.empty() || ends.size() != cmds.size() ||
+        std::any_of(cmds.begin(), cmds.end(), [](const StreamCommand& c) { return c.async; }))
+      continue;
+    double f = 0, m = 0;
+    bool loads_weights = false;
+    for (std::size_t k = 0; k < cmds.size(); ++k) {
+      const double took = double(ends[k]) - double(k ? ends[k - 1] : 0);
+      const StreamCommand& c = cmds[k];
+      if (c.kind == CommandKind::Mla) m += took;
+      if (c.kind == CommandKind::DmaLoad && c.dma.remote.kind == MemoryRef::Kind::Dram && c.dma.dram_addr >= map.weights &&
+          c.dma.dram_addr < map.weights + map.weight_bytes) {
+        f += took;
+        loads_weights = true;
+      }
+    }
+    if (!loads_weights) continue;
+    fetch += f;
+    mla += m;
+    ++pes;
+  }
+  if (!pes) return nullptr;
+  return {{"weight_fetch_cycles", fetch / double(pes)}, {"mla_cycles", mla / double(pes)}, {"pes", pes}};
+}
+
+// A block distributed in a strategy, its DRAM image and golden output: what each backend's run starts from.
+struct BlockSetup {
+  const mapper::BlockStreams& bs;
+  const CheckPolicy& policy;
+  const std::vector<std::uint8_t>& image;
+  const std::vector<std::uint8_t>& golden;
+  std::size_t core_index = 0;  // the core stream (the block's core operation, or the only stream)
+  bool is_core(const std::string& operation, const std::string& block) const {
+    return operation == block || bs.streams.size() == 1;
+  }
+};
+
+// The RTL's watchdog for stream i of a block run: the policy's, from the model's clocks if the model ran it.
+std::uint64_t rtl_watchdog(const BlockRun& r, std::size_t i, const StreamBudget& budget) {
+  return r.model ? budget.cycles(r.streams[i].cycles) : budget.rtl_only_cycles;
+}
+
+// Table 5.10 categories: a stream of one primitive operation (nofuse) is its category; a fused stream's
+// ARM-free clocks are its core operation's, and what the ARM operations add to it is shared out among
+// their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs')
+void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper::BlockStreams& bs, const HwConfig& cfg) {
+  for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+    const StreamRow& row = r.streams[i];
+    if (bs.streams.size() > 1) {
+      r.categories[category_of(row.operation)] += double(row.cycles_arm_timed);
+      continue;
+    }
+    r.categories[category_of(b.name())] += double(row.cycles);
+    std::map<std::string, double> arm;
+    double total = 0;
+    for (const auto& cmds : bs.streams[i].pe)
+      for (const StreamCommand& c : cmds)
+        if (c.kind == CommandKind::Arm) {
+          const double n = double(arm_op_cycles(c.arm, cfg.arm));
+          arm[category_of(c.operation)] += n;
+          total += n;
+        }
+    const double extra = double(row.cycles_arm_timed) - double(row.cycles);
+    if (total <= 0) r.categories[category_of(b.name())] += extra;
+    for (const auto& [cat, n] : arm) r.categories[cat] += extra * n / total;
+  }
+}
+
+// The model's run: every stream ARM free and ARM timed, each on its own copy of the image; returns the core
+// stream's ARM-free run.
+std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
+                                         const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const mapper::BlockStreams& bs = s.bs;
+  std::optional<StreamResult> model_core;
+  BackendRun m;
+  SystemMemory dram = stage_block_memory(bs, cfg, s.image), timed = dram;
+  for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+    StreamRow& row = r.streams[i];
+    const StreamResult free_arm = model.run(bs.streams[i], dram, StreamRunOptions{false});
+    if (!free_arm.completed) {  // the model's watchdog: a model bug, reported as what it waited for
+      row.completed = m.completed = false;
+      m.stalled = bs.streams[i].name + ": " + free_arm.stalled;
+      break;
+    }
+    const StreamResult with_arm = model.run(bs.streams[i], timed, StreamRunOptions{true});
+    row.cycles = free_arm.cycles;
+    row.cycles_arm_timed = with_arm.cycles;
+    row.arm_cycles = with_arm.arm_cycles;
+    row.dram_ops = free_arm.dram_ops;
+    row.mla_tasks = free_arm.mla_tasks;
+    row.completed = free_arm.completed && with_arm.completed;
+    m.completed = m.completed && row.completed;
+    if (!with_arm.completed) {
+      m.stalled = bs.streams[i].name + " (ARM operations timed): " + with_arm.stalled;
+      break;
+    }
+    m.block_cycles += row.cycles;
+    m.block_cycles_arm_timed += row.cycles_arm_timed;
+    r.arm_cycles += row.arm_cycles;
+    if (s.is_core(row.operation, b.name())) m.core_cycles = row.cycles;
+    if (i == s.core_index) model_core = free_arm;
+  }
+  r.model_core = model_core;
+  if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
+  share_categories(r, b, bs, cfg);
+  m.first_difference = first_difference(s.golden, bs, dram);
+  if (m.first_difference.empty()) m.first_difference = first_difference(s.golden, bs, timed);
+  if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
+  m.data_match = m.first_difference.empty();
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.model = m;
+  return model_core;
+}
+
+// The RTL's run: every stream ARM free, up to the first it does not finish (what follows depends on its
+// results). Returns the core stream's run; `hung` gets the stream it did not finish.
+std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
+                                       const HwConfig& cfg, StreamBackend& rtl, BlockOutput* output,
+                                       std::optional<std::size_t>& hung) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const mapper::BlockStreams& bs = s.bs;
+  std::optional<StreamResult> rtl_core;
+  BackendRun t;
+  SystemMemory dram = stage_block_memory(bs, cfg, s.image);
+  for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+    StreamRow& row = r.streams[i];
+    StreamRunOptions opt{false};
+    opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
+    const StreamResult res = rtl.run(bs.streams[i], dram, opt);
+    row.rtl_cycles = res.cycles;
+    t.block_cycles += res.cycles;
+    if (s.is_core(row.operation, b.name())) t.core_cycles = res.cycles;
+    if (i == s.core_index) rtl_core = res;
+    if (!r.model) {
+      row.dram_ops = res.dram_ops;
+      row.mla_tasks = res.mla_tasks;
+      row.completed = res.completed;
+    }
+    if (!res.completed) {
+      t.completed = false;
+      hung = i;
+      t.stalled = bs.streams[i].name + ": " + res.stalled;
+      break;  // what follows depends on this stream's results
+    }
+  }
+  if (t.completed) t.first_difference = first_difference(s.golden, bs, dram);
+  if (output && t.completed) *output = {gather_block_output(bs, dram), "RTL"};
+  t.data_match = t.completed && t.first_difference.empty();
+  t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.rtl = t;
+  return rtl_core;
+}
+
+// --waves: the failing stream run again on the RTL, traced, after the block's streams before it: the last
+// clocks before the watchdog fired (a hang), else a window around the first command whose end differs
+// from the model's (with none, the core stream's end)
+void write_waves(BlockRun& r, const BlockSetup& s, const HwConfig& cfg, StreamBackend& rtl, const WaveRequest& waves,
+                 const std::optional<StreamResult>& model_core, const std::optional<StreamResult>& rtl_core,
+                 std::optional<std::size_t> rtl_hung) {
+  const std::size_t f = rtl_hung.value_or(s.core_index);
+  WaveWindow w;
+  w.path = (std::filesystem::path(waves.dir) / (r.block + "_" + mapper::to_string(r.strategy))).string();
+  if (rtl_hung) {
+    w.end_cycle = rtl_watchdog(r, f, s.policy.stream_budget) + 1;
+    w.begin_cycle = w.end_cycle > waves.window ? w.end_cycle - waves.window : 0;
+  } else {
+    std::optional<std::uint64_t> d;
+    if (model_core && rtl_core)
+      for (std::size_t p = 0; p < model_core->command_end_cycle.size() && p < rtl_core->command_end_cycle.size(); ++p)
+        for (std::size_t k = 0; k < model_core->command_end_cycle[p].size() && k < rtl_core->command_end_cycle[p].size(); ++k) {
+          const std::uint64_t m = model_core->command_end_cycle[p][k], t = rtl_core->command_end_cycle[p][k];
+          if (m != t && (!d || std::min(m, t) < *d)) d = std::min(m, t);
+        }
+    const std::uint64_t at = d.value_or(rtl_core ? rtl_core->cycles : 0);
+    w.begin_cycle = at > waves.window / 2 ? at - waves.window / 2 : 0;
+    w.end_cycle = w.begin_cycle + waves.window;
+  }
+  try {
+    SystemMemory dram = stage_block_memory(s.bs, cfg, s.image);
+    for (std::size_t i = 0; i <= f; ++i) {
+      StreamRunOptions opt{false};
+      opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
+      if (i == f) opt.waves = &w;
+      rtl.run(s.bs.streams[i], dram, opt);
+    }
+    r.waves = w.path;
+  } catch (const std::exception& e) {
+    if (waves.err)
+      *waves.err << "s2cosim run-net: waveform of " << r.block << " " << mapper::to_string(r.strategy) << ": " << e.what() << "\n";
+  }
+}
+
+}  // namespace
+
+Status block_status(const BlockRun& r, double deviation_bound) {
+  Findings f;
+  f.error = !r.error.empty();
+  f.hang = (r.model && !r.model->completed) || (r.rtl && !r.rtl->completed);
+  f.mismatch = (r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match);
+  f.delta = r.delta;
+  return classify(f, deviation_bound);
+}
+
+std::string block_problem(const BlockRun& r) {
+  if (!r.error.empty()) return r.error;
+  if (r.model && !r.model->completed) return "MODEL HANG " + r.model->stalled;
+  if (r.rtl && !r.rtl->completed) return "RTL HANG " + r.rtl->stalled;
+  if (r.model && !r.model->data_match) return "MISMATCH (model) " + r.model->first_difference;
+  if (r.rtl && !r.rtl->data_match) return "MISMATCH (RTL) " + r.rtl->first_difference;
+  return "";
+}
+
+BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
+                   const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
+                   std::uint64_t seed, const BlockInputs& data,
+                   std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
+                   BlockOutput* output, const CheckPolicy& policy) {
+  BlockRun r;
+  r.block = b.name();
+  r.strategy = strategy;
+  const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
+  r.reuse = bs.reuse;
+  const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, seed, data);
+  std::vector<std::uint8_t>& golden = golden_cache[b.name()];
+  if (golden.empty()) golden = golden_block_output(b, s, bs, cfg, image);
+  // what the RTL lacks is found before anything runs: the block then runs on the model only
+  if (rtl)
+    for (const TaskStream& st : bs.streams)
+      if (r.rtl_refused.empty()) r.rtl_refused = rtl->refusal(st);
+  if (!r.rtl_refused.empty()) rtl = nullptr;
+  BlockSetup setup{bs, policy, image, golden};
+  for (const TaskStream& st : bs.streams) {
+    StreamRow row;
+    row.operation = st.name.substr(0, st.name.find(' '));
+    r.streams.push_back(row);
+  }
+  for (std::size_t i = 0; i < r.streams.size(); ++i)
+    if (setup.is_core(r.streams[i].operation, b.name())) setup.core_index = i;
+  // the core stream's runs (ARM free), to locate a deviation
+  std::optional<StreamResult> model_core, rtl_core;
+  if (model) model_core = run_on_model(r, b, setup, cfg, *model, output);
+  std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
+  if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung);
+  if (r.model && r.rtl) r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
+  r.status = block_status(r, policy.deviation_bound);
+  if (r.model && r.rtl && r.status == Status::Deviation && model_core && rtl_core) {
+    const TaskStream& core = bs.streams[setup.core_index];
+    r.where = describe_command_deviation(command_deviation(core, *model_core, *rtl_core));
+    // on the chip, also the DRAMs, SRAMs and links the differing transfers use
+    if (cfg.chip.qpes() > 1)
+      if (const std::string places = describe_place_deviation(place_deviation(core, *model_core, *rtl_core, cfg)); !places.empty())
+        r.where += "; by place, " + places;
+  }
+  if (!waves.dir.empty() && rtl && r.rtl && r.status != Status::Pass)
+    write_waves(r, setup, cfg, *rtl, waves, model_core, rtl_core, rtl_hung);
+  return r;
+}
+
+}  // namespace s2

@@ -1,0 +1,88 @@
+// run-net's block run: one operation block in one strategy, distributed (mapper/distributor.h) and run on the
+// model (ARM free and ARM timed) and/or the RTL, its output checked against the golden block, the two
+// compared; and run-net's policy numbers, in one place.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/backends/backend.h"
+#include "harness/check/check_policy.h"
+#include "harness/check/comparators.h"
+#include "harness/outputs/result.h"
+#include "harness/stimulus/block_data.h"
+#include "mapper/distributor.h"
+
+namespace s2 {
+
+// One backend's run of a block's streams.
+struct BackendRun {
+  std::uint64_t core_cycles = 0, block_cycles = 0, block_cycles_arm_timed = 0;
+  bool completed = true, data_match = false;
+  std::string first_difference, stalled;
+  double wall_s = 0;
+};
+
+struct StreamRow {
+  std::string operation;  // the stream's operation (nofuse) or the block's core operation (fused)
+  std::uint64_t cycles = 0, cycles_arm_timed = 0, arm_cycles = 0, dram_ops = 0, mla_tasks = 0;
+  std::optional<std::uint64_t> rtl_cycles;
+  bool completed = false;
+};
+
+struct BlockRun {
+  std::string block;
+  mapper::Strategy strategy;
+  mapper::Reuse reuse = mapper::Reuse::None;
+  std::vector<StreamRow> streams;
+  std::uint64_t arm_cycles = 0;
+  std::optional<BackendRun> model, rtl;
+  std::optional<double> delta;  // equation 5.1, core operation, ARM free
+  Status status = Status::Pass;  // hang, mismatch, deviation (both backends) or pass; error if it threw
+  std::string error;             // what it threw
+  std::string asked;             // --whole: the strategy this block run stands for, where another ran
+  std::string waves;             // --waves: the directory of the failing stream's waveform (a file per QPE)
+  std::string where;            // a deviation: the commands of the core stream where model and RTL part
+  std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
+  std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
+  nlohmann::json phases;  // the model's core stream: a worker's clocks on weight loads and MLA tasks (phase_clocks)
+  std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
+  nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
+};
+
+// The comparators' status of a block run: hang (a backend did not finish), mismatch (a backend's output
+// differs from the golden block), deviation (both ran and |delta| is above the bound), else pass.
+Status block_status(const BlockRun& r, double deviation_bound);
+// What kept a block run from passing on its data, in one line: what it threw, a backend that did not finish
+// (and what it waited for), a backend whose output differs from the golden block; "" if none of these.
+std::string block_problem(const BlockRun& r);
+
+// --waves: where the waveform of a failing block run goes.
+struct WaveRequest {
+  std::string dir;  // empty: no waveforms
+  std::uint64_t window = 2000;
+  std::ostream* err = nullptr;
+};
+
+// The block's output as a backend left it (run-net --output): the RTL's where it ran to the end, else the model's.
+struct BlockOutput {
+  std::vector<std::uint8_t> bytes;
+  std::string backend;  // "RTL" | "model" | "" (none finished)
+};
+
+// Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
+// figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image;
+// `golden_cache` holds each block's golden output, computed once; `output`, if given, gets the block's output.
+BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
+                   const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
+                   std::uint64_t seed, const BlockInputs& data,
+                   std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
+                   BlockOutput* output, const CheckPolicy& policy);
+
+}  // namespace s2
