@@ -17,17 +17,13 @@ namespace {
 
 // The command line that reruns the whole network on its input and checks its output again.
 std::string run_net_output_replay(const RunNetRequest& req, const std::string& strategy, const std::string& hash) {
-  std::string s = shell_quote(program_name()) + " run-net --net " + shell_quote(req.net) + " --target " + req.target;
-  if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
-  if (!strategy.empty()) s += " --strategy " + strategy;
-  if (req.whole) s += " --whole";
-  s += " --backend " + req.backend + " --seed " + std::to_string(req.seed) + " --input " + shell_quote(req.input_npy);
-  if (!req.calibrate.empty()) s += " --calibrate " + shell_quote(req.calibrate);
-  if (!req.reference_npy.empty()) s += " --reference " + shell_quote(req.reference_npy);
-  if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
-  if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
-  if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
-  return s + " --expect-hash " + hash;
+  std::string options;
+  if (!strategy.empty()) options += " --strategy " + strategy;
+  if (req.whole) options += " --whole";
+  options += " --backend " + req.backend + " --seed " + std::to_string(req.seed) + " --input " + shell_quote(req.input_npy);
+  if (!req.calibrate.empty()) options += " --calibrate " + shell_quote(req.calibrate);
+  if (!req.reference_npy.empty()) options += " --reference " + shell_quote(req.reference_npy);
+  return run_net_command_line(req, options, hash);
 }
 
 // The calibration set of --calibrate: every float input of a .npy file (one input, or a stack of them along

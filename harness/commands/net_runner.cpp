@@ -29,18 +29,23 @@
 
 namespace s2 {
 
-std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
-                           const std::string& hash) {
+std::string run_net_command_line(const RunNetRequest& req, const std::string& options, const std::string& hash) {
   std::string s = shell_quote(program_name()) + " run-net --net " + shell_quote(req.net) + " --target " + req.target;
   if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
-  s += " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
-  s += " --seed " + std::to_string(req.seed);
-  if (!req.input_npy.empty()) s += " --input " + shell_quote(req.input_npy);
-  if (!req.calibrate.empty()) s += " --calibrate " + shell_quote(req.calibrate);
+  s += options;
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
   return s + " --expect-hash " + hash;
+}
+
+std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
+                           const std::string& hash) {
+  std::string options = " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
+  options += " --seed " + std::to_string(req.seed);
+  if (!req.input_npy.empty()) options += " --input " + shell_quote(req.input_npy);
+  if (!req.calibrate.empty()) options += " --calibrate " + shell_quote(req.calibrate);
+  return run_net_command_line(req, options, hash);
 }
 
 namespace {

@@ -76,6 +76,9 @@ std::map<std::string, std::map<std::string, double>> category_sums(const nlohman
 // run-net's JSON report (contract 3): `head` (network, target, backend, seed, config, ...), the category
 // sums under --whole, `total`, the operations[] records and the results (harness/outputs/result.h).
 nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& operations, const ResultSet& results);
+// A run-net command line for this request: the network, target and preset, then `options` (" --..." each: what
+// the rerun is of), then the split, configuration and MAC shape, checked against the configuration's hash.
+std::string run_net_command_line(const RunNetRequest& req, const std::string& options, const std::string& hash);
 // The command line that reruns exactly one block in one strategy of this request.
 std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
                            const std::string& hash);
