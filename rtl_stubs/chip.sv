@@ -9,9 +9,11 @@
 // the four centre agents; model/hw_config.h ChipShape). A port with nothing behind it is left idle: nothing
 // is addressed to it. The per-QPE buses are the QPE's ports side by side, QPE i at [i * width +: width].
 //
-// The harness does not simulate this module flat: Verilator 5 writes each instance's code out again
-// (about 3.9 MB of C++ per QPE), so harness/backends/rtl/rtl_chip.cpp builds the QPE once and links the QPEs'
-// mesh ports clock by clock exactly as below (rtl_stubs/README.md, "The chip").
+// The RTL backend does not simulate this module flat: Verilator 5 writes each instance's code out again
+// (about 3.9 MB of C++ per QPE), so harness/backends/rtl/linked_qpes.h builds the QPE once and links the QPEs'
+// mesh ports clock by clock from the same neighbours as below (model/noc/mesh.h Mesh::neighbour). A test
+// verilates this module flat at 2x2 and shows the two clock-for-clock equal (tests/chip_sv_equivalence_test.cpp;
+// rtl_stubs/README.md, "The chip").
 module chip
   import s2_pkg::*;
 #(

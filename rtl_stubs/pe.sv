@@ -1,6 +1,6 @@
 `include "s2_pkg.svh"
 // Processing element: SRAM, MLA, DMA, NoC interface and the task controller. The ARM core itself is not in
-// this RTL: whoever drives the ARM port (the harness's C++ ARM, harness/backends/rtl/rtl_chip.cpp) plays it,
+// this RTL: whoever drives the ARM port (the harness's C++ ARM, harness/backends/rtl/rtl_chip.h) plays it,
 // writing the PE's registers one per PE clock as the ARM's local bus would.
 module pe
   import s2_pkg::*;

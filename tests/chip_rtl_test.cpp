@@ -1,4 +1,4 @@
-// The chip on the RTL (rtl_stubs/chip.sv, linked QPE by QPE in harness/backends/rtl/rtl_chip.cpp) against the
+// The chip on the RTL (rtl_stubs/chip.sv, linked QPE by QPE in harness/backends/rtl/linked_qpes.h) against the
 // chip model, on directed streams: a transfer one hop from its DRAM, two flows sharing a mesh link, DRAMs
 // reached through the attached router nearest the PE, Sync groups across QPEs, a PE that does not finish
 // reported by name while the others do, and transfers between PEs' SRAMs (every byte in place whatever the

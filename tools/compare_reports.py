@@ -39,7 +39,7 @@ def stable(x, binaries):
     if isinstance(x, list):
         return [stable(v, binaries) for v in x]
     if isinstance(x, str):
-        for b in binaries:
+        for b in sorted(binaries, key=len, reverse=True):  # the longer first: one path may begin the other
             x = x.replace(b, "S2COSIM")
         return x
     return x

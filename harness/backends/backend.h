@@ -80,7 +80,7 @@ class StreamBackend {
 };
 // The model of cfg.chip (QPE-DRAM or the chip).
 std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg);
-// QPE-DRAM or the chip on the Verilated RTL (harness/backends/rtl/rtl_chip.cpp); throws as make_rtl_backend does.
+// QPE-DRAM or the chip on the Verilated RTL (harness/backends/rtl/rtl_chip.h); throws as make_rtl_backend does.
 std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg);
 // Throws std::runtime_error if no RTL build matches cfg (MAC shape, or parameters the RTL fixes).
 std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg);

@@ -49,6 +49,17 @@ int Mesh::dram_router(int dram, int qpe) const {
 
 int Mesh::host_agent(int qpe) const { return nearest(shape_.host_agents, qpe); }
 
+int Mesh::neighbour(int qpe, int direction) const {
+  const QpeCoord c = shape_.qpe_coord(qpe);
+  switch (direction) {
+    case kNorth: return c.y > 0 ? qpe - shape_.mesh_cols : -1;  // north is y - 1
+    case kEast: return c.x + 1 < shape_.mesh_cols ? qpe + 1 : -1;
+    case kSouth: return c.y + 1 < shape_.mesh_rows ? qpe + shape_.mesh_cols : -1;
+    case kWest: return c.x > 0 ? qpe - 1 : -1;
+    default: throw std::out_of_range("mesh: no direction " + std::to_string(direction));
+  }
+}
+
 std::uint64_t host_path_cycles(const HwConfig& cfg, const Mesh& mesh, int qpe) {
   return static_cast<std::uint64_t>(cfg.host_latency_cycles) +
          static_cast<std::uint64_t>(mesh.hops(qpe, mesh.host_agent(qpe))) * static_cast<std::uint64_t>(cfg.hop_cycles());

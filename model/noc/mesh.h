@@ -25,6 +25,11 @@ class Mesh {
   int dram_router(int dram, int qpe) const;
   // The host agent router relaying QPE `qpe`'s host traffic (the nearest agent).
   int host_agent(int qpe) const;
+  // QPE `qpe`'s neighbour towards `direction`, or -1 at the mesh's edge: the links of rtl_stubs/chip.sv
+  // (its neighbour()), which the RTL backend wires between the Verilated QPEs.
+  enum Direction { kNorth = 0, kEast = 1, kSouth = 2, kWest = 3 };
+  static constexpr int kDirections = 4;
+  int neighbour(int qpe, int direction) const;
 
  private:
   int nearest(const std::vector<QpeCoord>& candidates, int qpe) const;

@@ -1,6 +1,6 @@
 // The Verilated QPE (rtl_stubs/qpe.sv) as every RTL backend drives it: its builds per MAC-array shape, the
 // parameters the RTL fixes, and the QPE's clock, reset, statistics, host-port, backdoor and SRAM signals.
-// The chip's own signals (mesh links, DRAM and ARM ports) are rtl_chip.cpp's.
+// The chip's own signals (mesh links, DRAM and ARM ports) are qpe_ports.h's and linked_qpes.h's.
 #pragma once
 
 #include <array>
@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <verilated.h>
 #include <verilated_fst_c.h>
+#include <verilated_syms.h>
 
 #include "Vqpe_16x2.h"
 #include "Vqpe_16x2___024root.h"
@@ -30,10 +31,11 @@
 #include "Vqpe_8x4_trace.h"
 #include "Vqpe_8x4_trace___024root.h"
 #include "model/hw_config.h"
+#include "model/task.h"
 
 namespace s2 {
 
-// The parameters the RTL was built with (rtl_stubs/*.sv; its SRAM: QpeTop::kSramBytes); a config asking for
+// The parameters the RTL was built with (rtl_stubs/*.sv; its SRAM: SramBanks::bytes()); a config asking for
 // others cannot run on it.
 inline void check_rtl_matches(const HwConfig& c, std::size_t rtl_sram_bytes) {
   const HwConfig rtl;  // the RTL's fixed parameters equal the defaults
@@ -52,17 +54,46 @@ inline void check_rtl_matches(const HwConfig& c, std::size_t rtl_sram_bytes) {
   need(c.noc_clock_mhz == 2 * c.pe_clock_mhz, "a NoC clock of twice the PE clock");
 }
 
+// A PE's SRAM in a Verilated model: the four 32-bit banks of rtl_stubs/sram.sv (public), a 128-bit line across
+// them, found by the SRAM's scope name ("<model>.qpe.g_pe[1].u_pe.u_sram"). The C++ ARM's view of its PE's
+// SRAM: untimed, as the ARM core is not in the RTL. Its size is what the RTL was built with (sram.sv LINES).
+class SramBanks {
+ public:
+  SramBanks(const VerilatedContext& ctx, const std::string& scope) {
+    const VerilatedScope* s = ctx.scopeFind(scope.c_str());
+    if (!s) throw std::logic_error("RTL: no SRAM scope '" + scope + "' in the Verilated model");
+    for (int b = 0; b < 4; ++b) {
+      const VerilatedVar* v = s->varFind(("bank" + std::to_string(b)).c_str());
+      if (!v || v->vltype() != VLVT_UINT32 || v->udims() != 1)
+        throw std::logic_error("RTL: " + scope + " has no 32-bit bank" + std::to_string(b) + " array (rtl_stubs/sram.sv)");
+      bank_[static_cast<std::size_t>(b)] = static_cast<std::uint32_t*>(v->datap());
+      lines_ = v->elements(1);
+    }
+  }
+  int lines() const { return lines_; }
+  std::size_t bytes() const { return std::size_t(lines_) * 16; }
+  // the whole SRAM into `img` (resized to bytes()), or from it
+  void read(std::vector<std::uint8_t>& img) const {
+    img.resize(bytes());
+    for (int line = 0; line < lines_; ++line)
+      for (std::size_t w = 0; w < 4; ++w) std::memcpy(&img[std::size_t(line) * 16 + 4 * w], &bank_[w][line], 4);
+  }
+  void write(const std::vector<std::uint8_t>& img) {
+    if (img.size() < bytes()) throw std::logic_error("RTL: an SRAM image smaller than the SRAM");
+    for (int line = 0; line < lines_; ++line)
+      for (std::size_t w = 0; w < 4; ++w) std::memcpy(&bank_[w][line], &img[std::size_t(line) * 16 + 4 * w], 4);
+  }
+
+ private:
+  std::array<std::uint32_t*, 4> bank_{};
+  int lines_ = 0;
+};
+
 // The Verilated QPE and the ways into it every backend here uses: clocks, reset, statistics, the host port,
 // the backdoor, and the SRAM arrays themselves (the C++ ARM's view of its PE's SRAM).
 template <typename V>
 class QpeTop {
-  using Bank = std::remove_reference_t<decltype(std::declval<V&>().rootp->qpe__DOT__g_pe__BRA__0__KET____DOT__u_pe__DOT__u_sram__DOT__bank0)>;
-
  public:
-  // a PE's SRAM as the RTL was built (rtl_stubs/sram.sv LINES): four 32-bit banks, a 128-bit line across them
-  static constexpr int kSramLines = static_cast<int>(sizeof(Bank) / sizeof(std::uint32_t));
-  static constexpr std::size_t kSramBytes = std::size_t(kSramLines) * 16;
-
   // a build verilated with FST tracing (Vqpe_*_trace) can write waveforms (start_waves)
   static constexpr bool kTraceable = requires(V& v, VerilatedFstC* f) { v.trace(f, 99); };
 
@@ -72,6 +103,8 @@ class QpeTop {
     if constexpr (kTraceable) ctx_->traceEverOn(true);
     Verilated::threadContextp(ctx_.get());
     top_ = std::make_unique<V>(ctx_.get(), name.c_str());
+    for (int pe = 0; pe < kPesPerQpe; ++pe)
+      sram_.emplace_back(*ctx_, fmt::format("{}.qpe.g_pe[{}].u_pe.u_sram", name, pe));
   }
   // Verilator registers the SRAM arrays' public scopes with the thread's current context and erases them
   // from it on destruction: that must be this model's context, not one already gone.
@@ -82,6 +115,9 @@ class QpeTop {
     top_.reset();
   }
   V* operator->() { return top_.get(); }
+  V& top() { return *top_; }
+  // a PE's SRAM as the RTL was built
+  std::size_t sram_bytes() const { return sram_.front().bytes(); }
 
   // An FST waveform to `path`; it records the clocks while dumping(true). Time runs in NoC half-periods of
   // 1 ns (the NoC clock at 500 MHz: one PE clock is 4 ns).
@@ -147,7 +183,7 @@ class QpeTop {
     return top_->stat_value;
   }
   void backdoor_write(int pe, const std::vector<std::uint8_t>& img) {
-    if (img.size() > kSramBytes) throw std::runtime_error(fmt::format("RTL: SRAM image larger than {} KB", kSramBytes / 1024));
+    if (img.size() > sram_bytes()) throw std::runtime_error(fmt::format("RTL: SRAM image larger than {} KB", sram_bytes() / 1024));
     top_->bd_pe = static_cast<unsigned>(pe);
     for (std::size_t line = 0; line * 16 < img.size(); ++line) {
       top_->bd_line = static_cast<unsigned>(line);
@@ -191,35 +227,11 @@ class QpeTop {
     noc_clock();
     top_->host_valid = 0;
   }
-  // The C++ ARM's access to its PE's SRAM: the four 32-bit banks, untimed (the ARM core is not in the RTL).
-  void sram_read(int pe, std::vector<std::uint8_t>& img) {
-    img.resize(kSramBytes);
-    const auto b = banks(pe);
-    for (int line = 0; line < kSramLines; ++line)
-      for (int w = 0; w < 4; ++w) std::memcpy(&img[std::size_t(line) * 16 + 4 * w], &(*b[w])[line], 4);
-  }
-  void sram_write(int pe, const std::vector<std::uint8_t>& img) {
-    const auto b = banks(pe);
-    for (int line = 0; line < kSramLines; ++line)
-      for (int w = 0; w < 4; ++w) std::memcpy(&(*b[w])[line], &img[std::size_t(line) * 16 + 4 * w], 4);
-  }
+  // The C++ ARM's access to its PE's SRAM (SramBanks): untimed.
+  void sram_read(int pe, std::vector<std::uint8_t>& img) const { sram_[static_cast<std::size_t>(pe)].read(img); }
+  void sram_write(int pe, const std::vector<std::uint8_t>& img) { sram_[static_cast<std::size_t>(pe)].write(img); }
 
  private:
-  std::array<Bank*, 4> banks(int pe) {
-    auto* r = top_->rootp;
-#define S2_BANKS(P)                                                                                        \
-  {&r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank0,                             \
-   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank1,                             \
-   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank2,                             \
-   &r->qpe__DOT__g_pe__BRA__##P##__KET____DOT__u_pe__DOT__u_sram__DOT__bank3}
-    switch (pe) {
-      case 0: return S2_BANKS(0);
-      case 1: return S2_BANKS(1);
-      case 2: return S2_BANKS(2);
-      default: return S2_BANKS(3);
-    }
-#undef S2_BANKS
-  }
   // every clock edge's evaluation goes through here, to be recorded when a waveform is dumping
   void eval() {
     top_->eval();
@@ -228,6 +240,7 @@ class QpeTop {
   }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
+  std::vector<SramBanks> sram_;  // per PE
   bool dumping_ = false;
   std::unique_ptr<VerilatedFstC> fst_;
   std::uint64_t time_ns_ = 0;

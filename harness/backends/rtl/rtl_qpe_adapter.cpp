@@ -32,7 +32,7 @@ using namespace rtl_protocol;
 template <typename V, typename VT>
 class RtlQpe final : public Backend {
  public:
-  explicit RtlQpe(const HwConfig& cfg) : cfg_(cfg) { check_rtl_matches(cfg, QpeTop<V>::kSramBytes); }
+  explicit RtlQpe(const HwConfig& cfg) : cfg_(cfg) { check_rtl_matches(cfg, qpe_->sram_bytes()); }
 
   std::string name() const override { return "rtl"; }
   const HwConfig& config() const override { return cfg_; }

@@ -1,6 +1,6 @@
 // The RTL backend for tasks: drives the Verilated QPE through its host port (rtl_stubs/README.md, "Host
-// port"). The RTL's signal names are known to harness/backends/rtl/ only (qpe_top.h, this adapter and
-// rtl_chip.cpp); a user with their own QPE RTL replaces that folder (and the Verilator build of
+// port"). The RTL's signal names are known to harness/backends/rtl/ only (qpe_top.h, qpe_ports.h, this adapter
+// and linked_qpes.h); a user with their own QPE RTL replaces that folder (and the Verilator build of
 // rtl_stubs/) and nothing else.
 #pragma once
 

@@ -1,0 +1,124 @@
+// The chip's QPEs as the RTL backend simulates them: every QPE its own Verilated rtl_stubs/qpe.sv, their mesh
+// ports linked clock by clock as rtl_stubs/chip.sv links them, from the same neighbour description
+// (model/noc/mesh.h Mesh::neighbour, chip.sv neighbour()). Verilated flat, chip.sv writes every QPE's code out
+// again (some 26 MB of C++ at 2x2); linked, one QPE's code serves every mesh. tests/chip_sv_equivalence_test.cpp
+// shows the two clock-for-clock equal (flat_chip.h is chip.sv verilated flat).
+//
+// A fabric of RtlChip (rtl_chip.h): reset, the clocks, each QPE's ports (qpe_ports.h) and SRAMs, waveforms.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/backends/rtl/qpe_ports.h"
+#include "harness/backends/rtl/qpe_top.h"
+#include "model/hw_config.h"
+#include "model/noc/mesh.h"
+
+namespace s2 {
+
+template <typename V>
+class LinkedQpes {
+  static_assert(sizeof(std::declval<V&>().mesh_out_pkt) == (kMeshChannels * kNocPacketBits + 31) / 32 * 4,
+                "rtl_stubs/s2_pkg.svh noc_pkt_t changed width: update kNocPacketBits");
+
+ public:
+  using Top = V;
+  static constexpr bool kTraceable = QpeTop<V>::kTraceable;
+
+  explicit LinkedQpes(const ChipShape& chip) : chip_(chip) {
+    if (chip.mesh_cols > 16 || chip.mesh_rows > 16)
+      throw std::runtime_error(fmt::format("the RTL's NoC nodes hold mesh coordinates up to 15 (rtl_stubs/s2_pkg.svh COORD_BITS); chip '{}' is {}x{}",
+                                           chip.name, chip.mesh_cols, chip.mesh_rows));
+    const Mesh mesh(chip);
+    const int n = chip.qpes();
+    for (int q = 0; q < n; ++q) qpes_.push_back(std::make_unique<QpeTop<V>>("qpe" + std::to_string(q)));
+    // each QPE's mesh channel m = direction * 2 + class reads its neighbour's channel back towards it
+    links_.resize(static_cast<std::size_t>(n));
+    for (int q = 0; q < n; ++q)
+      for (int m = 0; m < kMeshChannels; ++m) {
+        const int d = m / 2, nb = mesh.neighbour(q, d);
+        if (nb >= 0) links_[static_cast<std::size_t>(q)].push_back({m, nb, ((d + 2) % Mesh::kDirections) * 2 + m % 2});
+      }
+  }
+
+  int qpes() const { return static_cast<int>(qpes_.size()); }
+  std::size_t sram_bytes() const { return qpes_.front()->sram_bytes(); }
+  QpePorts<V> ports(int q) { return QpePorts<V>(qpe(q).top(), 0); }
+  std::uint64_t cycle() { return qpe(0)->cycle; }
+  void sram_read(int q, int pe, std::vector<std::uint8_t>& img) { qpe(q).sram_read(pe, img); }
+  void sram_write(int q, int pe, const std::vector<std::uint8_t>& img) { qpe(q).sram_write(pe, img); }
+
+  // Every QPE reset on its own at its mesh position, as many clocks each: they leave reset in the same clock
+  // phase. The flaw switches are set after.
+  void reset(const FlawSwitches& flaws) {
+    for (int q = 0; q < qpes(); ++q) {
+      const QpeCoord c = chip_.qpe_coord(q);
+      QpeTop<V>& t = qpe(q);
+      t.reset(c.x, c.y);
+      t->flaw_sram2clk = flaws.sram2clk;
+      t->flaw_neighbor_conv = flaws.neighbor_conv;
+      t->flaw_mm_wide_a = flaws.mm_wide_a;
+    }
+  }
+
+  // The inputs of this NoC clock set (ARM and DRAM ports), settles the rest as chip.sv's wiring does: every
+  // QPE's mesh inputs are its neighbours' link FIFO heads (registered, so settled since the last edge); a first
+  // evaluation settles what each router takes, whose pops go back to the neighbours' link FIFOs.
+  void settle() {
+    const int n = qpes();
+    for (int q = 0; q < n; ++q) {
+      V& t = qpe(q).top();
+      unsigned valid = 0;
+      for (const Link& l : links_[static_cast<std::size_t>(q)]) {
+        V& o = qpe(l.neighbour).top();
+        if (!((o.mesh_out_valid >> l.back) & 1u)) continue;
+        valid |= 1u << l.channel;
+        copy_bits(o.mesh_out_pkt.data(), l.back * kNocPacketBits, t.mesh_in_pkt.data(), l.channel * kNocPacketBits, kNocPacketBits);
+      }
+      t.mesh_in_valid = valid;
+    }
+    for (int q = 0; q < n; ++q) qpe(q)->eval();
+    for (int q = 0; q < n; ++q) {
+      unsigned pop = 0;
+      for (const Link& l : links_[static_cast<std::size_t>(q)])
+        if ((qpe(l.neighbour)->mesh_in_pop >> l.back) & 1u) pop |= 1u << l.channel;
+      qpe(q)->mesh_out_pop = pop;
+    }
+  }
+  // the rising edge, everywhere (the falling edge is evaluated with the next clock's inputs)
+  void clock_edge() {
+    for (auto& q : qpes_) q->clock_edge();
+  }
+
+  // FST waveforms, one per QPE (qpe_x<x>_y<y>.fst in `dir`); recorded while dumping(true)
+  void start_waves(const std::string& dir) {
+    for (int q = 0; q < qpes(); ++q) {
+      const QpeCoord c = chip_.qpe_coord(q);
+      qpe(q).start_waves((std::filesystem::path(dir) / fmt::format("qpe_x{}_y{}.fst", c.x, c.y)).string());
+    }
+  }
+  void dumping(bool on) {
+    for (auto& q : qpes_) q->dumping(on);
+  }
+  void stop_waves() {
+    for (auto& q : qpes_) q->stop_waves();
+  }
+
+ private:
+  QpeTop<V>& qpe(int q) { return *qpes_[static_cast<std::size_t>(q)]; }
+  struct Link {
+    int channel, neighbour, back;  // this QPE's mesh channel, the neighbour's index and its channel back
+  };
+  ChipShape chip_;
+  std::vector<std::unique_ptr<QpeTop<V>>> qpes_;
+  std::vector<std::vector<Link>> links_;  // per QPE (none towards the mesh's edges)
+};
+
+}  // namespace s2
