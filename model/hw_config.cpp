@@ -251,7 +251,13 @@ nlohmann::json to_json(const HwConfig& c) {
         {"maxpool_32bit_per_pixel", c.arm.maxpool_32bit_per_pixel},
         {"maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel},
         {"elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel},
-        {"bias_add_per_pixel", c.arm.bias_add_per_pixel}}},
+        {"bias_add_per_pixel", c.arm.bias_add_per_pixel},
+        {"spike_test_per_value", c.arm.spike_test_per_value},
+        {"synapse_add_per_weight", c.arm.synapse_add_per_weight},
+        {"permute_entry_per_word", c.arm.permute_entry_per_word},
+        {"permute_move_per_word", c.arm.permute_move_per_word},
+        {"permute_cycle_start", c.arm.permute_cycle_start},
+        {"copy_per_word", c.arm.copy_per_word}}},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
@@ -322,6 +328,12 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(a, "maxpool_8bit_per_pixel", c.arm.maxpool_8bit_per_pixel);
     take(a, "elementwise_add_per_pixel", c.arm.elementwise_add_per_pixel);
     take(a, "bias_add_per_pixel", c.arm.bias_add_per_pixel);
+    take(a, "spike_test_per_value", c.arm.spike_test_per_value);
+    take(a, "synapse_add_per_weight", c.arm.synapse_add_per_weight);
+    take(a, "permute_entry_per_word", c.arm.permute_entry_per_word);
+    take(a, "permute_move_per_word", c.arm.permute_move_per_word);
+    take(a, "permute_cycle_start", c.arm.permute_cycle_start);
+    take(a, "copy_per_word", c.arm.copy_per_word);
   }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
@@ -375,7 +387,9 @@ void validate(const HwConfig& c) {
   need(c.host_latency_cycles >= 0 && c.host_latency_cycles <= 100000, "host_latency_cycles", "0 to 100000 (PE clocks, each way)");
   for (double v : {c.arm.padding_per_word, c.arm.quantization_per_pixel, c.arm.relu_32bit_per_pixel,
                    c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
-                   c.arm.elementwise_add_per_pixel, c.arm.bias_add_per_pixel})
+                   c.arm.elementwise_add_per_pixel, c.arm.bias_add_per_pixel, c.arm.spike_test_per_value,
+                   c.arm.synapse_add_per_weight, c.arm.permute_entry_per_word, c.arm.permute_move_per_word,
+                   c.arm.permute_cycle_start, c.arm.copy_per_word})
     need(v >= 0 && v <= 10000, "arm_clocks", "0 to 10000 clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1 && c.model_resolve_window_cycles <= 100000000, "model_resolve_window_cycles",

@@ -49,6 +49,19 @@ struct ArmOpClocks {
   // sum in the first ARM pass over the sums (ReLU or QUAN), costs this much more per pixel. An assumption:
   // one load and one add in that loop, the channel's bias held in a register across its plane.
   double bias_add_per_pixel = 2.0;
+  // SNN synaptic processing on the ARM (MacInt8, PermuteWords, Copy8). Neither the thesis nor the SNN paper
+  // gives these clocks: assumptions, each by analogy with a measured Table 5.9 loop. A spike-driven loop
+  // tests each operand value (a byte load, compare and branch, as an 8-bit ReLU's pixel) and, for each
+  // non-zero one, accumulates its weight row (a load of each, an add and a store, as an element-wise add).
+  double spike_test_per_value = 2.5;
+  double synapse_add_per_weight = 8.0;
+  // Circle Reverse: each table entry read and compared, each moved word loaded and stored (two of
+  // padding's one-store words), and each cycle's held word and bookkeeping
+  double permute_entry_per_word = 2.0;
+  double permute_move_per_word = 4.0;
+  double permute_cycle_start = 8.0;
+  // a copied 32-bit word: a load and a store
+  double copy_per_word = 4.0;
 };
 
 // A QPE's place in the chip's mesh: column x (0 = west), row y (0 = north).

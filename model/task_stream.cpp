@@ -19,6 +19,9 @@ const char* to_string(ArmOpKind k) {
     case ArmOpKind::AddInt8: return "add8";
     case ArmOpKind::Relu8: return "relu8";
     case ArmOpKind::AvgPool8: return "avgpool8";
+    case ArmOpKind::MacInt8: return "mac8";
+    case ArmOpKind::PermuteWords: return "permute32";
+    case ArmOpKind::Copy8: return "copy8";
   }
   return "?";
 }

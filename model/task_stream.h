@@ -50,6 +50,13 @@ enum class ArmOpKind {
   AddInt8,      // int8: dst = dst + src saturated to [-128, 127] (a residual block's shortcut, MAT_ELE_x)
   Relu8,        // int8 in place: max(0, x)
   AvgPool8,     // int8 -> int8: window x window_h sum / (window x window_h) (truncated toward zero) every `stride` pixels
+  // SNN synaptic processing on the ARM (mapper/snn/; costs are assumptions, ArmOpClocks):
+  MacInt8,      // int32 dst[plane][row][x] += sum over k < depth of a(row, k) * w[plane][k][x]: a at src (int8,
+                // src_row_stride per row, a_col_stride per k; zero values skipped, as a spike-driven loop does),
+                // w at `weights` (int8, weights_row_stride per k, weights_plane_stride per plane), wrapping
+  PermuteWords, // 32-bit words in place, per plane of `width` words: new[table[s]] = old[s], table at `table`
+                // (uint16 per word; a permutation), cycle by cycle with one word held (the paper's Circle Reverse)
+  Copy8,        // int8 planes x height rows of `width` bytes from src to dst (each side its strides)
 };
 const char* to_string(ArmOpKind k);
 
@@ -78,6 +85,12 @@ struct ArmCommand {
   std::uint32_t bias_first = 0, bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
   // Quantize: the largest int8 result (127; lower for a clamp such as ReLU6's at the quantized 6)
   int saturate_high = 127;
+  // MacInt8: operand a's bytes between consecutive k (1: a plain vector; 4: the MLA's operand-A layout of
+  // four rows), the weights, and the reduction's length
+  std::uint32_t a_col_stride = 1, depth = 0;
+  std::uint32_t weights = 0, weights_row_stride = 0, weights_plane_stride = 0;
+  // PermuteWords: where its table sits
+  std::uint32_t table = 0;
   int pool_stride() const { return stride > 0 ? stride : window; }
   int window_height() const { return window_h > 0 ? window_h : window; }
   std::size_t source_plane_stride() const {

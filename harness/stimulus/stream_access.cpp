@@ -55,6 +55,10 @@ std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cf
     case CommandKind::Arm: {
       const ArmCommand& a = c.arm;
       if (a.kind == ArmOpKind::Pad) break;
+      if (a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8) {
+        for (const Span& s : snn_arm_spans(a, pe)) v.push_back(s);  // every byte they span (bounds)
+        break;
+      }
       const bool wide = a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Quantize || a.kind == ArmOpKind::AddInt32;
       const std::uint64_t row = wide ? 4ull * ((a.width - 1ull) * a.col_step + 1) : a.width;
       const std::uint64_t sp = a.source_plane_stride(), dp = a.destination_plane_stride(a.height);
@@ -95,7 +99,32 @@ void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, Byte
   }
 }
 
+std::vector<Span> snn_arm_spans(const ArmCommand& a, int pe) {
+  const MemoryRef own = sram_of(pe);
+  std::vector<Span> v;
+  if (a.planes == 0 || a.height == 0 || a.width == 0) return v;
+  const std::uint64_t sp = a.source_plane_stride(), dp = a.destination_plane_stride(a.height);
+  switch (a.kind) {
+    case ArmOpKind::MacInt8:
+      if (a.depth == 0) return v;
+      v.push_back({own, a.src, a.src + (a.height - 1ull) * a.src_row_stride + (a.depth - 1ull) * a.a_col_stride + 1});
+      v.push_back({own, a.weights, a.weights + (a.planes - 1ull) * a.weights_plane_stride + (a.depth - 1ull) * a.weights_row_stride + a.width});
+      v.push_back({own, a.dst, a.dst + (a.planes - 1ull) * dp + (a.height - 1ull) * a.dst_row_stride + 4ull * a.width});
+      break;
+    case ArmOpKind::PermuteWords:
+      v.push_back({own, a.src, a.src + (a.planes - 1ull) * sp + 4ull * a.width});
+      v.push_back({own, a.table, a.table + 2ull * a.width});
+      break;
+    default:  // Copy8
+      v.push_back({own, a.src, a.src + (a.planes - 1ull) * sp + (a.height - 1ull) * a.src_row_stride + a.width});
+      v.push_back({own, a.dst, a.dst + (a.planes - 1ull) * dp + (a.height - 1ull) * a.dst_row_stride + a.width});
+      break;
+  }
+  return v;
+}
+
 std::vector<Span> arm_spans(const ArmCommand& a, int pe) {
+  if (a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8) return snn_arm_spans(a, pe);
   const std::uint64_t sp = a.source_plane_stride();
   std::vector<Span> v{{sram_of(pe), a.src, a.src + a.planes * sp}};
   const bool in_place = a.kind == ArmOpKind::Pad || a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Relu8;

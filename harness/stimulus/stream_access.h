@@ -82,6 +82,8 @@ void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, Byte
 
 // The planes an ARM operation of chip PE `pe` reads and writes (as arm_apply bounds them).
 std::vector<Span> arm_spans(const ArmCommand& a, int pe);
+// The SNN operations' (MacInt8, PermuteWords, Copy8): the bounds of each region they read or write.
+std::vector<Span> snn_arm_spans(const ArmCommand& a, int pe);
 
 // What command `c` of chip PE `pe` reads and writes (an ARM operation's planes count as written).
 struct Access {

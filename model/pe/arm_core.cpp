@@ -60,7 +60,7 @@ void ArmCore::run() {
       waiting_ = "command " + std::to_string(sequencer_.next() + 1) + " of " + std::to_string(commands.size()) + " (" +
                  to_string(c.kind) + (c.operation.empty() ? "" : " " + c.operation) + ")";
       const std::uint64_t began = cycle_now();
-      const ArmCommandPlan plan = sequencer_.plan();
+      const ArmCommandPlan plan = sequencer_.plan(nullptr, sram_);
       switch (c.kind) {
         case CommandKind::DmaLoad:
         case CommandKind::DmaStore: {

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace s2 {
 
@@ -67,9 +70,48 @@ std::int32_t add32(std::int32_t a, std::int32_t b) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
 
+// MacInt8's operand value (row, k).
+std::int8_t mac_operand(const ArmCommand& c, const std::uint8_t* sram, std::size_t row, std::size_t k) {
+  return static_cast<std::int8_t>(sram[c.src + row * c.src_row_stride + k * c.a_col_stride]);
+}
+void need_mac(const ArmCommand& c, std::size_t size) {
+  if (c.height == 0 || c.depth == 0 || c.width == 0 || c.planes == 0) return;
+  need(c.src + (c.height - 1) * std::size_t(c.src_row_stride) + (c.depth - 1) * std::size_t(c.a_col_stride) + 1, size, c);
+  need(c.weights + (c.planes - 1) * std::size_t(c.weights_plane_stride) + (c.depth - 1) * std::size_t(c.weights_row_stride) + c.width,
+       size, c);
+  need(c.dst + (c.planes - 1) * c.destination_plane_stride(c.height) + (c.height - 1) * std::size_t(c.dst_row_stride) + 4 * std::size_t(c.width),
+       size, c);
+}
+// PermuteWords' table entry s.
+std::uint32_t permute_target(const ArmCommand& c, const std::uint8_t* sram, std::size_t s) {
+  return std::uint32_t(sram[c.table + 2 * s]) | (std::uint32_t(sram[c.table + 2 * s + 1]) << 8);
+}
+// The table is a permutation of 0..width-1 (else std::invalid_argument); returns the words it moves and its
+// cycles of more than one word.
+std::pair<std::uint64_t, std::uint64_t> permute_moves(const ArmCommand& c, const std::uint8_t* sram, std::size_t size) {
+  need(c.table + 2 * std::size_t(c.width), size, c);
+  std::vector<bool> seen(c.width, false);
+  std::uint64_t moved = 0, cycles = 0;
+  for (std::size_t s = 0; s < c.width; ++s) {
+    const std::uint32_t t = permute_target(c, sram, s);
+    if (t >= c.width || seen[t])
+      throw std::invalid_argument("ARM permute32: table entry " + std::to_string(s) + " is " + std::to_string(t) +
+                                  ", not a permutation of 0.." + std::to_string(c.width - 1));
+    seen[t] = true;
+    moved += t != s;
+  }
+  std::vector<bool> done(c.width, false);
+  for (std::size_t s = 0; s < c.width; ++s) {
+    if (done[s] || permute_target(c, sram, s) == s) continue;
+    ++cycles;
+    for (std::size_t i = s; !done[i]; i = permute_target(c, sram, i)) done[i] = true;
+  }
+  return {moved, cycles};
+}
+
 }  // namespace
 
-std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std::uint8_t* sram, std::size_t sram_bytes) {
   double clocks = 0;
   switch (c.kind) {
     case ArmOpKind::Pad: clocks = k.padding_per_word * std::ceil(double(border_bytes(c)) / 4.0); break;
@@ -81,6 +123,29 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k) {
     case ArmOpKind::Relu8: clocks = k.relu_8bit_per_pixel * double(pixels(c)); break;
     // Table 5.9 has no average pooling: charged as 8-bit max pooling (a sum per pixel instead of a max)
     case ArmOpKind::AvgPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::MacInt8: {
+      // each operand value tested once (every plane's weights are added for a non-zero one)
+      std::uint64_t nonzero = std::uint64_t(c.height) * c.depth;
+      if (sram) {
+        need_mac(c, sram_bytes);
+        nonzero = 0;
+        for (std::size_t r = 0; r < c.height; ++r)
+          for (std::size_t q = 0; q < c.depth; ++q) nonzero += mac_operand(c, sram, r, q) != 0;
+      }
+      clocks = k.spike_test_per_value * double(std::uint64_t(c.height) * c.depth) +
+               k.synapse_add_per_weight * double(nonzero) * double(c.planes) * double(c.width);
+      break;
+    }
+    case ArmOpKind::PermuteWords: {
+      std::uint64_t moved = c.width, cycles = c.width / 2;
+      if (sram) std::tie(moved, cycles) = permute_moves(c, sram, sram_bytes);
+      clocks = double(c.planes) * (k.permute_entry_per_word * double(c.width) + k.permute_move_per_word * double(moved) +
+                                   k.permute_cycle_start * double(cycles));
+      break;
+    }
+    case ArmOpKind::Copy8:
+      clocks = k.copy_per_word * double(std::uint64_t(c.planes) * c.height * ((c.width + 3) / 4));
+      break;
   }
   if (c.bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     clocks += k.bias_add_per_pixel * double(pixels(c));
@@ -181,6 +246,57 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
         if (p & 0x80) p = 0;
       });
       return;
+    case ArmOpKind::MacInt8: {
+      need_mac(c, size);
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      for (std::size_t r = 0; r < c.height; ++r)
+        for (std::size_t q = 0; q < c.depth; ++q) {
+          const std::int32_t a = mac_operand(c, sram, r, q);
+          if (a == 0) continue;
+          for (std::size_t p = 0; p < c.planes; ++p) {
+            const std::uint8_t* w = sram + c.weights + p * c.weights_plane_stride + q * c.weights_row_stride;
+            std::uint8_t* d = sram + c.dst + p * dp + r * c.dst_row_stride;
+            for (std::size_t x = 0; x < c.width; ++x)
+              store32(d + 4 * x, add32(load32(d + 4 * x), a * static_cast<std::int8_t>(w[x])));
+          }
+        }
+      return;
+    }
+    case ArmOpKind::PermuteWords: {
+      permute_moves(c, sram, size);  // a permutation, or nothing moves
+      const std::size_t words = c.width;
+      need(c.src + (c.planes - 1) * sp + 4 * words, size, c);
+      std::vector<bool> done(words, false);
+      for (std::size_t p = 0; p < c.planes; ++p) {
+        std::uint8_t* base = sram + c.src + p * sp;
+        std::fill(done.begin(), done.end(), false);
+        for (std::size_t s = 0; s < words; ++s) {
+          if (done[s]) continue;
+          // one cycle: hold the start's word, move each word on to its target
+          std::int32_t held = load32(base + 4 * s);
+          std::size_t i = s;
+          while (!done[i]) {
+            done[i] = true;
+            const std::size_t t = permute_target(c, sram, i);
+            const std::int32_t next = load32(base + 4 * t);
+            store32(base + 4 * t, held);
+            held = next;
+            i = t;
+          }
+        }
+      }
+      return;
+    }
+    case ArmOpKind::Copy8: {
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      if (c.planes == 0 || c.height == 0 || c.width == 0) return;
+      need(c.src + (c.planes - 1) * sp + (c.height - 1) * std::size_t(c.src_row_stride) + c.width, size, c);
+      need(c.dst + (c.planes - 1) * dp + (c.height - 1) * std::size_t(c.dst_row_stride) + c.width, size, c);
+      for (std::size_t p = 0; p < c.planes; ++p)
+        for (std::size_t y = 0; y < c.height; ++y)
+          std::memmove(sram + c.dst + p * dp + y * c.dst_row_stride, sram + c.src + p * sp + y * c.src_row_stride, c.width);
+      return;
+    }
   }
 }
 

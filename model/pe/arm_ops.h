@@ -12,8 +12,14 @@
 namespace s2 {
 
 // ARM clocks of one element-wise operation (thesis Table 5.9): padding per 32-bit word written, the
-// others per input pixel; rounded up to whole clocks.
-std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks);
+// others per input pixel; rounded up to whole clocks. The SNN operations' clocks depend on the data (the
+// non-zero operand values MacInt8 accumulates, the words PermuteWords moves): given the PE's SRAM as the
+// operation begins, they are counted from it; without it (nullptr), bounded as if every value were non-zero
+// and every word moved.
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks, const std::uint8_t* sram = nullptr,
+                            std::size_t sram_bytes = 0);
+// Whether arm_op_cycles reads the SRAM for this operation (MacInt8, PermuteWords).
+inline bool arm_op_cycles_read_sram(ArmOpKind k) { return k == ArmOpKind::MacInt8 || k == ArmOpKind::PermuteWords; }
 // Carries the operation out on a PE's SRAM (functional, untimed). Throws std::out_of_range if it
 // reaches past `sram_bytes`.
 void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t sram_bytes);

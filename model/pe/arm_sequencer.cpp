@@ -14,7 +14,7 @@ void ArmSequencer::start(const HwConfig& cfg, const std::vector<StreamCommand>* 
   command_end_.clear();
 }
 
-ArmCommandPlan ArmSequencer::plan(const NocNode* far_end) {
+ArmCommandPlan ArmSequencer::plan(const NocNode* far_end, const std::uint8_t* sram) {
   const StreamCommand& c = command();
   ArmCommandPlan p;
   switch (c.kind) {
@@ -39,7 +39,7 @@ ArmCommandPlan ArmSequencer::plan(const NocNode* far_end) {
       p.wait_done = true;
       break;
     case CommandKind::Arm:
-      p.arm_cycles = arm_op_cycles(c.arm, cfg_->arm);
+      p.arm_cycles = arm_op_cycles(c.arm, cfg_->arm, sram, sram ? sram_bytes_ : 0);
       arm_cycles_ += p.arm_cycles;
       break;
     case CommandKind::Sync:

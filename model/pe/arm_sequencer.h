@@ -38,11 +38,14 @@ class ArmSequencer {
   void start(const HwConfig& cfg, const std::vector<StreamCommand>* commands);
   bool at_end() const { return next_ == commands_->size(); }
   std::size_t next() const { return next_; }  // the command in hand (0-based)
+  int pe() const { return pe_; }
   const StreamCommand& command() const { return (*commands_)[next_]; }
   const std::vector<StreamCommand>& commands() const { return *commands_; }
   // The command in hand's plan; once per command. `far_end`: a DMA's far node as the RTL's DMA_START
-  // register holds it (model/pe/pe_registers.h). Counts the ARM clocks and the group's Syncs.
-  ArmCommandPlan plan(const NocNode* far_end = nullptr);
+  // register holds it (model/pe/pe_registers.h). `sram`: the PE's SRAM as the command begins, which an ARM
+  // operation whose clocks depend on its data needs (arm_op_cycles_read_sram). Counts the ARM clocks and the
+  // group's Syncs.
+  ArmCommandPlan plan(const NocNode* far_end = nullptr, const std::uint8_t* sram = nullptr);
   // The command in hand is done in PE clock `cycle`; the next one is in hand.
   void finish(std::uint64_t cycle);
   std::uint64_t arm_cycles() const { return arm_cycles_; }

@@ -297,7 +297,9 @@ class RtlChip final : public StreamBackend {
     const StreamCommand& c = seq.command();
     const bool dma = c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore;
     const NocNode far = dma ? far_end(c.dma, q) : NocNode{};
-    a.plan = seq.plan(dma ? &far : nullptr);
+    const bool data_cost = c.kind == CommandKind::Arm && arm_op_cycles_read_sram(c.arm.kind);
+    if (data_cost) fabric_.sram_read(q, a.sequencer.pe(), sram_);
+    a.plan = seq.plan(dma ? &far : nullptr, data_cost ? sram_.data() : nullptr);
     a.written = 0;
     const bool on_dma = a.plan.engine == ArmCommandPlan::Engine::Dma;
     switch (a.plan.engine) {
