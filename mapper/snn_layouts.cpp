@@ -1,0 +1,285 @@
+#include "mapper/snn_layouts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "mapper/stream_commands.h"
+#include "model/sram_layout.h"
+
+namespace s2::mapper {
+
+const char* to_string(SnnLayout l) {
+  switch (l) {
+    case SnnLayout::SerialArm: return "serial_arm";
+    case SnnLayout::OriginalMac: return "original_mac";
+    case SnnLayout::OperandStack: return "operand_stack";
+  }
+  return "?";
+}
+
+std::optional<SnnLayout> snn_layout_named(const std::string& name) {
+  for (SnnLayout l : kSnnLayouts)
+    if (name == to_string(l)) return l;
+  return std::nullopt;
+}
+
+namespace {
+
+constexpr std::uint64_t kWord = 16;  // SRAM regions start on a 128-bit line
+
+// SRAM regions, allocated one after the other from address 0.
+struct SramAllocator {
+  std::uint64_t next = 0;
+  std::uint32_t take(std::uint64_t bytes) {
+    const std::uint64_t at = next;
+    next = align_up(next + bytes, kWord);
+    return static_cast<std::uint32_t>(at);
+  }
+};
+
+// The DRAM: the spike train time-major after `lead` rows of zeros (and `tail` after it), then the currents.
+struct SnnDram {
+  std::uint64_t spikes = 0, currents = 0, bytes = 0;
+  int lead = 0;
+};
+SnnDram snn_dram(const SnnLayer& l, int lead, int tail, std::vector<std::uint8_t>& image) {
+  SnnDram d;
+  d.lead = lead;
+  const std::uint64_t rows = std::uint64_t(lead) + std::uint64_t(l.timesteps) + std::uint64_t(tail);
+  d.currents = align_up(rows * std::uint64_t(l.pre), kWord);
+  d.bytes = align_up(d.currents + std::uint64_t(l.timesteps) * std::uint64_t(l.post) * 4, kWord);
+  image.assign(d.bytes, 0);
+  std::copy(l.spikes.begin(), l.spikes.end(), image.begin() + static_cast<std::ptrdiff_t>(std::uint64_t(lead) * std::uint64_t(l.pre)));
+  return d;
+}
+
+// The DMA load of spike rows [row, row + rows) of the DRAM's spike train into SRAM at `at`.
+StreamCommand load_spikes(const SnnLayer& l, const SnnDram& d, std::uint64_t row, int rows, std::uint32_t at) {
+  DmaTransfer t;
+  t.dram_addr = d.spikes + row * std::uint64_t(l.pre);
+  t.sram_addr = at;
+  t.row_bytes = static_cast<std::uint32_t>(std::uint64_t(rows) * std::uint64_t(l.pre));
+  return dma_command(CommandKind::DmaLoad, "SPIKES", t);
+}
+
+// The DMA store of `rows` current rows (post int32 each, `sram_row_bytes` apart in SRAM) for steps from `t0`.
+StreamCommand store_currents(const SnnLayer& l, const SnnDram& d, int t0, int rows, std::uint32_t at, std::uint32_t sram_row_bytes) {
+  DmaTransfer t;
+  t.dram_addr = d.currents + std::uint64_t(t0) * std::uint64_t(l.post) * 4;
+  t.dram_row_stride = std::uint64_t(l.post) * 4;
+  t.sram_addr = at;
+  t.sram_row_stride = sram_row_bytes;
+  t.row_bytes = static_cast<std::uint32_t>(l.post) * 4;
+  t.rows = static_cast<std::uint32_t>(rows);
+  return dma_command(CommandKind::DmaStore, "CURRENTS", t);
+}
+
+// The ARM clears `bytes` at `at` (the ring slot just stored), as padding's word stores.
+StreamCommand clear(std::uint32_t at, std::uint32_t bytes) {
+  ArmCommand a;
+  a.kind = ArmOpKind::Pad;
+  a.src = at;
+  a.width = bytes;
+  a.height = 1;
+  a.src_row_stride = bytes;
+  a.pad_top = 1;
+  return arm_command("RING", a);
+}
+
+// The ring buffer's slots t + d for d in [d0, d0 + n), each `slot` bytes, as runs of consecutive slots:
+// calls f(first delay, first slot, count) once or twice (where the ring wraps).
+template <typename F>
+void ring_runs(int t, int d0, int n, int delays, F f) {
+  const int s0 = (t + d0) % delays;
+  const int first = std::min(n, delays - s0);
+  f(d0, s0, first);
+  if (first < n) f(d0 + first, 0, n - first);
+}
+
+void serial_arm(const SnnLayer& l, const HwConfig&, SnnPlan& p, std::vector<std::uint8_t>& sram) {
+  const std::uint64_t wbytes = std::uint64_t(l.delays) * l.pre * l.post, slot = std::uint64_t(l.post) * 4;
+  SramAllocator a;
+  const std::uint32_t w = a.take(wbytes), s = a.take(std::uint64_t(l.pre)), ring = a.take(slot * std::uint64_t(l.delays));
+  p.sram.weights = align_up(wbytes, kWord);
+  p.sram.spikes = align_up(l.pre, kWord);
+  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kWord);
+  sram.assign(a.next, 0);
+  std::copy(l.weights.begin(), l.weights.end(), sram.begin() + w);  // dense [d][pre][post]
+  const SnnDram d = snn_dram(l, 0, 0, p.memory.drams[0]);
+  p.currents_dram = d.currents;
+  auto& cmds = p.stream.pe[0];
+  for (int t = 0; t < l.timesteps; ++t) {
+    cmds.push_back(load_spikes(l, d, std::uint64_t(t), 1, s));
+    // each spike of step t adds its weight rows of delay d into slot t + d: one pass over the spikes per run
+    ring_runs(t, 0, l.delays, l.delays, [&](int d0, int s0, int n) {
+      ArmCommand m;
+      m.kind = ArmOpKind::MacInt8;
+      m.src = s;
+      m.a_col_stride = 1;
+      m.depth = static_cast<std::uint32_t>(l.pre);
+      m.height = 1;
+      m.width = static_cast<std::uint32_t>(l.post);
+      m.planes = static_cast<std::uint32_t>(n);
+      m.weights = w + static_cast<std::uint32_t>(std::uint64_t(d0) * l.pre * l.post);
+      m.weights_row_stride = static_cast<std::uint32_t>(l.post);
+      m.weights_plane_stride = static_cast<std::uint32_t>(std::uint64_t(l.pre) * l.post);
+      m.dst = ring + static_cast<std::uint32_t>(std::uint64_t(s0) * slot);
+      m.dst_row_stride = static_cast<std::uint32_t>(slot);
+      m.dst_plane_stride = static_cast<std::uint32_t>(slot);
+      cmds.push_back(arm_command("SYNAPSES", m));
+    });
+    const std::uint32_t out = ring + static_cast<std::uint32_t>(std::uint64_t(t % l.delays) * slot);
+    cmds.push_back(store_currents(l, d, t, 1, out, static_cast<std::uint32_t>(slot)));
+    cmds.push_back(clear(out, static_cast<std::uint32_t>(slot)));
+  }
+}
+
+void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vector<std::uint8_t>& sram) {
+  MmShape mm;
+  mm.W_A = mm.H_B = l.pre;
+  mm.H_A = 1;
+  mm.W_B = l.post;
+  const SramLayout lay = sram_layout(mm_task(mm), cfg);
+  const std::uint64_t slot = std::uint64_t(l.post) * 4;
+  SramAllocator a;
+  std::vector<std::uint32_t> b(static_cast<std::size_t>(l.delays));
+  for (auto& x : b) x = a.take(lay.b_bytes);
+  const std::uint32_t s = a.take(std::uint64_t(l.pre)), am = a.take(lay.a_bytes), c = a.take(lay.o_bytes);
+  const std::uint32_t ring = a.take(slot * std::uint64_t(l.delays));
+  p.sram.weights = std::uint64_t(l.delays) * align_up(lay.b_bytes, kWord);
+  p.sram.spikes = align_up(l.pre, kWord);
+  p.sram.spike_map = align_up(lay.a_bytes, kWord);
+  p.sram.buffers = align_up(lay.o_bytes, kWord);
+  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kWord);
+  sram.assign(a.next, 0);
+  for (int d = 0; d < l.delays; ++d)  // W_d as operand B: row i (pre-neuron), column j (post-neuron)
+    for (int i = 0; i < l.pre; ++i)
+      for (int j = 0; j < l.post; ++j)
+        sram[b[std::size_t(d)] + std::size_t(i) * lay.b_row_stride + std::size_t(j)] = static_cast<std::uint8_t>(l.weight(d, i, j));
+  const SnnDram d = snn_dram(l, 0, 0, p.memory.drams[0]);
+  p.currents_dram = d.currents;
+  auto& cmds = p.stream.pe[0];
+  for (int t = 0; t < l.timesteps; ++t) {
+    cmds.push_back(load_spikes(l, d, std::uint64_t(t), 1, s));
+    // the spikes into operand A's row 0 (one byte per MAC row per value; rows 1..3 stay 0)
+    ArmCommand cp;
+    cp.kind = ArmOpKind::Copy8;
+    cp.src = s;
+    cp.src_row_stride = 1;
+    cp.dst = am;
+    cp.dst_row_stride = static_cast<std::uint32_t>(cfg.mac_rows);
+    cp.width = 1;
+    cp.height = static_cast<std::uint32_t>(l.pre);
+    cmds.push_back(arm_command("SPIKE_MAP", cp));
+    for (int dl = 0; dl < l.delays; ++dl) {
+      cmds.push_back(mla_command("MM_DELAY", mm_task(mm), am, b[std::size_t(dl)], c));
+      ++p.mla_tasks;
+      ArmCommand add;
+      add.kind = ArmOpKind::AddInt32;
+      add.src = c;
+      add.dst = ring + static_cast<std::uint32_t>(std::uint64_t((t + dl) % l.delays) * slot);
+      add.width = static_cast<std::uint32_t>(l.post);
+      add.src_row_stride = lay.o_row_stride * 4;
+      add.dst_row_stride = static_cast<std::uint32_t>(slot);
+      cmds.push_back(arm_command("RING", add));
+    }
+    const std::uint32_t out = ring + static_cast<std::uint32_t>(std::uint64_t(t % l.delays) * slot);
+    cmds.push_back(store_currents(l, d, t, 1, out, static_cast<std::uint32_t>(slot)));
+    cmds.push_back(clear(out, static_cast<std::uint32_t>(slot)));
+  }
+}
+
+void operand_stack(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vector<std::uint8_t>& sram) {
+  const int D = l.delays, rows = cfg.mac_rows;
+  const int groups = (D + rows - 1) / rows;  // operand A's row groups
+  MmShape mm;
+  mm.W_A = mm.H_B = D * l.pre;
+  mm.H_A = D;
+  mm.W_B = l.post;
+  const SramLayout lay = sram_layout(mm_task(mm), cfg);
+  // the window of spike rows a batch reads: steps t0 - (D - 1) .. t0 + groups x rows - 1
+  const int window = groups * rows + D - 1;
+  SramAllocator a;
+  const std::uint32_t b = a.take(lay.b_bytes), s = a.take(std::uint64_t(window) * l.pre), am = a.take(lay.a_bytes),
+                      c = a.take(lay.o_bytes);
+  p.sram.weights = align_up(lay.b_bytes, kWord);
+  p.sram.spikes = align_up(std::uint64_t(window) * l.pre, kWord);
+  p.sram.spike_map = align_up(lay.a_bytes, kWord);
+  p.sram.currents = align_up(lay.o_bytes, kWord);
+  sram.assign(a.next, 0);
+  // the weight-delay map: row (q, i), q = D - 1 - d, holds W[d][i][:]
+  for (int q = 0; q < D; ++q)
+    for (int i = 0; i < l.pre; ++i)
+      for (int j = 0; j < l.post; ++j)
+        sram[b + (std::size_t(q) * std::size_t(l.pre) + std::size_t(i)) * lay.b_row_stride + std::size_t(j)] =
+            static_cast<std::uint8_t>(l.weight(D - 1 - q, i, j));
+  // spike rows: D - 1 of zeros first; the last batch's window reaches groups x rows past its first step
+  const SnnDram d = snn_dram(l, D - 1, groups * rows, p.memory.drams[0]);
+  p.currents_dram = d.currents;
+  auto& cmds = p.stream.pe[0];
+  for (int t0 = 0; t0 < l.timesteps; t0 += D) {
+    // window row w holds step t0 - (D - 1) + w, i.e. DRAM spike row t0 + w
+    cmds.push_back(load_spikes(l, d, std::uint64_t(t0), window, s));
+    // operand A value (r, (q, i)) of group g = s[t0 + g*rows + r - d][i] = window row g*rows + r + q: per
+    // group and q, `rows` planes (r) of `pre` values, each one byte into its MAC row's lane
+    for (int g = 0; g < groups; ++g)
+      for (int q = 0; q < D; ++q) {
+        ArmCommand cp;
+        cp.kind = ArmOpKind::Copy8;
+        cp.src = s + static_cast<std::uint32_t>(std::uint64_t(g * rows + q) * l.pre);
+        cp.src_row_stride = 1;
+        cp.src_plane_stride = static_cast<std::uint32_t>(l.pre);
+        cp.dst = am + static_cast<std::uint32_t>(std::uint64_t(g) * lay.a_group_stride + std::uint64_t(q) * l.pre * rows);
+        cp.dst_row_stride = static_cast<std::uint32_t>(rows);
+        cp.dst_plane_stride = 1;
+        cp.width = 1;
+        cp.height = static_cast<std::uint32_t>(l.pre);
+        cp.planes = static_cast<std::uint32_t>(rows);
+        cmds.push_back(arm_command("SPIKE_MAP", cp));
+      }
+    cmds.push_back(mla_command("MM_STACK", mm_task(mm), am, b, c));
+    ++p.mla_tasks;
+    cmds.push_back(store_currents(l, d, t0, std::min(D, l.timesteps - t0), c, lay.o_row_stride * 4));
+  }
+}
+
+}  // namespace
+
+SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& cfg, std::uint64_t budget_bytes) {
+  check_snn_layer(layer);
+  SnnPlan p;
+  p.layout = layout;
+  p.stream.name = std::string("SNN ") + to_string(layout);
+  p.memory.drams.resize(1);
+  std::vector<std::uint8_t> sram;
+  switch (layout) {
+    case SnnLayout::SerialArm: serial_arm(layer, cfg, p, sram); break;
+    case SnnLayout::OriginalMac: original_mac(layer, cfg, p, sram); break;
+    case SnnLayout::OperandStack:
+      p.steps_per_batch = layer.delays;
+      operand_stack(layer, cfg, p, sram);
+      break;
+  }
+  if (p.sram.total() > budget_bytes || sram.size() > std::size_t(cfg.sram_bytes))
+    throw std::invalid_argument(std::string("SNN layer: ") + to_string(layout) + " needs " + std::to_string(p.sram.total()) +
+                                " bytes of SRAM on one PE, more than the budget of " + std::to_string(budget_bytes) +
+                                " (--budget-bytes); a layer this size needs the Dominant/Subordinate deployment over several PEs");
+  p.stream.dram_bytes = p.memory.drams[0].size();
+  p.memory.sram[0] = std::move(sram);
+  p.notes.push_back("weights preloaded in SRAM; spikes loaded by the DMA each step from DRAM, currents stored to DRAM each step");
+  p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32 and the ring's clearing: the ARM model's (assumptions where not Table 5.9)");
+  return p;
+}
+
+std::vector<std::int32_t> snn_plan_currents(const SnnPlan& plan, const SnnLayer& layer, const SystemMemory& after) {
+  const std::vector<std::uint8_t>& dram = after.drams.at(0);
+  const std::size_t n = std::size_t(layer.timesteps) * std::size_t(layer.post);
+  if (plan.currents_dram + n * 4 > dram.size()) throw std::logic_error("SNN: the DRAM holds no currents");
+  std::vector<std::int32_t> out(n);
+  std::memcpy(out.data(), dram.data() + plan.currents_dram, n * 4);
+  return out;
+}
+
+}  // namespace s2::mapper

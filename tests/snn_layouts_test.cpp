@@ -1,0 +1,80 @@
+// SNN synaptic processing end to end on one PE: each layout (mapper/snn_layouts.h) of small layers run on the
+// model and on the RTL, its currents bit-exact against the golden reference straight from the synapse list,
+// the model's clocks against the RTL's. Shapes around the MAC array's edges: post 16k - 1, 16k, 16k + 1, one
+// delay, more delays than MAC rows, empty spike trains and every neuron spiking.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "harness/backends/backend.h"
+#include "mapper/snn_layouts.h"
+#include "model/hw_config.h"
+#include "model/snn_layer.h"
+
+using namespace s2;
+using namespace s2::mapper;
+
+namespace {
+
+struct Case {
+  const char* name;
+  SnnDraw draw;
+};
+
+void run_everywhere(const SnnLayer& layer, const std::string& what) {
+  const HwConfig cfg;  // QPE-DRAM
+  const std::vector<std::int32_t> golden = snn_currents(layer);
+  auto model = make_model_stream_backend(cfg);
+  auto rtl = make_rtl_stream_backend(cfg);
+  for (SnnLayout l : kSnnLayouts) {
+    const SnnPlan plan = plan_snn_layer(layer, l, cfg, std::uint64_t(cfg.sram_mla_budget_bytes));
+    SystemMemory on_model = plan.memory, on_rtl = plan.memory;
+    const StreamResult m = model->run(plan.stream, on_model, StreamRunOptions{});
+    StreamRunOptions ro;
+    ro.watchdog_cycles = 4 * m.cycles + 100000;
+    const StreamResult r = rtl->run(plan.stream, on_rtl, ro);
+    const std::string tag = what + " " + to_string(l);
+    ASSERT_TRUE(m.completed) << tag << ": " << m.stalled;
+    ASSERT_TRUE(r.completed) << tag << ": " << r.stalled;
+    EXPECT_EQ(snn_plan_currents(plan, layer, on_model), golden) << tag << " (model)";
+    EXPECT_EQ(snn_plan_currents(plan, layer, on_rtl), golden) << tag << " (RTL)";
+    const double delta = (double(m.cycles) - double(r.cycles)) / double(r.cycles);
+    std::cout << tag << ": model " << m.cycles << " RTL " << r.cycles << " clocks (" << 100.0 * delta << "%), "
+              << plan.mla_tasks << " MLA tasks, " << plan.sram.total() << " bytes of SRAM\n";
+    EXPECT_LE(std::abs(delta), 0.02) << tag;
+  }
+}
+
+}  // namespace
+
+TEST(SnnLayouts, SmallLayersAreBitExactOnBothBackendsInEveryLayout) {
+  const Case cases[] = {
+      {"post15", {13, 15, 2, 7, 0.3, 0.3, 1}},
+      {"post16", {9, 16, 1, 5, 0.5, 0.4, 2}},
+      {"post17", {21, 17, 3, 8, 0.2, 0.3, 3}},
+      {"delays6", {10, 33, 6, 9, 0.25, 0.3, 4}},
+  };
+  for (const Case& c : cases) run_everywhere(draw_snn_layer(c.draw), c.name);
+}
+
+TEST(SnnLayouts, EmptyAndFullSpikeTrains) {
+  SnnLayer l = draw_snn_layer({12, 20, 3, 6, 0.4, 0.0, 5});
+  ASSERT_EQ(l.spike_count(), 0u);
+  run_everywhere(l, "silent");
+  std::fill(l.spikes.begin(), l.spikes.end(), 1);
+  run_everywhere(l, "all_spiking");
+}
+
+TEST(SnnLayouts, ALayerTooLargeForOnePeIsRefusedSayingWhy) {
+  const SnnLayer l = draw_snn_layer({800, 200, 4, 2, 0.1, 0.1, 6});
+  try {
+    plan_snn_layer(l, SnnLayout::OperandStack, HwConfig{}, 96 * 1024);
+    ADD_FAILURE() << "planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("budget of 98304"), std::string::npos) << e.what();
+  }
+}
