@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mapper/snn_echelon.h"
 #include "mapper/stream_commands.h"
 #include "model/sram_layout.h"
 
@@ -15,6 +16,8 @@ const char* to_string(SnnLayout l) {
     case SnnLayout::SerialArm: return "serial_arm";
     case SnnLayout::OriginalMac: return "original_mac";
     case SnnLayout::OperandStack: return "operand_stack";
+    case SnnLayout::Echelon: return "echelon";
+    case SnnLayout::EchelonMixed: return "echelon_mixed";
   }
   return "?";
 }
@@ -191,57 +194,180 @@ void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vecto
   }
 }
 
+// The shifted spike map both stacked layouts multiply (operand A, D rows of D x pre values in the MLA's
+// layout): its shape, the spike window a batch of D steps reads, and the ARM's copies that build it.
+struct SpikeMap {
+  int delays = 0, pre = 0, rows = 4;
+  int groups = 0;          // operand A's row groups of `rows` MAC rows
+  int window = 0;          // spike rows a batch reads: steps t0 - (D - 1) .. t0 + groups x rows - 1
+  SramLayout layout;       // of the whole map's multiplication (operand A's group stride)
+  SpikeMap(const SnnLayer& l, const HwConfig& cfg) : delays(l.delays), pre(l.pre), rows(cfg.mac_rows) {
+    groups = (delays + rows - 1) / rows;
+    window = groups * rows + delays - 1;
+    MmShape mm;
+    mm.W_A = mm.H_B = delays * pre;
+    mm.H_A = delays;
+    mm.W_B = l.post;
+    layout = sram_layout(mm_task(mm), cfg);
+  }
+  // the rows (steps) of group g
+  int group_rows(int g) const { return std::min(rows, delays - g * rows); }
+  // Operand A value (r, (q, i)) of group g is s[t0 + g*rows + r - d][i] = window row g*rows + r + q: per group and
+  // q, `rows` planes (r) of `pre` values, each one byte into its MAC row's lane.
+  void build(std::vector<StreamCommand>& cmds, std::uint32_t window_at, std::uint32_t map_at) const {
+    for (int g = 0; g < groups; ++g)
+      for (int q = 0; q < delays; ++q) {
+        ArmCommand cp;
+        cp.kind = ArmOpKind::Copy8;
+        cp.src = window_at + static_cast<std::uint32_t>(std::uint64_t(g * rows + q) * std::uint64_t(pre));
+        cp.src_row_stride = 1;
+        cp.src_plane_stride = static_cast<std::uint32_t>(pre);
+        cp.dst = map_at + static_cast<std::uint32_t>(std::uint64_t(g) * layout.a_group_stride + std::uint64_t(q) * std::uint64_t(pre) * rows);
+        cp.dst_row_stride = static_cast<std::uint32_t>(rows);
+        cp.dst_plane_stride = 1;
+        cp.width = 1;
+        cp.height = static_cast<std::uint32_t>(pre);
+        cp.planes = static_cast<std::uint32_t>(rows);
+        cmds.push_back(arm_command("SPIKE_MAP", cp));
+      }
+  }
+};
+
 void operand_stack(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vector<std::uint8_t>& sram) {
-  const int D = l.delays, rows = cfg.mac_rows;
-  const int groups = (D + rows - 1) / rows;  // operand A's row groups
-  MmShape mm;
-  mm.W_A = mm.H_B = D * l.pre;
-  mm.H_A = D;
-  mm.W_B = l.post;
-  const SramLayout lay = sram_layout(mm_task(mm), cfg);
-  // the window of spike rows a batch reads: steps t0 - (D - 1) .. t0 + groups x rows - 1
-  const int window = groups * rows + D - 1;
+  const int D = l.delays;
+  const SpikeMap map(l, cfg);
+  const SramLayout& lay = map.layout;
   SramAllocator a;
-  const std::uint32_t b = a.take(lay.b_bytes), s = a.take(std::uint64_t(window) * l.pre), am = a.take(lay.a_bytes),
+  const std::uint32_t b = a.take(lay.b_bytes), s = a.take(std::uint64_t(map.window) * l.pre), am = a.take(lay.a_bytes),
                       c = a.take(lay.o_bytes);
   p.sram.weights = align_up(lay.b_bytes, kWord);
-  p.sram.spikes = align_up(std::uint64_t(window) * l.pre, kWord);
+  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kWord);
   p.sram.spike_map = align_up(lay.a_bytes, kWord);
   p.sram.currents = align_up(lay.o_bytes, kWord);
   sram.assign(a.next, 0);
-  // the weight-delay map: row (q, i), q = D - 1 - d, holds W[d][i][:]
-  for (int q = 0; q < D; ++q)
-    for (int i = 0; i < l.pre; ++i)
-      for (int j = 0; j < l.post; ++j)
-        sram[b + (std::size_t(q) * std::size_t(l.pre) + std::size_t(i)) * lay.b_row_stride + std::size_t(j)] =
-            static_cast<std::uint8_t>(l.weight(D - 1 - q, i, j));
+  // the weight-delay map: row n = (q, i), q = D - 1 - d, holds W[d][i][:]
+  for (int n = 0; n < D * l.pre; ++n)
+    for (int j = 0; j < l.post; ++j)
+      sram[b + std::size_t(n) * lay.b_row_stride + std::size_t(j)] = static_cast<std::uint8_t>(weight_delay(l, n, j));
   // spike rows: D - 1 of zeros first; the last batch's window reaches groups x rows past its first step
-  const SnnDram d = snn_dram(l, D - 1, groups * rows, p.memory.drams[0]);
+  const SnnDram d = snn_dram(l, D - 1, map.groups * map.rows, p.memory.drams[0]);
   p.currents_dram = d.currents;
   auto& cmds = p.stream.pe[0];
   for (int t0 = 0; t0 < l.timesteps; t0 += D) {
     // window row w holds step t0 - (D - 1) + w, i.e. DRAM spike row t0 + w
-    cmds.push_back(load_spikes(l, d, std::uint64_t(t0), window, s));
-    // operand A value (r, (q, i)) of group g = s[t0 + g*rows + r - d][i] = window row g*rows + r + q: per
-    // group and q, `rows` planes (r) of `pre` values, each one byte into its MAC row's lane
-    for (int g = 0; g < groups; ++g)
-      for (int q = 0; q < D; ++q) {
-        ArmCommand cp;
-        cp.kind = ArmOpKind::Copy8;
-        cp.src = s + static_cast<std::uint32_t>(std::uint64_t(g * rows + q) * l.pre);
-        cp.src_row_stride = 1;
-        cp.src_plane_stride = static_cast<std::uint32_t>(l.pre);
-        cp.dst = am + static_cast<std::uint32_t>(std::uint64_t(g) * lay.a_group_stride + std::uint64_t(q) * l.pre * rows);
-        cp.dst_row_stride = static_cast<std::uint32_t>(rows);
-        cp.dst_plane_stride = 1;
-        cp.width = 1;
-        cp.height = static_cast<std::uint32_t>(l.pre);
-        cp.planes = static_cast<std::uint32_t>(rows);
-        cmds.push_back(arm_command("SPIKE_MAP", cp));
-      }
-    cmds.push_back(mla_command("MM_STACK", mm_task(mm), am, b, c));
+    cmds.push_back(load_spikes(l, d, std::uint64_t(t0), map.window, s));
+    map.build(cmds, s, am);
+    cmds.push_back(mla_command("MM_STACK", mm_task(MmShape{D * l.pre, D, l.post, D * l.pre}), am, b, c));
     ++p.mla_tasks;
     cmds.push_back(store_currents(l, d, t0, std::min(D, l.timesteps - t0), c, lay.o_row_stride * 4));
+  }
+}
+
+// Echelon Reorder on one PE (the Dominant and its Subordinate in one): the shifted spike map built as
+// operand_stack's, its columns permuted on the ARM into echelon order (PermuteWords, the paper's Circle
+// Reverse), then per band and row group one multiplication of the band's columns of the map by the band's
+// rectangle, each result added by the ARM into the batch's currents at the band's columns. `mixed`: the last
+// post mod 16 columns are no band's: the ARM multiplies them itself (MacInt8, unpadded weights).
+void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std::vector<std::uint8_t>& sram) {
+  const int D = l.delays, N = D * l.pre, rows = cfg.mac_rows;
+  if (N > 65535) throw std::invalid_argument("SNN layer: echelon's permutation table holds 16-bit indices: delays x pre must be below 65536");
+  const SpikeMap map(l, cfg);
+  const int post16 = static_cast<int>(align_up(std::uint64_t(l.post), 16));
+  const int blue = mixed ? l.post / 16 * 16 : post16;
+  const int pink = l.post - blue;  // the ARM's columns (mixed only; 0 when post is a multiple of 16)
+  const EchelonMap e = echelon_reorder(l, blue);
+  const std::uint64_t cur_row = std::uint64_t(l.post) * 4;
+  // each band's rectangle as operand B, and the largest result any band's multiplication leaves
+  SramAllocator a;
+  std::vector<std::uint32_t> band_at;
+  std::vector<MmShape> band_mm;
+  std::uint64_t band_bytes = 0, temp_bytes = 0;
+  for (const EchelonBand& b : e.bands) {
+    band_mm.push_back(MmShape{b.rows, rows, blue - b.first_col, b.rows});
+    const SramLayout bl = sram_layout(mm_task(band_mm.back()), cfg);
+    band_at.push_back(a.take(bl.b_bytes));
+    band_bytes += align_up(bl.b_bytes, kWord);
+    temp_bytes = std::max<std::uint64_t>(temp_bytes, bl.o_bytes);
+  }
+  const int pink_rows = mixed ? e.nonzero_rows : 0;
+  const std::uint32_t pk = a.take(std::uint64_t(pink_rows) * std::uint64_t(pink));
+  const std::uint32_t s = a.take(std::uint64_t(map.window) * l.pre), am = a.take(map.layout.a_bytes);
+  const std::uint32_t table = a.take(2 * std::uint64_t(N)), cur = a.take(cur_row * std::uint64_t(map.groups * rows));
+  const std::uint32_t temp = a.take(temp_bytes);
+  p.sram.weights = band_bytes + align_up(std::uint64_t(pink_rows) * std::uint64_t(pink), kWord);
+  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kWord);
+  p.sram.spike_map = align_up(map.layout.a_bytes, kWord);
+  p.sram.index = align_up(2 * std::uint64_t(N), kWord);
+  p.sram.currents = align_up(cur_row * std::uint64_t(map.groups * rows), kWord);
+  p.sram.buffers = align_up(temp_bytes, kWord);
+  sram.assign(a.next, 0);
+  for (std::size_t k = 0; k < e.bands.size(); ++k) {
+    const EchelonBand& b = e.bands[k];
+    const std::uint32_t stride = sram_layout(mm_task(band_mm[k]), cfg).b_row_stride;
+    for (int r = 0; r < b.rows && b.first_row + r < e.nonzero_rows; ++r)
+      for (int j = b.first_col; j < blue; ++j)
+        sram[band_at[k] + std::size_t(r) * stride + std::size_t(j - b.first_col)] =
+            static_cast<std::uint8_t>(weight_delay(l, e.source[std::size_t(b.first_row + r)], j));
+  }
+  for (int r = 0; r < pink_rows; ++r)
+    for (int j = 0; j < pink; ++j)
+      sram[pk + std::size_t(r) * std::size_t(pink) + std::size_t(j)] = static_cast<std::uint8_t>(weight_delay(l, e.source[std::size_t(r)], blue + j));
+  for (int n = 0; n < N; ++n) {  // the Circle Reverse table: weight-delay row n's echelon row, 16 bits
+    sram[table + 2 * std::size_t(n)] = static_cast<std::uint8_t>(e.target[std::size_t(n)]);
+    sram[table + 2 * std::size_t(n) + 1] = static_cast<std::uint8_t>(e.target[std::size_t(n)] >> 8);
+  }
+  const SnnDram d = snn_dram(l, D - 1, map.groups * rows, p.memory.drams[0]);
+  p.currents_dram = d.currents;
+  auto& cmds = p.stream.pe[0];
+  for (int t0 = 0; t0 < l.timesteps; t0 += D) {
+    cmds.push_back(load_spikes(l, d, std::uint64_t(t0), map.window, s));
+    map.build(cmds, s, am);
+    ArmCommand perm;
+    perm.kind = ArmOpKind::PermuteWords;
+    perm.src = am;
+    perm.width = static_cast<std::uint32_t>(N);
+    perm.planes = static_cast<std::uint32_t>(map.groups);
+    perm.src_plane_stride = map.layout.a_group_stride;
+    perm.table = table;
+    cmds.push_back(arm_command("REORDER", perm));
+    cmds.push_back(clear(cur, static_cast<std::uint32_t>(cur_row * std::uint64_t(map.groups * rows))));
+    for (int g = 0; g < map.groups; ++g) {
+      const std::uint32_t group = am + static_cast<std::uint32_t>(std::uint64_t(g) * map.layout.a_group_stride);
+      const std::uint32_t cur_g = cur + static_cast<std::uint32_t>(std::uint64_t(g * rows) * cur_row);
+      for (std::size_t k = 0; k < e.bands.size(); ++k) {
+        const EchelonBand& b = e.bands[k];
+        MmShape mm = band_mm[k];
+        mm.H_A = map.group_rows(g);
+        const SramLayout bl = sram_layout(mm_task(mm), cfg);
+        cmds.push_back(mla_command("MM_BAND", mm_task(mm), group + 4 * static_cast<std::uint32_t>(b.first_row), band_at[k], temp));
+        ++p.mla_tasks;
+        ArmCommand add;
+        add.kind = ArmOpKind::AddInt32;
+        add.src = temp;
+        add.src_row_stride = bl.o_row_stride * 4;
+        add.dst = cur_g + 4 * static_cast<std::uint32_t>(b.first_col);
+        add.dst_row_stride = static_cast<std::uint32_t>(cur_row);
+        add.width = static_cast<std::uint32_t>(std::min(blue, l.post) - b.first_col);
+        add.height = static_cast<std::uint32_t>(mm.H_A);
+        cmds.push_back(arm_command("ACCUMULATE", add));
+      }
+      if (pink_rows > 0 && pink > 0) {
+        ArmCommand m;
+        m.kind = ArmOpKind::MacInt8;
+        m.src = group;
+        m.src_row_stride = 1;
+        m.a_col_stride = static_cast<std::uint32_t>(rows);
+        m.depth = static_cast<std::uint32_t>(pink_rows);
+        m.height = static_cast<std::uint32_t>(map.group_rows(g));
+        m.width = static_cast<std::uint32_t>(pink);
+        m.weights = pk;
+        m.weights_row_stride = static_cast<std::uint32_t>(pink);
+        m.dst = cur_g + 4 * static_cast<std::uint32_t>(blue);
+        m.dst_row_stride = static_cast<std::uint32_t>(cur_row);
+        cmds.push_back(arm_command("ARM_COLUMNS", m));
+      }
+    }
+    cmds.push_back(store_currents(l, d, t0, std::min(D, l.timesteps - t0), cur, static_cast<std::uint32_t>(cur_row)));
   }
 }
 
@@ -260,6 +386,11 @@ SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& 
     case SnnLayout::OperandStack:
       p.steps_per_batch = layer.delays;
       operand_stack(layer, cfg, p, sram);
+      break;
+    case SnnLayout::Echelon:
+    case SnnLayout::EchelonMixed:
+      p.steps_per_batch = layer.delays;
+      echelon(layer, cfg, layout == SnnLayout::EchelonMixed, p, sram);
       break;
   }
   if (p.sram.total() > budget_bytes || sram.size() > std::size_t(cfg.sram_bytes))

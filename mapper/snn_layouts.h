@@ -14,6 +14,10 @@
 //   operand_stack  one multiplication per D steps: the shifted spike map (operand A: D rows of D x pre values,
 //                  row r of step t0 + r holding s[t0 + r - d] for each delay) times the weight-delay map
 //                  (operand B: the D matrices stacked, delay D - 1 first), giving D steps' currents at once
+//   echelon        operand_stack's map with its rows in echelon order (mapper/snn_echelon.h), cut into 16-column
+//                  aligned rectangles; the spike map's columns permuted to match on the ARM (Circle Reverse);
+//                  one multiplication per rectangle and row group, the ARM adding each into the currents
+//   echelon_mixed  echelon with the last post mod 16 columns on the ARM (MacInt8, unpadded), not the MLA
 // Every ARM operation's clocks are the ARM model's (model/pe/arm_ops.h, assumptions where marked there).
 #pragma once
 
@@ -28,8 +32,9 @@
 
 namespace s2::mapper {
 
-enum class SnnLayout { SerialArm, OriginalMac, OperandStack };
-inline constexpr SnnLayout kSnnLayouts[] = {SnnLayout::SerialArm, SnnLayout::OriginalMac, SnnLayout::OperandStack};
+enum class SnnLayout { SerialArm, OriginalMac, OperandStack, Echelon, EchelonMixed };
+inline constexpr SnnLayout kSnnLayouts[] = {SnnLayout::SerialArm, SnnLayout::OriginalMac, SnnLayout::OperandStack,
+                                            SnnLayout::Echelon, SnnLayout::EchelonMixed};
 const char* to_string(SnnLayout l);
 std::optional<SnnLayout> snn_layout_named(const std::string& name);
 
@@ -38,9 +43,10 @@ struct SnnMemory {
   std::uint64_t weights = 0;    // the layer's weights in the layout's form, alignment padding included
   std::uint64_t spikes = 0;     // the input placeholder: the steps' spike window the DMA loads
   std::uint64_t spike_map = 0;  // operand A as the MLA reads it (the layouts that use the MLA)
+  std::uint64_t index = 0;      // echelon's permutation table (the paper's "reversed order")
   std::uint64_t currents = 0;   // the ring buffer (serial_arm, original_mac) or the multiplication's result
   std::uint64_t buffers = 0;    // anything else (original_mac: each multiplication's result before the add)
-  std::uint64_t total() const { return weights + spikes + spike_map + currents + buffers; }
+  std::uint64_t total() const { return weights + spikes + spike_map + index + currents + buffers; }
 };
 
 // A layer laid out for one PE (PE 0 of a QPE-DRAM system): its stream, the memories it starts from, and where

@@ -4,6 +4,7 @@
 // delay, more delays than MAC rows, empty spike trains and every neuron spiking.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "mapper/snn_echelon.h"
 #include "mapper/snn_layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
@@ -76,5 +78,40 @@ TEST(SnnLayouts, ALayerTooLargeForOnePeIsRefusedSayingWhy) {
     ADD_FAILURE() << "planned";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("budget of 98304"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SnnEchelon, BandsEncloseEveryWeightInAlignedRectangles) {
+  // random layers of every remainder: each echelon row's non-zero weights lie inside its band's columns, bands
+  // are multiples of 4 rows and start on 16-column stripes, rows outside the bands have no weight in the MLA's
+  // columns, and the table is the inverse of the order
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    const SnnLayer l = draw_snn_layer({int(7 + 5 * seed), int(3 + 7 * seed), int(1 + seed % 5), 1, 0.15, 0.0, seed});
+    for (bool mixed : {false, true}) {
+      const int blue = mixed ? l.post / 16 * 16 : (l.post + 15) / 16 * 16;
+      const EchelonMap e = echelon_reorder(l, blue);
+      const int n = l.delays * l.pre;
+      ASSERT_EQ(int(e.source.size()), n);
+      for (int r = 0; r < n; ++r) EXPECT_EQ(e.target[std::size_t(e.source[std::size_t(r)])], r);
+      std::vector<int> band_of(std::size_t(n) + 4, -1);
+      int line = 0;
+      for (std::size_t k = 0; k < e.bands.size(); ++k) {
+        const EchelonBand& b = e.bands[k];
+        EXPECT_EQ(b.first_row, line) << "bands are contiguous";
+        EXPECT_EQ(b.rows % 4, 0);
+        EXPECT_EQ(b.first_col % 16, 0);
+        EXPECT_LT(b.first_col, blue);
+        for (int r = b.first_row; r < b.first_row + b.rows && r < n; ++r) band_of[std::size_t(r)] = int(k);
+        line += b.rows;
+      }
+      for (int r = 0; r < n; ++r)
+        for (int j = 0; j < std::min(blue, l.post); ++j) {
+          if (weight_delay(l, e.source[std::size_t(r)], j) == 0) continue;
+          ASSERT_GE(band_of[std::size_t(r)], 0) << "seed " << seed << ": echelon row " << r << " has a weight at " << j << " but no band";
+          EXPECT_GE(j, e.bands[std::size_t(band_of[std::size_t(r)])].first_col) << "seed " << seed << " row " << r;
+        }
+      // rows sorted by their first weight: the enclosed weights never exceed the aligned map's
+      EXPECT_LE(e.band_weights(), std::uint64_t((n + 3) / 4 * 4) * std::uint64_t((l.post + 15) / 16 * 16));
+    }
   }
 }
