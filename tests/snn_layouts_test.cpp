@@ -7,15 +7,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "harness/commands/snn_runner.h"
 #include "mapper/snn_echelon.h"
 #include "mapper/snn_layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
+#include "test_support.h"
 
 using namespace s2;
 using namespace s2::mapper;
@@ -114,4 +118,56 @@ TEST(SnnEchelon, BandsEncloseEveryWeightInAlignedRectangles) {
       EXPECT_LE(e.band_weights(), std::uint64_t((n + 3) / 4 * 4) * std::uint64_t((l.post + 15) / 16 * 16));
     }
   }
+}
+
+TEST(SnnCommand, ReportsEveryLayoutWithItsMemoryAndClocksPerTimestep) {
+  const test::TempDir dir;
+  SnnRequest req;
+  req.draw = {30, 20, 3, 9, 0.3, 0.2, 11};
+  req.json_out = dir.path("snn.json");
+  req.junit_out = dir.path("snn.xml");
+  std::ostringstream out, err;
+  EXPECT_EQ(snn(req, out, err), 0) << err.str() << out.str();
+  const nlohmann::json j = test::read_json(req.json_out);
+  ASSERT_EQ(j["layouts"].size(), 5u);
+  for (const auto& l : j["layouts"]) {
+    EXPECT_EQ(l["status"], "pass") << l.dump();
+    EXPECT_TRUE(l["data_match"].get<bool>());
+    EXPECT_EQ(l["pes"], 1);
+    EXPECT_EQ(l["pes_dominant"], 1);
+    EXPECT_EQ(l["pes_subordinate"], 0);
+    EXPECT_GT(l["memory_bytes"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(l["model_cycles_per_timestep"].get<double>(), 0.0);
+    EXPECT_EQ(l["model_cycles_per_timestep"], l["rtl_cycles_per_timestep"]);
+    EXPECT_EQ(l["delta"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(j["layouts"][0]["layout"], "serial_arm");
+  EXPECT_DOUBLE_EQ(j["layouts"][0]["time_percent_of_serial_arm"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(j["layouts"][1]["memory_percent_of_original_mac"].get<double>(), 100.0);
+  EXPECT_EQ(j["results"]["checks"].size(), 5u);
+}
+
+TEST(SnnCommand, BadInputIsRefusedWithExitCode2AndNothingRun) {
+  const test::TempDir dir;
+  auto refused = [&](SnnRequest req, const std::string& says) {
+    req.json_out = dir.path("never.json");
+    std::ostringstream out, err;
+    EXPECT_EQ(snn(req, out, err), 2) << says;
+    EXPECT_NE(err.str().find(says), std::string::npos) << err.str();
+    EXPECT_FALSE(std::filesystem::exists(req.json_out));
+  };
+  SnnRequest r;
+  r.draw = {30, 20, 3, 9, 0.3, 0.2, 11};
+  SnnRequest bad = r;
+  bad.layout = "zigzag";
+  refused(bad, "--layout zigzag");
+  bad = r;
+  bad.draw.density = 2;
+  refused(bad, "density is 2");
+  bad = r;
+  bad.draw.post = 0;
+  refused(bad, "post is 0");
+  bad = r;
+  bad.target = "s2";
+  refused(bad, "--target s2");
 }

@@ -24,6 +24,7 @@
 #include "harness/commands/regress_report.h"
 #include "harness/outputs/result.h"
 #include "harness/commands/regress.h"
+#include "harness/commands/snn_runner.h"
 
 namespace {
 
@@ -133,9 +134,10 @@ struct Requests {
   std::string check_file;
   s2::RunNetRequest net;
   s2::MergeRequest merge;
+  s2::SnnRequest snn;
 };
 struct Commands {
-  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge;
+  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge, *snn;
 };
 
 CLI::App* add_regress(CLI::App& app, Requests& q) {
@@ -220,6 +222,30 @@ CLI::App* add_chip_regress(CLI::App& app, s2::ChipRegressRequest& creq) {
   add_result_outputs(chipcmd, creq.html_out, creq.junit_out);
   chipcmd->add_flag("--quiet,-q", creq.quiet, "print the summary only");
   return chipcmd;
+}
+
+CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
+  CLI::App* cmd = app.add_subcommand(
+      "snn", "an SNN layer's synaptic processing in the SNN paper's layouts on the model and/or the RTL, checked against its golden currents");
+  s2::SnnDraw& d = r.draw;
+  d = {800, 200, 4, 20, 0.1, 0.1, 1};
+  cmd->add_option("--pre", d.pre, "pre-neurons (default 800)");
+  cmd->add_option("--post", d.post, "post-neurons (default 200)");
+  cmd->add_option("--delays", d.delays, "delays: a synapse's delay is drawn from 0 .. delays-1 (default 4)");
+  cmd->add_option("--density", d.density, "probability that a pre-post pair is a synapse, 0..1 (default 0.1)");
+  cmd->add_option("--rate", d.rate, "probability that a neuron spikes in a timestep, 0..1 (default 0.1)");
+  cmd->add_option("--timesteps", d.timesteps, "timesteps (default 20)");
+  cmd->add_option("--seed", d.seed, "the layer's seed (default 1)")->check(seed_validator());
+  cmd->add_option("--layout", r.layout, "all (default), serial_arm, original_mac, operand_stack, echelon or echelon_mixed");
+  cmd->add_option("--target", r.target, "qpe (default: one PE of QPE-DRAM)");
+  cmd->add_option("--backend", r.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));
+  cmd->add_option("--budget-bytes", r.budget_bytes, "a PE's SRAM for the layout (default: the configuration's MLA budget; the paper's 122880)");
+  add_config_options(cmd, r.config_file, r.mac, r.flaws);
+  add_deviation_bound(cmd, r.policy);
+  cmd->add_option("--json", r.json_out, "write the layouts' results as JSON to FILE");
+  add_result_outputs(cmd, r.html_out, r.junit_out);
+  cmd->add_flag("--quiet,-q", r.quiet, "print the summary only");
+  return cmd;
 }
 
 CLI::App* add_bench(CLI::App& app, s2::BenchRequest& breq) {
@@ -409,6 +435,7 @@ int dispatch(const Commands& cmd, Requests& q) {
   if (cmd.check->parsed()) return s2::check_model(q.check_file, std::cout, std::cerr);
   if (cmd.merge->parsed()) return s2::merge(q.merge, std::cout, std::cerr);
   if (cmd.chip->parsed()) return s2::chip_regress(q.chip, std::cout, std::cerr);
+  if (cmd.snn->parsed()) return s2::snn(q.snn, std::cout, std::cerr);
   try {
     if (cmd.chip_random->parsed()) return run_chip_random(q.vectors);
     if (cmd.random->parsed()) return run_random(q.vectors);
@@ -437,6 +464,7 @@ int run(int argc, char** argv) {
   cmd.net = add_run_net(app, q.net);
   add_run_net_outputs(cmd.net, q.net);
   cmd.merge = add_merge(app, q.merge);
+  cmd.snn = add_snn(app, q.snn);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,39 @@
+// `s2cosim snn`: an SNN layer's synaptic processing (model/snn_layer.h) in the SNN paper's layouts
+// (mapper/snn_layouts.h) on the model and/or the RTL. Per layout: the currents bit-exact against the golden
+// reference computed straight from the synapse list (on each backend), the clocks per timestep model against
+// RTL (equation 5.1), hangs; and what the paper's Figure 10 reports: PEs, SRAM bytes by kind and as a percentage
+// of original_mac's, MLA and ARM clocks per timestep and the time as a percentage of serial_arm's. Every layout
+// is a result record (harness/outputs/result.h): JSON, JUnit, HTML and rerun lines as for the other commands.
+//
+// Today: one PE (QPE-DRAM, --target qpe), the layer drawn from a seed (--pre, --post, ...). The layer's files,
+// the Dominant/Subordinate deployment over several PEs and the chip are issue 29's next steps (docs/snn.md).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/check/check_policy.h"
+#include "model/snn_layer.h"
+
+namespace s2 {
+
+struct SnnRequest {
+  SnnDraw draw;                  // the layer, drawn (--pre --post --delays --density --rate --timesteps --seed)
+  std::string layout = "all";    // all | serial_arm | original_mac | operand_stack | echelon | echelon_mixed
+  std::string target = "qpe";    // qpe (one PE of QPE-DRAM)
+  std::string backend = "both";  // both | model | rtl
+  std::uint64_t budget_bytes = 0;  // a PE's SRAM for the layout (0: the configuration's MLA budget)
+  std::string config_file, mac;
+  std::vector<std::string> flaws;
+  CheckPolicy policy;
+  std::string json_out, junit_out, html_out;
+  bool quiet = false;
+};
+
+// Returns the exit code: 0 if every layout passed, 1 if not, 2 for bad input (nothing is run then), 3 if an
+// output could not be written.
+int snn(const SnnRequest& req, std::ostream& out, std::ostream& err);
+
+}  // namespace s2
