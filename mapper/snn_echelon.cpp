@@ -14,6 +14,16 @@ std::uint64_t EchelonMap::band_weights() const {
   return n;
 }
 
+EchelonMemory echelon_memory(const SnnLayer& l, bool mixed) {
+  const int post16 = static_cast<int>(align_up(std::uint64_t(l.post), 16));
+  const int blue = mixed ? l.post / 16 * 16 : post16;
+  const EchelonMap e = echelon_reorder(l, blue);
+  EchelonMemory m;
+  m.aligned_weights = align_up(std::uint64_t(l.delays) * std::uint64_t(l.pre), 4) * std::uint64_t(post16);
+  m.enclosed_weights = e.band_weights() + (mixed ? std::uint64_t(e.nonzero_rows) * std::uint64_t(l.post - blue) : 0);
+  return m;
+}
+
 EchelonMap echelon_reorder(const SnnLayer& l, int blue_cols) {
   if (blue_cols < 0 || blue_cols % 16 != 0 || blue_cols > int(align_up(std::uint64_t(l.post), 16)))
     throw std::invalid_argument("echelon: the MLA's columns must be a multiple of 16 within the map");

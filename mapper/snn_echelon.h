@@ -34,6 +34,15 @@ struct EchelonMap {
 // the mixed variant: 16 x floor(post / 16), the last post mod 16 columns left to the ARM.
 EchelonMap echelon_reorder(const SnnLayer& l, int blue_cols);
 
+// The paper's memory optimization rate (section 4.1): the share of the memory-aligned weight-delay map (4-aligned
+// D x pre rows by 16-aligned post columns) that no rectangle encloses. Mixed: the ARM's last post mod 16 columns
+// count as enclosed unpadded, over the rows with a weight.
+struct EchelonMemory {
+  std::uint64_t aligned_weights = 0, enclosed_weights = 0;
+  double optimization_rate() const { return aligned_weights ? 1.0 - double(enclosed_weights) / double(aligned_weights) : 0.0; }
+};
+EchelonMemory echelon_memory(const SnnLayer& l, bool mixed);
+
 // The weight-delay map's value (row n, column j).
 inline std::int8_t weight_delay(const SnnLayer& l, int n, int j) {
   return l.weight(l.delays - 1 - n / l.pre, n % l.pre, j);

@@ -171,3 +171,23 @@ TEST(SnnCommand, BadInputIsRefusedWithExitCode2AndNothingRun) {
   bad.target = "s2";
   refused(bad, "--target s2");
 }
+
+TEST(SnnEchelon, MemoryOptimizationRateBehavesAsThePaperDescribes) {
+  // section 4.1: the rate rises with the delay range; mixed never below pure, equal when post is a multiple of 16
+  for (int post : {30, 31, 32}) {
+    double first = 0, last = 0;
+    for (int delays = 1; delays <= 16; ++delays) {
+      const SnnLayer l = draw_snn_layer({50, post, delays, 1, 0.1, 0.0, 3});
+      const EchelonMemory pure = echelon_memory(l, false), mixed = echelon_memory(l, true);
+      EXPECT_EQ(pure.aligned_weights, std::uint64_t((delays * 50 + 3) / 4 * 4) * 32u);
+      EXPECT_LE(mixed.enclosed_weights, pure.enclosed_weights) << post << " " << delays;
+      if (post == 32) {
+        EXPECT_EQ(mixed.enclosed_weights, pure.enclosed_weights);
+      }
+      EXPECT_GE(pure.optimization_rate(), 0.0);
+      if (delays == 1) first = pure.optimization_rate();
+      last = pure.optimization_rate();
+    }
+    EXPECT_GT(last, first + 0.2) << post;
+  }
+}

@@ -1,4 +1,5 @@
 #include "harness/commands/snn_runner.h"
+#include "harness/commands/snn_sweep.h"
 
 #include <chrono>
 #include <cmath>
@@ -227,6 +228,17 @@ bool check_request(const SnnRequest& req, std::vector<SnnLayout>& layouts, std::
 }  // namespace
 
 int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
+  if (!req.sweep.empty()) {
+    if (req.sweep != "fig9") {
+      err << "s2cosim snn: --sweep " << req.sweep << ": expected fig9\n";
+      return kExitBadInput;
+    }
+    SnnSweepRequest s;
+    if (!req.sweep_densities.empty()) s.densities = req.sweep_densities;
+    s.seed = req.draw.seed;
+    s.json_out = req.json_out;
+    return snn_figure9(s, out, err);
+  }
   std::vector<SnnLayout> layouts;
   if (!check_request(req, layouts, err)) return kExitBadInput;
   HwConfig cfg;

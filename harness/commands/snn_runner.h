@@ -30,6 +30,8 @@ struct SnnRequest {
   CheckPolicy policy;
   std::string json_out, junit_out, html_out;
   bool quiet = false;
+  std::string sweep;                   // fig9: the paper's Figure 9 sweep instead (commands/snn_sweep.h)
+  std::vector<double> sweep_densities; // its densities (default 0.05, 0.1, 0.2)
 };
 
 // Returns the exit code: 0 if every layout passed, 1 if not, 2 for bad input (nothing is run then), 3 if an
