@@ -13,6 +13,7 @@
 #include "harness/commands/merge.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/npy_file.h"
+#include "harness/stimulus/snn_files.h"
 #include "harness/commands/regress_report.h"
 #include "harness/stimulus/task_vectors.h"
 #include "mapper/network.h"
@@ -48,6 +49,9 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
        }},
       // run-net --input
       {"npy", [](const std::string& p) { read_npy(p); }},
+      // an SNN layer (s2cosim snn --weights, --spikes): each case a directory of weights.npy and spikes.npy, as
+      // --save-layer writes them
+      {"snn", [](const std::string& p) { read_snn_layer(p + "/weights.npy", p + "/spikes.npy"); }},
       // a shard's --json report as s2cosim merge reads it
       {"shard_report", [](const std::string& p) { check_shard_report(p); }},
       // the block runs run-net --resume takes from a journal

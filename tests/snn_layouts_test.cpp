@@ -191,3 +191,31 @@ TEST(SnnEchelon, MemoryOptimizationRateBehavesAsThePaperDescribes) {
     EXPECT_GT(last, first + 0.2) << post;
   }
 }
+
+TEST(SnnCommand, ALayerSavedIsRunFromItsFilesWithTheSameResultAndItsCurrentsWritten) {
+  const test::TempDir dir;
+  SnnRequest drawn;
+  drawn.draw = {25, 18, 2, 7, 0.3, 0.25, 21};
+  drawn.save_layer_dir = dir.path("layer");
+  drawn.json_out = dir.path("drawn.json");
+  drawn.backend = "model";
+  std::ostringstream out, err;
+  ASSERT_EQ(snn(drawn, out, err), 0) << err.str();
+  SnnRequest files = drawn;
+  files.save_layer_dir.clear();
+  files.weights_file = dir.path("layer/weights.npy");
+  files.spikes_file = dir.path("layer/spikes.npy");
+  files.currents_out = dir.path("I.npy");
+  files.json_out = dir.path("files.json");
+  ASSERT_EQ(snn(files, out, err), 0) << err.str();
+  const nlohmann::json a = test::read_json(drawn.json_out), b = test::read_json(files.json_out);
+  ASSERT_EQ(a["layouts"].size(), b["layouts"].size());
+  for (std::size_t i = 0; i < a["layouts"].size(); ++i)
+    EXPECT_EQ(a["layouts"][i]["model_cycles_per_timestep"], b["layouts"][i]["model_cycles_per_timestep"]);
+  EXPECT_EQ(a["layer"]["synapses"], b["layer"]["synapses"]);
+  // int32 (7, 18) after the .npy header: 7 x 18 x 4 bytes of data
+  const std::string bytes = test::read_text(files.currents_out);
+  ASSERT_GT(bytes.size(), 7u * 18u * 4u);
+  EXPECT_NE(bytes.find("'descr': '<i4'"), std::string::npos);
+  EXPECT_NE(bytes.find("(7, 18)"), std::string::npos);
+}

@@ -236,6 +236,10 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   cmd->add_option("--rate", d.rate, "probability that a neuron spikes in a timestep, 0..1 (default 0.1)");
   cmd->add_option("--timesteps", d.timesteps, "timesteps (default 20)");
   cmd->add_option("--seed", d.seed, "the layer's seed (default 1)")->check(seed_validator());
+  cmd->add_option("--weights", r.weights_file, "the layer's weights instead: .npy, int8, shape (delays, pre, post)");
+  cmd->add_option("--spikes", r.spikes_file, "the layer's spikes instead: .npy, uint8 or bool 0/1, shape (timesteps, pre)");
+  cmd->add_option("--save-layer", r.save_layer_dir, "write the layer run to DIR (weights.npy, spikes.npy)");
+  cmd->add_option("--currents", r.currents_out, "write the currents a backend computed to FILE (.npy, int32, shape (timesteps, post))");
   cmd->add_option("--layout", r.layout, "all (default), serial_arm, original_mac, operand_stack, echelon or echelon_mixed");
   cmd->add_option("--target", r.target, "qpe (default: one PE of QPE-DRAM)");
   cmd->add_option("--backend", r.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));

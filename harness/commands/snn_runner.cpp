@@ -16,6 +16,8 @@
 #include "harness/check/comparators.h"
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/result.h"
+#include "harness/outputs/snn_outputs.h"
+#include "harness/stimulus/snn_files.h"
 #include "mapper/snn_layouts.h"
 #include "model/json_field.h"
 
@@ -28,6 +30,7 @@ using mapper::SnnPlan;
 // One backend's run of a layout's stream.
 struct SnnRun {
   std::optional<StreamResult> result;
+  std::vector<std::int32_t> currents;  // what the stream left in DRAM
   std::string error;
   bool data_match = false;
   std::string first_difference;
@@ -43,7 +46,8 @@ SnnRun run_layout(StreamBackend& b, const SnnPlan& plan, const SnnLayer& layer, 
   try {
     r.result = b.run(plan.stream, mem, opt);
     if (r.result->completed) {
-      const std::vector<std::int32_t> got = mapper::snn_plan_currents(plan, layer, mem);
+      r.currents = mapper::snn_plan_currents(plan, layer, mem);
+      const std::vector<std::int32_t>& got = r.currents;
       r.data_match = got == golden;
       for (std::size_t k = 0; k < got.size() && r.first_difference.empty(); ++k)
         if (got[k] != golden[k])
@@ -66,9 +70,11 @@ struct LayoutCheck {
 
 std::string replay(const SnnRequest& req, SnnLayout l) {
   const SnnDraw& d = req.draw;
-  std::string s = fmt::format("{} snn --pre {} --post {} --delays {} --density {} --rate {} --timesteps {} --seed {} --layout {} "
-                              "--target {} --backend {}",
-                              shell_quote(program_name()), d.pre, d.post, d.delays, d.density, d.rate, d.timesteps, d.seed,
+  const std::string layer = !req.weights_file.empty()
+                                ? "--weights " + shell_quote(req.weights_file) + " --spikes " + shell_quote(req.spikes_file)
+                                : fmt::format("--pre {} --post {} --delays {} --density {} --rate {} --timesteps {} --seed {}", d.pre,
+                                              d.post, d.delays, d.density, d.rate, d.timesteps, d.seed);
+  std::string s = fmt::format("{} snn {} --layout {} --target {} --backend {}", shell_quote(program_name()), layer,
                               mapper::to_string(l), req.target, req.backend);
   if (req.budget_bytes) s += fmt::format(" --budget-bytes {}", req.budget_bytes);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
@@ -184,6 +190,16 @@ nlohmann::ordered_json layout_json(const LayoutCheck& k, const SnnLayer& l, cons
   return j;
 }
 
+// --currents: what a backend computed (the first layout's that finished, the RTL's before the model's); none if
+// no run finished.
+const std::vector<std::int32_t>* backend_currents(const std::vector<LayoutCheck>& checks) {
+  for (const LayoutCheck& k : checks) {
+    if (k.rtl.completed()) return &k.rtl.currents;
+    if (k.model.completed()) return &k.model.currents;
+  }
+  return nullptr;
+}
+
 std::string cell(const std::optional<double>& v, const char* f = "{:.0f}") { return v ? fmt::format(fmt::runtime(f), *v) : "-"; }
 
 void print_table(const std::vector<LayoutCheck>& checks, const SnnLayer& l, const std::map<SnnLayout, const LayoutCheck*>& by,
@@ -222,7 +238,12 @@ bool check_request(const SnnRequest& req, std::vector<SnnLayout>& layouts, std::
     err << "s2cosim snn: " << e.what() << "\n";
     return false;
   }
-  return check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}}, {}, err);
+  if (req.weights_file.empty() != req.spikes_file.empty()) {
+    err << "s2cosim snn: --weights and --spikes go together (a layer's two files)\n";
+    return false;
+  }
+  return check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}, {"--currents", req.currents_out}},
+                     {{"--weights", req.weights_file}, {"--spikes", req.spikes_file}}, err);
 }
 
 }  // namespace
@@ -245,7 +266,8 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
   SnnLayer layer;
   try {
     cfg = build_hw_config(req.config_file, req.mac, req.flaws);
-    layer = draw_snn_layer(req.draw);
+    layer = req.weights_file.empty() ? draw_snn_layer(req.draw) : read_snn_layer(req.weights_file, req.spikes_file);
+    if (!req.save_layer_dir.empty()) save_snn_layer(layer, req.save_layer_dir);
   } catch (const std::exception& e) {
     err << "s2cosim snn: " << e.what() << "\n";
     return kExitBadInput;
@@ -287,12 +309,21 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
 
   bool written = true;
   try {
+    if (!req.currents_out.empty()) {
+      if (const auto* cur = backend_currents(checks))
+        write_snn_currents(req.currents_out, layer.timesteps, layer.post, *cur);
+      else
+        err << "s2cosim snn: no layout's run finished: " << req.currents_out << " not written\n";
+    }
     if (!req.json_out.empty()) {
       nlohmann::ordered_json j;
       j["command"] = "snn";
       j["layer"] = {{"pre", layer.pre}, {"post", layer.post}, {"delays", layer.delays}, {"timesteps", layer.timesteps},
-                    {"synapses", layer.synapses()}, {"spikes", layer.spike_count()}, {"seed", req.draw.seed},
-                    {"density", req.draw.density}, {"rate", req.draw.rate}};
+                    {"synapses", layer.synapses()}, {"spikes", layer.spike_count()}};
+      if (req.weights_file.empty())
+        j["layer"].update({{"seed", req.draw.seed}, {"density", req.draw.density}, {"rate", req.draw.rate}});
+      else
+        j["layer"].update({{"weights", req.weights_file}, {"spikes_file", req.spikes_file}});
       j["target"] = req.target;
       j["backend"] = req.backend;
       j["budget_bytes"] = budget;

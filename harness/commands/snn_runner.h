@@ -5,8 +5,8 @@
 // of original_mac's, MLA and ARM clocks per timestep and the time as a percentage of serial_arm's. Every layout
 // is a result record (harness/outputs/result.h): JSON, JUnit, HTML and rerun lines as for the other commands.
 //
-// Today: one PE (QPE-DRAM, --target qpe), the layer drawn from a seed (--pre, --post, ...). The layer's files,
-// the Dominant/Subordinate deployment over several PEs and the chip are issue 29's next steps (docs/snn.md).
+// Today: one PE (QPE-DRAM, --target qpe); the layer drawn from a seed (--pre, --post, ...) or read from .npy files.
+// The Dominant/Subordinate deployment over several PEs and the chip are issue 29's next steps (docs/snn.md).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,9 @@ namespace s2 {
 
 struct SnnRequest {
   SnnDraw draw;                  // the layer, drawn (--pre --post --delays --density --rate --timesteps --seed)
+  std::string weights_file, spikes_file;  // or read (--weights W.npy --spikes S.npy: both or neither)
+  std::string save_layer_dir;    // --save-layer DIR: the layer run, as weights.npy and spikes.npy
+  std::string currents_out;      // --currents I.npy: the currents (int32 (T, post)) a backend computed
   std::string layout = "all";    // all | serial_arm | original_mac | operand_stack | echelon | echelon_mixed
   std::string target = "qpe";    // qpe (one PE of QPE-DRAM)
   std::string backend = "both";  // both | model | rtl

@@ -11,11 +11,13 @@
 
 namespace s2 {
 
-std::string NpyTensor::shape_text() const {
+std::string npy_shape_text(const std::vector<std::size_t>& shape) {
   std::string s = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
 }
+
+std::string NpyTensor::shape_text() const { return npy_shape_text(shape); }
 
 namespace {
 
@@ -33,9 +35,59 @@ HeaderSpan header_span(const std::string& bytes) {
   throw std::runtime_error("expected .npy format version 1.0 or 2.0, got " + std::to_string(u8(6)) + "." + std::to_string(u8(7)));
 }
 
+// The header; throws std::runtime_error saying what is wrong (the caller names the file).
+NpyHeader header_of(const std::string& bytes) {
+  const HeaderSpan span = header_span(bytes);
+  if (span.end > bytes.size() || span.end == span.begin) throw std::runtime_error("the header runs past the end of the file");
+  NpyHeader h;
+  h.data_at = span.end;
+  const std::string header = bytes.substr(span.begin, span.end - span.begin);
+  // xtensor's header parser has undefined behaviour on some malformed headers (found by fuzz_npy): it is
+  // given only a header of the form NumPy writes, keys in its order
+  std::string compact;
+  for (char ch : header)
+    if (ch != ' ') compact += ch;
+  static const std::regex numpy_form(R"(\{'descr':'[<>|=][a-zA-Z][0-9]{1,2}','fortran_order':(True|False),'shape':\((\d{1,18},)*\d{0,18}\),?\}\n)");
+  if (!std::regex_match(compact, numpy_form))
+    throw std::runtime_error("expected a .npy header as NumPy writes it, e.g. {'descr': '|i1', 'fortran_order': False, "
+                             "'shape': (1, 3, 4), }");
+  try {
+    xt::detail::parse_header(header, h.descr, &h.fortran_order, h.shape);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("the .npy header is not a dictionary of descr, fortran_order and shape: ") + e.what());
+  }
+  return h;
+}
+
+// C order, and exactly the data bytes the shape needs (checked before anything of that size is allocated).
+void check_data(const std::string& bytes, const NpyHeader& h, std::size_t value_bytes) {
+  if (h.fortran_order) throw std::runtime_error("expected C order, got fortran_order True");
+  std::size_t n = 1;
+  for (std::size_t d : h.shape) {
+    if (d != 0 && n > (bytes.size() + 1) / d)
+      throw std::runtime_error("shape " + npy_shape_text(h.shape) + " needs more data bytes than the file's " + std::to_string(bytes.size()));
+    n *= d;
+  }
+  const std::size_t want = n * value_bytes;
+  if (bytes.size() - h.data_at != want)
+    throw std::runtime_error("shape " + npy_shape_text(h.shape) + " needs " + std::to_string(want) + " data bytes, the file has " +
+                             std::to_string(bytes.size() - h.data_at));
+}
+
+template <class T>
+std::string npy_bytes_of(const std::vector<std::size_t>& shape, const std::vector<T>& values) {
+  std::size_t n = 1;
+  for (std::size_t d : shape) n *= d;
+  if (n != values.size())
+    throw std::invalid_argument(".npy shape " + npy_shape_text(shape) + " holds " + std::to_string(n) + " values, given " +
+                                std::to_string(values.size()));
+  std::vector<T> copy = values;
+  return xt::dump_npy(xt::adapt(copy, shape));
+}
+
 }  // namespace
 
-NpyTensor read_npy(const std::string& path) {
+std::string read_npy_file(const std::string& path) {
   auto fail = [&](const std::string& why) { return std::runtime_error(path + ": " + why); };
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
@@ -43,52 +95,25 @@ NpyTensor read_npy(const std::string& path) {
   if (size > kMaxNpyFileBytes)
     throw fail("expected a .npy file of at most " + std::to_string(kMaxNpyFileBytes) + " bytes, got " + std::to_string(size));
   std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in && !in.eof()) throw fail("cannot read the .npy file");
-  return parse_npy(bytes, path);
+  return bytes;
 }
 
+NpyTensor read_npy(const std::string& path) { return parse_npy(read_npy_file(path), path); }
+
 NpyTensor parse_npy(const std::string& bytes, const std::string& path) {
-  auto fail = [&](const std::string& why) { return std::runtime_error(path + ": " + why); };
   NpyTensor t;
   try {
-    const HeaderSpan h = header_span(bytes);
-    if (h.end > bytes.size() || h.end == h.begin) throw std::runtime_error("the header runs past the end of the file");
-    const std::size_t data_at = h.end;
-    std::string descr;
-    bool fortran = false;
-    const std::string header = bytes.substr(h.begin, h.end - h.begin);
-    // xtensor's header parser has undefined behaviour on some malformed headers (found by fuzz_npy): it is
-    // given only a header of the form NumPy writes, keys in its order
-    std::string compact;
-    for (char ch : header)
-      if (ch != ' ') compact += ch;
-    static const std::regex numpy_form(R"(\{'descr':'[<>|=][a-zA-Z][0-9]{1,2}','fortran_order':(True|False),'shape':\((\d{1,18},)*\d{0,18}\),?\}\n)");
-    if (!std::regex_match(compact, numpy_form))
-      throw std::runtime_error("expected a .npy header as NumPy writes it, e.g. {'descr': '|i1', 'fortran_order': False, "
-                               "'shape': (1, 3, 4), }");
-    try {
-      xt::detail::parse_header(header, descr, &fortran, t.shape);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(std::string("the .npy header is not a dictionary of descr, fortran_order and shape: ") + e.what());
-    }
+    const NpyHeader h = header_of(bytes);
+    const std::string& descr = h.descr;
+    t.shape = h.shape;
     if (descr != "|i1" && descr != "<f4" && descr != "<f8" && descr != "|u1")
       throw std::runtime_error("expected dtype int8 ('|i1'), float32 ('<f4'), float64 ('<f8') or uint8 ('|u1'), got '" + descr + "'");
-    if (fortran) throw std::runtime_error("expected C order, got fortran_order True");
     t.is_float = descr != "|i1";
     if (descr == "<f8") t.converted_from = "float64";
     if (descr == "|u1") t.converted_from = "uint8";
-    const std::size_t value_bytes = descr == "<f8" ? 8 : descr == "<f4" ? 4 : 1;
-    std::size_t n = 1;
-    for (std::size_t d : t.shape) {
-      if (d != 0 && n > (bytes.size() + 1) / d)
-        throw std::runtime_error("shape " + t.shape_text() + " needs more data bytes than the file's " + std::to_string(bytes.size()));
-      n *= d;
-    }
-    const std::size_t want = n * value_bytes;
-    if (bytes.size() - data_at != want)
-      throw std::runtime_error("shape " + t.shape_text() + " needs " + std::to_string(want) + " data bytes, the file has " +
-                               std::to_string(bytes.size() - data_at));
+    check_data(bytes, h, descr == "<f8" ? 8 : descr == "<f4" ? 4 : 1);
     std::istringstream s(bytes);
     xt::detail::npy_file f = xt::detail::load_npy_file(s);
     if (f.m_shape != t.shape) throw std::runtime_error("the header could not be read consistently");
@@ -106,19 +131,44 @@ NpyTensor parse_npy(const std::string& bytes, const std::string& path) {
       t.int8.assign(a.begin(), a.end());
     }
   } catch (const std::exception& e) {
-    throw fail(e.what());
+    throw std::runtime_error(path + ": " + e.what());
   }
   return t;
 }
 
+NpyHeader parse_npy_header(const std::string& bytes, const std::string& path) {
+  try {
+    return header_of(bytes);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+std::vector<std::uint8_t> npy_byte_values(const std::string& bytes, const NpyHeader& header, const std::string& path) {
+  try {
+    if (header.descr != "|i1" && header.descr != "|u1" && header.descr != "|b1")
+      throw std::runtime_error("expected a dtype of one byte, int8 ('|i1'), uint8 ('|u1') or bool ('|b1'), got '" + header.descr + "'");
+    check_data(bytes, header, 1);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  // the bytes themselves, not through xtensor's cast: a bool read as C++ bool from a byte other than 0 or 1
+  // would be undefined behaviour, and such a byte is for the caller to refuse by name
+  return std::vector<std::uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(header.data_at), bytes.end());
+}
+
+std::string npy_bytes(const std::vector<std::size_t>& shape, const std::vector<std::int8_t>& values) { return npy_bytes_of(shape, values); }
+std::string npy_bytes(const std::vector<std::size_t>& shape, const std::vector<std::uint8_t>& values) { return npy_bytes_of(shape, values); }
+std::string npy_bytes(const std::vector<std::size_t>& shape, const std::vector<std::int32_t>& values) { return npy_bytes_of(shape, values); }
+
 void write_npy(const std::string& path, const std::vector<std::size_t>& shape, const std::vector<std::int8_t>& values) {
   try {
-    std::vector<std::int8_t> copy = values;
-    const auto a = xt::adapt(copy, shape);
-    std::ofstream probe(path, std::ios::binary);
-    if (!probe) throw std::runtime_error("cannot open it for writing");
-    probe.close();
-    xt::dump_npy(path, a);
+    const std::string bytes = npy_bytes(shape, values);
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot open it for writing");
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) throw std::runtime_error("cannot write it");
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
