@@ -305,7 +305,7 @@ void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std
     const EchelonBand& b = e.bands[k];
     const std::uint32_t stride = sram_layout(mm_task(band_mm[k]), cfg).b_row_stride;
     for (int r = 0; r < b.rows && b.first_row + r < e.nonzero_rows; ++r)
-      for (int j = b.first_col; j < blue; ++j)
+      for (int j = b.first_col; j < std::min(blue, l.post); ++j)  // the columns past post stay 0
         sram[band_at[k] + std::size_t(r) * stride + std::size_t(j - b.first_col)] =
             static_cast<std::uint8_t>(weight_delay(l, e.source[std::size_t(b.first_row + r)], j));
   }

@@ -67,10 +67,14 @@ nlohmann::ordered_json smoke_header(const RegressRequest& req) {
 }
 
 // Runs `run` in a child process and signals it with `sig` after `delay`; returns its wait status.
+// Runs `run` in a child and sends it `sig` after `delay`, counted from when `after_file` exists (if given: a
+// loaded machine or a sanitized build may take longer than the delay to start; up to 60 s).
 template <typename Run>
-int run_and_signal_after(Run run, std::chrono::microseconds delay, int sig) {
+int run_and_signal_after(Run run, std::chrono::microseconds delay, int sig, const std::string& after_file = "") {
   const pid_t child = fork();
   if (child == 0) _exit(run());
+  for (int waited_ms = 0; !after_file.empty() && !fs::exists(after_file) && waited_ms < 60000; waited_ms += 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(delay);
   kill(child, sig);
   int status = 0;
@@ -98,7 +102,7 @@ TEST(Faults, ASignalAtAnyPointOfAResumeLosesNoRecord) {
   const nlohmann::ordered_json header = smoke_header(req);
   // a first run stopped early, its journal then resumed into itself again and again, each stopped after a
   // longer delay, by SIGTERM and SIGKILL in turn
-  run_and_signal_after([&] { return run_regress(req); }, std::chrono::milliseconds(30), SIGKILL);
+  run_and_signal_after([&] { return run_regress(req); }, std::chrono::milliseconds(30), SIGKILL, journal);
   ASSERT_TRUE(fs::exists(journal));
   req.resume = journal;
   std::size_t had = whole_records(journal, header);
