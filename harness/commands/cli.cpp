@@ -228,13 +228,14 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   CLI::App* cmd = app.add_subcommand(
       "snn", "an SNN layer's synaptic processing in the SNN paper's layouts on the model and/or the RTL, checked against its golden currents");
   s2::SnnDraw& d = r.draw;
-  d = {800, 200, 4, 20, 0.1, 0.1, 1};
-  cmd->add_option("--pre", d.pre, "pre-neurons (default 800)");
-  cmd->add_option("--post", d.post, "post-neurons (default 200)");
+  // a layer one PE holds in every layout (the paper's cortex network, 800 x 200, needs several: docs/snn.md)
+  d = {64, 40, 4, 16, 0.1, 0.1, 1};
+  cmd->add_option("--pre", d.pre, "pre-neurons (default 64)");
+  cmd->add_option("--post", d.post, "post-neurons (default 40)");
   cmd->add_option("--delays", d.delays, "delays: a synapse's delay is drawn from 0 .. delays-1 (default 4)");
   cmd->add_option("--density", d.density, "probability that a pre-post pair is a synapse, 0..1 (default 0.1)");
   cmd->add_option("--rate", d.rate, "probability that a neuron spikes in a timestep, 0..1 (default 0.1)");
-  cmd->add_option("--timesteps", d.timesteps, "timesteps (default 20)");
+  cmd->add_option("--timesteps", d.timesteps, "timesteps (default 16)");
   cmd->add_option("--seed", d.seed, "the layer's seed (default 1)")->check(seed_validator());
   cmd->add_option("--weights", r.weights_file, "the layer's weights instead: .npy, int8, shape (delays, pre, post)");
   cmd->add_option("--spikes", r.spikes_file, "the layer's spikes instead: .npy, uint8 or bool 0/1, shape (timesteps, pre)");
