@@ -271,6 +271,11 @@ void operand_stack(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vect
 void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std::vector<std::uint8_t>& sram) {
   const int D = l.delays, N = D * l.pre, rows = cfg.mac_rows;
   if (N > 65535) throw std::invalid_argument("SNN layer: echelon's permutation table holds 16-bit indices: delays x pre must be below 65536");
+  // Circle Reverse moves operand A's columns as 32-bit words: a column is one byte per MAC row
+  if (rows != 4)
+    throw std::invalid_argument("SNN layer: " + std::string(mixed ? "echelon_mixed" : "echelon") +
+                                " permutes operand A's columns as 32-bit words (4 MAC rows); this MAC array has " +
+                                std::to_string(rows) + " rows");
   const SpikeMap map(l, cfg);
   const int post16 = static_cast<int>(align_up(std::uint64_t(l.post), 16));
   const int blue = mixed ? l.post / 16 * 16 : post16;

@@ -219,3 +219,18 @@ TEST(SnnCommand, ALayerSavedIsRunFromItsFilesWithTheSameResultAndItsCurrentsWrit
   EXPECT_NE(bytes.find("'descr': '<i4'"), std::string::npos);
   EXPECT_NE(bytes.find("(7, 18)"), std::string::npos);
 }
+
+TEST(SnnLayouts, OtherMacArraysRunTheStackedMapAndRefuseEchelonsWordPermutation) {
+  HwConfig cfg = build_hw_config("", "16x2", {});
+  const SnnLayer l = draw_snn_layer({21, 19, 5, 7, 0.3, 0.3, 8});
+  EXPECT_THROW(plan_snn_layer(l, SnnLayout::Echelon, cfg, 98304), std::invalid_argument);
+  EXPECT_THROW(plan_snn_layer(l, SnnLayout::EchelonMixed, cfg, 98304), std::invalid_argument);
+  auto rtl = make_rtl_stream_backend(cfg);
+  for (SnnLayout layout : {SnnLayout::SerialArm, SnnLayout::OriginalMac, SnnLayout::OperandStack}) {
+    const SnnPlan plan = plan_snn_layer(l, layout, cfg, 98304);
+    SystemMemory mem = plan.memory;
+    const StreamResult r = rtl->run(plan.stream, mem, StreamRunOptions{});
+    ASSERT_TRUE(r.completed) << to_string(layout);
+    EXPECT_EQ(snn_plan_currents(plan, l, mem), snn_currents(l)) << to_string(layout);
+  }
+}
