@@ -1,5 +1,6 @@
 #include "harness/stimulus/stream_access.h"
 
+#include "model/pe/arm_ops.h"
 #include "model/sram_layout.h"
 
 namespace s2::stream_access {
@@ -100,26 +101,8 @@ void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, Byte
 }
 
 std::vector<Span> snn_arm_spans(const ArmCommand& a, int pe) {
-  const MemoryRef own = sram_of(pe);
   std::vector<Span> v;
-  if (a.planes == 0 || a.height == 0 || a.width == 0) return v;
-  const std::uint64_t sp = a.source_plane_stride(), dp = a.destination_plane_stride(a.height);
-  switch (a.kind) {
-    case ArmOpKind::MacInt8:
-      if (a.depth == 0) return v;
-      v.push_back({own, a.src, a.src + (a.height - 1ull) * a.src_row_stride + (a.depth - 1ull) * a.a_col_stride + 1});
-      v.push_back({own, a.weights, a.weights + (a.planes - 1ull) * a.weights_plane_stride + (a.depth - 1ull) * a.weights_row_stride + a.width});
-      v.push_back({own, a.dst, a.dst + (a.planes - 1ull) * dp + (a.height - 1ull) * a.dst_row_stride + 4ull * a.width});
-      break;
-    case ArmOpKind::PermuteWords:
-      v.push_back({own, a.src, a.src + (a.planes - 1ull) * sp + 4ull * a.width});
-      v.push_back({own, a.table, a.table + 2ull * a.width});
-      break;
-    default:  // Copy8
-      v.push_back({own, a.src, a.src + (a.planes - 1ull) * sp + (a.height - 1ull) * a.src_row_stride + a.width});
-      v.push_back({own, a.dst, a.dst + (a.planes - 1ull) * dp + (a.height - 1ull) * a.dst_row_stride + a.width});
-      break;
-  }
+  for (const SramExtent& e : snn_op_extents(a)) v.push_back({sram_of(pe), e.lo, e.hi});
   return v;
 }
 

@@ -74,13 +74,9 @@ std::int32_t add32(std::int32_t a, std::int32_t b) {
 std::int8_t mac_operand(const ArmCommand& c, const std::uint8_t* sram, std::size_t row, std::size_t k) {
   return static_cast<std::int8_t>(sram[c.src + row * c.src_row_stride + k * c.a_col_stride]);
 }
-void need_mac(const ArmCommand& c, std::size_t size) {
-  if (c.height == 0 || c.depth == 0 || c.width == 0 || c.planes == 0) return;
-  need(c.src + (c.height - 1) * std::size_t(c.src_row_stride) + (c.depth - 1) * std::size_t(c.a_col_stride) + 1, size, c);
-  need(c.weights + (c.planes - 1) * std::size_t(c.weights_plane_stride) + (c.depth - 1) * std::size_t(c.weights_row_stride) + c.width,
-       size, c);
-  need(c.dst + (c.planes - 1) * c.destination_plane_stride(c.height) + (c.height - 1) * std::size_t(c.dst_row_stride) + 4 * std::size_t(c.width),
-       size, c);
+// Every range an SNN operation touches lies in the SRAM.
+void need_extents(const ArmCommand& c, std::size_t size) {
+  for (const SramExtent& e : snn_op_extents(c)) need(e.hi, size, c);
 }
 // PermuteWords' table entry s.
 std::uint32_t permute_target(const ArmCommand& c, const std::uint8_t* sram, std::size_t s) {
@@ -89,7 +85,7 @@ std::uint32_t permute_target(const ArmCommand& c, const std::uint8_t* sram, std:
 // The table is a permutation of 0..width-1 (else std::invalid_argument); returns the words it moves and its
 // cycles of more than one word.
 std::pair<std::uint64_t, std::uint64_t> permute_moves(const ArmCommand& c, const std::uint8_t* sram, std::size_t size) {
-  need(c.table + 2 * std::size_t(c.width), size, c);
+  need_extents(c, size);
   std::vector<bool> seen(c.width, false);
   std::uint64_t moved = 0, cycles = 0;
   for (std::size_t s = 0; s < c.width; ++s) {
@@ -111,6 +107,28 @@ std::pair<std::uint64_t, std::uint64_t> permute_moves(const ArmCommand& c, const
 
 }  // namespace
 
+std::vector<SramExtent> snn_op_extents(const ArmCommand& c) {
+  using u64 = std::uint64_t;
+  const u64 sp = c.source_plane_stride(), dp = c.destination_plane_stride(c.height);
+  switch (c.kind) {
+    case ArmOpKind::MacInt8:
+      if (c.planes == 0 || c.height == 0 || c.width == 0 || c.depth == 0) return {};
+      return {{c.src, c.src + (c.height - 1ull) * c.src_row_stride + (c.depth - 1ull) * c.a_col_stride + 1},
+              {c.weights, c.weights + (c.planes - 1ull) * c.weights_plane_stride + (c.depth - 1ull) * c.weights_row_stride + c.width},
+              {c.dst, c.dst + (c.planes - 1ull) * dp + (c.height - 1ull) * c.dst_row_stride + 4ull * c.width}};
+    case ArmOpKind::PermuteWords:
+      if (c.width == 0) return {};
+      if (c.planes == 0) return {{c.table, c.table + 2ull * c.width}};  // the table is read all the same
+      return {{c.src, c.src + (c.planes - 1ull) * sp + 4ull * c.width}, {c.table, c.table + 2ull * c.width}};
+    case ArmOpKind::Copy8:
+      if (c.planes == 0 || c.height == 0 || c.width == 0) return {};
+      return {{c.src, c.src + (c.planes - 1ull) * sp + (c.height - 1ull) * c.src_row_stride + c.width},
+              {c.dst, c.dst + (c.planes - 1ull) * dp + (c.height - 1ull) * c.dst_row_stride + c.width}};
+    default:
+      return {};
+  }
+}
+
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std::uint8_t* sram, std::size_t sram_bytes) {
   double clocks = 0;
   switch (c.kind) {
@@ -127,7 +145,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
       // each operand value tested once (every plane's weights are added for a non-zero one)
       std::uint64_t nonzero = std::uint64_t(c.height) * c.depth;
       if (sram) {
-        need_mac(c, sram_bytes);
+        need_extents(c, sram_bytes);
         nonzero = 0;
         for (std::size_t r = 0; r < c.height; ++r)
           for (std::size_t q = 0; q < c.depth; ++q) nonzero += mac_operand(c, sram, r, q) != 0;
@@ -247,7 +265,7 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       });
       return;
     case ArmOpKind::MacInt8: {
-      need_mac(c, size);
+      need_extents(c, size);
       const std::size_t dp = c.destination_plane_stride(c.height);
       for (std::size_t r = 0; r < c.height; ++r)
         for (std::size_t q = 0; q < c.depth; ++q) {
@@ -263,9 +281,8 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     }
     case ArmOpKind::PermuteWords: {
-      permute_moves(c, sram, size);  // a permutation, or nothing moves
+      permute_moves(c, sram, size);  // within the SRAM and a permutation, or nothing moves
       const std::size_t words = c.width;
-      need(c.src + (c.planes - 1) * sp + 4 * words, size, c);
       std::vector<bool> done(words, false);
       for (std::size_t p = 0; p < c.planes; ++p) {
         std::uint8_t* base = sram + c.src + p * sp;
@@ -289,9 +306,7 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
     }
     case ArmOpKind::Copy8: {
       const std::size_t dp = c.destination_plane_stride(c.height);
-      if (c.planes == 0 || c.height == 0 || c.width == 0) return;
-      need(c.src + (c.planes - 1) * sp + (c.height - 1) * std::size_t(c.src_row_stride) + c.width, size, c);
-      need(c.dst + (c.planes - 1) * dp + (c.height - 1) * std::size_t(c.dst_row_stride) + c.width, size, c);
+      need_extents(c, size);
       for (std::size_t p = 0; p < c.planes; ++p)
         for (std::size_t y = 0; y < c.height; ++y)
           std::memmove(sram + c.dst + p * dp + y * c.dst_row_stride, sram + c.src + p * sp + y * c.src_row_stride, c.width);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "model/hw_config.h"
 #include "model/task_stream.h"
@@ -18,6 +19,14 @@ namespace s2 {
 // and every word moved.
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks, const std::uint8_t* sram = nullptr,
                             std::size_t sram_bytes = 0);
+// The SRAM byte ranges [lo, hi) an SNN operation (MacInt8, PermuteWords, Copy8) reads or writes, each bounded:
+// its operand, weights or table, and destination (none for an empty operation, or another kind). arm_apply
+// checks them against the SRAM; the chip streams' race check takes them as the operation's accesses.
+struct SramExtent {
+  std::uint64_t lo = 0, hi = 0;
+};
+std::vector<SramExtent> snn_op_extents(const ArmCommand& c);
+
 // Whether arm_op_cycles reads the SRAM for this operation (MacInt8, PermuteWords).
 inline bool arm_op_cycles_read_sram(ArmOpKind k) { return k == ArmOpKind::MacInt8 || k == ArmOpKind::PermuteWords; }
 // Carries the operation out on a PE's SRAM (functional, untimed). Throws std::out_of_range if it
