@@ -5,8 +5,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "mapper/snn_blocks.h"
+#include "mapper/snn_deployment.h"
 #include "mapper/snn_echelon.h"
 #include "mapper/stream_commands.h"
+#include "model/noc/mesh.h"
 #include "model/sram_layout.h"
 
 namespace s2::mapper {
@@ -30,84 +33,13 @@ std::optional<SnnLayout> snn_layout_named(const std::string& name) {
 
 namespace {
 
-constexpr std::uint64_t kWord = 16;  // SRAM regions start on a 128-bit line
-
-// SRAM regions, allocated one after the other from address 0.
-struct SramAllocator {
-  std::uint64_t next = 0;
-  std::uint32_t take(std::uint64_t bytes) {
-    const std::uint64_t at = next;
-    next = align_up(next + bytes, kWord);
-    return static_cast<std::uint32_t>(at);
-  }
-};
-
-// The DRAM: the spike train time-major after `lead` rows of zeros (and `tail` after it), then the currents.
-struct SnnDram {
-  std::uint64_t spikes = 0, currents = 0, bytes = 0;
-  int lead = 0;
-};
-SnnDram snn_dram(const SnnLayer& l, int lead, int tail, std::vector<std::uint8_t>& image) {
-  SnnDram d;
-  d.lead = lead;
-  const std::uint64_t rows = std::uint64_t(lead) + std::uint64_t(l.timesteps) + std::uint64_t(tail);
-  d.currents = align_up(rows * std::uint64_t(l.pre), kWord);
-  d.bytes = align_up(d.currents + std::uint64_t(l.timesteps) * std::uint64_t(l.post) * 4, kWord);
-  image.assign(d.bytes, 0);
-  std::copy(l.spikes.begin(), l.spikes.end(), image.begin() + static_cast<std::ptrdiff_t>(std::uint64_t(lead) * std::uint64_t(l.pre)));
-  return d;
-}
-
-// The DMA load of spike rows [row, row + rows) of the DRAM's spike train into SRAM at `at`.
-StreamCommand load_spikes(const SnnLayer& l, const SnnDram& d, std::uint64_t row, int rows, std::uint32_t at) {
-  DmaTransfer t;
-  t.dram_addr = d.spikes + row * std::uint64_t(l.pre);
-  t.sram_addr = at;
-  t.row_bytes = static_cast<std::uint32_t>(std::uint64_t(rows) * std::uint64_t(l.pre));
-  return dma_command(CommandKind::DmaLoad, "SPIKES", t);
-}
-
-// The DMA store of `rows` current rows (post int32 each, `sram_row_bytes` apart in SRAM) for steps from `t0`.
-StreamCommand store_currents(const SnnLayer& l, const SnnDram& d, int t0, int rows, std::uint32_t at, std::uint32_t sram_row_bytes) {
-  DmaTransfer t;
-  t.dram_addr = d.currents + std::uint64_t(t0) * std::uint64_t(l.post) * 4;
-  t.dram_row_stride = std::uint64_t(l.post) * 4;
-  t.sram_addr = at;
-  t.sram_row_stride = sram_row_bytes;
-  t.row_bytes = static_cast<std::uint32_t>(l.post) * 4;
-  t.rows = static_cast<std::uint32_t>(rows);
-  return dma_command(CommandKind::DmaStore, "CURRENTS", t);
-}
-
-// The ARM clears `bytes` at `at` (the ring slot just stored), as padding's word stores.
-StreamCommand clear(std::uint32_t at, std::uint32_t bytes) {
-  ArmCommand a;
-  a.kind = ArmOpKind::Pad;
-  a.src = at;
-  a.width = bytes;
-  a.height = 1;
-  a.src_row_stride = bytes;
-  a.pad_top = 1;
-  return arm_command("RING", a);
-}
-
-// The ring buffer's slots t + d for d in [d0, d0 + n), each `slot` bytes, as runs of consecutive slots:
-// calls f(first delay, first slot, count) once or twice (where the ring wraps).
-template <typename F>
-void ring_runs(int t, int d0, int n, int delays, F f) {
-  const int s0 = (t + d0) % delays;
-  const int first = std::min(n, delays - s0);
-  f(d0, s0, first);
-  if (first < n) f(d0 + first, 0, n - first);
-}
-
 void serial_arm(const SnnLayer& l, const HwConfig&, SnnPlan& p, std::vector<std::uint8_t>& sram) {
   const std::uint64_t wbytes = std::uint64_t(l.delays) * l.pre * l.post, slot = std::uint64_t(l.post) * 4;
   SramAllocator a;
   const std::uint32_t w = a.take(wbytes), s = a.take(std::uint64_t(l.pre)), ring = a.take(slot * std::uint64_t(l.delays));
-  p.sram.weights = align_up(wbytes, kWord);
-  p.sram.spikes = align_up(l.pre, kWord);
-  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kWord);
+  p.sram.weights = align_up(wbytes, kSnnWord);
+  p.sram.spikes = align_up(l.pre, kSnnWord);
+  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kSnnWord);
   sram.assign(a.next, 0);
   std::copy(l.weights.begin(), l.weights.end(), sram.begin() + w);  // dense [d][pre][post]
   const SnnDram d = snn_dram(l, 0, 0, p.memory.drams[0]);
@@ -151,11 +83,11 @@ void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vecto
   for (auto& x : b) x = a.take(lay.b_bytes);
   const std::uint32_t s = a.take(std::uint64_t(l.pre)), am = a.take(lay.a_bytes), c = a.take(lay.o_bytes);
   const std::uint32_t ring = a.take(slot * std::uint64_t(l.delays));
-  p.sram.weights = std::uint64_t(l.delays) * align_up(lay.b_bytes, kWord);
-  p.sram.spikes = align_up(l.pre, kWord);
-  p.sram.spike_map = align_up(lay.a_bytes, kWord);
-  p.sram.buffers = align_up(lay.o_bytes, kWord);
-  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kWord);
+  p.sram.weights = std::uint64_t(l.delays) * align_up(lay.b_bytes, kSnnWord);
+  p.sram.spikes = align_up(l.pre, kSnnWord);
+  p.sram.spike_map = align_up(lay.a_bytes, kSnnWord);
+  p.sram.buffers = align_up(lay.o_bytes, kSnnWord);
+  p.sram.currents = align_up(slot * std::uint64_t(l.delays), kSnnWord);
   sram.assign(a.next, 0);
   for (int d = 0; d < l.delays; ++d)  // W_d as operand B: row i (pre-neuron), column j (post-neuron)
     for (int i = 0; i < l.pre; ++i)
@@ -166,16 +98,7 @@ void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vecto
   auto& cmds = p.stream.pe[0];
   for (int t = 0; t < l.timesteps; ++t) {
     cmds.push_back(load_spikes(l, d, std::uint64_t(t), 1, s));
-    // the spikes into operand A's row 0 (one byte per MAC row per value; rows 1..3 stay 0)
-    ArmCommand cp;
-    cp.kind = ArmOpKind::Copy8;
-    cp.src = s;
-    cp.src_row_stride = 1;
-    cp.dst = am;
-    cp.dst_row_stride = static_cast<std::uint32_t>(cfg.mac_rows);
-    cp.width = 1;
-    cp.height = static_cast<std::uint32_t>(l.pre);
-    cmds.push_back(arm_command("SPIKE_MAP", cp));
+    cmds.push_back(spikes_to_operand_a(s, am, l.pre, cfg.mac_rows));
     for (int dl = 0; dl < l.delays; ++dl) {
       cmds.push_back(mla_command("MM_DELAY", mm_task(mm), am, b[std::size_t(dl)], c));
       ++p.mla_tasks;
@@ -194,45 +117,6 @@ void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vecto
   }
 }
 
-// The shifted spike map both stacked layouts multiply (operand A, D rows of D x pre values in the MLA's
-// layout): its shape, the spike window a batch of D steps reads, and the ARM's copies that build it.
-struct SpikeMap {
-  int delays = 0, pre = 0, rows = 4;
-  int groups = 0;          // operand A's row groups of `rows` MAC rows
-  int window = 0;          // spike rows a batch reads: steps t0 - (D - 1) .. t0 + groups x rows - 1
-  SramLayout layout;       // of the whole map's multiplication (operand A's group stride)
-  SpikeMap(const SnnLayer& l, const HwConfig& cfg) : delays(l.delays), pre(l.pre), rows(cfg.mac_rows) {
-    groups = (delays + rows - 1) / rows;
-    window = groups * rows + delays - 1;
-    MmShape mm;
-    mm.W_A = mm.H_B = delays * pre;
-    mm.H_A = delays;
-    mm.W_B = l.post;
-    layout = sram_layout(mm_task(mm), cfg);
-  }
-  // the rows (steps) of group g
-  int group_rows(int g) const { return std::min(rows, delays - g * rows); }
-  // Operand A value (r, (q, i)) of group g is s[t0 + g*rows + r - d][i] = window row g*rows + r + q: per group and
-  // q, `rows` planes (r) of `pre` values, each one byte into its MAC row's lane.
-  void build(std::vector<StreamCommand>& cmds, std::uint32_t window_at, std::uint32_t map_at) const {
-    for (int g = 0; g < groups; ++g)
-      for (int q = 0; q < delays; ++q) {
-        ArmCommand cp;
-        cp.kind = ArmOpKind::Copy8;
-        cp.src = window_at + static_cast<std::uint32_t>(std::uint64_t(g * rows + q) * std::uint64_t(pre));
-        cp.src_row_stride = 1;
-        cp.src_plane_stride = static_cast<std::uint32_t>(pre);
-        cp.dst = map_at + static_cast<std::uint32_t>(std::uint64_t(g) * layout.a_group_stride + std::uint64_t(q) * std::uint64_t(pre) * rows);
-        cp.dst_row_stride = static_cast<std::uint32_t>(rows);
-        cp.dst_plane_stride = 1;
-        cp.width = 1;
-        cp.height = static_cast<std::uint32_t>(pre);
-        cp.planes = static_cast<std::uint32_t>(rows);
-        cmds.push_back(arm_command("SPIKE_MAP", cp));
-      }
-  }
-};
-
 void operand_stack(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vector<std::uint8_t>& sram) {
   const int D = l.delays;
   const SpikeMap map(l, cfg);
@@ -240,10 +124,10 @@ void operand_stack(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vect
   SramAllocator a;
   const std::uint32_t b = a.take(lay.b_bytes), s = a.take(std::uint64_t(map.window) * l.pre), am = a.take(lay.a_bytes),
                       c = a.take(lay.o_bytes);
-  p.sram.weights = align_up(lay.b_bytes, kWord);
-  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kWord);
-  p.sram.spike_map = align_up(lay.a_bytes, kWord);
-  p.sram.currents = align_up(lay.o_bytes, kWord);
+  p.sram.weights = align_up(lay.b_bytes, kSnnWord);
+  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kSnnWord);
+  p.sram.spike_map = align_up(lay.a_bytes, kSnnWord);
+  p.sram.currents = align_up(lay.o_bytes, kSnnWord);
   sram.assign(a.next, 0);
   // the weight-delay map: row n = (q, i), q = D - 1 - d, holds W[d][i][:]
   for (int n = 0; n < D * l.pre; ++n)
@@ -291,7 +175,7 @@ void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std
     band_mm.push_back(MmShape{b.rows, rows, blue - b.first_col, b.rows});
     const SramLayout bl = sram_layout(mm_task(band_mm.back()), cfg);
     band_at.push_back(a.take(bl.b_bytes));
-    band_bytes += align_up(bl.b_bytes, kWord);
+    band_bytes += align_up(bl.b_bytes, kSnnWord);
     temp_bytes = std::max<std::uint64_t>(temp_bytes, bl.o_bytes);
   }
   const int pink_rows = mixed ? e.nonzero_rows : 0;
@@ -299,12 +183,12 @@ void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std
   const std::uint32_t s = a.take(std::uint64_t(map.window) * l.pre), am = a.take(map.layout.a_bytes);
   const std::uint32_t table = a.take(2 * std::uint64_t(N)), cur = a.take(cur_row * std::uint64_t(map.groups * rows));
   const std::uint32_t temp = a.take(temp_bytes);
-  p.sram.weights = band_bytes + align_up(std::uint64_t(pink_rows) * std::uint64_t(pink), kWord);
-  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kWord);
-  p.sram.spike_map = align_up(map.layout.a_bytes, kWord);
-  p.sram.index = align_up(2 * std::uint64_t(N), kWord);
-  p.sram.currents = align_up(cur_row * std::uint64_t(map.groups * rows), kWord);
-  p.sram.buffers = align_up(temp_bytes, kWord);
+  p.sram.weights = band_bytes + align_up(std::uint64_t(pink_rows) * std::uint64_t(pink), kSnnWord);
+  p.sram.spikes = align_up(std::uint64_t(map.window) * l.pre, kSnnWord);
+  p.sram.spike_map = align_up(map.layout.a_bytes, kSnnWord);
+  p.sram.index = align_up(2 * std::uint64_t(N), kSnnWord);
+  p.sram.currents = align_up(cur_row * std::uint64_t(map.groups * rows), kSnnWord);
+  p.sram.buffers = align_up(temp_bytes, kSnnWord);
   sram.assign(a.next, 0);
   for (std::size_t k = 0; k < e.bands.size(); ++k) {
     const EchelonBand& b = e.bands[k];
@@ -327,14 +211,7 @@ void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std
   for (int t0 = 0; t0 < l.timesteps; t0 += D) {
     cmds.push_back(load_spikes(l, d, std::uint64_t(t0), map.window, s));
     map.build(cmds, s, am);
-    ArmCommand perm;
-    perm.kind = ArmOpKind::PermuteWords;
-    perm.src = am;
-    perm.width = static_cast<std::uint32_t>(N);
-    perm.planes = static_cast<std::uint32_t>(map.groups);
-    perm.src_plane_stride = map.layout.a_group_stride;
-    perm.table = table;
-    cmds.push_back(arm_command("REORDER", perm));
+    cmds.push_back(circle_reverse(map, am, table, N));
     cmds.push_back(clear(cur, static_cast<std::uint32_t>(cur_row * std::uint64_t(map.groups * rows))));
     for (int g = 0; g < map.groups; ++g) {
       const std::uint32_t group = am + static_cast<std::uint32_t>(std::uint64_t(g) * map.layout.a_group_stride);
@@ -378,6 +255,22 @@ void echelon(const SnnLayer& l, const HwConfig& cfg, bool mixed, SnnPlan& p, std
 
 }  // namespace
 
+std::vector<int> snn_pe_order(const HwConfig& cfg) {
+  const Mesh mesh(cfg.chip);
+  std::vector<int> qpes;
+  for (int q = 0; q < mesh.qpes(); ++q)
+    if (cfg.chip.has_pes(q)) qpes.push_back(q);
+  if (qpes.empty()) throw std::invalid_argument("SNN layer: the system has no PEs");
+  const int home = *std::min_element(qpes.begin(), qpes.end(), [&](int a, int b) {
+    return mesh.hops(a, mesh.dram_router(0, a)) < mesh.hops(b, mesh.dram_router(0, b));
+  });
+  std::stable_sort(qpes.begin(), qpes.end(), [&](int a, int b) { return mesh.hops(home, a) < mesh.hops(home, b); });
+  std::vector<int> order;
+  for (int q : qpes)
+    for (int p = 0; p < kPesPerQpe; ++p) order.push_back(q * kPesPerQpe + p);
+  return order;
+}
+
 SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& cfg, std::uint64_t budget_bytes) {
   check_snn_layer(layer);
   SnnPlan p;
@@ -398,14 +291,18 @@ SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& 
       echelon(layer, cfg, layout == SnnLayout::EchelonMixed, p, sram);
       break;
   }
-  if (p.sram.total() > budget_bytes || sram.size() > std::size_t(cfg.sram_bytes))
-    throw std::invalid_argument(std::string("SNN layer: ") + to_string(layout) + " needs " + std::to_string(p.sram.total()) +
-                                " bytes of SRAM on one PE, more than the budget of " + std::to_string(budget_bytes) +
-                                " (--budget-bytes); a layer this size needs the Dominant/Subordinate deployment over several PEs");
+  if (p.sram.total() > budget_bytes || sram.size() > std::size_t(cfg.sram_bytes)) return deploy_snn_layer(layer, layout, cfg, budget_bytes);
+  // the one PE is the Dominant: the layouts above write PE 0's commands
+  const int dominant = snn_pe_order(cfg).front();
+  std::vector<StreamCommand> cmds = std::move(p.stream.pe[0]);
+  p.stream.pe.assign(std::size_t(stream_limits(cfg).pes), {});
+  p.stream.pe[std::size_t(dominant)] = std::move(cmds);
   p.stream.dram_bytes = p.memory.drams[0].size();
-  p.memory.sram[0] = std::move(sram);
-  p.notes.push_back("weights preloaded in SRAM; spikes loaded by the DMA each step from DRAM, currents stored to DRAM each step");
-  p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32 and the ring's clearing: the ARM model's (assumptions where not Table 5.9)");
+  p.memory.sram[dominant] = std::move(sram);
+  p.pes = {SnnPe{dominant, true, false, p.sram}};
+  p.notes.push_back("one PE (the Dominant doing the Subordinate's work too); weights preloaded in SRAM; spikes loaded by the DMA "
+                    "from DRAM, currents stored to DRAM");
+  p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: the ARM model's (assumptions, docs/snn.md)");
   return p;
 }
 

@@ -49,22 +49,39 @@ struct SnnMemory {
   std::uint64_t total() const { return weights + spikes + spike_map + index + currents + buffers; }
 };
 
-// A layer laid out for one PE (PE 0 of a QPE-DRAM system): its stream, the memories it starts from, and where
-// its currents land.
+// A PE of a plan and what it keeps. The Dominant takes the spikes in, builds operand A and gathers the
+// currents; a Subordinate holds weights and computes partial currents (mapper/snn_deployment.h). A plan on
+// one PE has the Dominant only, doing both.
+struct SnnPe {
+  int pe = 0;                     // chip PE index (QPE q's PE p is q x 4 + p)
+  bool dominant = true;
+  bool neighbour_operand = false; // a Subordinate whose MLA reads operand A from the Dominant's SRAM (same QPE)
+  SnnMemory sram;
+};
+
+// A layer laid out on the system of cfg.chip (QPE-DRAM or a chip): its stream, the memories it starts from, and
+// where its currents land.
 struct SnnPlan {
   SnnLayout layout = SnnLayout::SerialArm;
   int steps_per_batch = 1;            // timesteps one pass of the stream's loop covers
   TaskStream stream;
-  SystemMemory memory;                // DRAM 0: spikes then currents; PE 0's SRAM: the weights preloaded
+  SystemMemory memory;                // DRAM 0: spikes then currents; the PEs' SRAMs: the weights preloaded
   std::uint64_t currents_dram = 0;    // [timesteps][post] int32, rows of post x 4 bytes
-  SnnMemory sram;                     // PE 0's SRAM by kind
+  std::vector<SnnPe> pes;             // the Dominant first, then the Subordinates
+  SnnMemory sram;                     // summed over the PEs
   std::uint64_t mla_tasks = 0;        // in the whole stream
   std::vector<std::string> notes;     // what the layout assumes, for the report
+  int subordinates() const { return static_cast<int>(pes.size()) - 1; }
 };
 
-// Lays `layer` out in `layout` for one PE. Throws std::invalid_argument if the layout's SRAM exceeds
-// `budget_bytes` (saying by how much; more PEs are the Dominant/Subordinate deployment's) or the layer is bad.
+// Lays `layer` out in `layout` on as few PEs as hold it within `budget_bytes` of SRAM each: one PE (the Dominant
+// doing everything) if it fits, else one Dominant and Subordinates (mapper/snn_deployment.h). Throws
+// std::invalid_argument if the layer is bad or no deployment on the system fits (saying why).
 SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& cfg, std::uint64_t budget_bytes);
+
+// The PEs a plan takes, in order: the Dominant (PE 0 of the QPE nearest DRAM 0, where the spikes and the currents
+// are), its QPE's other PEs (they read operand A as neighbours), then the other QPEs' PEs by hops from it.
+std::vector<int> snn_pe_order(const HwConfig& cfg);
 
 // The currents the plan's stream left in DRAM: [timesteps][post] int32.
 std::vector<std::int32_t> snn_plan_currents(const SnnPlan& plan, const SnnLayer& layer, const SystemMemory& after);

@@ -242,9 +242,11 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   cmd->add_option("--save-layer", r.save_layer_dir, "write the layer run to DIR (weights.npy, spikes.npy)");
   cmd->add_option("--currents", r.currents_out, "write the currents a backend computed to FILE (.npy, int32, shape (timesteps, post))");
   cmd->add_option("--layout", r.layout, "all (default), serial_arm, original_mac, operand_stack, echelon or echelon_mixed");
-  cmd->add_option("--target", r.target, "qpe (default: one PE of QPE-DRAM)");
+  cmd->add_option("--target", r.target, "qpe (default: QPE-DRAM, at most 4 PEs) or s2 (the chip)")->check(CLI::IsMember({"qpe", "s2"}));
+  cmd->add_option("--preset", r.preset, "the chip for --target s2: prototype (default), spinnaker2 or mini");
   cmd->add_option("--backend", r.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));
-  cmd->add_option("--budget-bytes", r.budget_bytes, "a PE's SRAM for the layout (default: the configuration's MLA budget; the paper's 122880)");
+  cmd->add_option("--budget-bytes", r.budget_bytes, "a PE's SRAM for the layout (default: the configuration's MLA budget; the paper's 122880): "
+                  "a layer that one PE cannot hold goes to a Dominant PE and Subordinates");
   add_config_options(cmd, r.config_file, r.mac, r.flaws);
   add_deviation_bound(cmd, r.policy);
   cmd->add_option("--json", r.json_out, "write the layouts' results as JSON to FILE");

@@ -68,6 +68,16 @@ struct LayoutCheck {
   CheckResult c;
 };
 
+// "1 (Dominant)" or "4 (Dominant + 3 Subordinates)"
+std::string pes_label(const SnnPlan& p) {
+  return p.subordinates() == 0 ? "1 (Dominant)" : fmt::format("{} (Dominant + {} Subordinates)", p.pes.size(), p.subordinates());
+}
+
+nlohmann::ordered_json memory_json(const mapper::SnnMemory& m) {
+  return {{"weights", m.weights}, {"spikes", m.spikes}, {"spike_map", m.spike_map}, {"index", m.index}, {"currents", m.currents},
+          {"buffers", m.buffers}};
+}
+
 std::string replay(const SnnRequest& req, SnnLayout l) {
   const SnnDraw& d = req.draw;
   const std::string layer = !req.weights_file.empty()
@@ -76,6 +86,7 @@ std::string replay(const SnnRequest& req, SnnLayout l) {
                                               d.post, d.delays, d.density, d.rate, d.timesteps, d.seed);
   std::string s = fmt::format("{} snn {} --layout {} --target {} --backend {}", shell_quote(program_name()), layer,
                               mapper::to_string(l), req.target, req.backend);
+  if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
   if (req.budget_bytes) s += fmt::format(" --budget-bytes {}", req.budget_bytes);
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac.empty()) s += " --mac " + req.mac;
@@ -91,12 +102,11 @@ struct SnnBackends {
 };
 
 void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vector<std::int32_t>& golden, const HwConfig& cfg,
-                  std::uint64_t budget, SnnBackends& be, LayoutCheck& k) {
+                  SnnBackends& be, LayoutCheck& k) {
   k.c.name = mapper::to_string(k.layout);
   k.c.group = "snn";
   k.c.replay = replay(req, k.layout);
   try {
-    k.plan = mapper::plan_snn_layer(layer, k.layout, cfg, budget);
     if (req.backend != "rtl") {
       if (!be.model) be.model = make_model_stream_backend(cfg);
       k.model = run_layout(*be.model, *k.plan, layer, golden, StreamRunOptions{});
@@ -135,7 +145,7 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
   else if (c.status == Status::Deviation)
     c.message = fmt::format("delta {:+.2f}% (model {} clk, RTL {} clk)", 100 * *c.delta, *c.model_cycles, *c.rtl_cycles);
   c.labels = {{"layout", c.name},
-              {"PEs", "1 (Dominant)"},
+              {"PEs", pes_label(*k.plan)},
               {"SRAM bytes", std::to_string(k.plan->sram.total())},
               {"MLA tasks", std::to_string(k.plan->mla_tasks)},
               {"steps per multiplication", std::to_string(k.plan->steps_per_batch)}};
@@ -157,12 +167,17 @@ nlohmann::ordered_json layout_json(const LayoutCheck& k, const SnnLayer& l, cons
   j["message"] = k.c.message;
   if (!k.plan) return j;
   const SnnPlan& p = *k.plan;
-  j["pes"] = 1;
+  j["pes"] = p.pes.size();
   j["pes_dominant"] = 1;
-  j["pes_subordinate"] = 0;
+  j["pes_subordinate"] = p.subordinates();
   j["memory_bytes"] = p.sram.total();
-  j["memory"] = {{"weights", p.sram.weights}, {"spikes", p.sram.spikes}, {"spike_map", p.sram.spike_map}, {"index", p.sram.index},
-                 {"currents", p.sram.currents}, {"buffers", p.sram.buffers}};
+  j["memory"] = memory_json(p.sram);
+  nlohmann::ordered_json per_pe = nlohmann::ordered_json::array();
+  for (const mapper::SnnPe& pe : p.pes)
+    per_pe.push_back({{"pe", pe.pe}, {"qpe", pe.pe / kPesPerQpe}, {"role", pe.dominant ? "dominant" : "subordinate"},
+                      {"operand_a", pe.dominant ? "builds" : pe.neighbour_operand ? "neighbour" : "dma_copy"},
+                      {"memory_bytes", pe.sram.total()}, {"memory", memory_json(pe.sram)}});
+  j["per_pe"] = per_pe;
   const auto orig = by.find(SnnLayout::OriginalMac);
   j["memory_percent_of_original_mac"] = orig != by.end() && orig->second->plan
                                             ? nlohmann::ordered_json(100.0 * double(p.sram.total()) / double(orig->second->plan->sram.total()))
@@ -210,7 +225,7 @@ void print_table(const std::vector<LayoutCheck>& checks, const SnnLayer& l, cons
     const nlohmann::ordered_json j = layout_json(k, l, by);
     auto num = [&](const char* key) { return j.contains(key) && !j[key].is_null() ? std::optional<double>(j[key].get<double>()) : std::nullopt; };
     const std::string data = !j.contains("data_match") ? "-" : j["data_match"].get<bool>() ? "ok" : "DIFFER";
-    out << fmt::format("{:<14} {:>4} {:>9} {:>6} {:>5} {:>10} {:>10} {:>8} {:>9} {:>7}  {:<5} {}\n", k.c.name, k.plan ? "1" : "-",
+    out << fmt::format("{:<14} {:>4} {:>9} {:>6} {:>5} {:>10} {:>10} {:>8} {:>9} {:>7}  {:<5} {}\n", k.c.name, k.plan ? std::to_string(k.plan->pes.size()) : "-",
                        k.plan ? std::to_string(k.plan->sram.total()) : "-", cell(num("memory_percent_of_original_mac"), "{:.1f}"),
                        k.plan ? std::to_string(k.plan->mla_tasks) : "-", cell(num("model_cycles_per_timestep"), "{:.1f}"),
                        cell(num("rtl_cycles_per_timestep"), "{:.1f}"),
@@ -224,9 +239,9 @@ void print_table(const std::vector<LayoutCheck>& checks, const SnnLayer& l, cons
 bool check_request(const SnnRequest& req, std::vector<SnnLayout>& layouts, std::ostream& err) {
   try {
     validate(req.policy);
-    if (req.target != "qpe")
-      throw std::invalid_argument("--target " + req.target + ": only qpe (one PE of QPE-DRAM) is built yet; the chip's "
-                                  "Dominant/Subordinate deployment is not (docs/snn.md)");
+    if (req.target != "qpe" && req.target != "s2") throw std::invalid_argument("--target " + req.target + ": expected qpe or s2");
+    if (req.target == "qpe" && !req.preset.empty())
+      throw std::invalid_argument("--preset " + req.preset + ": a chip preset needs --target s2");
     if (req.layout == "all") {
       layouts.assign(std::begin(mapper::kSnnLayouts), std::end(mapper::kSnnLayouts));
     } else if (const auto l = mapper::snn_layout_named(req.layout)) {
@@ -266,6 +281,12 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
   SnnLayer layer;
   try {
     cfg = build_hw_config(req.config_file, req.mac, req.flaws);
+    if (req.target == "qpe") {
+      cfg.chip = qpe_dram_chip();
+    } else {
+      if (!req.preset.empty() || cfg.chip.qpes() == 1) apply_preset(cfg, req.preset.empty() ? "prototype" : req.preset);
+      validate(cfg);
+    }
     layer = req.weights_file.empty() ? draw_snn_layer(req.draw) : read_snn_layer(req.weights_file, req.spikes_file);
     if (!req.save_layer_dir.empty()) save_snn_layer(layer, req.save_layer_dir);
   } catch (const std::exception& e) {
@@ -276,8 +297,8 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
   const std::vector<std::int32_t> golden = snn_currents(layer);
   ResultSet results;
   results.command = "snn";
-  results.title = fmt::format("SNN layer {} pre x {} post, {} delays, {} steps on backend {}", layer.pre, layer.post, layer.delays,
-                              layer.timesteps, req.backend);
+  results.title = fmt::format("SNN layer {} pre x {} post, {} delays, {} steps on {}, backend {}", layer.pre, layer.post, layer.delays,
+                              layer.timesteps, cfg.chip.name, req.backend);
   results.config = to_json(cfg);
   results.config_hash = config_hash(cfg);
   results.policy = req.policy;
@@ -285,15 +306,31 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
   results.total = layouts.size();
   results.notes.push_back("currents bit-exact against the golden reference computed from the synapse list; delta = (model - RTL) / RTL "
                           "(thesis equation 5.1) over the whole stream, spike loads and current stores included");
-  results.notes.push_back("one PE (Dominant); weights preloaded in SRAM; ARM clocks of the SNN operations are assumptions (docs/snn.md)");
+  results.notes.push_back("a layout one PE's budget holds runs on one PE (the Dominant); a larger one on a Dominant and the fewest "
+                          "Subordinates that hold it (docs/snn.md); weights preloaded in SRAM; ARM clocks of the SNN operations are "
+                          "assumptions (docs/snn.md)");
+  for (const std::string& a : cfg.chip.assumptions) results.notes.push_back("assumption (preset " + cfg.chip.name + "): " + a);
 
+  // every layout planned before anything runs: one the budget or the system cannot hold is the request's fault
   std::vector<LayoutCheck> checks(layouts.size());
-  SnnBackends backends;
+  bool planned = true;
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     checks[i].layout = layouts[i];
     checks[i].c.index = i;
-    check_layout(req, layer, golden, cfg, budget, backends, checks[i]);
+    try {
+      checks[i].plan = mapper::plan_snn_layer(layer, layouts[i], cfg, budget);
+    } catch (const std::invalid_argument& e) {
+      err << "s2cosim snn: " << e.what() << "\n";
+      planned = false;
+    }
   }
+  if (!planned) {
+    err << "s2cosim snn: nothing run (--budget-bytes " << budget << ", --target " << req.target
+        << (req.preset.empty() ? "" : " --preset " + req.preset) << "; or --layout one that fits)\n";
+    return kExitBadInput;
+  }
+  SnnBackends backends;
+  for (LayoutCheck& k : checks) check_layout(req, layer, golden, cfg, backends, k);
   std::map<SnnLayout, const LayoutCheck*> by;
   for (const LayoutCheck& k : checks) by[k.layout] = &k;
   out << fmt::format("SNN layer: {} pre, {} post, {} delays, {} timesteps, {} synapses, {} spikes; budget {} bytes per PE\n", layer.pre,
@@ -325,6 +362,7 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
       else
         j["layer"].update({{"weights", req.weights_file}, {"spikes_file", req.spikes_file}});
       j["target"] = req.target;
+      j["system"] = cfg.chip.name;
       j["backend"] = req.backend;
       j["budget_bytes"] = budget;
       j["layouts"] = jl;

@@ -5,8 +5,9 @@
 // of original_mac's, MLA and ARM clocks per timestep and the time as a percentage of serial_arm's. Every layout
 // is a result record (harness/outputs/result.h): JSON, JUnit, HTML and rerun lines as for the other commands.
 //
-// Today: one PE (QPE-DRAM, --target qpe); the layer drawn from a seed (--pre, --post, ...) or read from .npy files.
-// The Dominant/Subordinate deployment over several PEs and the chip are issue 29's next steps (docs/snn.md).
+// A layer one PE's budget holds runs on one PE; a larger one on a Dominant PE and Subordinates
+// (mapper/snn_deployment.h), inside a QPE (--target qpe) or over a chip's QPEs (--target s2 --preset P). The layer
+// is drawn from a seed (--pre, --post, ...) or read from .npy files.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +26,8 @@ struct SnnRequest {
   std::string save_layer_dir;    // --save-layer DIR: the layer run, as weights.npy and spikes.npy
   std::string currents_out;      // --currents I.npy: the currents (int32 (T, post)) a backend computed
   std::string layout = "all";    // all | serial_arm | original_mac | operand_stack | echelon | echelon_mixed
-  std::string target = "qpe";    // qpe (one PE of QPE-DRAM)
+  std::string target = "qpe";    // qpe (QPE-DRAM: a Dominant and up to 3 Subordinates) | s2 (a chip preset)
+  std::string preset;            // --target s2: prototype (default), spinnaker2, mini
   std::string backend = "both";  // both | model | rtl
   std::uint64_t budget_bytes = 0;  // a PE's SRAM for the layout (0: the configuration's MLA budget)
   std::string config_file, mac;
