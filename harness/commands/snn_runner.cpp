@@ -258,6 +258,7 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.sweep_densities.empty()) s.densities = req.sweep_densities;
     s.seed = req.draw.seed;
     s.json_out = req.json_out;
+    s.html_out = req.html_out;
     return snn_figure9(s, out, err);
   }
   std::vector<SnnLayout> layouts;
