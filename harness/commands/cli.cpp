@@ -252,7 +252,7 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   cmd->add_option("--json", r.json_out, "write the layouts' results as JSON to FILE");
   add_result_outputs(cmd, r.html_out, r.junit_out);
   cmd->add_flag("--quiet,-q", r.quiet, "print the summary only");
-  cmd->add_option("--sweep", r.sweep, "fig9: the SNN paper's Figure 9 sweep of Echelon Reorder's memory optimization rate instead (no run)");
+  cmd->add_option("--sweep", r.sweep, "fig9: the SNN paper's Figure 9 sweep of Echelon Reorder's memory optimization rate instead (no run; --json: its rows, --html: its plots)");
   cmd->add_option("--sweep-density", r.sweep_densities, "a density of the sweep (repeatable; default 0.05, 0.1, 0.2)")
       ->expected(1)
       ->allow_extra_args(false)

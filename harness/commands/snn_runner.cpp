@@ -16,6 +16,7 @@
 #include "harness/check/comparators.h"
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/result.h"
+#include "harness/outputs/snn_figures.h"
 #include "harness/outputs/snn_outputs.h"
 #include "harness/stimulus/snn_files.h"
 #include "mapper/snn_layouts.h"
@@ -205,6 +206,18 @@ nlohmann::ordered_json layout_json(const LayoutCheck& k, const SnnLayer& l, cons
   return j;
 }
 
+// Figure 10's bars: per planned layout, its PEs and SRAM, its clocks per timestep and the model's PE-time shares.
+std::vector<SnnFigureLayout> figure10(const std::vector<LayoutCheck>& checks, const SnnLayer& l) {
+  std::vector<SnnFigureLayout> fig;
+  for (const LayoutCheck& k : checks) {
+    if (!k.plan) continue;
+    SnnFigureLayout f{k.c.name, static_cast<int>(k.plan->pes.size()), k.plan->sram, reference_per_step(k, l), std::nullopt};
+    if (k.model.completed()) f.pe_time = k.model.result->pe_time;
+    fig.push_back(f);
+  }
+  return fig;
+}
+
 // --currents: what a backend computed (the first layout's that finished, the RTL's before the model's); none if
 // no run finished.
 const std::vector<std::int32_t>* backend_currents(const std::vector<LayoutCheck>& checks) {
@@ -273,6 +286,7 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
     if (!req.sweep_densities.empty()) s.densities = req.sweep_densities;
     s.seed = req.draw.seed;
     s.json_out = req.json_out;
+    s.html_out = req.html_out;
     return snn_figure9(s, out, err);
   }
   std::vector<SnnLayout> layouts;
@@ -341,6 +355,7 @@ int snn(const SnnRequest& req, std::ostream& out, std::ostream& err) {
     jl.push_back(layout_json(k, layer, by));
     results.checks.push_back(k.c);
   }
+  results.figures = snn_figure10_figures(figure10(checks, layer));
   out << "\n" << format_status_counts(results) << "\n";
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/outputs/output_files.h"
+#include "harness/outputs/snn_figures.h"
 #include "mapper/snn_echelon.h"
 #include "model/snn_layer.h"
 
@@ -20,8 +21,9 @@ int snn_figure9(const SnnSweepRequest& req, std::ostream& out, std::ostream& err
       err << "s2cosim snn --sweep fig9: --density " << d << ": expected a fraction above 0, at most 1\n";
       return kExitBadInput;
     }
-  if (!check_paths({{"--json", req.json_out}}, {}, err)) return kExitBadInput;
+  if (!check_paths({{"--json", req.json_out}, {"--html", req.html_out}}, {}, err)) return kExitBadInput;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::vector<SnnSweepPoint> points;
   out << "Echelon Reorder's memory optimization rate (the share of the aligned weight-delay map no rectangle encloses), "
          "pre 50, seed " << req.seed << "\n";
   for (double density : req.densities) {
@@ -38,23 +40,30 @@ int snn_figure9(const SnnSweepRequest& req, std::ostream& out, std::ostream& err
           rows.push_back({{"density", density}, {"pre", kPre}, {"post", post}, {"delays", delays},
                           {"layout", mixed ? "echelon_mixed" : "echelon"}, {"aligned_weights", m.aligned_weights},
                           {"enclosed_weights", m.enclosed_weights}, {"optimization_rate", m.optimization_rate()}});
+          points.push_back({density, post, mixed, delays, m.optimization_rate()});
         }
       }
       out << "\n";
     }
   }
-  if (req.json_out.empty()) return kExitPass;
-  try {
-    nlohmann::ordered_json j;
-    j["command"] = "snn --sweep fig9";
-    j["seed"] = req.seed;
-    j["figure9"] = rows;
-    write_text_file(req.json_out, j.dump(2) + "\n");
-  } catch (const std::exception& e) {
-    err << "s2cosim snn: " << e.what() << "\n";
-    return kExitOutput;
-  }
-  return kExitPass;
+  const bool written = write_outputs(
+      {{req.json_out,
+        [&] {
+          nlohmann::ordered_json j;
+          j["command"] = "snn --sweep fig9";
+          j["seed"] = req.seed;
+          j["figure9"] = rows;
+          return j.dump(2) + "\n";
+        }},
+       {req.html_out,
+        [&] {
+          return figures_html("snn --sweep fig9: Echelon Reorder's memory optimization rate (the SNN paper's Figure 9)",
+                              {fmt::format("pre 50, post 30, 31 and 32, delay ranges 1 to 16, seed {}; a planner's figure: no stream runs",
+                                           req.seed)},
+                              snn_figure9_figures(points));
+        }}},
+      err);
+  return written ? kExitPass : kExitOutput;
 }
 
 }  // namespace s2

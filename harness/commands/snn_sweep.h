@@ -15,9 +15,10 @@ struct SnnSweepRequest {
   std::vector<double> densities = {0.05, 0.1, 0.2};
   std::uint64_t seed = 1;
   std::string json_out;
+  std::string html_out;  // the plot per density (outputs/snn_figures.h)
 };
 
-// Prints the table per density; returns 0, 2 for bad input, 3 if the JSON could not be written.
+// Prints the table per density; returns 0, 2 for bad input, 3 if the JSON or the HTML could not be written.
 int snn_figure9(const SnnSweepRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

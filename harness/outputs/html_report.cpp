@@ -8,6 +8,7 @@
 
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/result.h"
+#include "harness/outputs/svg_plot.h"
 
 namespace s2 {
 
@@ -30,8 +31,6 @@ const char* status_colour(Status s) {
 
 std::string pct(double v) { return fmt::format("{:+.2f}%", 100.0 * v); }
 
-constexpr double kPlotW = 900, kPlotH = 280, kLeft = 60, kRight = 20, kTop = 20, kBottom = 60;
-
 // A bar per point (x in order), the value a fraction shown as percent; dashed lines at +-`band` if given.
 struct Bar {
   std::string label;
@@ -44,8 +43,7 @@ std::string bar_plot(const std::string& id, const std::string& y_label, const st
   if (lim <= 0) lim = 0.01;
   const double w = kPlotW - kLeft - kRight, h = kPlotH - kTop - kBottom;
   auto y = [&](double v) { return kTop + h / 2 - v / lim * h / 2; };
-  std::string s = fmt::format("<svg class=\"plot\" id=\"{}\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\">\n",
-                              id, kPlotW, kPlotH, kPlotW, kPlotH);
+  std::string s = svg_open(id, kPlotW, kPlotH);
   s += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#888\"/>\n", kLeft, y(0), kLeft + w, y(0));
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>\n", kLeft, kTop, kLeft, kTop + h);
   for (double v : {lim, lim / 2, -lim / 2, -lim})
@@ -68,8 +66,7 @@ std::string bar_plot(const std::string& id, const std::string& y_label, const st
     for (std::size_t i = 0; i < bars.size(); ++i)
       s += fmt::format("<text x=\"{0:.1f}\" y=\"{1}\" class=\"tick\" text-anchor=\"end\" transform=\"rotate(-20 {0:.1f} {1})\">{2}</text>\n",
                        kLeft + step * (double(i) + 0.5), kTop + h + 12, html_escape(bars[i].label.substr(0, 22)));
-  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">{}</text>\n",
-                   kTop + h / 2, kTop + h / 2, html_escape(y_label));
+  s += svg_y_label(kTop + h / 2, y_label);
   return s + "</svg>\n";
 }
 
@@ -88,8 +85,7 @@ std::string scatter_plot(const ResultSet& r) {
   const double side = kPlotH - kTop - kBottom;
   auto px = [&](double v) { return kLeft + (std::log10(v) - l0) / (l1 - l0) * side; };
   auto py = [&](double v) { return kTop + side - (std::log10(v) - l0) / (l1 - l0) * side; };
-  std::string s = fmt::format("<svg class=\"plot\" id=\"plot-model-rtl\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\">\n",
-                              kLeft + side + 40, kPlotH, kLeft + side + 40, kPlotH);
+  std::string s = svg_open("plot-model-rtl", kLeft + side + 40, kPlotH);
   s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kLeft, kTop, side, side);
   s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#aaa\" stroke-dasharray=\"4 3\"/>\n", kLeft,
                    kTop + side, kLeft + side, kTop);
@@ -105,19 +101,16 @@ std::string scatter_plot(const ResultSet& r) {
                      *c->rtl_cycles, *c->model_cycles);
   s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">RTL clocks</text>\n", kLeft + side / 2,
                    kTop + side + 32);
-  s += fmt::format("<text x=\"14\" y=\"{}\" class=\"axis\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">model clocks</text>\n",
-                   kTop + side / 2, kTop + side / 2);
+  s += svg_y_label(kTop + side / 2, "model clocks");
   return s + "</svg>\n";
 }
 
 std::string cycles(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : ""; }
 
-}  // namespace
-
-std::string results_html(const ResultSet& r) {
-  const RunSummary s = summarize(r);
+// The page up to its body: the title and the style sheet every report shares.
+std::string page_head(const std::string& title) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  h += "<title>" + html_escape("s2cosim " + r.command + ": " + r.title) + "</title>\n";
+  h += "<title>" + html_escape(title) + "</title>\n";
   h += R"(<style>
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
@@ -135,9 +128,25 @@ code { font-size: 0.9em; word-break: break-all; }
 .hidden { display: none; }
 </style>
 </head>
-<body data-ready="0">
 )";
-  h += "<h1>" + html_escape("s2cosim " + r.command + ": " + r.title) + "</h1>\n";
+  return h;
+}
+
+// A command's own figures: a heading, the caption as a note and the SVG each.
+std::string figures_section(const std::vector<ReportFigure>& figures) {
+  std::string h;
+  for (const ReportFigure& f : figures)
+    h += "<h2>" + html_escape(f.title) + "</h2>\n<p class=\"note\">" + html_escape(f.caption) + "</p>\n" + f.svg;
+  return h;
+}
+
+}  // namespace
+
+std::string results_html(const ResultSet& r) {
+  const RunSummary s = summarize(r);
+  const std::string title = "s2cosim " + r.command + ": " + r.title;
+  std::string h = page_head(title) + "<body data-ready=\"0\">\n";
+  h += "<h1>" + html_escape(title) + "</h1>\n";
   h += "<p>";
   for (Status st : kAllStatuses)
     h += fmt::format("<span class=\"badge\" style=\"background:{}\">{} {}</span>", status_colour(st), s.counts.at(st), to_string(st));
@@ -158,6 +167,7 @@ code { font-size: 0.9em; word-break: break-all; }
   h += "</table>\n";
   for (const std::string& n : r.notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   h += "<details><summary>configuration (JSON)</summary><pre>" + html_escape(r.config.dump(2)) + "</pre></details>\n";
+  h += figures_section(r.figures);
 
   // plots
   std::vector<Bar> deltas;
@@ -290,6 +300,13 @@ code { font-size: 0.9em; word-break: break-all; }
 </html>
 )";
   return h;
+}
+
+std::string figures_html(const std::string& title, const std::vector<std::string>& notes, const std::vector<ReportFigure>& figures) {
+  std::string h = page_head("s2cosim " + title) + "<body>\n<h1>" + html_escape("s2cosim " + title) + "</h1>\n";
+  h += "<p class=\"note\">" + html_escape(std::string("s2cosim ") + tool_version()) + "</p>\n";
+  for (const std::string& n : notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
+  return h + figures_section(figures) + "</body>\n</html>\n";
 }
 
 }  // namespace s2

@@ -56,6 +56,13 @@ struct CategoryClocks {
   std::optional<std::uint64_t> thesis;
 };
 
+// A command's own figure in its HTML report (the SNN paper's Figure 10 panels, outputs/snn_figures.h): drawn from
+// data the JSON holds, so it is in neither the JSON nor the JUnit.
+struct ReportFigure {
+  std::string title, caption;  // caption: what is drawn and how, in one line
+  std::string svg;             // self-contained, every input string in it escaped
+};
+
 struct ResultSet {
   std::string command;  // regress | run-net | bench | flaw-limit
   std::string title;    // what was run, e.g. "vectors/smoke.csv on both backends"
@@ -69,6 +76,7 @@ struct ResultSet {
   int stopped_by_signal = 0;
   std::vector<std::string> notes;  // what a reader must know: approximations, assumptions, substitutions
   std::vector<CategoryClocks> categories;
+  std::vector<ReportFigure> figures;  // in the HTML only, after the summary
 };
 
 // Counts per status (all six, zeros included), |delta| statistics and wall sums.
@@ -105,6 +113,9 @@ std::string results_csv(const ResultSet& r);
 std::string results_junit(const ResultSet& r);
 // A self-contained HTML report (harness/outputs/html_report.cpp).
 std::string results_html(const ResultSet& r);
+// A self-contained HTML page of figures alone, for a command with no checks (`snn --sweep fig9`): the title,
+// the tool's version, the notes and the figures as results_html shows them.
+std::string figures_html(const std::string& title, const std::vector<std::string>& notes, const std::vector<ReportFigure>& figures);
 
 // Text for XML or HTML, in an attribute or between tags: & < > " ' escaped, control characters XML 1.0 does
 // not allow replaced by '?'.
