@@ -91,6 +91,15 @@ TEST(SnnDeployment, SubordinatesOfOneQpeReadOperandAAsNeighboursBitExactOnBothBa
   }
 }
 
+TEST(SnnDeployment, OneDelayAndSilentAndFullSpikeTrainsOverSubordinates) {
+  // post 16 (16k: echelon_mixed is pure echelon), one delay: one MLA row of four per multiplication
+  SnnLayer layer = draw_snn_layer({96, 16, 1, 6, 0.3, 0.0, 11});
+  ASSERT_EQ(layer.spike_count(), 0u);
+  for (const SnnPlan& p : run_everywhere(layer, HwConfig{}, 1600, "silent")) EXPECT_GE(p.subordinates(), 2) << to_string(p.layout);
+  std::fill(layer.spikes.begin(), layer.spikes.end(), 1);
+  run_everywhere(layer, HwConfig{}, 1600, "all_spiking");
+}
+
 TEST(SnnDeployment, SubordinatesOfOtherQpesCopyOperandABitExactOnAChip) {
   const SnnLayer layer = draw_snn_layer({256, 58, 2, 5, 0.3, 0.3, 8});
   const std::vector<SnnPlan> plans = run_everywhere(layer, mini(), 8000, "mini");
@@ -99,6 +108,9 @@ TEST(SnnDeployment, SubordinatesOfOtherQpesCopyOperandABitExactOnAChip) {
     EXPECT_GT(p.pes.size(), 4u) << to_string(p.layout) << ": the test needs Subordinates beyond the Dominant's QPE";
     EXPECT_GE(subordinates_reading(p, false), 1) << to_string(p.layout);
   }
+  // a layer one PE holds runs on the Dominant alone, wherever the chip puts it
+  for (const SnnPlan& p : run_everywhere(draw_snn_layer({30, 20, 3, 6, 0.3, 0.3, 12}), mini(), 96 * 1024, "mini one PE"))
+    EXPECT_EQ(p.pes.size(), 1u) << to_string(p.layout);
 }
 
 TEST(SnnDeployment, TakesTheFewestPesThatFitAndMoreAsTheBudgetShrinks) {
