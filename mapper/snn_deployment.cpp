@@ -253,7 +253,19 @@ class Deployment {
   Regions regions(int k) const;
   std::vector<std::uint8_t> image(int k, const Regions& r) const;
   void batch(SnnPlan& p, int t0) const;
+  // A Subordinate's batch: its commands, regions, the Dominant's, the slot its partial goes to, its index.
+  struct Subordinate {
+    std::vector<StreamCommand>& cmds;
+    const Regions& r;
+    const Regions& dom;
+    u64 slot;
+    int k;
+  };
   void subordinate_batch(SnnPlan& p, int k, const Regions& r, int t0, int rows) const;
+  void ring_slot_back(Subordinate& sub, int t) const;
+  void serial_subordinate(Subordinate& sub, int t) const;
+  void mac_subordinate(SnnPlan& p, Subordinate& sub, int t) const;
+  void stack_subordinate(SnnPlan& p, Subordinate& sub, int rows) const;
 };
 
 Deployment::Regions Deployment::regions(int k) const {
@@ -433,64 +445,90 @@ void Deployment::batch(SnnPlan& p, int t0) const {
 }
 
 void Deployment::subordinate_batch(SnnPlan& p, int k, const Regions& r, int t0, int rows) const {
-  const int pe = pes_[std::size_t(k)], dominant = pes_[0];
   const Regions dom = regions(0);
-  auto& cmds = p.stream.pe[std::size_t(pe)];
-  const int mac_rows = cfg_.mac_rows;
-  const u64 slot = dom.slots + u64(k - 1) * slot_bytes();
+  Subordinate sub{p.stream.pe[std::size_t(pes_[std::size_t(k)])], r, dom, dom.slots + u64(k - 1) * slot_bytes(), k};
+  if (layout_ == SnnLayout::SerialArm)
+    serial_subordinate(sub, t0);
+  else if (layout_ == SnnLayout::OriginalMac)
+    mac_subordinate(p, sub, t0);
+  else
+    stack_subordinate(p, sub, rows);
+}
+
+// A ring buffer's step: slot t written back to the Dominant's slot for this Subordinate, and cleared.
+void Deployment::ring_slot_back(Subordinate& sub, int t) const {
   const u32 row_bytes = u(u64(l_.post) * 4);
-  if (layout_ == SnnLayout::SerialArm) {
-    const int t = t0, n = r.a_end - r.a_first;
-    cmds.push_back(with_dominant(CommandKind::DmaLoad, "SPIKES", dominant, dom.spikes + u64(r.a_first), 0, r.operand_a, 0, u64(n), 1));
-    ring_runs(t, 0, l_.delays, l_.delays, [&](int d0, int s0, int count) {
-      ArmCommand m;
-      m.kind = ArmOpKind::MacInt8;
-      m.src = r.operand_a;
-      m.a_col_stride = 1;
-      m.depth = static_cast<u32>(n);
-      m.width = static_cast<u32>(l_.post);
-      m.planes = static_cast<u32>(count);
-      m.weights = u(r.weights[0] + u64(d0) * u64(n) * u64(l_.post));
-      m.weights_row_stride = static_cast<u32>(l_.post);
-      m.weights_plane_stride = u(u64(n) * u64(l_.post));
-      m.dst = u(r.currents + u64(s0) * row_bytes);
-      m.dst_row_stride = m.dst_plane_stride = row_bytes;
-      cmds.push_back(arm_command("SYNAPSES", m));
-    });
-    const u32 out = u(r.currents + u64(t % l_.delays) * row_bytes);
-    cmds.push_back(with_dominant(CommandKind::DmaStore, "PARTIAL", dominant, slot, 0, out, 0, row_bytes, 1));
-    cmds.push_back(clear(out, row_bytes));
-    return;
+  const u32 out = u(sub.r.currents + u64(t % l_.delays) * row_bytes);
+  sub.cmds.push_back(with_dominant(CommandKind::DmaStore, "PARTIAL", pes_[0], sub.slot, 0, out, 0, row_bytes, 1));
+  sub.cmds.push_back(clear(out, row_bytes));
+}
+
+// serial_arm: the step's spikes of its pre-neurons copied from the Dominant, their weight rows added into the
+// ring's slots t + d.
+void Deployment::serial_subordinate(Subordinate& sub, int t) const {
+  const Regions& r = sub.r;
+  const u32 row_bytes = u(u64(l_.post) * 4);
+  const int n = r.a_end - r.a_first;
+  sub.cmds.push_back(with_dominant(CommandKind::DmaLoad, "SPIKES", pes_[0], sub.dom.spikes + u64(r.a_first), 0, r.operand_a, 0, u64(n), 1));
+  ring_runs(t, 0, l_.delays, l_.delays, [&](int d0, int s0, int count) {
+    ArmCommand m;
+    m.kind = ArmOpKind::MacInt8;
+    m.src = r.operand_a;
+    m.a_col_stride = 1;
+    m.depth = static_cast<u32>(n);
+    m.width = static_cast<u32>(l_.post);
+    m.planes = static_cast<u32>(count);
+    m.weights = u(r.weights[0] + u64(d0) * u64(n) * u64(l_.post));
+    m.weights_row_stride = static_cast<u32>(l_.post);
+    m.weights_plane_stride = u(u64(n) * u64(l_.post));
+    m.dst = u(r.currents + u64(s0) * row_bytes);
+    m.dst_row_stride = m.dst_plane_stride = row_bytes;
+    sub.cmds.push_back(arm_command("SYNAPSES", m));
+  });
+  ring_slot_back(sub, t);
+}
+
+// original_mac: per piece of a delay matrix, the step's spikes (operand A, read from the Dominant or copied)
+// times the piece, added into ring slot t + delay.
+void Deployment::mac_subordinate(SnnPlan& p, Subordinate& sub, int t) const {
+  const Regions& r = sub.r;
+  const int mac_rows = cfg_.mac_rows;
+  const int shift = r.neighbour ? neighbour_shift(pes_[0], pes_[std::size_t(sub.k)]) : -1;
+  const u32 row_bytes = u(u64(l_.post) * 4);
+  if (!r.neighbour)
+    sub.cmds.push_back(with_dominant(CommandKind::DmaLoad, "SPIKE_MAP", pes_[0], sub.dom.operand_a + u64(mac_rows) * u64(r.a_first), 0,
+                                     r.operand_a, 0, u64(mac_rows) * u64(r.a_end - r.a_first), 1));
+  const std::vector<MacPiece>& pieces = mac_[std::size_t(sub.k) - 1];
+  for (std::size_t q = 0; q < pieces.size(); ++q) {
+    const MacPiece& piece = pieces[q];
+    Task task = mm_task(mac_mm(l_, piece));
+    task.a_src_shift = shift;
+    const u64 a = r.neighbour ? sub.dom.operand_a + u64(mac_rows) * u64(piece.i0) : r.operand_a + u64(mac_rows) * u64(piece.i0 - r.a_first);
+    sub.cmds.push_back(mla_command("MM_DELAY", task, u(a), r.weights[q], r.temp));
+    ++p.mla_tasks;
+    ArmCommand add;
+    add.kind = ArmOpKind::AddInt32;
+    add.src = r.temp;
+    add.src_row_stride = sram_layout(task, cfg_).o_row_stride * 4;
+    add.dst = u(r.currents + u64((t + piece.delay) % l_.delays) * row_bytes);
+    add.dst_row_stride = row_bytes;
+    add.width = static_cast<u32>(l_.post);
+    sub.cmds.push_back(arm_command("RING", add));
   }
-  const int shift = r.neighbour ? neighbour_shift(dominant, pe) : -1;
-  if (layout_ == SnnLayout::OriginalMac) {
-    const int t = t0;
-    if (!r.neighbour)
-      cmds.push_back(with_dominant(CommandKind::DmaLoad, "SPIKE_MAP", dominant, dom.operand_a + u64(mac_rows) * u64(r.a_first), 0,
-                                   r.operand_a, 0, u64(mac_rows) * u64(r.a_end - r.a_first), 1));
-    const std::size_t s = std::size_t(k) - 1;
-    for (std::size_t q = 0; q < mac_[s].size(); ++q) {
-      const MacPiece& piece = mac_[s][q];
-      Task task = mm_task(mac_mm(l_, piece));
-      task.a_src_shift = shift;
-      const u64 a = r.neighbour ? dom.operand_a + u64(mac_rows) * u64(piece.i0) : r.operand_a + u64(mac_rows) * u64(piece.i0 - r.a_first);
-      cmds.push_back(mla_command("MM_DELAY", task, u(a), r.weights[q], r.temp));
-      ++p.mla_tasks;
-      ArmCommand add;
-      add.kind = ArmOpKind::AddInt32;
-      add.src = r.temp;
-      add.src_row_stride = sram_layout(task, cfg_).o_row_stride * 4;
-      add.dst = u(r.currents + u64((t + piece.delay) % l_.delays) * row_bytes);
-      add.dst_row_stride = row_bytes;
-      add.width = static_cast<u32>(l_.post);
-      cmds.push_back(arm_command("RING", add));
-    }
-    const u32 out = u(r.currents + u64(t % l_.delays) * row_bytes);
-    cmds.push_back(with_dominant(CommandKind::DmaStore, "PARTIAL", dominant, slot, 0, out, 0, row_bytes, 1));
-    cmds.push_back(clear(out, row_bytes));
-    return;
-  }
-  const Slab& slab = slabs_[std::size_t(k) - 1];
+  ring_slot_back(sub, t);
+}
+
+// The stacked layouts: its slab's columns of operand A (read from the Dominant or copied), per row group and
+// piece one multiplication added into the batch's partial currents (and echelon_mixed's ARM columns), the
+// `rows` steps of the partial written back to the Dominant.
+void Deployment::stack_subordinate(SnnPlan& p, Subordinate& sub, int rows) const {
+  const Regions& r = sub.r;
+  const Regions& dom = sub.dom;
+  auto& cmds = sub.cmds;
+  const int dominant = pes_[0], mac_rows = cfg_.mac_rows;
+  const int shift = r.neighbour ? neighbour_shift(dominant, pes_[std::size_t(sub.k)]) : -1;
+  const u32 row_bytes = u(u64(l_.post) * 4);
+  const Slab& slab = slabs_[std::size_t(sub.k) - 1];
   const StackMap& m = *stack_;
   if (!r.neighbour)  // the slab's columns of each row group of operand A
     cmds.push_back(with_dominant(CommandKind::DmaLoad, "SPIKE_MAP", dominant, dom.operand_a + u64(mac_rows) * u64(slab.r0),
@@ -533,7 +571,7 @@ void Deployment::subordinate_batch(SnnPlan& p, int k, const Regions& r, int t0, 
       cmds.push_back(arm_command("ARM_COLUMNS", mac));
     }
   }
-  cmds.push_back(with_dominant(CommandKind::DmaStore, "PARTIAL", dominant, slot, 0, r.currents, 0, u64(rows) * row_bytes, 1));
+  cmds.push_back(with_dominant(CommandKind::DmaStore, "PARTIAL", dominant, sub.slot, 0, r.currents, 0, u64(rows) * row_bytes, 1));
 }
 
 }  // namespace
