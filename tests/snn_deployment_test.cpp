@@ -6,10 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <stdexcept>
 #include <cstdint>
-#include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "mapper/snn_layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
+#include "snn_support.h"
 
 using namespace s2;
 using namespace s2::mapper;
@@ -28,42 +27,6 @@ HwConfig mini() {
   HwConfig cfg;
   apply_preset(cfg, "mini");
   return cfg;
-}
-
-// Every layout of `layer` within `budget` on both backends: bit-exact, model against RTL within 2%; returns
-// the plans (for the callers' checks of their PEs).
-std::vector<SnnPlan> run_everywhere(const SnnLayer& layer, const HwConfig& cfg, std::uint64_t budget, const std::string& what) {
-  const std::vector<std::int32_t> golden = snn_currents(layer);
-  auto model = make_model_stream_backend(cfg);
-  auto rtl = make_rtl_stream_backend(cfg);
-  std::vector<SnnPlan> plans;
-  for (SnnLayout l : kSnnLayouts) {
-    SnnPlan plan = plan_snn_layer(layer, l, cfg, budget);
-    SystemMemory on_model = plan.memory, on_rtl = plan.memory;
-    const StreamResult m = model->run(plan.stream, on_model, StreamRunOptions{});
-    StreamRunOptions ro;
-    ro.watchdog_cycles = 4 * m.cycles + 100000;
-    const StreamResult r = rtl->run(plan.stream, on_rtl, ro);
-    const std::string tag = what + " " + to_string(l);
-    EXPECT_TRUE(m.completed) << tag << ": " << m.stalled;
-    EXPECT_TRUE(r.completed) << tag << ": " << r.stalled;
-    if (!m.completed || !r.completed) continue;
-    EXPECT_EQ(snn_plan_currents(plan, layer, on_model), golden) << tag << " (model)";
-    EXPECT_EQ(snn_plan_currents(plan, layer, on_rtl), golden) << tag << " (RTL)";
-    const double delta = (double(m.cycles) - double(r.cycles)) / double(r.cycles);
-    std::cout << tag << ": " << plan.pes.size() << " PEs, model " << m.cycles << " RTL " << r.cycles << " clocks (" << 100.0 * delta
-              << "%)\n";
-    EXPECT_LE(std::abs(delta), 0.02) << tag;
-    std::uint64_t sum = 0;
-    for (const SnnPe& pe : plan.pes) {
-      EXPECT_LE(pe.sram.total(), budget) << tag << " PE " << pe.pe;
-      EXPECT_EQ(plan.memory.sram.at(pe.pe).size(), pe.sram.total()) << tag << " PE " << pe.pe;
-      sum += pe.sram.total();
-    }
-    EXPECT_EQ(sum, plan.sram.total()) << tag;
-    plans.push_back(std::move(plan));
-  }
-  return plans;
 }
 
 int subordinates_reading(const SnnPlan& p, bool neighbour) {
@@ -77,7 +40,7 @@ int subordinates_reading(const SnnPlan& p, bool neighbour) {
 TEST(SnnDeployment, SubordinatesOfOneQpeReadOperandAAsNeighboursBitExactOnBothBackends) {
   // post 33 (16k + 1): the mixed layout's ARM columns too; 5 delays: two row groups of operand A
   const SnnLayer layer = draw_snn_layer({40, 33, 5, 11, 0.3, 0.3, 7});
-  const std::vector<SnnPlan> plans = run_everywhere(layer, HwConfig{}, 7000, "qpe");
+  const std::vector<SnnPlan> plans = test::run_snn_everywhere(layer, HwConfig{}, 7000, "qpe");
   ASSERT_EQ(plans.size(), std::size(kSnnLayouts));
   for (const SnnPlan& p : plans) {
     EXPECT_GE(p.subordinates(), 1) << to_string(p.layout) << " holds on one PE at 7000 bytes: the test needs a smaller budget";
@@ -95,21 +58,21 @@ TEST(SnnDeployment, OneDelayAndSilentAndFullSpikeTrainsOverSubordinates) {
   // post 16 (16k: echelon_mixed is pure echelon), one delay: one MLA row of four per multiplication
   SnnLayer layer = draw_snn_layer({96, 16, 1, 6, 0.3, 0.0, 11});
   ASSERT_EQ(layer.spike_count(), 0u);
-  for (const SnnPlan& p : run_everywhere(layer, HwConfig{}, 1600, "silent")) EXPECT_GE(p.subordinates(), 2) << to_string(p.layout);
+  for (const SnnPlan& p : test::run_snn_everywhere(layer, HwConfig{}, 1600, "silent")) EXPECT_GE(p.subordinates(), 2) << to_string(p.layout);
   std::fill(layer.spikes.begin(), layer.spikes.end(), 1);
-  run_everywhere(layer, HwConfig{}, 1600, "all_spiking");
+  test::run_snn_everywhere(layer, HwConfig{}, 1600, "all_spiking");
 }
 
 TEST(SnnDeployment, SubordinatesOfOtherQpesCopyOperandABitExactOnAChip) {
   const SnnLayer layer = draw_snn_layer({256, 58, 2, 5, 0.3, 0.3, 8});
-  const std::vector<SnnPlan> plans = run_everywhere(layer, mini(), 8000, "mini");
+  const std::vector<SnnPlan> plans = test::run_snn_everywhere(layer, mini(), 8000, "mini");
   ASSERT_EQ(plans.size(), std::size(kSnnLayouts));
   for (const SnnPlan& p : plans) {
     EXPECT_GT(p.pes.size(), 4u) << to_string(p.layout) << ": the test needs Subordinates beyond the Dominant's QPE";
     EXPECT_GE(subordinates_reading(p, false), 1) << to_string(p.layout);
   }
   // a layer one PE holds runs on the Dominant alone, wherever the chip puts it
-  for (const SnnPlan& p : run_everywhere(draw_snn_layer({30, 20, 3, 6, 0.3, 0.3, 12}), mini(), 96 * 1024, "mini one PE"))
+  for (const SnnPlan& p : test::run_snn_everywhere(draw_snn_layer({30, 20, 3, 6, 0.3, 0.3, 12}), mini(), 96 * 1024, "mini one PE"))
     EXPECT_EQ(p.pes.size(), 1u) << to_string(p.layout);
 }
 

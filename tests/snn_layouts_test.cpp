@@ -19,6 +19,7 @@
 #include "mapper/snn_layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
+#include "snn_support.h"
 #include "test_support.h"
 
 using namespace s2;
@@ -33,26 +34,8 @@ struct Case {
 
 void run_everywhere(const SnnLayer& layer, const std::string& what) {
   const HwConfig cfg;  // QPE-DRAM
-  const std::vector<std::int32_t> golden = snn_currents(layer);
-  auto model = make_model_stream_backend(cfg);
-  auto rtl = make_rtl_stream_backend(cfg);
-  for (SnnLayout l : kSnnLayouts) {
-    const SnnPlan plan = plan_snn_layer(layer, l, cfg, std::uint64_t(cfg.sram_mla_budget_bytes));
-    SystemMemory on_model = plan.memory, on_rtl = plan.memory;
-    const StreamResult m = model->run(plan.stream, on_model, StreamRunOptions{});
-    StreamRunOptions ro;
-    ro.watchdog_cycles = 4 * m.cycles + 100000;
-    const StreamResult r = rtl->run(plan.stream, on_rtl, ro);
-    const std::string tag = what + " " + to_string(l);
-    ASSERT_TRUE(m.completed) << tag << ": " << m.stalled;
-    ASSERT_TRUE(r.completed) << tag << ": " << r.stalled;
-    EXPECT_EQ(snn_plan_currents(plan, layer, on_model), golden) << tag << " (model)";
-    EXPECT_EQ(snn_plan_currents(plan, layer, on_rtl), golden) << tag << " (RTL)";
-    const double delta = (double(m.cycles) - double(r.cycles)) / double(r.cycles);
-    std::cout << tag << ": model " << m.cycles << " RTL " << r.cycles << " clocks (" << 100.0 * delta << "%), "
-              << plan.mla_tasks << " MLA tasks, " << plan.sram.total() << " bytes of SRAM\n";
-    EXPECT_LE(std::abs(delta), 0.02) << tag;
-  }
+  for (const SnnPlan& p : test::run_snn_everywhere(layer, cfg, std::uint64_t(cfg.sram_mla_budget_bytes), what))
+    EXPECT_EQ(p.pes.size(), 1u) << what << " " << to_string(p.layout) << ": one PE holds these layers";
 }
 
 }  // namespace
