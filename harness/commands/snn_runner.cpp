@@ -442,6 +442,8 @@ int run_layouts(const SnnRequest& req, SnnSetup& s, SnnSession& j) {
         k.entry = it->second.first.entry;
         k.c = it->second.first.check;
         k.c.index = i;
+        k.c.replay = replay(req, k.layout);  // as this run's program is called
+        k.entry["replay"] = k.c.replay;
         k.taken = true;
         ++j.tally.taken;
       }
