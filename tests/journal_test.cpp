@@ -22,33 +22,7 @@ using namespace s2;
 
 namespace {
 
-std::size_t lines_in(const std::string& path) {
-  std::ifstream in(path);
-  std::size_t n = 0;
-  for (std::string l; std::getline(in, l);) ++n;
-  return n;
-}
-
-// Runs `run` (a command: returns its exit code) in a child process, sends `sig` once `journal` holds at
-// least `records` lines (the run's first record included), and returns the child's wait status; if the
-// child ends first, its own status.
-template <typename Run>
-int run_and_signal(Run run, const std::string& journal, std::size_t records, int sig) {
-  const pid_t child = fork();
-  if (child == 0) {
-    std::ostringstream out, err;
-    _exit(run(out, err));
-  }
-  while (lines_in(journal) < records) {
-    int status = 0;
-    if (waitpid(child, &status, WNOHANG) == child) return status;  // finished first
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  kill(child, sig);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return status;
-}
+using test::run_and_signal;
 
 // The random suite on both backends (about 15 s: far longer than the tests wait), signalled with `sig` once
 // its journal holds `after` tasks.

@@ -2,6 +2,7 @@
 // A test file includes it and says `using namespace s2::test;` inside its own anonymous namespace.
 //
 //   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir, shell (Ran)
+//   journals       lines_in, run_and_signal (a command in a child process, signalled once its journal has grown)
 //   configuration  config(shape, sram2clk), mac_shape_configs
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
@@ -10,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include <sys/wait.h>
@@ -134,6 +138,35 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The lines a file holds (0 if it does not exist).
+inline std::size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string l; std::getline(in, l);) ++n;
+  return n;
+}
+
+// Runs `run` (a command: returns its exit code) in a child process, sends `sig` once `journal` holds at
+// least `records` lines (the run's first record included), and returns the child's wait status; if the
+// child ends first, its own status.
+template <typename Run>
+int run_and_signal(Run run, const std::string& journal, std::size_t records, int sig) {
+  const pid_t child = fork();
+  if (child == 0) {
+    std::ostringstream out, err;
+    _exit(run(out, err));
+  }
+  while (lines_in(journal) < records) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) return status;  // finished first
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  kill(child, sig);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return status;
+}
 
 // ---------------------------------------------------------------- configurations
 

@@ -250,6 +250,10 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   add_config_options(cmd, r.config_file, r.mac, r.flaws);
   add_deviation_bound(cmd, r.policy);
   cmd->add_option("--json", r.json_out, "write the layouts' results as JSON to FILE");
+  cmd->add_option("--journal", r.journal, "append each finished layout to FILE as a JSON line (default with --json F: F.jsonl)");
+  cmd->add_option("--resume", r.resume, "take the layouts a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
+  cmd->add_option("--shard", r.shard, "run shard I of N (I/N, 1-based): the layouts k (in the order run) with k % N == I - 1; "
+                                      "s2cosim merge combines the shards' --json reports");
   add_result_outputs(cmd, r.html_out, r.junit_out);
   cmd->add_flag("--quiet,-q", r.quiet, "print the summary only");
   cmd->add_option("--sweep", r.sweep, "fig9: the SNN paper's Figure 9 sweep of Echelon Reorder's memory optimization rate instead (no run; --json: its rows, --html: its plots)");
@@ -381,7 +385,7 @@ void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
 
 CLI::App* add_merge(CLI::App& app, s2::MergeRequest& mgreq) {
   CLI::App* mergecmd = app.add_subcommand(
-      "merge", "combine the --json reports of a sharded regress or run-net (--shard I/N) into the unsharded run's reports");
+      "merge", "combine the --json reports of a sharded regress, run-net, bench or snn (--shard I/N) into the unsharded run's reports");
   mergecmd->add_option("shards", mgreq.inputs, "the shards' --json reports, in any order")->required();
   mergecmd->add_option("--json", mgreq.json_out, "write the merged JSON report to FILE");
   add_result_outputs(mergecmd, mgreq.html_out, mgreq.junit_out);
@@ -435,7 +439,8 @@ int dispatch(const Commands& cmd, Requests& q) {
   // the commands with a journal stop on SIGINT, SIGTERM, SIGHUP and SIGPIPE from here on, after the task in
   // hand, and write what finished (a signal while the inputs are read stops them before the first task)
   std::optional<s2::StopOnSignal> stop_on_signal;
-  if (cmd.regress->parsed() || cmd.bench->parsed() || cmd.flaw->parsed() || cmd.net->parsed()) stop_on_signal.emplace();
+  if (cmd.regress->parsed() || cmd.bench->parsed() || cmd.flaw->parsed() || cmd.net->parsed() || (cmd.snn->parsed() && q.snn.sweep.empty()))
+    stop_on_signal.emplace();
   if (cmd.regress->parsed()) {
     q.regress.backends = s2::parse_backend_selection(q.regress_backend);
     return s2::regress(q.regress, std::cout, std::cerr);

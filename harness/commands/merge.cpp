@@ -18,6 +18,7 @@
 #include "harness/commands/net_runner.h"
 #include "harness/outputs/output_files.h"
 #include "harness/commands/regress_report.h"
+#include "harness/commands/snn_records.h"
 #include "harness/outputs/result.h"
 #include "model/text_file.h"
 
@@ -33,7 +34,7 @@ struct ShardReport {
   // HTML's columns), come out of the merge in the order the run wrote them
   nlohmann::ordered_json top;
   ResultSet results;
-  nlohmann::ordered_json records;  // tasks[] (regress, bench) or operations[] (run-net), one per check, in order
+  nlohmann::ordered_json records;  // tasks[] (regress, bench), operations[] (run-net) or layouts[] (snn), one per check, in order
 };
 
 ShardReport parse_shard(const std::string& text, const std::string& path) {
@@ -45,7 +46,7 @@ ShardReport parse_shard(const std::string& text, const std::string& path) {
     throw std::runtime_error(path + ": not JSON: " + e.what());
   }
   if (!s.top.is_object() || !s.top.contains("results"))
-    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress, run-net or bench, written by this version)");
+    throw std::runtime_error(path + ": field 'results': missing (a --json report of regress, run-net, bench or snn, written by this version)");
   try {
     s.results = results_from_json(s.top.at("results"));
   } catch (const std::exception& e) {
@@ -54,9 +55,10 @@ ShardReport parse_shard(const std::string& text, const std::string& path) {
   if (s.top.contains("config")) s.results.config = nlohmann::json::parse(s.top.at("config").dump());
   const char* records = s.results.command == "run-net" ? "operations"
                         : s.results.command == "regress" || s.results.command == "bench" ? "tasks"
+                        : s.results.command == "snn"                                       ? "layouts"
                                                                                            : nullptr;
   if (!records)
-    throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress, run-net and bench reports");
+    throw std::runtime_error(path + ": a report of '" + s.results.command + "': merge takes regress, run-net, bench and snn reports");
   if (!s.top.contains(records) || !s.top.at(records).is_array())
     throw std::runtime_error(path + ": field '" + records + "': expected a list");
   s.records = s.top.at(records);
@@ -87,6 +89,11 @@ ShardReport parse_shard(const std::string& text, const std::string& path) {
   if (s.records.size() != s.results.checks.size())
     throw std::runtime_error(fmt::format("{}: {} {} records for {} results: not a report this tool wrote", path, s.records.size(),
                                          records, s.results.checks.size()));
+  // a layout's entry and its check are the same layout
+  if (s.results.command == "snn")
+    for (std::size_t i = 0; i < s.records.size(); ++i)
+      need(records, s.records[i].value("layout", nlohmann::ordered_json()) == s.results.checks[i].name,
+           "entries whose layout is their check's name");
   return s;
 }
 
@@ -99,6 +106,7 @@ ShardReport read_shard(const std::string& path) {
 std::vector<std::string> identity_fields(const std::string& command) {
   if (command == "regress") return {"vectors", "backends", "config_hash"};
   if (command == "bench") return {"suite_files", "mac"};
+  if (command == "snn") return snn_identity_fields();
   return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole"};
 }
 
@@ -172,6 +180,9 @@ void check_one_run(const std::vector<ShardReport>& shards, bool allow_partial) {
         throw std::runtime_error(fmt::format("{}: field '{}' is {}, {} has {}: shards of different runs", s.path, f, b.dump(),
                                              first.path, a.dump()));
     }
+    if (s.results.config_hash != first.results.config_hash)
+      throw std::runtime_error(fmt::format("{}: field 'config_hash' is \"{}\", {} has \"{}\": shards of different runs", s.path,
+                                           s.results.config_hash, first.path, first.results.config_hash));
     if (to_json(s.results.policy) != to_json(first.results.policy))
       throw std::runtime_error(fmt::format("{}: judged by another policy than {} ({}; {}): shards of different runs", s.path,
                                            first.path, policy_line(s.results.policy), policy_line(first.results.policy)));
@@ -217,6 +228,7 @@ bool merge_checks(const std::vector<ShardReport>& shards, ResultSet& merged, std
     add_missing_checks(s, missing);
     for (auto& [c, record] : missing) {
       if (merged.command == "run-net") record = nlohmann::ordered_json{{"name", c.name}, {"strategy", "nofuse_noreuse"}, {"status", "error"}, {"error", c.message}};
+      if (merged.command == "snn") record = nlohmann::ordered_json{{"layout", c.name}, {"status", "error"}, {"message", c.message}};
       indexed.emplace_back(c.index, std::move(record));
       checks.push_back(std::move(c));
     }
@@ -300,6 +312,20 @@ std::string merged_run_net_report(const std::vector<ShardReport>& shards, const 
   return run_net_report_json(head, operations, merged).dump(2);
 }
 
+// snn's report from every shard's layouts[] entries in the whole run's order, the percentages relative to
+// original_mac and serial_arm made again across the shards.
+std::string merged_snn_report(const ShardReport& first, std::vector<nlohmann::ordered_json>& records, ResultSet& merged) {
+  nlohmann::ordered_json head;
+  for (const char* f : {"command", "layer", "target", "system", "backend", "budget_bytes"})
+    if (first.top.contains(f)) head[f] = first.top.at(f);
+  if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
+  nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
+  for (nlohmann::ordered_json& r : records) layouts.push_back(std::move(r));
+  const nlohmann::ordered_json report = snn_report_json(head, std::move(layouts), merged);
+  merged.figures = snn_report_figures(report.at("layouts"));
+  return report.dump(2);
+}
+
 }  // namespace
 
 int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
@@ -329,6 +355,8 @@ int merge(const MergeRequest& req, std::ostream& out, std::ostream& err) {
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
     for (nlohmann::ordered_json& r : records) tasks.push_back(std::move(r));
     report = regress_report_json(tasks, merged, first.top.value("vectors", ""), first.top.value("backends", "")).dump(2);
+  } else if (merged.command == "snn") {
+    report = merged_snn_report(first, records, merged);
   } else {
     report = merged_run_net_report(shards, records, merged);
   }

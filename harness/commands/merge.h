@@ -1,4 +1,4 @@
-// `s2cosim merge`: combines the JSON reports of a sharded run (`regress` or `run-net` with --shard I/N) into
+// `s2cosim merge`: combines the JSON reports of a sharded run (`regress`, `run-net`, `bench` or `snn` with --shard I/N) into
 // the report the unsharded run writes, equal to it apart from wall times (and what is made of them), and
 // writes its HTML, JUnit and CSV as the run would have.
 #pragma once

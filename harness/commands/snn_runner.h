@@ -8,6 +8,10 @@
 // A layer one PE's budget holds runs on one PE; a larger one on a Dominant PE and Subordinates
 // (mapper/snn_deployment.h), inside a QPE (--target qpe) or over a chip's QPEs (--target s2 --preset P). The layer
 // is drawn from a seed (--pre, --post, ...) or read from .npy files.
+//
+// Each finished layout goes to the journal as it finishes (commands/snn_records.h); --resume takes the layouts a
+// journal of the same run holds; SIGINT, SIGTERM, SIGHUP and SIGPIPE stop the run after the layout in hand;
+// --shard I/N runs a share of the layouts, and `s2cosim merge` of every shard's --json report gives the run's.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +38,16 @@ struct SnnRequest {
   std::vector<std::string> flaws;
   CheckPolicy policy;
   std::string json_out, junit_out, html_out;
+  std::string journal;       // each finished layout appended as a JSON line (default with --json F: F.jsonl)
+  std::string resume;        // a journal of the same run: its layouts are not run again
+  std::string shard = "1/1"; // --shard I/N: the layouts k (in the order run) with k % N == I - 1
   bool quiet = false;
   std::string sweep;                   // fig9: the paper's Figure 9 sweep instead (commands/snn_sweep.h)
   std::vector<double> sweep_densities; // its densities (default 0.05, 0.1, 0.2)
 };
 
 // Returns the exit code: 0 if every layout passed, 1 if not, 2 for bad input (nothing is run then), 3 if an
-// output could not be written.
+// output or the journal could not be written, 128 + the signal that stopped it.
 int snn(const SnnRequest& req, std::ostream& out, std::ostream& err);
 
 }  // namespace s2

@@ -87,28 +87,55 @@ Shard shard_from(const nlohmann::ordered_json& j) {
 
 }  // namespace
 
+nlohmann::ordered_json check_json(const CheckResult& c) {
+  nlohmann::ordered_json labels = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : c.labels) labels[k] = v;
+  return {{"index", c.index},
+          {"name", c.name},
+          {"group", c.group},
+          {"status", to_string(c.status)},
+          {"labels", labels},
+          {"rtl_cycles", json_or_null(c.rtl_cycles)},
+          {"model_cycles", json_or_null(c.model_cycles)},
+          {"delta", json_or_null(c.delta)},
+          {"thesis_cycles", json_or_null(c.thesis_cycles)},
+          {"thesis_source", c.thesis_source},
+          {"message", c.message},
+          {"where", c.where},
+          {"replay", c.replay},
+          {"waves", c.waves},
+          {"rtl_wall_s", c.rtl_wall_s},
+          {"model_wall_s", c.model_wall_s}};
+}
+
+CheckResult check_from_json(const nlohmann::ordered_json& cj) {
+  if (!cj.is_object()) throw std::invalid_argument("expected a JSON object");
+  CheckResult c;
+  c.index = json_member<std::size_t>(cj, "index");
+  c.name = json_member<std::string>(cj, "name");
+  c.group = json_member_or<std::string>(cj, "group", "");
+  c.status = parse_status(json_member<std::string>(cj, "status"));
+  if (cj.contains("labels")) {
+    if (!cj.at("labels").is_object()) throw std::invalid_argument("field 'labels': expected an object");
+    for (const auto& [key, v] : cj.at("labels").items()) c.labels.emplace_back(key, json_member<std::string>(cj.at("labels"), key.c_str()));
+  }
+  c.rtl_cycles = json_member_opt<std::uint64_t>(cj, "rtl_cycles");
+  c.model_cycles = json_member_opt<std::uint64_t>(cj, "model_cycles");
+  c.delta = json_member_opt<double>(cj, "delta");
+  c.thesis_cycles = json_member_opt<std::uint64_t>(cj, "thesis_cycles");
+  c.thesis_source = json_member_or<std::string>(cj, "thesis_source", "");
+  c.message = json_member_or<std::string>(cj, "message", "");
+  c.where = json_member_or<std::string>(cj, "where", "");
+  c.replay = json_member_or<std::string>(cj, "replay", "");
+  c.waves = json_member_or<std::string>(cj, "waves", "");
+  c.rtl_wall_s = json_member_or<double>(cj, "rtl_wall_s", 0.0);
+  c.model_wall_s = json_member_or<double>(cj, "model_wall_s", 0.0);
+  return c;
+}
+
 nlohmann::ordered_json results_json(const ResultSet& r) {
   nlohmann::ordered_json checks = nlohmann::ordered_json::array();
-  for (const CheckResult& c : r.checks) {
-    nlohmann::ordered_json labels = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : c.labels) labels[k] = v;
-    checks.push_back({{"index", c.index},
-                      {"name", c.name},
-                      {"group", c.group},
-                      {"status", to_string(c.status)},
-                      {"labels", labels},
-                      {"rtl_cycles", json_or_null(c.rtl_cycles)},
-                      {"model_cycles", json_or_null(c.model_cycles)},
-                      {"delta", json_or_null(c.delta)},
-                      {"thesis_cycles", json_or_null(c.thesis_cycles)},
-                      {"thesis_source", c.thesis_source},
-                      {"message", c.message},
-                      {"where", c.where},
-                      {"replay", c.replay},
-                      {"waves", c.waves},
-                      {"rtl_wall_s", c.rtl_wall_s},
-                      {"model_wall_s", c.model_wall_s}});
-  }
+  for (const CheckResult& c : r.checks) checks.push_back(check_json(c));
   nlohmann::ordered_json counts = nlohmann::ordered_json::object();
   const RunSummary s = summarize(r);
   for (Status st : kAllStatuses) counts[to_string(st)] = s.counts.at(st);
@@ -158,28 +185,7 @@ ResultSet results_from_json(const nlohmann::ordered_json& j) {
   std::size_t k = 0;
   for (const auto& cj : j.at("checks")) {
     try {
-      if (!cj.is_object()) throw std::invalid_argument("expected a JSON object");
-      CheckResult c;
-      c.index = json_member<std::size_t>(cj, "index");
-      c.name = json_member<std::string>(cj, "name");
-      c.group = json_member_or<std::string>(cj, "group", "");
-      c.status = parse_status(json_member<std::string>(cj, "status"));
-      if (cj.contains("labels")) {
-        if (!cj.at("labels").is_object()) throw std::invalid_argument("field 'labels': expected an object");
-        for (const auto& [key, v] : cj.at("labels").items()) c.labels.emplace_back(key, json_member<std::string>(cj.at("labels"), key.c_str()));
-      }
-      c.rtl_cycles = json_member_opt<std::uint64_t>(cj, "rtl_cycles");
-      c.model_cycles = json_member_opt<std::uint64_t>(cj, "model_cycles");
-      c.delta = json_member_opt<double>(cj, "delta");
-      c.thesis_cycles = json_member_opt<std::uint64_t>(cj, "thesis_cycles");
-      c.thesis_source = json_member_or<std::string>(cj, "thesis_source", "");
-      c.message = json_member_or<std::string>(cj, "message", "");
-      c.where = json_member_or<std::string>(cj, "where", "");
-      c.replay = json_member_or<std::string>(cj, "replay", "");
-      c.waves = json_member_or<std::string>(cj, "waves", "");
-      c.rtl_wall_s = json_member_or<double>(cj, "rtl_wall_s", 0.0);
-      c.model_wall_s = json_member_or<double>(cj, "model_wall_s", 0.0);
-      r.checks.push_back(std::move(c));
+      r.checks.push_back(check_from_json(cj));
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("checks[{}]: {}", k, e.what()));
     }

@@ -103,6 +103,10 @@ std::string format_failures(const ResultSet& r);
 // naming the field of a malformed one.
 nlohmann::ordered_json results_json(const ResultSet& r);
 ResultSet results_from_json(const nlohmann::ordered_json& j);
+// One check of it (results.checks[k]), and back; a command whose journal records hold their check (snn) uses
+// these too.
+nlohmann::ordered_json check_json(const CheckResult& c);
+CheckResult check_from_json(const nlohmann::ordered_json& j);
 
 // One row per check: name, group, the labels (columns: every label name in first-seen order), status,
 // rtl_cycles, model_cycles, delta, thesis_cycles, message, where, replay, waves.
