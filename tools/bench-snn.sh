@@ -5,7 +5,7 @@
 # date, the machine and the commit.
 #   bash tools/bench-snn.sh [OUT_DIR] [SNN OPTIONS...]
 # Extra options go to the cortex run (e.g. --timesteps 8 for a shorter one, --preset spinnaker2).
-# Needs build/s2cosim (tools/build.sh) and python3 (to read the JSON reports). About 20 minutes on one core.
+# Needs build/s2cosim (tools/build.sh) and python3 (to read the JSON reports). About 35 minutes (the RTL, one core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-bench-snn-$(date +%Y%m%d-%H%M%S)}"
