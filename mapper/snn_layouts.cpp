@@ -33,6 +33,14 @@ std::optional<SnnLayout> snn_layout_named(const std::string& name) {
 
 namespace {
 
+// A ring buffer's step done: slot t's currents stored to DRAM, and the slot cleared for step t + D.
+void ring_step_out(const SnnLayer& l, const SnnDram& d, int t, std::uint32_t ring, std::vector<StreamCommand>& cmds) {
+  const std::uint32_t slot = static_cast<std::uint32_t>(l.post) * 4;
+  const std::uint32_t out = ring + static_cast<std::uint32_t>(std::uint64_t(t % l.delays) * slot);
+  cmds.push_back(store_currents(l, d, t, 1, out, slot));
+  cmds.push_back(clear(out, slot));
+}
+
 void serial_arm(const SnnLayer& l, const HwConfig&, SnnPlan& p, std::vector<std::uint8_t>& sram) {
   const std::uint64_t wbytes = std::uint64_t(l.delays) * l.pre * l.post, slot = std::uint64_t(l.post) * 4;
   SramAllocator a;
@@ -65,9 +73,7 @@ void serial_arm(const SnnLayer& l, const HwConfig&, SnnPlan& p, std::vector<std:
       m.dst_plane_stride = static_cast<std::uint32_t>(slot);
       cmds.push_back(arm_command("SYNAPSES", m));
     });
-    const std::uint32_t out = ring + static_cast<std::uint32_t>(std::uint64_t(t % l.delays) * slot);
-    cmds.push_back(store_currents(l, d, t, 1, out, static_cast<std::uint32_t>(slot)));
-    cmds.push_back(clear(out, static_cast<std::uint32_t>(slot)));
+    ring_step_out(l, d, t, ring, cmds);
   }
 }
 
@@ -111,9 +117,7 @@ void original_mac(const SnnLayer& l, const HwConfig& cfg, SnnPlan& p, std::vecto
       add.dst_row_stride = static_cast<std::uint32_t>(slot);
       cmds.push_back(arm_command("RING", add));
     }
-    const std::uint32_t out = ring + static_cast<std::uint32_t>(std::uint64_t(t % l.delays) * slot);
-    cmds.push_back(store_currents(l, d, t, 1, out, static_cast<std::uint32_t>(slot)));
-    cmds.push_back(clear(out, static_cast<std::uint32_t>(slot)));
+    ring_step_out(l, d, t, ring, cmds);
   }
 }
 

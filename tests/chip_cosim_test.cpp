@@ -23,12 +23,7 @@ using namespace s2::mapper;
 
 namespace {
 
-HwConfig mini() {
-  HwConfig cfg;
-  apply_preset(cfg, "mini");
-  validate(cfg);
-  return cfg;
-}
+HwConfig mini() { return test::preset_config("mini"); }
 
 // run-net --net vectors/mini_chip.net --split vectors/mini_chip_split.txt --target s2 --preset mini
 // --backend both --json DIR/json

@@ -17,17 +17,14 @@
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
 #include "snn_support.h"
+#include "test_support.h"
 
 using namespace s2;
 using namespace s2::mapper;
 
 namespace {
 
-HwConfig mini() {
-  HwConfig cfg;
-  apply_preset(cfg, "mini");
-  return cfg;
-}
+HwConfig mini() { return test::preset_config("mini"); }
 
 int subordinates_reading(const SnnPlan& p, bool neighbour) {
   int n = 0;

@@ -178,6 +178,14 @@ inline HwConfig config(const std::string& shape, bool sram2clk) {
   return cfg;
 }
 
+// The default configuration on a chip preset (mini, prototype, spinnaker2), validated.
+inline HwConfig preset_config(const std::string& preset) {
+  HwConfig cfg;
+  apply_preset(cfg, preset);
+  validate(cfg);
+  return cfg;
+}
+
 // The default configuration on each MAC-array build the RTL is verilated for.
 inline std::vector<HwConfig> mac_shape_configs() {
   std::vector<HwConfig> v;
