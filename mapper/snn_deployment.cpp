@@ -176,8 +176,9 @@ class Deployment {
     d_ = snn_dram(l_, stacked ? l_.delays - 1 : 0, stacked ? map_.groups * map_.rows : 0, p.memory.drams[0]);
     p.currents_dram = d_.currents;
     p.stream.dram_bytes = p.memory.drams[0].size();
+    std::vector<Regions> regs;  // per PE, the Dominant first
     for (int k = 0; k <= n; ++k) {
-      const Regions r = regions(k);
+      const Regions& r = regs.emplace_back(regions(k));
       SnnPe pe{pes_[std::size_t(k)], k == 0, k > 0 && r.neighbour, r.memory};
       p.pes.push_back(pe);
       p.memory.sram[pe.pe] = image(k, r);
@@ -188,7 +189,7 @@ class Deployment {
       p.sram.currents += r.memory.currents;
       p.sram.buffers += r.memory.buffers;
     }
-    for (int t0 = 0; t0 < l_.timesteps; t0 += p.steps_per_batch) batch(p, t0);
+    for (int t0 = 0; t0 < l_.timesteps; t0 += p.steps_per_batch) batch(p, regs, t0);
     p.notes.push_back(std::to_string(n) + " Subordinate PE(s) beside the Dominant; weights preloaded in the Subordinates' SRAM, "
                       "split into groups of equal weight bytes (mapper/snn_deployment.h)");
     p.notes.push_back("operand A: neighbour reads inside the Dominant's QPE, a DMA copy beyond it or where the ARM needs the values; "
@@ -252,7 +253,7 @@ class Deployment {
 
   Regions regions(int k) const;
   std::vector<std::uint8_t> image(int k, const Regions& r) const;
-  void batch(SnnPlan& p, int t0) const;
+  void batch(SnnPlan& p, const std::vector<Regions>& regs, int t0) const;
   // A Subordinate's batch: its commands, regions, the Dominant's, the slot its partial goes to, its index.
   struct Subordinate {
     std::vector<StreamCommand>& cmds;
@@ -261,7 +262,7 @@ class Deployment {
     u64 slot;
     int k;
   };
-  void subordinate_batch(SnnPlan& p, int k, const Regions& r, int t0, int rows) const;
+  void subordinate_batch(SnnPlan& p, const std::vector<Regions>& regs, int k, int t0, int rows) const;
   void ring_slot_back(Subordinate& sub, int t) const;
   void serial_subordinate(Subordinate& sub, int t) const;
   void mac_subordinate(SnnPlan& p, Subordinate& sub, int t) const;
@@ -409,9 +410,9 @@ std::vector<std::uint8_t> Deployment::image(int k, const Regions& r) const {
   return sram;
 }
 
-void Deployment::batch(SnnPlan& p, int t0) const {
+void Deployment::batch(SnnPlan& p, const std::vector<Regions>& regs, int t0) const {
   const int dominant = pes_[0];
-  const Regions dom = regions(0);
+  const Regions& dom = regs[0];
   auto& cmds = p.stream.pe[std::size_t(dominant)];
   const int rows = std::min(p.steps_per_batch, l_.timesteps - t0);
   // the spikes in and operand A built
@@ -426,7 +427,7 @@ void Deployment::batch(SnnPlan& p, int t0) const {
   cmds.push_back(sync_command());  // operand A ready
   for (int k = 1; k <= n_; ++k) {
     p.stream.pe[std::size_t(pes_[std::size_t(k)])].push_back(sync_command());
-    subordinate_batch(p, k, regions(k), t0, rows);
+    subordinate_batch(p, regs, k, t0, rows);
     p.stream.pe[std::size_t(pes_[std::size_t(k)])].push_back(sync_command());
   }
   cmds.push_back(sync_command());  // every partial in its slot
@@ -444,9 +445,9 @@ void Deployment::batch(SnnPlan& p, int t0) const {
   cmds.push_back(store_currents(l_, d_, t0, rows, dom.slots, row_bytes));
 }
 
-void Deployment::subordinate_batch(SnnPlan& p, int k, const Regions& r, int t0, int rows) const {
-  const Regions dom = regions(0);
-  Subordinate sub{p.stream.pe[std::size_t(pes_[std::size_t(k)])], r, dom, dom.slots + u64(k - 1) * slot_bytes(), k};
+void Deployment::subordinate_batch(SnnPlan& p, const std::vector<Regions>& regs, int k, int t0, int rows) const {
+  const Regions& dom = regs[0];
+  Subordinate sub{p.stream.pe[std::size_t(pes_[std::size_t(k)])], regs[std::size_t(k)], dom, dom.slots + u64(k - 1) * slot_bytes(), k};
   if (layout_ == SnnLayout::SerialArm)
     serial_subordinate(sub, t0);
   else if (layout_ == SnnLayout::OriginalMac)
