@@ -15,7 +15,6 @@
 // verilates this module flat at 2x2 and shows the two clock-for-clock equal (tests/chip_sv_equivalence_test.cpp;
 // rtl_stubs/README.md, "The chip").
 module chip
-  import s2_pkg::*;
 #(
     parameter int MESH_COLS = 6,
     parameter int MESH_ROWS = 6,

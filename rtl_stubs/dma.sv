@@ -20,7 +20,6 @@
 // the router (two packets per PE clock), stalling the MLAs' operand-A reads and letting the router's
 // arbitration, not the DRAM, decide whose requests are served first.
 module dma
-  import s2_pkg::*;
 #(
     parameter int STORE_REQUESTS_IN_FLIGHT = 2,
     parameter int READS_IN_FLIGHT = 32  // transfers with another PE's SRAM (dma_peer)
@@ -74,6 +73,10 @@ module dma
   assign request.rows = store ? 17'd1 : rows;
   assign request.dram_row_stride = dram_row_stride;
   assign request.dram_addr = row_dram;
+  dma_planes_t request_planes;  // a load's planes (PKT_DRAM_RDX)
+  assign request_planes.sram_plane_stride = sram_plane_stride;
+  assign request_planes.dram_plane_stride = dram_plane_stride;
+  assign request_planes.planes = planes;
 
   logic last_row_of_plane, last_plane;
   assign last_row_of_plane = row_i + 17'd1 == rows;
@@ -115,18 +118,17 @@ module dma
       S_LOAD_REQ: begin
         dram_pkt_valid = 1'b1;
         dram_pkt.kind = PKT_DRAM_RD;
-        dram_pkt.data[$bits(dma_request_t)-1:0] = request;
+        dram_pkt.data[$bits(request)-1:0] = request;
       end
       S_LOAD_PLANES: begin
         dram_pkt_valid = 1'b1;
         dram_pkt.kind = PKT_DRAM_RDX;
-        dram_pkt.data[$bits(dma_planes_t)-1:0] = dma_planes_t'{sram_plane_stride: sram_plane_stride,
-                                                          dram_plane_stride: dram_plane_stride, planes: planes};
+        dram_pkt.data[$bits(request_planes)-1:0] = request_planes;
       end
       S_STORE_HDR: begin
         dram_pkt_valid = outstanding < 32'(STORE_REQUESTS_IN_FLIGHT);
         dram_pkt.kind = PKT_DRAM_WR;
-        dram_pkt.data[$bits(dma_request_t)-1:0] = request;
+        dram_pkt.data[$bits(request)-1:0] = request;
       end
       S_STORE_LINES: begin
         dram_pkt_valid = hold_valid || data_now;
@@ -152,7 +154,7 @@ module dma
 
   logic far_is_pe;  // REG_DMA_START names another PE's SRAM
   dma_start_t go;
-  assign go = dma_start_t'(reg_data[$bits(dma_start_t)-1:0]);
+  assign go = reg_data[$bits(go)-1:0];
   assign far_is_pe = go.explicit_node && go.node.port < 3'(NUM_PE);
   assign peer_start = ce && reg_wr && reg_idx == REG_DMA_START && state == S_IDLE && far_is_pe &&
                       rows != 0 && planes != 0 && row_bytes != 0;
@@ -196,7 +198,7 @@ module dma
           REG_DMA_PLANES:            planes <= reg_data[16:0];
           REG_DMA_START: if (state == S_IDLE) begin
             store <= go.store;
-            far_end <= go.explicit_node ? go.node : '{x: me.x, y: me.y, port: 3'(DRAM_PORT)};
+            far_end <= go.explicit_node ? go.node : {me.x, me.y, 3'(DRAM_PORT)};
             row_i <= '0;
             plane_i <= '0;
             plane_dram <= dram_addr;

@@ -15,7 +15,6 @@
 // Rows and planes go in order on both sides; the reads of the next row start while the current row is
 // still being realigned.
 module dma_peer
-  import s2_pkg::*;
 #(
     parameter int READS_IN_FLIGHT = 32,
     parameter int STORE_REQUESTS_IN_FLIGHT = 2

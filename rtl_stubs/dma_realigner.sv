@@ -42,7 +42,7 @@ module dma_realigner (
   function automatic logic [14:0] last_needed(input logic [13:0] j);
     logic [14:0] n;
     n = 15'(j) + 15'(shift_bytes != 0) - 15'(lag);
-    return n < 15'(src_lines) ? n : 15'(src_lines) - 15'd1;
+    last_needed = n < 15'(src_lines) ? n : 15'(src_lines) - 15'd1;
   endfunction
   logic due_now, due_next;  // destination lines `given` and `given` + 1 can be formed from what is held
   assign due_now = given < dst_lines && taken != 0 && last_needed(given) < 15'(taken);

@@ -3,7 +3,6 @@
 // accumulators, its operand A/B fetch units and the output stage. See rtl_stubs/README.md for the
 // microarchitecture and the cost of each phase in PE clocks. All state advances on the PE clock enable.
 module mla
-  import s2_pkg::*;
 #(
     parameter int ROWS = 4,
     parameter int COLS = 16,
@@ -85,7 +84,7 @@ module mla
   logic [15:0] refills_per_row;        // 32-bit refill reads per input row
 
   function automatic logic [31:0] align(input logic [31:0] v, input int unsigned a);
-    return ((v + a - 1) / a) * a;
+    align = ((v + a - 1) / a) * a;
   endfunction
 
   // ---------------- loop counters ----------------

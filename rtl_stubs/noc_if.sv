@@ -5,7 +5,6 @@
 // serves reads and writes of this PE's SRAM for other PEs, for this PE's own MLA (convolution operand A)
 // and for the host. Inbound responses are operand-A data for the MLA and are always taken.
 module noc_if
-  import s2_pkg::*;
 #(
     parameter logic [1:0] PE_ID = 2'd0,
     parameter int OUT_DEPTH = 4
@@ -15,14 +14,14 @@ module noc_if
     input  logic         ce,
     input  node_t        me,               // this PE's node (its QPE's coordinates, port PE_ID)
     input  logic         flaw_neighbor_conv,
-    // towards the router, [CLS_REQ] and [CLS_RSP]
-    output logic         out_valid[NUM_CLASSES],
-    output noc_pkt_t     out_pkt  [NUM_CLASSES],
-    input  logic         out_pop  [NUM_CLASSES],
+    // towards the router, class k (CLS_REQ, CLS_RSP) at [k] and [k*NOC_PKT_BITS +: NOC_PKT_BITS]
+    output logic [NUM_CLASSES-1:0]              out_valid,
+    output logic [NUM_CLASSES*NOC_PKT_BITS-1:0] out_pkt,
+    input  logic [NUM_CLASSES-1:0]              out_pop,
     // from the router
-    input  logic         rt_valid[NUM_CLASSES],
-    input  noc_pkt_t     rt_pkt  [NUM_CLASSES],
-    output logic         rt_pop  [NUM_CLASSES],
+    input  logic [NUM_CLASSES-1:0]              rt_valid,
+    input  logic [NUM_CLASSES*NOC_PKT_BITS-1:0] rt_pkt,
+    output logic [NUM_CLASSES-1:0]              rt_pop,
     // register writes from the NoC; held while the ARM port writes a register (reg_hold)
     input  logic         reg_hold,
     output logic         reg_wr,
@@ -56,22 +55,21 @@ module noc_if
     input  logic [127:0] sram_rdata
 );
   // ---------------- outbound, one FIFO per class ----------------
-  logic     ob_push[NUM_CLASSES], ob_full[NUM_CLASSES], ob_empty[NUM_CLASSES];
-  noc_pkt_t ob_data[NUM_CLASSES];
+  logic [NUM_CLASSES-1:0]              ob_push, ob_full, ob_empty;
+  logic [NUM_CLASSES*NOC_PKT_BITS-1:0] ob_data;
 
   // ---------------- inbound ----------------
   // The router's output FIFOs are the asynchronous NoC FIFOs: the PE pops them on its own clock.
-  logic     in_valid[NUM_CLASSES], in_pop[NUM_CLASSES];
-  noc_pkt_t in_pkt[NUM_CLASSES];
+  logic [NUM_CLASSES-1:0] in_valid, in_pop;
 
   for (genvar k = 0; k < NUM_CLASSES; k++) begin : g_cls
     logic [$clog2(OUT_DEPTH+1)-1:0] ob_count_unused;
-    fifo #(.WIDTH($bits(noc_pkt_t)), .DEPTH(OUT_DEPTH)) u_out (
-        .clk, .rst_n, .push(ob_push[k]), .push_data(ob_data[k]), .pop(out_pop[k]), .head(out_pkt[k]),
+    fifo #(.WIDTH(NOC_PKT_BITS), .DEPTH(OUT_DEPTH)) u_out (
+        .clk, .rst_n, .push(ob_push[k]), .push_data(ob_data[k*NOC_PKT_BITS +: NOC_PKT_BITS]), .pop(out_pop[k]),
+        .head(out_pkt[k*NOC_PKT_BITS +: NOC_PKT_BITS]),
         .empty(ob_empty[k]), .full(ob_full[k]), .count(ob_count_unused));
     assign out_valid[k] = !ob_empty[k];
     assign in_valid[k] = rt_valid[k];
-    assign in_pkt[k] = rt_pkt[k];
     assign rt_pop[k] = in_pop[k];
   end
 
@@ -83,8 +81,12 @@ module noc_if
   typedef enum logic [1:0] {SL_IDLE, SL_WAIT, SL_SEND} sl_state_e;
   sl_state_e sl_state;
   noc_pkt_t  sl_pkt;      // the read being served, then its response
-  noc_pkt_t  rq;
-  assign rq = in_pkt[CLS_REQ];
+  noc_pkt_t  rq;           // the inbound request at its queue's head
+  /* verilator lint_off UNUSEDSIGNAL */
+  noc_pkt_t  rs;           // the inbound response at its queue's head: its kind, a_read and data are used
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign rq = rt_pkt[CLS_REQ*NOC_PKT_BITS +: NOC_PKT_BITS];
+  assign rs = rt_pkt[CLS_RSP*NOC_PKT_BITS +: NOC_PKT_BITS];
 
   logic head_is_mem;
   logic head_is_dma;
@@ -116,7 +118,7 @@ module noc_if
   logic rsp_now;
   assign rsp_now = (sl_state == SL_WAIT) && s_rsp;
   assign ob_push[CLS_RSP] = ce && !ob_full[CLS_RSP] && (rsp_now || sl_state == SL_SEND);
-  assign ob_data[CLS_RSP] = rsp_now ? rsp_pkt : sl_pkt;
+  assign ob_data[CLS_RSP*NOC_PKT_BITS +: NOC_PKT_BITS] = rsp_now ? rsp_pkt : sl_pkt;
   noc_pkt_t ack_pkt;  // the acknowledgement of the MEM_WRA at the queue's head
   always_comb begin
     ack_pkt = '0;
@@ -134,20 +136,18 @@ module noc_if
   assign rtag_index = flaw_neighbor_conv ? na_req_widx : {2'b00, na_req_widx[RTAG_INDEX_BITS-1:0]};
   logic [RTAG_BITS-1:0] rtag_sum;  // the adder is as wide as the tag: a carry out of the index goes into the PE
   assign rtag_sum = {PE_ID, {RTAG_INDEX_BITS{1'b0}}} + rtag_index;
+  noc_pkt_t a_req_pkt;
   always_comb begin
-    if (na_req_valid) begin
-      ob_data[CLS_REQ].dst = '{x: me.x, y: me.y, port: na_req_dst};
-      ob_data[CLS_REQ].src = me;
-      ob_data[CLS_REQ].kind = PKT_MEM_RD;
-      ob_data[CLS_REQ].a_read = 1'b1;
-      ob_data[CLS_REQ].rtag = rtag_sum;
-      ob_data[CLS_REQ].be = '0;
-      ob_data[CLS_REQ].addr = na_req_addr;
-      ob_data[CLS_REQ].data = '0;
-    end else begin
-      ob_data[CLS_REQ] = dma_pkt;
-    end
+    a_req_pkt.dst = {me.x, me.y, na_req_dst};
+    a_req_pkt.src = me;
+    a_req_pkt.kind = PKT_MEM_RD;
+    a_req_pkt.a_read = 1'b1;
+    a_req_pkt.rtag = rtag_sum;
+    a_req_pkt.be = '0;
+    a_req_pkt.addr = na_req_addr;
+    a_req_pkt.data = '0;
   end
+  assign ob_data[CLS_REQ*NOC_PKT_BITS +: NOC_PKT_BITS] = na_req_valid ? a_req_pkt : dma_pkt;
   assign ob_push[CLS_REQ] = ce && !ob_full[CLS_REQ] && (na_req_valid || dma_pkt_valid);
   assign na_req_ready = !ob_full[CLS_REQ];
   assign dma_pkt_ready = !ob_full[CLS_REQ] && !na_req_valid;
@@ -158,13 +158,13 @@ module noc_if
   assign reg_data = rq.data[31:0];
   assign in_pop[CLS_REQ] = ce && (reg_wr || (s_valid && s_grant));
   logic rsp_is_ack;
-  assign rsp_is_ack = in_pkt[CLS_RSP].kind == PKT_DMA_ACK;
+  assign rsp_is_ack = rs.kind == PKT_DMA_ACK;
   // operand-A space is reserved when the read is requested, so a response is always taken
   // responses to the MLA's operand-A reads, and to the DMA's reads of another PE's SRAM (a_read clear)
-  assign na_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && in_pkt[CLS_RSP].a_read;
-  assign na_rsp_data = in_pkt[CLS_RSP].data;
-  assign dma_rd_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && !in_pkt[CLS_RSP].a_read;
-  assign dma_rd_rsp_data = in_pkt[CLS_RSP].data;
+  assign na_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && rs.a_read;
+  assign na_rsp_data = rs.data;
+  assign dma_rd_rsp_valid = in_valid[CLS_RSP] && !rsp_is_ack && !rs.a_read;
+  assign dma_rd_rsp_data = rs.data;
   assign dma_ack = ce && in_valid[CLS_RSP] && rsp_is_ack;
   assign in_pop[CLS_RSP] = ce && in_valid[CLS_RSP];
 

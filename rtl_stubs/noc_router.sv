@@ -10,7 +10,6 @@
 // clocks after this router did: a hop costs the router's latency (thesis 2.3.3), as the model's hop does.
 // Coordinates are inputs, not parameters, so that every QPE of a chip is the same verilated module.
 module noc_router
-  import s2_pkg::*;
 #(
     parameter int LATENCY = 4,
     parameter int OUT_DEPTH = 4,

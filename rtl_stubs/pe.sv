@@ -3,7 +3,6 @@
 // this RTL: whoever drives the ARM port (the harness's C++ ARM, harness/backends/rtl/rtl_chip.h) plays it,
 // writing the PE's registers one per PE clock as the ARM's local bus would.
 module pe
-  import s2_pkg::*;
 #(
     parameter int ROWS = 4,
     parameter int COLS = 16,
@@ -18,13 +17,13 @@ module pe
     input  logic         flaw_sram2clk,
     input  logic         flaw_neighbor_conv,
     input  logic         flaw_mm_wide_a,
-    // router side
-    output logic         out_valid[NUM_CLASSES],
-    output noc_pkt_t     out_pkt  [NUM_CLASSES],
-    input  logic         out_pop  [NUM_CLASSES],
-    input  logic         in_valid [NUM_CLASSES],
-    input  noc_pkt_t     in_pkt   [NUM_CLASSES],
-    output logic         in_pop   [NUM_CLASSES],
+    // router side, class k at [k] and [k*NOC_PKT_BITS +: NOC_PKT_BITS]
+    output logic [NUM_CLASSES-1:0]              out_valid,
+    output logic [NUM_CLASSES*NOC_PKT_BITS-1:0] out_pkt,
+    input  logic [NUM_CLASSES-1:0]              out_pop,
+    input  logic [NUM_CLASSES-1:0]              in_valid,
+    input  logic [NUM_CLASSES*NOC_PKT_BITS-1:0] in_pkt,
+    output logic [NUM_CLASSES-1:0]              in_pop,
     // ARM port: one register write per PE clock (takes precedence over a REG_WR from the NoC)
     input  logic         arm_wr,
     input  logic [4:0]   arm_idx,
@@ -46,9 +45,9 @@ module pe
   /* verilator lint_off UNUSEDSIGNAL */
   logic [4:0]   rs_valid;  // [3]: writes have no response
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0]  rq_addr [5];
-  logic [127:0] rq_wdata[5];
-  logic [15:0]  rq_be   [5];
+  logic [5*17-1:0]  rq_addr;   // master i at [17i +: 17], [128i +: 128], [16i +: 16]
+  logic [5*128-1:0] rq_wdata;
+  logic [5*16-1:0]  rq_be;
   logic [127:0] sram_rdata;
   logic         sram_busy_unused;
 
@@ -74,7 +73,7 @@ module pe
   logic [127:0] na_rsp_data;
 
   node_t me;
-  assign me = '{x: qpe_x, y: qpe_y, port: {1'b0, PE_ID}};
+  assign me = {qpe_x, qpe_y, 1'b0, PE_ID};  // {x, y, port}
 
   noc_if #(.PE_ID(PE_ID)) u_noc_if (
       .clk, .rst_n, .ce, .me, .flaw_neighbor_conv,
@@ -82,7 +81,7 @@ module pe
       .reg_hold(arm_wr), .reg_wr(noc_reg_wr), .reg_idx(noc_reg_idx), .reg_data(noc_reg_data),
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .dma_pkt_valid, .dma_pkt, .dma_pkt_ready, .dma_request_done, .dma_ack, .dma_rd_rsp_valid, .dma_rd_rsp_data,
-      .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[0]), .s_wdata(rq_wdata[0]), .s_be(rq_be[0]),
+      .s_valid(rq_valid[0]), .s_we(rq_we[0]), .s_addr(rq_addr[17*0 +: 17]), .s_wdata(rq_wdata[128*0 +: 128]), .s_be(rq_be[16*0 +: 16]),
       .s_grant(rq_grant[0]), .s_rsp(rs_valid[0]), .sram_rdata);
 
   logic        mla_start, op_mm, a_via_noc, mla_done;
@@ -104,9 +103,9 @@ module pe
       .start(mla_start), .op_mm, .dim_wi, .dim_hi, .dim_d, .dim_wf, .dim_hf, .dim_c, .dim_b_plane_rows,
       .a_base, .b_base, .o_base, .a_via_noc, .a_src_pe,
       .busy, .done_pulse(mla_done),
-      .sa_valid(rq_valid[1]), .sa_addr(rq_addr[1]), .sa_grant(rq_grant[1]), .sa_rsp(rs_valid[1]),
-      .sb_valid(rq_valid[2]), .sb_addr(rq_addr[2]), .sb_grant(rq_grant[2]), .sb_rsp(rs_valid[2]),
-      .so_valid(rq_valid[3]), .so_addr(rq_addr[3]), .so_wdata(rq_wdata[3]), .so_grant(rq_grant[3]),
+      .sa_valid(rq_valid[1]), .sa_addr(rq_addr[17*1 +: 17]), .sa_grant(rq_grant[1]), .sa_rsp(rs_valid[1]),
+      .sb_valid(rq_valid[2]), .sb_addr(rq_addr[17*2 +: 17]), .sb_grant(rq_grant[2]), .sb_rsp(rs_valid[2]),
+      .so_valid(rq_valid[3]), .so_addr(rq_addr[17*3 +: 17]), .so_wdata(rq_wdata[128*3 +: 128]), .so_grant(rq_grant[3]),
       .sram_rdata,
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
@@ -116,17 +115,17 @@ module pe
       .clk, .rst_n, .ce, .me, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
       .pkt_valid(dma_pkt_valid), .pkt(dma_pkt), .pkt_ready(dma_pkt_ready),
       .request_done(dma_request_done), .ack(dma_ack), .rd_rsp_valid(dma_rd_rsp_valid), .rd_rsp_data(dma_rd_rsp_data),
-      .s_valid(rq_valid[4]), .s_we(rq_we[4]), .s_addr(rq_addr[4]), .s_wdata(rq_wdata[4]), .s_be(rq_be[4]),
+      .s_valid(rq_valid[4]), .s_we(rq_we[4]), .s_addr(rq_addr[17*4 +: 17]), .s_wdata(rq_wdata[128*4 +: 128]), .s_be(rq_be[16*4 +: 16]),
       .s_grant(rq_grant[4]), .s_rsp(rs_valid[4]), .sram_rdata);
 
   assign rq_we[1] = 1'b0;
   assign rq_we[2] = 1'b0;
   assign rq_we[3] = 1'b1;
-  assign rq_wdata[1] = '0;
-  assign rq_wdata[2] = '0;
-  assign rq_be[1] = '0;
-  assign rq_be[2] = '0;
-  assign rq_be[3] = '1;
+  assign rq_wdata[128*1 +: 128] = '0;
+  assign rq_wdata[128*2 +: 128] = '0;
+  assign rq_be[16*1 +: 16] = '0;
+  assign rq_be[16*2 +: 16] = '0;
+  assign rq_be[16*3 +: 16] = '1;
 
   always_comb begin
     case (stat_sel)

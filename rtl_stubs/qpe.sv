@@ -4,7 +4,6 @@
 // clock). The host-port protocol is documented in rtl_stubs/README.md; it is the interface a user's
 // own QPE RTL adapter must drive (harness/backends/rtl/ is the only code that knows these names).
 module qpe
-  import s2_pkg::*;
 #(
     parameter int ROWS = 4,
     parameter int COLS = 16
@@ -179,12 +178,21 @@ module qpe
   logic [127:0] pe_bd_rdata[NUM_PE];
 
   for (genvar p = 0; p < NUM_PE; p++) begin : g_pe
+    // the PE's router channels, class k at [k] and [k*NOC_PKT_BITS +: NOC_PKT_BITS] of its ports
+    logic [NUM_CLASSES-1:0]              out_valid, out_pop, in_valid, in_pop;
+    logic [NUM_CLASSES*NOC_PKT_BITS-1:0] out_pkt, in_pkt;
+    for (genvar k = 0; k < NUM_CLASSES; k++) begin : g_cls
+      localparam int CH = p * NUM_CLASSES + k;
+      assign r_in_valid[CH] = out_valid[k];
+      assign r_in_pkt[CH] = out_pkt[k*NOC_PKT_BITS +: NOC_PKT_BITS];
+      assign out_pop[k] = r_in_pop[CH];
+      assign in_valid[k] = r_out_valid[CH];
+      assign in_pkt[k*NOC_PKT_BITS +: NOC_PKT_BITS] = r_out_pkt[CH];
+      assign r_out_pop[CH] = in_pop[k];
+    end
     pe #(.ROWS(ROWS), .COLS(COLS), .PE_ID(2'(p))) u_pe (
         .clk, .rst_n, .ce, .qpe_x, .qpe_y, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
-        .out_valid(r_in_valid[p*NUM_CLASSES +: NUM_CLASSES]), .out_pkt(r_in_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
-        .out_pop(r_in_pop[p*NUM_CLASSES +: NUM_CLASSES]),
-        .in_valid(r_out_valid[p*NUM_CLASSES +: NUM_CLASSES]), .in_pkt(r_out_pkt[p*NUM_CLASSES +: NUM_CLASSES]),
-        .in_pop(r_out_pop[p*NUM_CLASSES +: NUM_CLASSES]),
+        .out_valid, .out_pkt, .out_pop, .in_valid, .in_pkt, .in_pop,
         .arm_wr(arm_wr[p]), .arm_idx(arm_idx[5*p +: 5]), .arm_data(arm_data[32*p +: 32]),
         .busy(pe_busy[p]), .dma_busy(dma_busy[p]), .irq_done(pe_irq_done[p]),
         .stat_sel, .stat_value(pe_stat[p]),

@@ -1,8 +1,8 @@
 // Shared types of the QPE stand-in: NoC packet, packet kinds, register map.
-// Included by every file that imports it (guarded), so any file order compiles.
+// Included by every file that uses it (guarded), so any file order compiles. Declared in the compilation
+// unit rather than in a package: Debian's Yosys (0.23, tools/synth.sh) reads no `import`.
 `ifndef S2_PKG_SVH
 `define S2_PKG_SVH
-package s2_pkg;
 
   // Router ports: 0..3 are the PEs of the QPE, 4 is the host interface, 5 the DRAM (QPE-DRAM, thesis 3.3),
   // 6..9 the mesh links to the neighbouring QPEs' routers (north, east, south, west; thesis 2.3.4). A
@@ -81,9 +81,12 @@ package s2_pkg;
     logic [16:0]  addr;
     logic [127:0] data;
   } noc_pkt_t;
+  // noc_pkt_t's width, for ports that carry one packet per message class side by side (Yosys 0.23 takes
+  // neither packed arrays of structs nor $bits of a type; a wrong figure fails the lint at qpe.sv's PEs)
+  localparam int NOC_PKT_BITS = 2 * (2 * COORD_BITS + 3) + 4 + 1 + (RTAG_INDEX_BITS + 2) + 16 + 17 + 128;
 
   function automatic logic pkt_class(input pkt_kind_e k);
-    return (k == PKT_RD_RSP || k == PKT_DMA_ACK);
+    pkt_class = (k == PKT_RD_RSP || k == PKT_DMA_ACK);
   endfunction
 
   // PE registers (PKT_REG_WR addr, or the ARM port): 0..12 the task controller (MLA), 16..25 the DMA.
@@ -132,5 +135,4 @@ package s2_pkg;
   localparam logic [2:0] STAT_TILES         = 3'd6;  // tiles completed
   localparam logic [2:0] STAT_STEPS         = 3'd7;  // MAC-array steps completed
 
-endpackage
 `endif  // S2_PKG_SVH

@@ -16,9 +16,10 @@ module sram #(
     input  logic              flaw_sram2clk,
     input  logic [NREQ-1:0]   req_valid,
     input  logic [NREQ-1:0]   req_we,
-    input  logic [16:0]       req_addr [NREQ],
-    input  logic [127:0]      req_wdata[NREQ],
-    input  logic [15:0]       req_be   [NREQ],
+    // master i at [17i +: 17], [128i +: 128], [16i +: 16] (flat: Yosys 0.23 takes no array ports)
+    input  logic [NREQ*17-1:0]  req_addr,
+    input  logic [NREQ*128-1:0] req_wdata,
+    input  logic [NREQ*16-1:0]  req_be,
     output logic [NREQ-1:0]   req_grant,   // combinational: taken at the end of this PE clock
     output logic [NREQ-1:0]   rsp_valid,
     output logic [127:0]      rsp_data,
@@ -68,9 +69,9 @@ module sram #(
     for (int i = 0; i < NREQ; i++) begin
       if (req_grant[i]) begin
         g_we = req_we[i];
-        g_line = req_addr[i][16:4];
-        g_wdata = req_wdata[i];
-        g_be = req_be[i];
+        g_line = req_addr[17*i + 4 +: 13];
+        g_wdata = req_wdata[128*i +: 128];
+        g_be = req_be[16*i +: 16];
       end
     end
   end

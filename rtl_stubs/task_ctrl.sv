@@ -3,7 +3,6 @@
 // the host through the NoC, starts the MLA on a write of REG_START, and records when the task started
 // and when the MLA raised its done interrupt (in QPE cycles).
 module task_ctrl
-  import s2_pkg::*;
 (
     input  logic        clk,
     input  logic        rst_n,

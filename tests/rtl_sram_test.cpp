@@ -17,6 +17,7 @@
 #include <verilated.h>
 
 #include "Vsram.h"
+#include "harness/backends/rtl/qpe_ports.h"
 
 // Verilator's runtime may ask for the simulation time; these tests keep none.
 double sc_time_stamp() { return 0; }
@@ -53,18 +54,19 @@ class Sram {
     m_->req_valid = 0;
     m_->req_we = 0;
     m_->bd_we = 0;
+    // master i at req_addr[17i +: 17], req_wdata[128i +: 128], req_be[16i +: 16]
     for (int i = 0; i < 4; ++i) {
-      m_->req_addr[i] = 0;
-      for (int w = 0; w < 4; ++w) m_->req_wdata[i][w] = 0;
-      m_->req_be[i] = 0xffff;  // whole-line writes (byte enables: the DMA's partial lines)
+      s2::set_bits(m_->req_addr, 17 * i, 17, 0);
+      for (int w = 0; w < 4; ++w) s2::set_bits(m_->req_wdata, 128 * i + 32 * w, 32, 0);
+      s2::set_bits(m_->req_be, 16 * i, 16, 0xffff);  // whole-line writes (byte enables: the DMA's partial lines)
     }
   }
   void request(int master, bool we, std::uint32_t addr, const Line& data = {}) {
     m_->req_valid |= static_cast<unsigned>(1u << master);
     if (we) m_->req_we |= static_cast<unsigned>(1u << master);
     else m_->req_we &= static_cast<unsigned>(~(1u << master));
-    m_->req_addr[master] = addr;
-    for (int w = 0; w < 4; ++w) m_->req_wdata[master][w] = data[static_cast<std::size_t>(w)];
+    s2::set_bits(m_->req_addr, 17 * master, 17, addr);
+    for (int w = 0; w < 4; ++w) s2::set_bits(m_->req_wdata, 128 * master + 32 * w, 32, data[static_cast<std::size_t>(w)]);
   }
   void drop(int master) { m_->req_valid &= static_cast<unsigned>(~(1u << master)); }
   // combinational outputs of this clock

@@ -9,6 +9,8 @@ pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev
       libxml2-utils chromium bsdutils zlib1g-dev gtkwave
       # real networks: ONNX models (libonnx), .npy inputs and outputs (xtensor)
       libonnx-dev libprotobuf-dev libxtensor-dev
+      # one PE's area per MAC-array shape (tools/synth.sh, the Synth.* tests)
+      yosys
       "$@")
 missing=()
 for p in "${pkgs[@]}"; do
