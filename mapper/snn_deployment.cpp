@@ -182,12 +182,7 @@ class Deployment {
       SnnPe pe{pes_[std::size_t(k)], k == 0, k > 0 && r.neighbour, r.memory};
       p.pes.push_back(pe);
       p.memory.sram[pe.pe] = image(k, r);
-      p.sram.weights += r.memory.weights;
-      p.sram.spikes += r.memory.spikes;
-      p.sram.spike_map += r.memory.spike_map;
-      p.sram.index += r.memory.index;
-      p.sram.currents += r.memory.currents;
-      p.sram.buffers += r.memory.buffers;
+      p.sram += r.memory;
     }
     for (int t0 = 0; t0 < l_.timesteps; t0 += p.steps_per_batch) batch(p, regs, t0);
     p.notes.push_back(std::to_string(n) + " Subordinate PE(s) beside the Dominant; weights preloaded in the Subordinates' SRAM, "

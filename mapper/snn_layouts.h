@@ -47,6 +47,15 @@ struct SnnMemory {
   std::uint64_t currents = 0;   // the ring buffer (serial_arm, original_mac) or the multiplication's result
   std::uint64_t buffers = 0;    // anything else (original_mac: each multiplication's result before the add)
   std::uint64_t total() const { return weights + spikes + spike_map + index + currents + buffers; }
+  SnnMemory& operator+=(const SnnMemory& o) {
+    weights += o.weights;
+    spikes += o.spikes;
+    spike_map += o.spike_map;
+    index += o.index;
+    currents += o.currents;
+    buffers += o.buffers;
+    return *this;
+  }
 };
 
 // A PE of a plan and what it keeps. The Dominant takes the spikes in, builds operand A and gathers the
