@@ -128,7 +128,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.shift = quant_shift(b, K);
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
   // its own task would put it
-  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0;
+  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0, bias_bytes = 0;
   for (int iw = 0; iw < s.w.count(); ++iw)
     for (int ih = 0; ih < s.h.count(); ++ih)
       for (int ic = 0; ic < s.c.count(); ++ic) {
@@ -138,6 +138,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
         a_bytes = std::max(a_bytes, l.a_bytes);
         o_bytes = std::max(o_bytes, l.o_bytes);
         sc_bytes = std::max(sc_bytes, static_cast<std::uint32_t>(cp.task.C * cp.out_w * cp.out_h));
+        bias_bytes = std::max(bias_bytes, bias_slice_bytes(*p.conv, cp.task.C));
         p.a_group_stride = l.a_group_stride;
       }
   p.a_base = a_base;
@@ -145,7 +146,8 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.o2_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
   p.sc_base = s.d.count() > 1 ? static_cast<std::uint32_t>(align_up(std::uint64_t(p.o2_base) + o_bytes, 16)) : p.o2_base;
   const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
-  const std::uint32_t end = residual ? p.sc_base + sc_bytes : p.sc_base;
+  p.bias_base = static_cast<std::uint32_t>(align_up(residual ? std::uint64_t(p.sc_base) + sc_bytes : p.sc_base, 16));
+  const std::uint32_t end = p.bias_base + bias_bytes;
   p.layout_end = end;
   if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
@@ -158,6 +160,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   const std::uint64_t groups = (p.C + cfg.mac_rows - 1) / cfg.mac_rows;
   p.dram_group_stride = filter_group_bytes(*p.conv, cfg.mac_rows);
   dram.place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
+  if (p.conv->bias) dram.place(m.bias, m.bias_bytes, 4 * std::uint64_t(p.C));
   if (nofuse) dram.place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
   dram.place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
   if (residual) dram.place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
@@ -282,14 +285,17 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops) {
   bool int8 = false;
   // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
-  // whichever stream that pass runs: the block's order decides, not `ops`
+  // whichever stream that pass runs: the block's order decides, not `ops`. The DMA loads the piece's
+  // slice of it first (its filters c0 ..).
   bool biased = p.conv->bias == nullptr;
-  auto with_bias = [&](ArmCommand& a) {
+  auto with_bias = [&](ArmCommand& a, const std::string& op, bool run) {
     if (biased) return;
     biased = true;
-    a.bias = p.conv->bias;
-    a.bias_first = static_cast<std::uint32_t>(cp.c0);
+    a.add_bias = true;
+    a.bias_addr = p.bias_base;
     (v.rows_are_filters ? a.bias_row_step : a.bias_plane_step) = 1;
+    const int filters = static_cast<int>(v.rows_are_filters ? v.rows : v.planes);
+    if (run) out.push_back(dma_command(CommandKind::DmaLoad, op, bias_slice(p.map, cp.c0, filters, p.bias_base)));
   };
   for (const Operation* o : p.tail) {
     const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
@@ -300,7 +306,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
                               : view_op(ArmOpKind::Relu32, v, base, v.raw_row_stride, v.raw_plane_stride);
           if (!int8) {
             a.col_step = static_cast<std::uint32_t>(p.stride);
-            with_bias(a);
+            with_bias(a, o->name, run);
           }
           if (run) out.push_back(arm_command(o->name, a));
         }
@@ -312,7 +318,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.dst_row_stride = v.width;
           a.shift = p.shift;
           a.saturate_high = o->saturate_high;
-          with_bias(a);
+          with_bias(a, o->name, run);
           if (run) out.push_back(arm_command(o->name, a));
         }
         int8 = true;

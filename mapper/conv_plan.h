@@ -41,8 +41,9 @@ struct ConvPlan {
   int Wx = 0;                 // columns the MLA computes over the whole layer at stride 1: (Wo - 1) * stride + 1
   int Wp = 0, Hp = 0;         // block output (after the fused pooling)
   // common SRAM layout: operand B at 0, A, the results, a second result area for the partial sums of
-  // input-channel parts after the first (o2), the shortcut's part (sc)
+  // input-channel parts after the first (o2), the shortcut's part (sc), the bias slice
   std::uint32_t a_base = 0, o_base = 0, o2_base = 0, sc_base = 0;
+  std::uint32_t bias_base = 0;          // a biased layer: the piece's slice of the bias (int32 per filter)
   std::uint32_t layout_end = 0;         // the first byte after the common layout
   std::uint32_t a_group_stride = 0;     // filter groups in SRAM (a piece's input channels)
   std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels)

@@ -36,31 +36,36 @@ ArmCommand row_op(ArmOpKind k, std::uint32_t src, std::uint32_t dst, int width) 
   return a;
 }
 
-// The layer's bias on the first pass over a column part's int32 sums (its ReLU, else its QUAN).
-void mm_bias(ArmCommand& a, const MmPlan& p, int col0) {
-  a.bias = p.b->core_op().bias;
-  a.bias_first = static_cast<std::uint32_t>(col0);
+// The layer's bias on the first pass over a column part's int32 sums (its ReLU, else its QUAN): the DMA
+// loads the part's slice of it, which the ARM then adds.
+void mm_bias(std::vector<StreamCommand>& out, const std::string& op, ArmCommand& a, const MmPlan& p, int col0, int width) {
+  if (!p.b->core_op().bias) return;
+  out.push_back(dma_command(CommandKind::DmaLoad, op, bias_slice(p.map, col0, width, p.bias_base)));
+  a.add_bias = true;
+  a.bias_addr = p.bias_base;
   a.bias_col_step = 1;
 }
 
-ArmCommand mm_quantize(const MmPlan& p, std::uint32_t acc, int col0, int width) {
+// The column part's QUAN (with the bias when no ReLU came first), after any command it needs.
+void mm_quantize(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
   ArmCommand q = row_op(ArmOpKind::Quantize, acc, acc, width);
   q.dst_row_stride = static_cast<std::uint32_t>(width);
   q.shift = p.shift;
   q.saturate_high = p.saturate_high;
-  if (!p.relu) mm_bias(q, p, col0);
-  return q;
+  if (!p.relu) mm_bias(out, p.quan, q, p, col0, width);
+  out.push_back(arm_command(p.quan, q));
 }
 
-ArmCommand mm_relu(const MmPlan& p, std::uint32_t acc, int col0, int width) {
+// The column part's ReLU with the bias, after the bias's load.
+void mm_relu(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
   ArmCommand a = row_op(ArmOpKind::Relu32, acc, acc, width);
-  mm_bias(a, p, col0);
-  return a;
+  mm_bias(out, p.acti, a, p, col0, width);
+  out.push_back(arm_command(p.acti, a));
 }
 
 void mm_finish(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t acc, int col0, int width) {
-  if (p.relu) out.push_back(arm_command(p.acti, mm_relu(p, acc, col0, width)));
-  out.push_back(arm_command(p.quan, mm_quantize(p, acc, col0, width)));
+  if (p.relu) mm_relu(out, p, acc, col0, width);
+  mm_quantize(out, p, acc, col0, width);
   DmaTransfer o;
   o.sram_addr = acc;
   o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);
@@ -98,6 +103,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
     o_bytes = std::max(o_bytes, l.o_bytes);
   });
   dram.place(m.weights, m.weight_bytes, wbytes);
+  if (b.core_op().bias) dram.place(m.bias, m.bias_bytes, 4 * static_cast<std::uint64_t>(p.W_B));
   if (nofuse) {
     dram.place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
     dram.place(m.sums, m.sums_bytes, std::uint64_t(p.W_B) * 4);
@@ -108,9 +114,13 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.a_base = static_cast<std::uint32_t>(align_up(b_bytes, 16));
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.a_base) + a_bytes, 16));
   p.acc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
-  if (p.acc_base + o_bytes > static_cast<std::uint32_t>(cfg.sram_bytes))
-    throw std::invalid_argument(p.core + ": a weight piece, its input and two result areas need " +
-                                std::to_string(p.acc_base + o_bytes) + " bytes, more than the SRAM's " +
+  p.bias_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.acc_base) + o_bytes, 16));
+  int widest = 0;
+  for (int w : s.w.sizes) widest = std::max(widest, w);
+  const std::uint64_t end = std::uint64_t(p.bias_base) + bias_slice_bytes(b.core_op(), widest);
+  if (end > static_cast<std::uint64_t>(cfg.sram_bytes))
+    throw std::invalid_argument(p.core + ": a weight piece, its input, two result areas and the bias need " +
+                                std::to_string(end) + " bytes, more than the SRAM's " +
                                 std::to_string(cfg.sram_bytes));
   return p;
 }
@@ -172,11 +182,11 @@ std::vector<TaskStream> mm_nofuse(const MmPlan& p) {
     fc_cmds.push_back(dma_command(CommandKind::DmaStore, p.fce, sum));
     auto& a = act.pe[static_cast<std::size_t>(act_pick.next(iw))];
     a.push_back(dma_command(CommandKind::DmaLoad, p.acti, sum));
-    a.push_back(arm_command(p.acti, mm_relu(p, 0, col0, width)));
+    mm_relu(a, p, 0, col0, width);
     a.push_back(dma_command(CommandKind::DmaStore, p.acti, sum));
     auto& q = qua.pe[static_cast<std::size_t>(qua_pick.next(iw))];
     q.push_back(dma_command(CommandKind::DmaLoad, p.quan, sum));
-    q.push_back(arm_command(p.quan, mm_quantize(p, 0, col0, width)));
+    mm_quantize(q, p, 0, col0, width);
     DmaTransfer o;
     o.sram_addr = 0;
     o.dram_addr = p.map.output + static_cast<std::uint64_t>(col0);

@@ -20,6 +20,18 @@ Task mm_task(const MmShape& shape) {
   return t;
 }
 
+DmaTransfer bias_slice(const BlockDramMap& m, int first, int count, std::uint32_t sram_addr) {
+  DmaTransfer t;
+  t.dram_addr = m.bias + 4 * static_cast<std::uint64_t>(first);
+  t.sram_addr = sram_addr;
+  t.row_bytes = static_cast<std::uint32_t>(4 * count);
+  return t;
+}
+
+std::uint32_t bias_slice_bytes(const Operation& core, int count) {
+  return core.bias ? static_cast<std::uint32_t>(align_up(4 * static_cast<std::uint64_t>(count), 16)) : 0;
+}
+
 TaskStream new_stream(const std::string& name, const BlockDramMap& m, const Workers& w) {
   TaskStream t;
   t.name = name;

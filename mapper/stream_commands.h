@@ -22,6 +22,12 @@ int quant_shift(const OperationBlock& b, int K);
 // An MM block's piece as an MLA task (batch 1: A is the input vector, H_A = 1).
 Task mm_task(const MmShape& shape);
 
+// The DMA load of a biased layer's values first .. first + count - 1 (int32, one per output channel or
+// column) from the block's DRAM image into SRAM at `sram_addr`, where the ARM's bias add reads them.
+DmaTransfer bias_slice(const BlockDramMap& m, int first, int count, std::uint32_t sram_addr);
+// The SRAM bytes a piece's bias slice of `count` values takes (0 for an unbiased layer), 16-byte aligned.
+std::uint32_t bias_slice_bytes(const Operation& core, int count);
+
 // A block's stream with no commands yet, one command list per PE of the system.
 TaskStream new_stream(const std::string& name, const BlockDramMap& m, const Workers& w);
 

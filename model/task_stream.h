@@ -78,11 +78,13 @@ struct ArmCommand {
   std::uint32_t col_step = 1;
   // Relu32, Quantize: a layer's per-channel int32 bias, added (wrapping, 32 bits) to each value before the
   // ReLU or the shift, by the first of them to pass over the sums (the distributor sets it on that one
-  // only). The constants travel with the ARM's program, not through the DMA. Value (d, y, x) of the
-  // command takes bias[bias_first + d * bias_plane_step + y * bias_row_step + x * bias_col_step]: a
-  // convolution's planes are its filters (or, one task per output row, its rows are), an FC's columns are.
-  std::shared_ptr<const std::vector<std::int32_t>> bias;
-  std::uint32_t bias_first = 0, bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
+  // only). The bias is data like the weights: it sits in the block's DRAM image and the DMA loads the
+  // piece's slice into SRAM at `bias_addr` (int32 values) before the ARM reads it. Value (d, y, x) of the
+  // command takes the int32 at bias_addr + 4 * (d * bias_plane_step + y * bias_row_step + x * bias_col_step):
+  // a convolution's planes are its filters (or, one task per output row, its rows are), an FC's columns are.
+  bool add_bias = false;
+  std::uint32_t bias_addr = 0;
+  std::uint32_t bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
   // Quantize: the largest int8 result (127; lower for a clamp such as ReLU6's at the quantized 6)
   int saturate_high = 127;
   // MacInt8: operand a's bytes between consecutive k (1: a plain vector; 4: the MLA's operand-A layout of

@@ -217,12 +217,23 @@ TEST(DistributorStreams, BiasesAreAddedOnceInEveryStrategy) {
         if (!distributable(n.blocks[i], split.blocks[i], st, HwConfig{}, nullptr)) continue;
         SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
         EXPECT_TRUE(runs_exact(n.blocks[i], split.blocks[i], st));
-        // one pass over the sums carries the bias: as many biased ARM commands as pieces' result sets
+        // one pass over the sums carries the bias, each right after the DMA loaded its slice from the
+        // block's DRAM image into the SRAM it reads
         const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], st, HwConfig{});
+        ASSERT_GT(bs.map.bias_bytes, 0u);
         std::uint64_t biased = 0;
         for (const TaskStream& ts : bs.streams)
           for (const auto& pe : ts.pe)
-            for (const StreamCommand& c : pe) biased += c.kind == CommandKind::Arm && c.arm.bias != nullptr;
+            for (std::size_t k = 0; k < pe.size(); ++k) {
+              if (pe[k].kind != CommandKind::Arm || !pe[k].arm.add_bias) continue;
+              ++biased;
+              ASSERT_GT(k, 0u);
+              const StreamCommand& load = pe[k - 1];
+              EXPECT_EQ(load.kind, CommandKind::DmaLoad);
+              EXPECT_EQ(load.dma.sram_addr, pe[k].arm.bias_addr);
+              EXPECT_GE(load.dma.dram_addr, bs.map.bias);
+              EXPECT_LE(load.dma.dram_addr + load.dma.bytes(), bs.map.bias + bs.map.bias_bytes);
+            }
         EXPECT_GT(biased, 0u);
         ++ran;
       }
@@ -237,18 +248,46 @@ TEST(DistributorStreams, BiasesAreAddedOnceInEveryStrategy) {
   EXPECT_GE(changed, 10);
 }
 
+// The bias is data in the block's DRAM image, as the weights are: the backend adds what the DMA finds
+// there, not what the layer list said. Changing the image's bias changes the backend's output exactly
+// as it changes the golden block's.
+TEST(DistributorStreams, TheBiasComesFromTheDramImage) {
+  const ParsedNetwork n = parse_text("input 12 12 3\nconv 3 3 3 16 pad=same bias=seed\nfc 2304 24 bias=seed\n");
+  const NetworkSplit split = split_network(n, split_rules(Target::Qpe, HwConfig{}));
+  int ran = 0;
+  for (std::size_t i = 0; i < n.blocks.size(); ++i)
+    for (Strategy st : {Strategy::NofuseNoreuse, Strategy::FuseNoreuse}) {
+      SCOPED_TRACE(n.blocks[i].name() + " " + to_string(st));
+      const BlockStreams bs = distribute(n.blocks[i], split.blocks[i], st, HwConfig{});
+      const std::vector<std::uint8_t> image = block_dram_image(n.blocks[i], split.blocks[i], bs, HwConfig{}, 7);
+      std::vector<std::uint8_t> edited = image;
+      ASSERT_GT(bs.map.bias_bytes, 0u);
+      for (std::uint64_t j = 0; j < bs.map.bias_bytes; j += 4) edited[bs.map.bias + j + 1] ^= 0x55;  // +-21760 per value
+      std::vector<std::uint8_t> dram = edited;
+      auto backend = make_model_stream_backend(HwConfig{});
+      for (const TaskStream& t : bs.streams) ASSERT_TRUE(backend->run(t, dram, StreamRunOptions{true}).completed);
+      const std::vector<std::uint8_t> want = golden_block_output(n.blocks[i], split.blocks[i], bs, HwConfig{}, edited);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), dram.begin() + static_cast<std::ptrdiff_t>(bs.map.output)));
+      EXPECT_NE(want, golden_block_output(n.blocks[i], split.blocks[i], bs, HwConfig{}, image));
+      ++ran;
+    }
+  EXPECT_EQ(ran, 4);
+}
+
 TEST(ArmOps, BiasIsAddedBeforeTheReluAndTheShiftAndCostsItsClocks) {
   std::vector<std::uint8_t> sram(64, 0);
   const std::int32_t v[4] = {-300, 100, 1000, -5};
   std::memcpy(sram.data(), v, 16);
+  const std::int32_t b[3] = {7, 400, 50};  // the bias slice as the DMA left it in SRAM
+  std::memcpy(sram.data() + 48, b, 12);
   ArmCommand r;
   r.kind = ArmOpKind::Relu32;
   r.planes = 2;
   r.width = 2;
   r.src_row_stride = 8;
-  r.bias = std::make_shared<const std::vector<std::int32_t>>(std::vector<std::int32_t>{7, 400, 50});
-  r.bias_first = 1;
-  r.bias_plane_step = 1;  // plane d takes bias[1 + d]: 400, then 50
+  r.add_bias = true;
+  r.bias_addr = 52;
+  r.bias_plane_step = 1;  // plane d takes the bias at 52 + 4 d: 400, then 50
   arm_apply(r, sram.data(), sram.size());
   std::int32_t got[4];
   std::memcpy(got, sram.data(), 16);
@@ -262,7 +301,7 @@ TEST(ArmOps, BiasIsAddedBeforeTheReluAndTheShiftAndCostsItsClocks) {
   q.dst_row_stride = 2;
   q.shift = 2;
   q.bias_plane_step = 0;
-  q.bias_col_step = 1;  // column x takes bias[1 + x]: 400, 50
+  q.bias_col_step = 1;  // column x takes the bias at 52 + 4 x: 400, 50
   q.saturate_high = 96;  // a ReLU6's quantized 6
   arm_apply(q, sram.data(), sram.size());
   EXPECT_EQ(static_cast<std::int8_t>(sram[32]), 96);   // (100 + 400) >> 2 = 125, clamped at 96
@@ -272,7 +311,7 @@ TEST(ArmOps, BiasIsAddedBeforeTheReluAndTheShiftAndCostsItsClocks) {
   ArmOpClocks k;
   k.bias_add_per_pixel = 2.0;
   EXPECT_EQ(arm_op_cycles(q, k), 4u * 8 + 4u * 2);  // QUAN's 8 per pixel and the add's 2
-  q.bias_first = 2;  // reaches past the bias: refused, not read out of bounds
+  q.bias_addr = 60;  // its second value would lie past the SRAM: refused, not read out of bounds
   EXPECT_THROW(arm_apply(q, sram.data(), sram.size()), std::out_of_range);
 }
 

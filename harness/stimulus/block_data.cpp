@@ -45,6 +45,13 @@ std::int32_t add_bias(std::int32_t v, std::int32_t c) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(c));
 }
 
+// A biased layer's value j (output channel or column) as the block's DRAM image holds it (int32, little-endian).
+std::int32_t image_bias(const std::vector<std::uint8_t>& img, const BlockStreams& bs, std::size_t j) {
+  std::uint32_t u = 0;
+  for (int k = 3; k >= 0; --k) u = (u << 8) | img.at(static_cast<std::size_t>(bs.map.bias + 4 * j + std::size_t(k)));
+  return static_cast<std::int32_t>(u);
+}
+
 // An MM block: partial sums per weight piece, each with the accumulator's wrap, added in 32 bits as FCE does;
 // then the bias, ReLU and QUAN.
 std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs, const HwConfig& cfg,
@@ -52,7 +59,7 @@ std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s
   const bool relu = mapper::find_op(b, PrimitiveKind::ReLU) != nullptr;
   const Operation* quan = mapper::find_op(b, PrimitiveKind::Quantization);
   const int high = quan ? quan->saturate_high : 127;
-  const std::vector<std::int32_t>* bias = b.core_op().bias.get();
+  const bool biased = bs.map.bias_bytes > 0;
   auto quant = [&](std::int32_t v) {
     v = (relu ? std::max<std::int32_t>(0, v) : v) >> bs.quant_shift;
     return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, high)));
@@ -72,7 +79,8 @@ std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s
   });
   std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
   for (int j = 0; j < W_B; ++j)
-    out[j] = quant(bias ? add_bias(static_cast<std::int32_t>(sum[j]), (*bias)[std::size_t(j)]) : static_cast<std::int32_t>(sum[j]));
+    out[j] = quant(biased ? add_bias(static_cast<std::int32_t>(sum[j]), image_bias(img, bs, std::size_t(j)))
+                          : static_cast<std::int32_t>(sum[j]));
   return out;
 }
 
@@ -141,8 +149,8 @@ std::vector<std::uint8_t> golden_conv_block(const OperationBlock& b, const Block
   const int C = conv.out.D;
   std::vector<std::int32_t> v = conv_sums(b, s, bs, cfg, img);
   int Ho = conv.out.H, Wo = conv.out.W;
-  if (const std::vector<std::int32_t>* bias = conv.bias.get())
-    for (std::size_t j = 0; j < v.size(); ++j) v[j] = add_bias(v[j], (*bias)[j / (std::size_t(Ho) * Wo)]);
+  if (bs.map.bias_bytes > 0)
+    for (std::size_t j = 0; j < v.size(); ++j) v[j] = add_bias(v[j], image_bias(img, bs, j / (std::size_t(Ho) * Wo)));
   auto sat8 = [](int x) { return std::clamp(x, -128, 127); };
   for (std::size_t i = b.core + 1; i < b.ops.size(); ++i) {
     const Operation& o = b.ops[i];
@@ -239,6 +247,15 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
   };
   const Operation& core = b.core_op();
   const std::vector<std::int8_t>* weights = core.weights.get();
+  // a biased layer's int32 values, little-endian, one per output channel or column
+  if (core.bias) {
+    if (core.bias->size() * 4 != bs.map.bias_bytes)
+      throw std::invalid_argument(b.name() + ": a bias of " + std::to_string(core.bias->size()) + " values, expected " +
+                                  std::to_string(bs.map.bias_bytes / 4));
+    for (std::size_t j = 0; j < core.bias->size(); ++j)
+      for (int k = 0; k < 4; ++k)
+        img[bs.map.bias + 4 * j + std::size_t(k)] = static_cast<std::uint8_t>(static_cast<std::uint32_t>((*core.bias)[j]) >> (8 * k));
+  }
   if (b.kind == BlockKind::MatMul) {
     const int H_B = static_cast<int>(core.in.elements()), W_B = static_cast<int>(core.out.elements());
     const std::vector<std::int8_t> a = given_or_drawn(&data.input, std::uint64_t(H_B), "input");

@@ -48,21 +48,18 @@ void each_pixel(const ArmCommand& c, F f) {
       for (std::uint32_t x = 0; x < c.width; ++x) f(std::size_t(d), std::size_t(y), std::size_t(x));
 }
 
-// The bias value (d, y, x) of a Relu32 or Quantize takes (0 without a bias).
-std::int32_t bias_at(const ArmCommand& c, std::size_t d, std::size_t y, std::size_t x) {
-  const std::size_t i = c.bias_first + d * c.bias_plane_step + y * c.bias_row_step + x * c.bias_col_step;
-  return (*c.bias)[i];
+// The byte address of the bias value (d, y, x) of a Relu32 or Quantize.
+std::size_t bias_byte(const ArmCommand& c, std::size_t d, std::size_t y, std::size_t x) {
+  return c.bias_addr + 4 * (d * c.bias_plane_step + y * c.bias_row_step + x * c.bias_col_step);
 }
 
-// A command's bias must cover every value it is added to (the distributor slices it per piece).
-void need_bias(const ArmCommand& c) {
-  if (!c.bias) return;
-  if (c.planes == 0 || c.height == 0 || c.width == 0) return;
-  const std::size_t last = c.bias_first + (c.planes - 1) * std::size_t(c.bias_plane_step) +
-                           (c.height - 1) * std::size_t(c.bias_row_step) + (c.width - 1) * std::size_t(c.bias_col_step);
-  if (last >= c.bias->size())
-    throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": bias value " + std::to_string(last) +
-                            " beyond the layer's " + std::to_string(c.bias->size()));
+// A command's bias values must lie in the SRAM (the distributor loads a piece's slice of them).
+void need_bias(const ArmCommand& c, std::size_t size) {
+  if (!c.add_bias || c.planes == 0 || c.height == 0 || c.width == 0) return;
+  const std::size_t last = bias_byte(c, c.planes - 1, c.height - 1, c.width - 1) + 4;
+  if (last > size)
+    throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": bias at SRAM address " + std::to_string(last - 4) +
+                            " beyond the SRAM");
 }
 
 // x + bias in 32 bits, wrapping as the ARM's ADD does.
@@ -165,7 +162,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
       clocks = k.copy_per_word * double(std::uint64_t(c.planes) * c.height * ((c.width + 3) / 4));
       break;
   }
-  if (c.bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
+  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     clocks += k.bias_add_per_pixel * double(pixels(c));
   return static_cast<std::uint64_t>(std::ceil(clocks));
 }
@@ -188,21 +185,21 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       return;
     case ArmOpKind::Relu32:
       need(c.src + c.planes * sp, size, c);
-      need_bias(c);
+      need_bias(c, size);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::uint8_t* p = sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step;
-        const std::int32_t v = c.bias ? add32(load32(p), bias_at(c, d, y, x)) : load32(p);
+        const std::int32_t v = c.add_bias ? add32(load32(p), load32(sram + bias_byte(c, d, y, x))) : load32(p);
         store32(p, std::max<std::int32_t>(0, v));
       });
       return;
     case ArmOpKind::Quantize: {
       const std::size_t dp = c.destination_plane_stride(c.height);
       need_planes(c, sp, dp, size);
-      need_bias(c);
+      need_bias(c, size);
       const std::int32_t high = std::clamp(c.saturate_high, -128, 127);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
-        if (c.bias) v = add32(v, bias_at(c, d, y, x));
+        if (c.add_bias) v = add32(v, load32(sram + bias_byte(c, d, y, x)));
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
             static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v >> c.shift, -128, high)));
       });
