@@ -77,7 +77,7 @@ struct Network {
   // an imported model's power-of-two scales (a real value is int8 * 2^-exponent): its input's, to
   // quantize a float input, and its output's, to read the result; none for a layer list
   std::optional<int> input_exponent, output_exponent;
-  // an imported model's final Softmax or Sigmoid, left to the host ("" if none): the output is its input
+  // an imported model's final Softmax, LogSoftmax or Sigmoid, left to the host ("" if none): the output is its input
   std::string host_activation;
   // what an import folded, lowered or left to the host, one line per node (run-net and check print them)
   std::vector<std::string> notes;

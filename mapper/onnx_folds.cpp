@@ -217,7 +217,7 @@ void Importer::final_activation(const Ctx& c) {
     c.fail("is not the graph's last node: a " + c.n.op_type() +
            " runs only at the end, on the host (the hardware has no exponential)");
   const auto [x, in] = act_in(c, 0);
-  if (c.n.op_type() == "Softmax") {
+  if (c.n.op_type() == "Softmax" || c.n.op_type() == "LogSoftmax") {
     const std::int64_t axis = a.i("axis", -1);
     if (in.rank == 4 || (axis != -1 && axis != in.rank - 1))
       c.fail("axis " + std::to_string(axis) + " on " + dims_str(in.dims()) + ": expected the classes of a [1,N] output");

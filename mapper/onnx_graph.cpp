@@ -15,7 +15,7 @@ static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is li
 const char* const kOps[] = {
     "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
     "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
-    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "Sigmoid", "Squeeze"};
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze"};
 
 template <class T>
 double load(const char* p) {
@@ -474,7 +474,7 @@ void Importer::node(const Ctx& c) {
     clip(c);
   else if (t == "Pad")
     pad(c);
-  else if (t == "Softmax" || t == "Sigmoid")
+  else if (t == "Softmax" || t == "LogSoftmax" || t == "Sigmoid")
     final_activation(c);
   else
     supported(c);

@@ -5,7 +5,7 @@
 //   onnx_layers.cpp    the nodes that become layers (Conv, Gemm / MatMul, pooling, ReLU, Clip, Add, flattening)
 //   onnx_folds.cpp     the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
 //                      DequantizeLinear, Constant, BatchNormalization, a constant Add, Pad, Identity / Dropout,
-//                      a final Softmax / Sigmoid)
+//                      a final Softmax / LogSoftmax / Sigmoid)
 //   onnx_chain.cpp     the walk from the input to the output: the chain, residual units, the layer list
 //   onnx_quantize.cpp  the exponents (calibration of a float model), each layer's shift, weights and bias
 #pragma once
@@ -323,7 +323,7 @@ class Importer {
   // Pad (constant zeros, the same on every side of H and W, none on N and C) before a Conv: the
   // convolution's own padding.
   void pad(const Ctx& c);
-  // A Softmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
+  // A Softmax, LogSoftmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
   // at its exponent (run-net says so and its output record holds it).
   void final_activation(const Ctx& c);
 

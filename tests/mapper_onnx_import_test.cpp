@@ -319,6 +319,9 @@ TEST(OnnxImport, CheckListsEveryProblemAtOnce) {
   const OnnxCheck softmax = check_onnx(model("eq_softmax_a.onnx"));
   ASSERT_TRUE(softmax.network.has_value());
   EXPECT_EQ(softmax.network->host_activation, "Softmax");
+  const OnnxCheck logsoftmax = check_onnx(model("eq_logsoftmax_a.onnx"));
+  ASSERT_TRUE(logsoftmax.network.has_value());
+  EXPECT_EQ(logsoftmax.network->host_activation, "LogSoftmax");
 }
 
 // A bias is quantized at the sums' scale, round half to even: checked on a float model whose exponents the

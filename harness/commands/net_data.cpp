@@ -55,7 +55,7 @@ std::vector<std::vector<float>> calibration_set(const std::string& where, std::s
 }
 
 // --reference with a float array (a framework's own output): how close the int8 output, read at its
-// exponent (and, for a model whose final Softmax or Sigmoid the host applies, after it), comes to it.
+// exponent (and, for a model whose final Softmax, LogSoftmax or Sigmoid the host applies, after it), comes to it.
 struct FloatComparison {
   double correlation = 0, max_error_steps = 0;
   bool top1 = false, top5 = false;  // the reference's largest value is the output's largest / among its 5 largest
@@ -64,11 +64,11 @@ FloatComparison compare_float(const std::vector<std::int8_t>& y, int exponent, c
                               const std::string& host_activation) {
   std::vector<double> a(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) a[i] = std::ldexp(double(y[i]), -exponent);
-  if (host_activation == "Softmax" && !a.empty()) {
+  if ((host_activation == "Softmax" || host_activation == "LogSoftmax") && !a.empty()) {
     const double m = *std::max_element(a.begin(), a.end());
     double sum = 0;
-    for (double& v : a) sum += (v = std::exp(v - m));
-    for (double& v : a) v /= sum;
+    for (double v : a) sum += std::exp(v - m);
+    for (double& v : a) v = host_activation == "Softmax" ? std::exp(v - m) / sum : v - m - std::log(sum);
   } else if (host_activation == "Sigmoid") {
     for (double& v : a) v = 1 / (1 + std::exp(-v));
   }

@@ -911,6 +911,10 @@ def equivalents():
           oh.make_node("QuantizeLinear", ["c", "s4", "zp"], ["cq"], name="out_q"),
           oh.make_node("DequantizeLinear", ["cq", "s4", "zp"], ["y"], name="out_dq")],
          [sc(5, "s5"), sc(7, "s7"), sc(4, "s4"), sc(12, "s12"), zp, arr("wi", wi), arr("bi", bi)], (1, 3, 8, 8))
+    pair("logsoftmax", "a final LogSoftmax (F.log_softmax, left to the host) against none",
+         [oh.make_node("Gemm", ["x", "wm", "bm"], ["g"], name="fc"), oh.make_node("LogSoftmax", ["g"], ["y"], name="logprob", axis=1)],
+         [arr("wm", Wm), arr("bm", bm)],
+         [oh.make_node("Gemm", ["x", "wm", "bm"], ["y"], name="fc")], [arr("wm", Wm), arr("bm", bm)], (1, 16))
 
 
 def main():
