@@ -79,6 +79,8 @@ struct Network {
   std::optional<int> input_exponent, output_exponent;
   // an imported model's final Softmax, LogSoftmax or Sigmoid, left to the host ("" if none): the output is its input
   std::string host_activation;
+  // an imported model whose output is a flattened map ([1, C*H*W], as a convolutional head's Flatten gives)
+  bool output_flattened = false;
   // what an import folded, lowered or left to the host, one line per node (run-net and check print them)
   std::vector<std::string> notes;
 };

@@ -110,9 +110,13 @@ std::string Importer::emit(const Node& n, const std::string& cur) {
       if (non_negative_.count(cur)) non_negative_.insert(n.out);
       return n.out;
     case Op::Flatten: {
+      // into a fully connected layer, or as the graph's output (a convolutional head's [C,1,1] map, or any
+      // map: [C][H][W] in SRAM and DRAM is already the flattened order)
       const auto& r = readers_[n.out];
-      if (r.size() != 1 || nodes_[r[0]].op != Op::Fc)
-        fail_at(n, "flattens a map that no fully connected layer reads next; the hardware flattens only into one");
+      const bool last = r.empty() && n.out == output_;
+      if (!last && (r.size() != 1 || nodes_[r[0]].op != Op::Fc))
+        fail_at(n, "flattens a map that no fully connected layer reads next; the hardware flattens only into one, or as the graph's output");
+      if (last) net_.output_flattened = true;
       relu_map_.clear();
       return n.out;
     }

@@ -201,12 +201,99 @@ void Importer::pad(const Ctx& c) {
   if (pads[0] || pads[1] || pads[4] || pads[5] || pads[3] != p || pads[6] != p || pads[7] != p || p < 0 || p > kMaxSide)
     c.fail("pads " + dims_str(pads) + ": expected the same padding on every side of H and W, none on N and C");
   const std::string o = new_output(c);
+  if (p == 0) {  // torch.onnx.export writes one before an nn.AvgPool2d of any padding
+    alias_[o] = x;
+    notes_.push_back(c.label + ": pads nothing: passes its input on");
+    return;
+  }
   Act out = in;
   out.shape.W += static_cast<int>(2 * p);
   out.shape.H += static_cast<int>(2 * p);
   add_act(c, o, out);
   pads_[o] = {x, static_cast<int>(p)};
-  notes_.push_back(c.label + ": its zero padding of " + std::to_string(p) + " is the next Conv's");
+  notes_.push_back(c.label + ": its zero padding of " + std::to_string(p) + " is the next Conv's or AveragePool's");
+}
+
+void Importer::shape_arithmetic(const Ctx& c) {
+  const std::string& t = c.n.op_type();
+  // a constant input, or the reason this op is not shape arithmetic
+  auto constant_in = [&](int k) -> const Const& {
+    if (!consts_.count(c.in(k)) && (alias_.count(c.in(k)) || acts_.count(c.in(k))))
+      c.fail(t == "Concat" ? "concatenates feature maps, which is not supported: the hardware runs a chain with residual "
+                             "units: export one branch, or rewrite the concatenation as a convolution"
+                           : "input " + in_quotes(c.in(k)) + " is a feature map; only shape arithmetic on constants is evaluated");
+    return const_in(c, k, "data");
+  };
+  auto whole = [&](double v) {
+    if (v != std::floor(v) || std::fabs(v) > 1e15) c.fail("holds " + std::to_string(v) + "; expected an integer");
+    return static_cast<std::int64_t>(v);
+  };
+  Const r;
+  r.dtype = onnx::TensorProto::INT64;
+  if (t == "Shape") {
+    const Attrs a(c, {"start", "end"});
+    c.inputs(1, 1);
+    const auto [x, in] = act_in(c, 0, true);
+    const std::vector<std::int64_t> d = in.dims();
+    const auto n = static_cast<std::int64_t>(d.size());
+    auto clampi = [&](std::int64_t i) { return std::clamp(i < 0 ? i + n : i, std::int64_t{0}, n); };
+    const std::int64_t b = clampi(a.i("start", 0)), e = clampi(a.i("end", n));
+    for (std::int64_t k = b; k < e; ++k) r.v.push_back(double(d[static_cast<std::size_t>(k)]));
+    r.dims = {static_cast<std::int64_t>(r.v.size())};
+  } else if (t == "Gather") {
+    const Attrs a(c, {"axis"});
+    c.inputs(2, 2);
+    const Const& data = constant_in(0);
+    const Const& idx = constant_in(1);
+    if (a.i("axis", 0) != 0 || data.dims.size() != 1)
+      c.fail("gathers from " + dims_str(data.dims) + " along axis " + std::to_string(a.i("axis", 0)) +
+             "; only a Gather from a 1-D constant (a shape) along axis 0 is evaluated");
+    const auto n = static_cast<std::int64_t>(data.v.size());
+    for (const double v : idx.v) {
+      std::int64_t k = whole(v);
+      if (k < 0) k += n;
+      if (k < 0 || k >= n) c.fail("index " + std::to_string(whole(v)) + " is outside " + dims_str(data.dims));
+      r.v.push_back(data.v[static_cast<std::size_t>(k)]);
+    }
+    r.dtype = data.dtype;
+    r.dims = idx.dims;
+  } else if (t == "Unsqueeze") {
+    const Attrs a(c, {"axes"});
+    c.inputs(1, 2);
+    const Const& x = constant_in(0);
+    std::vector<std::int64_t> axes;
+    if (const auto at = a.ints("axes")) axes = *at;
+    else if (c.has(1))
+      for (const double v : const_in(c, 1, "axes").v) axes.push_back(whole(v));
+    const auto rank = static_cast<std::int64_t>(x.dims.size() + axes.size());
+    std::vector<bool> one(static_cast<std::size_t>(rank), false);
+    for (std::int64_t ax : axes) {
+      if (ax < 0) ax += rank;
+      if (ax < 0 || ax >= rank || one[static_cast<std::size_t>(ax)])
+        c.fail("axes " + dims_str(axes) + " on " + dims_str(x.dims) + " are out of range or repeated");
+      one[static_cast<std::size_t>(ax)] = true;
+    }
+    r = x;
+    r.dims.clear();
+    std::size_t from = 0;
+    for (std::int64_t k = 0; k < rank; ++k) r.dims.push_back(one[static_cast<std::size_t>(k)] ? 1 : x.dims[from++]);
+  } else {  // Concat
+    const Attrs a(c, {"axis"});
+    c.inputs(1, 64);
+    for (int k = 0; k < c.n.input_size(); ++k) constant_in(k);  // feature maps first: the reason that matters
+    if (a.i("axis", 0) != 0) c.fail("axis " + std::to_string(a.i("axis", 0)) + ": only a Concat of 1-D constants (shapes) is evaluated");
+    for (int k = 0; k < c.n.input_size(); ++k) {
+      const Const& x = constant_in(k);
+      if (x.dims.size() != 1) c.fail("concatenates " + dims_str(x.dims) + "; only 1-D constants (shapes) are evaluated");
+      if (k == 0) r.dtype = x.dtype;
+      r.v.insert(r.v.end(), x.v.begin(), x.v.end());
+    }
+    r.dims = {static_cast<std::int64_t>(r.v.size())};
+  }
+  const std::string o = new_output(c);
+  r.what = c.label + " output " + in_quotes(o);
+  r.scale.reset();
+  consts_[o] = std::move(r);
 }
 
 void Importer::final_activation(const Ctx& c) {

@@ -15,7 +15,7 @@ static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is li
 const char* const kOps[] = {
     "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
     "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
-    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze"};
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze", "Shape", "Gather", "Unsqueeze", "Concat"};
 
 template <class T>
 double load(const char* p) {
@@ -83,13 +83,13 @@ double raw_value(int dtype, const char* p) {
 std::string hint_for(const std::string& op) {
   if (op == "Sigmoid" || op == "Softmax" || op == "LogSoftmax")
     return "keep it as the network's last node (the host applies it), or end the exported model before it";
-  if (op == "Concat" || op == "Split" || op == "Slice")
+  if (op == "Split" || op == "Slice")
     return "the hardware runs a chain with residual units: export one branch, or rewrite the concatenation as a convolution";
   if (op == "Resize" || op == "Upsample" || op == "ConvTranspose")
     return "upsampling has no counterpart on the MAC array: run it on the host";
   if (op == "Mul" || op == "Sub" || op == "Div")
     return "fold a constant scaling into the preceding layer's weights before export";
-  if (op == "LSTM" || op == "GRU" || op == "RNN" || op == "Gather" || op == "Shape")
+  if (op == "LSTM" || op == "GRU" || op == "RNN")
     return "not a CNN layer: the import takes the ops listed; export with fixed shapes (constant folding on) so that "
            "Shape arithmetic disappears";
   if (op == "LeakyRelu" || op == "PRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Elu" || op == "Tanh" ||
@@ -261,10 +261,16 @@ void Importer::read_input(const onnx::ValueInfoProto& v) {
   std::vector<std::int64_t> d;
   for (int k = 0; k < tt.shape().dim_size(); ++k) {
     const auto& dim = tt.shape().dim(k);
+    if (!dim.has_dim_value() && k == 0) {  // a dynamic batch (dynamic_axes): the hardware runs one input
+      notes_.push_back(what + ": its batch dimension is symbolic" +
+                       (dim.has_dim_param() ? " (" + in_quotes(dim.dim_param()) + ")" : std::string()) + "; run with a batch of 1");
+      d.push_back(1);
+      continue;
+    }
     if (!dim.has_dim_value())
       fail(what + ": dimension " + std::to_string(k) + " is symbolic" +
            (dim.has_dim_param() ? " (" + in_quotes(dim.dim_param()) + ")" : std::string()) +
-           "; the import needs a fixed shape, batch 1");
+           "; the import needs a fixed shape (a symbolic batch is taken as 1)");
     if (dim.dim_value() < 1)
       fail(what + ": dimension " + std::to_string(k) + " is " + std::to_string(dim.dim_value()));
     d.push_back(dim.dim_value());
@@ -476,6 +482,8 @@ void Importer::node(const Ctx& c) {
     pad(c);
   else if (t == "Softmax" || t == "LogSoftmax" || t == "Sigmoid")
     final_activation(c);
+  else if (t == "Shape" || t == "Gather" || t == "Unsqueeze" || t == "Concat")
+    shape_arithmetic(c);
   else
     supported(c);
 }

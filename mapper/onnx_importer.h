@@ -320,9 +320,13 @@ class Importer {
   // Identity, and Dropout in inference (ratio ignored; training_mode, if given, a constant false): the
   // output is the input.
   void pass_through(const Ctx& c, bool dropout);
-  // Pad (constant zeros, the same on every side of H and W, none on N and C) before a Conv: the
-  // convolution's own padding.
+  // Pad (constant zeros, the same on every side of H and W, none on N and C) before a Conv or an
+  // AveragePool: their own padding; a Pad of nothing passes its input on.
   void pad(const Ctx& c);
+  // Shape arithmetic an exporter writes for a Reshape (x.view(x.size(0), -1) exported without constant
+  // folding, or with a dynamic batch): Shape of a map, Gather, Unsqueeze and Concat of constants, evaluated
+  // here on the maps' known shapes (the batch is 1) into constants.
+  void shape_arithmetic(const Ctx& c);
   // A Softmax, LogSoftmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
   // at its exponent (run-net says so and its output record holds it).
   void final_activation(const Ctx& c);

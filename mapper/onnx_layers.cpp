@@ -222,9 +222,14 @@ void Importer::pool(const Ctx& c, bool max) {
       max ? Attrs(c, {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"})
           : Attrs(c, {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   c.inputs(1, 1);
-  const auto [x, in] = act_in(c, 0);
+  // an average pooling may read a Pad's zeros (nn.AvgPool2d's default count_include_pad=True exports as Pad
+  // + AveragePool): the hardware pads with zeros and divides by the whole window, as that pair does
+  const auto [x_in, in] = act_in(c, 0, !max);
   if (in.rank != 4)
     c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
+  const auto padded = pads_.find(x_in);
+  const std::string x = padded == pads_.end() ? x_in : padded->second.first;
+  const int extra_pad = padded == pads_.end() ? 0 : padded->second.second;
   const auto ks = a.ints("kernel_shape");
   if (!ks || ks->size() != 2) c.fail("kernel_shape must be given with 2 values");
   Node nd;
@@ -233,8 +238,8 @@ void Importer::pool(const Ctx& c, bool max) {
   nd.kW = static_cast<int>(std::clamp<std::int64_t>((*ks)[1], 0, kMaxSide + 1));
   const Window win = window(c, a, in.shape, nd.kH, nd.kW, true);
   nd.stride = win.stride;
-  nd.pad = win.pad;
-  if (!max && nd.pad > 0 && a.i("count_include_pad", 0) == 0)
+  nd.pad = win.pad + extra_pad;
+  if (!max && win.pad > 0 && a.i("count_include_pad", 0) == 0)
     c.fail(
         "padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
         "(docs/real_networks.md)");

@@ -101,10 +101,11 @@ FloatComparison compare_float(const std::vector<std::int8_t>& y, int exponent, c
   return r;
 }
 
-// The shape run-net --output gives the network's output: [1, N] after a fully connected layer, else [1, C, H, W].
-std::vector<std::size_t> output_shape(const mapper::OperationBlock& last) {
+// The shape run-net --output gives the network's output: [1, N] after a fully connected layer or a model's
+// final Flatten, else [1, C, H, W].
+std::vector<std::size_t> output_shape(const mapper::OperationBlock& last, const mapper::Network& net) {
   const mapper::Shape3 o = last.out();
-  if (last.kind == mapper::BlockKind::MatMul) return {1, std::size_t(o.elements())};
+  if (last.kind == mapper::BlockKind::MatMul || net.output_flattened) return {1, std::size_t(o.elements())};
   return {1, std::size_t(o.D), std::size_t(o.H), std::size_t(o.W)};
 }
 
@@ -238,7 +239,7 @@ NetworkOutputCheck check_network_output(const RunNetRequest& req, const mapper::
                                         std::size_t index, const std::string& hash, std::ostream& out, std::ostream& err) {
   NetworkOutputCheck r;
   CheckResult& c = r.check;
-  const std::vector<std::size_t> shape = output_shape(n.blocks.back());
+  const std::vector<std::size_t> shape = output_shape(n.blocks.back(), net);
   c.name = "network output";
   c.group = n.name;
   c.index = index;

@@ -664,7 +664,9 @@ def refusals():
                                     oh.make_node("Relu", ["p"], ["y"], name="late")], [w1], "late", "Relu", "follows no")
     refused("bad_reshape", [c1, oh.make_node("Reshape", ["c1_out", "shp"], ["y"], name="rs")],
             [w1, nh.from_array(np.array([1, 4, 64], np.int64), "shp")], "rs", "Reshape", "[1,-1]")
-    refused("bad_flatten_end", [c1, oh.make_node("Flatten", ["c1_out"], ["y"], name="fl")], [w1], "fl", "Flatten", "fully connected")
+    # a Flatten is taken into a fully connected layer or as the graph's output, not before anything else
+    refused("bad_flatten_mid", [c1, oh.make_node("Flatten", ["c1_out"], ["f"], name="fl"), oh.make_node("Relu", ["f"], ["y"], name="r")],
+            [w1], "fl", "Flatten", "fully connected")
     # QDQ and QLinear forms the hardware cannot take
     s5 = nh.from_array(np.array(2.0 ** -5, np.float32), "s5")
     s7 = nh.from_array(np.array(2.0 ** -7, np.float32), "s7")
@@ -815,9 +817,14 @@ def equivalents():
     """Pairs of float models that compute the same: what an exporter writes (a), and the same network in the
     import's plain vocabulary (b). Calibrated on eq_NAME_calib.txt, both must give the same layers, int8
     weights, int32 biases, shifts and exponents (tests/mapper_onnx_import_test.cpp)."""
-    def pair(name, what, a_nodes, a_inits, b_nodes, b_inits, in_shape, opset=OPSET):
+    def pair(name, what, a_nodes, a_inits, b_nodes, b_inits, in_shape, opset=OPSET, a_batch=None, a_out=None):
+        # a_batch: model a's input has a symbolic batch of that name; a_out: its output's shape, which ONNX
+        # cannot infer through a Reshape to a computed shape
         for suffix, nodes, inits in (("_a", a_nodes, a_inits), ("_b", b_nodes, b_inits)):
-            save(make_model(nodes, [vinfo("x", list(in_shape))], [vinfo("y", None)], inits, opset=opset), "eq_" + name + suffix + ".onnx")
+            a = suffix == "_a"
+            dims = [a_batch] + list(in_shape[1:]) if a_batch and a else list(in_shape)
+            save(make_model(nodes, [vinfo("x", dims)], [vinfo("y", a_out if a else None)], inits, opset=opset),
+                 "eq_" + name + suffix + ".onnx")
         x = rng.normal(0, 1, in_shape).astype(np.float32)
         with open(os.path.join(HERE, "eq_" + name + "_calib.txt"), "w") as f:
             f.write(" ".join(repr(float(v)) for v in x.ravel()) + "\n")
@@ -915,6 +922,42 @@ def equivalents():
          [oh.make_node("Gemm", ["x", "wm", "bm"], ["g"], name="fc"), oh.make_node("LogSoftmax", ["g"], ["y"], name="logprob", axis=1)],
          [arr("wm", Wm), arr("bm", bm)],
          [oh.make_node("Gemm", ["x", "wm", "bm"], ["y"], name="fc")], [arr("wm", Wm), arr("bm", bm)], (1, 16))
+    # nn.AvgPool2d(3, 1, 1) with its default count_include_pad=True exports as Pad + AveragePool (and with no
+    # padding as a Pad of zeros + AveragePool): the hardware's average pooling pads with zeros and divides by
+    # the whole window, as that pair does
+    conv_relu = [oh.make_node("Conv", ["x", "w", "b"], ["c0"], name="conv", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c0"], ["r0"], name="relu0")]
+    pool_tail = [oh.make_node("Flatten", ["p"], ["f"], name="flat"), oh.make_node("Gemm", ["f", "wf", "bf"], ["y"], name="fc", transB=1)]
+    pair("avgpool_pad", "Pad (1) + AveragePool 3x3/1 (nn.AvgPool2d(3, 1, 1)) against AveragePool with pads 1, count_include_pad=1",
+         conv_relu + [oh.make_node("Pad", ["r0", "pads"], ["rp"], name="pad"),
+                      oh.make_node("AveragePool", ["rp"], ["p"], name="pool", kernel_shape=[3, 3], strides=[1, 1])] + pool_tail,
+         [arr("w", W), arr("b", bc), arr("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))] + tail_inits,
+         conv_relu + [oh.make_node("AveragePool", ["r0"], ["p"], name="pool", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+                                   count_include_pad=1)] + pool_tail,
+         [arr("w", W), arr("b", bc)] + tail_inits, (1, 3, 8, 8))
+    Wq = rng.normal(0, 0.2, (10, 6 * 4 * 4)).astype(np.float32)
+    pair("zero_pad", "a Pad of nothing + AveragePool 2x2 (nn.AvgPool2d(2)) against the AveragePool alone",
+         conv_relu + [oh.make_node("Pad", ["r0", "pads"], ["rp"], name="pad"),
+                      oh.make_node("AveragePool", ["rp"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2])] + pool_tail,
+         [arr("w", W), arr("b", bc), arr("pads", np.zeros(8, np.int64)), arr("wf", Wq), arr("bf", bf)],
+         conv_relu + [oh.make_node("AveragePool", ["r0"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2])] + pool_tail,
+         [arr("w", W), arr("b", bc), arr("wf", Wq), arr("bf", bf)], (1, 3, 8, 8))
+    # x.view(x.size(0), -1) exported with a dynamic batch (or without constant folding): Shape, Gather,
+    # Unsqueeze and Concat compute the Reshape's [1, -1], which the import evaluates
+    pair("shape_arithmetic", "a dynamic batch and x.view(x.size(0), -1) (Shape, Gather, Unsqueeze, Concat, Reshape) against Flatten",
+         conv_relu + [oh.make_node("Shape", ["r0"], ["s"], name="shape"), oh.make_node("Gather", ["s", "i0"], ["n"], name="gather", axis=0),
+                      oh.make_node("Unsqueeze", ["n", "ax"], ["n1"], name="unsq"),
+                      oh.make_node("Concat", ["n1", "minus1"], ["to"], name="cat", axis=0),
+                      oh.make_node("Reshape", ["r0", "to"], ["f"], name="view"),
+                      oh.make_node("Gemm", ["f", "wf", "bf"], ["y"], name="fc", transB=1)],
+         [arr("w", W), arr("b", bc), arr("i0", np.array(0, np.int64)), arr("ax", np.array([0], np.int64)),
+          arr("minus1", np.array([-1], np.int64))] + tail_inits,
+         conv_relu + [oh.make_node("Flatten", ["r0"], ["f"], name="flat"), oh.make_node("Gemm", ["f", "wf", "bf"], ["y"], name="fc", transB=1)],
+         [arr("w", W), arr("b", bc)] + tail_inits, (1, 3, 8, 8), a_batch="batch", a_out=["batch", 10])
+    # an all-convolutional head ends in a Flatten of its [C,1,1] map with no fully connected layer after it
+    pair("flatten_out", "GlobalAveragePool + Flatten as the graph's output against the GlobalAveragePool alone",
+         conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["g"], name="gap"), oh.make_node("Flatten", ["g"], ["y"], name="flat")],
+         [arr("w", W), arr("b", bc)],
+         conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
 
 
 def main():
