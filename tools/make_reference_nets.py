@@ -258,9 +258,10 @@ class FloatNet(nn.Module):
                 elif L["ptype"] == "max":
                     x = F.max_pool2d(x, L["k"], L["stride"], L["pad"])
                 else:
-                    # without padding both forms are one; torch exports count_include_pad=True as a Pad
-                    # node before the AveragePool, which the import refuses
-                    x = F.avg_pool2d(x, L["k"], L["stride"], L["pad"], count_include_pad=L["pad"] > 0)
+                    # nn.AvgPool2d's default, count_include_pad=True, which torch exports as a Pad node (of
+                    # nothing, when unpadded) before the AveragePool: the import takes it as the hardware's
+                    # padding
+                    x = F.avg_pool2d(x, L["k"], L["stride"], L["pad"])
             elif k == "flatten":
                 x = torch.flatten(x, 1)
             elif k == "res_begin":
@@ -728,6 +729,12 @@ def evaluate(model, feeds, floor_requant=False):
                 assert a.get("count_include_pad", 0) == 1 or not any(p)
                 xp = F.pad(t(i[0]), [p[1], p[3], p[0], p[2]])
                 y = F.avg_pool2d(xp, k, s).numpy()
+        elif op == "Pad":
+            assert a.get("mode", b"constant") in (b"constant", "constant")
+            p = [int(v) for v in i[1]]
+            assert len(i) < 3 or i[2] is None or not np.any(i[2])
+            half = len(p) // 2
+            y = np.pad(i[0], [(p[k], p[k + half]) for k in range(half)])
         elif op == "GlobalAveragePool":
             y = i[0].astype(f64).mean(axis=(2, 3), keepdims=True)
         elif op == "Add":
@@ -1162,7 +1169,7 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 
 | file | what |
 | --- | --- |
-| `NAME.onnx` | the float model (biases in `lenet_bias`, `bn_res_cnn`, `dw_cnn` only, with their BatchNorms folded in by the exporter), `torch.onnx.export`, opset 13, input `input`, output `output`; an unpadded average pooling is exported as `AveragePool` with `count_include_pad=0`, the same values (torch writes `count_include_pad=1` as a `Pad` node before it, which the import refuses) |
+| `NAME.onnx` | the float model (biases in `lenet_bias`, `bn_res_cnn`, `dw_cnn` only, with their BatchNorms folded in by the exporter), `torch.onnx.export`, opset 13, input `input`, output `output`; an average pooling is exported as torch writes `nn.AvgPool2d`'s default `count_include_pad=1`: a `Pad` node (of nothing, when unpadded) before the `AveragePool`, which the import takes as the pooling's padding |
 | `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
 | `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
