@@ -233,6 +233,31 @@ TEST(RealNetworks, AFloatReferenceIsComparedByCorrelationAndTopClasses) {
             std::string::npos) << out.str();
   const nlohmann::json j = read_json(req.json_out);
   EXPECT_EQ(j.at("output").at("float_reference").at("top1_agrees"), true) << j.at("output");
+  // another class made the reference's top, half an output step above the output's top class: a tie the
+  // int8 output cannot resolve, which passes and says so; three steps above: a different top-1, which fails
+  const std::size_t top = static_cast<std::size_t>(std::max_element(f.begin(), f.end()) - f.begin());
+  std::size_t other = top == 0 ? 1 : 0;  // the runner-up, so that the correlation stays high
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (i != top && f[i] > f[other]) other = i;
+  for (const double steps : {0.5, 3.0}) {
+    std::vector<float> g = f;
+    g[other] = g[top] + static_cast<float>(std::ldexp(steps, -5));
+    write_float_npy(path, "<f4", "(1, 10)", g);
+    std::ostringstream o2, e2;
+    run_net(req, o2, e2);
+    const nlohmann::json k = read_json(req.json_out).at("output").at("float_reference");
+    EXPECT_EQ(k.at("top1_agrees"), false);
+    EXPECT_NEAR(k.at("top1_margin_steps").get<double>(), steps, 1e-4);
+    if (steps < 1) {
+      EXPECT_EQ(k.at("top1_tie"), true);
+      EXPECT_NE(o2.str().find("top-1 is a tie (the reference's top class 0.50 output steps above the output's"), std::string::npos) << o2.str();
+      EXPECT_NE(o2.str().find("(pass: r >= 0.98"), std::string::npos) << o2.str();
+    } else {
+      EXPECT_EQ(k.at("top1_tie"), false);
+      EXPECT_NE(o2.str().find("top-1 DIFFERS (the reference's top class 3.0 output steps above"), std::string::npos) << o2.str();
+      EXPECT_NE(o2.str().find("(FAIL: r >= 0.98"), std::string::npos) << o2.str();
+    }
+  }
 }
 
 // A one-channel input saved without its batch, (1, 28, 28), is the model's (1, H, W) map.

@@ -352,7 +352,7 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   netcmd->add_option("--reference", nreq.reference_npy,
                      "the network's output must equal this int8 .npy value for value (e.g. PyTorch's integer reference, "
                      "vectors/nets/), or, a float .npy (the framework's own output), correlate with it at r >= 0.98 with the "
-                     "same top-1 (correlation, max error in output steps, top-1/top-5 reported); needs --input");
+                     "same top-1 or one within an output step (correlation, max error in output steps, top-1/top-5 reported); needs --input");
   netcmd->add_option("--calibrate", nreq.calibrate,
                      "quantize a float ONNX model on these float inputs (a .npy of one input or a stack of them, or a "
                      "directory of .npy files; maxima over all) instead of on --input");

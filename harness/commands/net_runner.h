@@ -41,7 +41,7 @@ struct RunNetRequest {
   // block gets the data the blocks before it give (docs/real_networks.md); --output writes the network's output
   std::string input_npy, output_npy;
   // --reference: the network's output must equal this int8 .npy (e.g. PyTorch's integer reference), or, a
-  // float .npy (the framework's own output), correlate with it (r >= 0.98) with the same top-1 class
+  // float .npy (the framework's own output), correlate with it (r >= 0.98) with the same top-1 class (or one within an output step)
   std::string reference_npy;
   // --calibrate: the float inputs a float ONNX model is quantized on (a .npy of one input or a stack of
   // them, or a directory of .npy files), instead of the --input it runs
