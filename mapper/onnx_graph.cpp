@@ -440,8 +440,12 @@ Importer::Ctx Importer::ctx(const onnx::NodeProto& n, int index) const {
 
 void Importer::supported(const Ctx& c) const {
   if (!c.n.domain().empty() && c.n.domain() != "ai.onnx")
-    c.fail("op domain " + in_quotes(c.n.domain()) +
-           " is not supported (the import takes these standard ONNX ops: " + supported_ops() + ")");
+    c.fail("op domain " + in_quotes(c.n.domain()) + " is not supported (the import takes these standard ONNX ops: " +
+           supported_ops() + ")" +
+           (c.n.domain() == "com.microsoft"
+                ? "; onnxruntime's quantizer writes its contrib ops (QLinearAdd, QGemm, ...) in the QOperator format: "
+                  "quantize with quant_format=QuantFormat.QDQ, or give the float model (the import quantizes it)"
+                : std::string()));
   const std::string& t = c.n.op_type();
   for (const char* op : kOps)
     if (t == op) return;

@@ -616,7 +616,7 @@ def refusals():
                            oh.make_node("Concat", ["c1_out", "c2_out"], ["y"], name="cat", axis=1)],
             [w1, w("w2", (4, 3, 3, 3))], "cat", "Concat", "not supported")
     refused("bad_domain", [c1, oh.make_node("QLinearAdd", ["c1_out"], ["y"], name="qadd", domain="com.microsoft")], [w1],
-            "qadd", "QLinearAdd", "domain", check=False)
+            "qadd", "QLinearAdd", "QuantFormat.QDQ", check=False)
     # convolutions the MAC array cannot run
     # groups are lowered to block-diagonal weights; these cannot be
     refused("bad_conv_grouped", [conv_node("gconv", "x", "wg", "y", group=4)], [w("wg", (6, 2, 3, 3))], "gconv", "Conv", "divisor",
