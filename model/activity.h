@@ -1,0 +1,72 @@
+// What a backend did, counted where it happened: the events an energy per access multiplies (CNNergy's
+// method: MACs, memory accesses by level, on-chip transfers, DRAM accesses, control). Each backend fills
+// it from what it actually did, never from a formula over the layer, so that the two can be compared.
+// Plain data; the field names are the JSON's (`activity.model`, `activity.rtl`) and the energy table's.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace s2 {
+
+struct Activity {
+  std::uint64_t mac_ops = 0;          // multiply-accumulates the MLA issued on lanes holding a result
+  std::uint64_t mac_padding_ops = 0;  // ... on lanes beyond the task's rows or columns (alignment)
+  std::uint64_t sram_read_bytes_mla_a = 0;     // operand A (weights) read by the MLA
+  std::uint64_t sram_read_bytes_mla_b = 0;     // operand B (the input map) read by the MLA
+  std::uint64_t sram_write_bytes_mla_out = 0;  // results the MLA wrote
+  std::uint64_t sram_read_bytes_dma = 0, sram_write_bytes_dma = 0;  // the DMA (and the NoC into this SRAM)
+  std::uint64_t sram_read_bytes_arm = 0, sram_write_bytes_arm = 0;  // the ARM's element-wise operations
+  std::uint64_t noc_packets = 0;      // packets that entered the NoC
+  std::uint64_t noc_packet_hops = 0;  // router-to-router links they crossed (a packet inside its QPE: 0)
+  std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  std::uint64_t arm_cycles = 0;       // clocks the ARM spent on element-wise operations (Table 5.9)
+  std::uint64_t pe_busy_cycles = 0;   // PE clocks with a command under way, summed over the PEs
+  std::uint64_t pe_idle_cycles = 0;   // PE clocks of the run without one, summed over the PEs with commands
+
+  Activity& operator+=(const Activity& o) {
+    for (const auto& f : fields()) this->*f.member += o.*f.member;
+    return *this;
+  }
+
+  static constexpr std::size_t kFields = 16;
+  struct Field {
+    const char* name;
+    std::uint64_t Activity::*member;
+    const char* unit;  // what one count is
+  };
+  // every count, in the order reports list them
+  static const std::array<Field, kFields>& fields() {
+    static const std::array<Field, kFields> f{{
+        {"mac_ops", &Activity::mac_ops, "MAC"},
+        {"mac_padding_ops", &Activity::mac_padding_ops, "MAC"},
+        {"sram_read_bytes_mla_a", &Activity::sram_read_bytes_mla_a, "byte"},
+        {"sram_read_bytes_mla_b", &Activity::sram_read_bytes_mla_b, "byte"},
+        {"sram_write_bytes_mla_out", &Activity::sram_write_bytes_mla_out, "byte"},
+        {"sram_read_bytes_dma", &Activity::sram_read_bytes_dma, "byte"},
+        {"sram_write_bytes_dma", &Activity::sram_write_bytes_dma, "byte"},
+        {"sram_read_bytes_arm", &Activity::sram_read_bytes_arm, "byte"},
+        {"sram_write_bytes_arm", &Activity::sram_write_bytes_arm, "byte"},
+        {"noc_packets", &Activity::noc_packets, "packet"},
+        {"noc_packet_hops", &Activity::noc_packet_hops, "packet-hop"},
+        {"dram_read_bytes", &Activity::dram_read_bytes, "byte"},
+        {"dram_write_bytes", &Activity::dram_write_bytes, "byte"},
+        {"arm_cycles", &Activity::arm_cycles, "clock"},
+        {"pe_busy_cycles", &Activity::pe_busy_cycles, "PE clock"},
+        {"pe_idle_cycles", &Activity::pe_idle_cycles, "PE clock"},
+    }};
+    return f;
+  }
+
+  // name -> count, for the JSON
+  std::map<std::string, std::uint64_t> named() const {
+    std::map<std::string, std::uint64_t> m;
+    for (const auto& f : fields()) m[f.name] = this->*f.member;
+    return m;
+  }
+};
+
+}  // namespace s2
