@@ -315,6 +315,46 @@ TEST(ArmOps, BiasIsAddedBeforeTheReluAndTheShiftAndCostsItsClocks) {
   EXPECT_THROW(arm_apply(q, sram.data(), sram.size()), std::out_of_range);
 }
 
+// The bytes an ARM operation's loads and stores move (activity counts), worked out by hand per operation.
+TEST(ArmOps, CountTheSramBytesTheirLoopsMove) {
+  ArmCommand r;
+  r.kind = ArmOpKind::Relu32;
+  r.planes = 2;
+  r.width = 2;
+  EXPECT_EQ(arm_op_sram_bytes(r).read, 16u);
+  EXPECT_EQ(arm_op_sram_bytes(r).written, 16u);
+  r.add_bias = true;
+  r.bias_plane_step = 1;  // one bias value per plane, read once each
+  EXPECT_EQ(arm_op_sram_bytes(r).read, 16u + 8u);
+  ArmCommand q = r;
+  q.kind = ArmOpKind::Quantize;
+  q.bias_plane_step = 0;
+  q.bias_col_step = 1;  // one per column
+  EXPECT_EQ(arm_op_sram_bytes(q).read, 16u + 8u);
+  EXPECT_EQ(arm_op_sram_bytes(q).written, 4u);
+  ArmCommand m;
+  m.kind = ArmOpKind::MaxPool8;
+  m.height = m.width = 4;
+  m.window = 2;  // 2x2 outputs, each reading its 4 bytes
+  EXPECT_EQ(arm_op_sram_bytes(m).read, 16u);
+  EXPECT_EQ(arm_op_sram_bytes(m).written, 4u);
+  m.stride = 1;  // 3x3 outputs
+  EXPECT_EQ(arm_op_sram_bytes(m).read, 36u);
+  EXPECT_EQ(arm_op_sram_bytes(m).written, 9u);
+  ArmCommand pad;
+  pad.kind = ArmOpKind::Pad;
+  pad.height = pad.width = 5;
+  pad.pad_left = pad.pad_right = pad.pad_top = pad.pad_bottom = 1;  // 25 - 9 border bytes, written only
+  EXPECT_EQ(arm_op_sram_bytes(pad).read, 0u);
+  EXPECT_EQ(arm_op_sram_bytes(pad).written, 16u);
+  ArmCommand add;
+  add.kind = ArmOpKind::AddInt8;
+  add.height = 3;
+  add.width = 4;
+  EXPECT_EQ(arm_op_sram_bytes(add).read, 24u);
+  EXPECT_EQ(arm_op_sram_bytes(add).written, 12u);
+}
+
 TEST(ArmOps, CostTheClocksOfThesisTable59) {
   const ArmOpClocks k;
   ArmCommand c;

@@ -126,6 +126,50 @@ std::vector<SramExtent> snn_op_extents(const ArmCommand& c) {
   }
 }
 
+ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, std::size_t sram_bytes) {
+  using u64 = std::uint64_t;
+  const u64 px = pixels(c);
+  ArmSramBytes b;
+  switch (c.kind) {
+    case ArmOpKind::Pad: b.written = border_bytes(c); break;
+    case ArmOpKind::Relu32: b = {4 * px, 4 * px}; break;
+    case ArmOpKind::Quantize: b = {4 * px, px}; break;
+    case ArmOpKind::MaxPool8:
+    case ArmOpKind::AvgPool8: {
+      const u64 w = u64(c.window), h = u64(c.window_height()), st = u64(c.pool_stride());
+      if (w == 0 || h == 0 || h > c.height || w > c.width) break;
+      const u64 outputs = u64(c.planes) * ((c.height - h) / st + 1) * ((c.width - w) / st + 1);
+      b = {outputs * w * h, outputs};
+      break;
+    }
+    case ArmOpKind::AddInt32: b = {8 * px, 4 * px}; break;
+    case ArmOpKind::AddInt8: b = {2 * px, px}; break;
+    case ArmOpKind::Relu8: b = {px, px}; break;
+    case ArmOpKind::MacInt8: {
+      u64 nonzero = u64(c.height) * c.depth;
+      if (sram) {
+        need_extents(c, sram_bytes);
+        nonzero = 0;
+        for (std::size_t r = 0; r < c.height; ++r)
+          for (std::size_t q = 0; q < c.depth; ++q) nonzero += mac_operand(c, sram, r, q) != 0;
+      }
+      const u64 adds = nonzero * c.planes * c.width;  // a weight byte read, a sum read and written per add
+      b = {u64(c.height) * c.depth + adds + 4 * adds, 4 * adds};
+      break;
+    }
+    case ArmOpKind::PermuteWords: {
+      u64 moved = c.width;
+      if (sram) moved = permute_moves(c, sram, sram_bytes).first;
+      b = {2ull * c.width + u64(c.planes) * 4 * moved, u64(c.planes) * 4 * moved};
+      break;
+    }
+    case ArmOpKind::Copy8: b = {px, px}; break;
+  }
+  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
+    b.read += 4 * u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
+  return b;
+}
+
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std::uint8_t* sram, std::size_t sram_bytes) {
   double clocks = 0;
   switch (c.kind) {

@@ -27,6 +27,16 @@ struct SramExtent {
 };
 std::vector<SramExtent> snn_op_extents(const ArmCommand& c);
 
+// The SRAM bytes an operation's loads and stores move (activity counts, model/activity.h), by the loops
+// arm_apply runs: a pooling window's every byte, a bias value once per value the command uses (it stays in
+// a register across the values that share it), MacInt8's weights and sums only for non-zero operand values
+// and PermuteWords' moved words (counted from the SRAM when given, else bounded as arm_op_cycles is).
+// The model and the RTL backend run the same C++ ARM, so these counts agree by construction.
+struct ArmSramBytes {
+  std::uint64_t read = 0, written = 0;
+};
+ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram = nullptr, std::size_t sram_bytes = 0);
+
 // Whether arm_op_cycles reads the SRAM for this operation (MacInt8, PermuteWords).
 inline bool arm_op_cycles_read_sram(ArmOpKind k) { return k == ArmOpKind::MacInt8 || k == ArmOpKind::PermuteWords; }
 // Carries the operation out on a PE's SRAM (functional, untimed). Throws std::out_of_range if it
