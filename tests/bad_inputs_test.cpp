@@ -19,6 +19,7 @@
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
+#include "model/energy_table.h"
 #include "model/hw_config.h"
 #include "test_support.h"
 
@@ -33,6 +34,8 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
       {"task_vectors", [](const std::string& p) { read_task_vectors(p, HwConfig{}); }},
       {"layer_list", [](const std::string& p) { mapper::parse_network(mapper::read_layer_list(p)); }},
       {"config", [](const std::string& p) { load_hw_config(p); }},
+      // an energy table (model/energy_table.h; the --energy option's file)
+      {"energy_table", [](const std::string& p) { load_energy_table(p); }},
       {"split_file", [](const std::string& p) { mapper::read_split_file(p); }},
       {"journal", [](const std::string& p) { read_journal(p); }},
       // the task records regress --resume takes from a journal, as it reads them

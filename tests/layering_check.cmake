@@ -33,7 +33,7 @@ foreach(s IN LISTS CORE_SOURCES)
   string(REGEX REPLACE "\\.cpp$" ".h" h "${s}")
   list(APPEND core_files "model/${s}" "model/${h}")
 endforeach()
-list(APPEND core_files model/json_field.h model/splitmix64.h model/trace.h)
+list(APPEND core_files model/json_field.h model/splitmix64.h model/trace.h model/activity.h)
 
 foreach(f IN LISTS core_files)
   project_includes(${f} inc)
