@@ -115,9 +115,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.a_base) + a_bytes, 16));
   p.acc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
   p.bias_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.acc_base) + o_bytes, 16));
-  int widest = 0;
-  for (int w : s.w.sizes) widest = std::max(widest, w);
-  const std::uint64_t end = std::uint64_t(p.bias_base) + bias_slice_bytes(b.core_op(), widest);
+  const std::uint64_t end = std::uint64_t(p.bias_base) + bias_slice_bytes(b.core_op(), s.w.largest());
   if (end > static_cast<std::uint64_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": a weight piece, its input, two result areas and the bias need " +
                                 std::to_string(end) + " bytes, more than the SRAM's " +

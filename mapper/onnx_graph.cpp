@@ -84,14 +84,13 @@ std::string hint_for(const std::string& op) {
   if (op == "Sigmoid" || op == "Softmax" || op == "LogSoftmax")
     return "keep it as the network's last node (the host applies it), or end the exported model before it";
   if (op == "Split" || op == "Slice")
-    return "the hardware runs a chain with residual units: export one branch, or rewrite the concatenation as a convolution";
+    return "the hardware runs a chain with residual units: export one branch";
   if (op == "Resize" || op == "Upsample" || op == "ConvTranspose")
     return "upsampling has no counterpart on the MAC array: run it on the host";
   if (op == "Mul" || op == "Sub" || op == "Div")
     return "fold a constant scaling into the preceding layer's weights before export";
   if (op == "LSTM" || op == "GRU" || op == "RNN")
-    return "not a CNN layer: the import takes the ops listed; export with fixed shapes (constant folding on) so that "
-           "Shape arithmetic disappears";
+    return "not a CNN layer: the import takes the ops listed";
   if (op == "LeakyRelu" || op == "PRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Elu" || op == "Tanh" ||
       op == "Gelu")
     return "the ARM applies only ReLU (and ReLU6 as Clip(0, 6)) in a layer: retrain with ReLU";
@@ -321,6 +320,11 @@ std::pair<std::string, Act> Importer::act_in(const Ctx& c, int k, bool padded_ok
     c.fail("input " + in_quotes(name) +
            " is not the graph's input, an initializer or an earlier node's output (a dangling name)");
   return {cn, it->second};
+}
+
+std::pair<std::string, int> Importer::unpadded(const std::string& map) const {
+  const auto it = pads_.find(map);
+  return it == pads_.end() ? std::pair<std::string, int>{map, 0} : it->second;
 }
 
 const Const& Importer::const_in(const Ctx& c, int k, const std::string& role) const {

@@ -252,6 +252,8 @@ class Importer {
   std::string canon(const std::string& name) const;
   // A feature-map input of a node.
   std::pair<std::string, Act> act_in(const Ctx& c, int k, bool padded_ok = false) const;
+  // A map read with padded_ok: the map a Pad before it stands for, with that padding (else itself and 0).
+  std::pair<std::string, int> unpadded(const std::string& map) const;
   // A constant input of a node (weights, scales, zero points, shapes).
   const Const& const_in(const Ctx& c, int k, const std::string& role) const;
   // The output name of a node, checked to be new.

@@ -75,9 +75,7 @@ void Importer::conv(const Ctx& c, bool qlinear) {
   if (in.rank != 4)
     c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
   // a Pad before it: the convolution reads the Pad's input with both paddings
-  const auto padded = pads_.find(x_in);
-  const std::string x = padded == pads_.end() ? x_in : padded->second.first;
-  const int extra_pad = padded == pads_.end() ? 0 : padded->second.second;
+  const auto [x, extra_pad] = unpadded(x_in);
   // groups: lowered to one convolution over every input channel, its filters zero outside their group
   // (block-diagonal weights): the MAC array then multiplies `group` times the products the grouped
   // convolution needs (docs/real_networks.md, "Grouped convolutions")
@@ -227,9 +225,7 @@ void Importer::pool(const Ctx& c, bool max) {
   const auto [x_in, in] = act_in(c, 0, !max);
   if (in.rank != 4)
     c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
-  const auto padded = pads_.find(x_in);
-  const std::string x = padded == pads_.end() ? x_in : padded->second.first;
-  const int extra_pad = padded == pads_.end() ? 0 : padded->second.second;
+  const auto [x, extra_pad] = unpadded(x_in);
   const auto ks = a.ints("kernel_shape");
   if (!ks || ks->size() != 2) c.fail("kernel_shape must be given with 2 values");
   Node nd;
