@@ -177,7 +177,10 @@ class Importer {
       for (int k = 0; k < min; ++k)
         if (n.input(k).empty()) fail("input " + std::to_string(k + 1) + " is required, but its name is empty");
     }
-    const std::string& out() const { return n.output(0); }
+    const std::string& out() const {
+      if (n.output_size() < 1) fail("has no output");
+      return n.output(0);
+    }
   };
 
   // The attributes of a node, typed; an attribute the import does not know is refused rather than ignored

@@ -62,9 +62,12 @@ NpyHeader header_of(const std::string& bytes) {
 // C order, and exactly the data bytes the shape needs (checked before anything of that size is allocated).
 void check_data(const std::string& bytes, const NpyHeader& h, std::size_t value_bytes) {
   if (h.fortran_order) throw std::runtime_error("expected C order, got fortran_order True");
+  // an empty array is no input; and xtensor's strides multiply the other dimensions, which must fit too
+  for (std::size_t d : h.shape)
+    if (d == 0) throw std::runtime_error("shape " + npy_shape_text(h.shape) + " has a dimension of 0: the array is empty");
   std::size_t n = 1;
   for (std::size_t d : h.shape) {
-    if (d != 0 && n > (bytes.size() + 1) / d)
+    if (n > (bytes.size() + 1) / d)
       throw std::runtime_error("shape " + npy_shape_text(h.shape) + " needs more data bytes than the file's " + std::to_string(bytes.size()));
     n *= d;
   }

@@ -667,6 +667,9 @@ def refusals():
     # a Flatten is taken into a fully connected layer or as the graph's output, not before anything else
     refused("bad_flatten_mid", [c1, oh.make_node("Flatten", ["c1_out"], ["f"], name="fl"), oh.make_node("Relu", ["f"], ["y"], name="r")],
             [w1], "fl", "Flatten", "fully connected")
+    # a node with no output at all (found by fuzz_onnx: the final-activation check read its missing output)
+    refused("bad_softmax_no_output", [c1, oh.make_node("Softmax", ["c1_out"], [], name="prob")], [w1], "prob", "Softmax",
+            "has no output", out="c1_out", check=False)
     # QDQ and QLinear forms the hardware cannot take
     s5 = nh.from_array(np.array(2.0 ** -5, np.float32), "s5")
     s7 = nh.from_array(np.array(2.0 ** -7, np.float32), "s7")
