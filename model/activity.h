@@ -12,6 +12,22 @@
 
 namespace s2 {
 
+// What each count is, the same on every backend (a count a backend cannot observe is listed in its result's
+// activity_unavailable, never estimated):
+// - mac_ops / mac_padding_ops: in every clock the MAC array fires (multiplies and accumulates), each of its
+//   mac_rows x mac_cols units counts once: as mac_ops if its row (operand-A row: filter / row of A) and column
+//   (operand-B column: output pixel / column of B) are both within the tile being computed, else as padding.
+// - sram_*_bytes_*: bytes moved at an SRAM's ports, counted at the SRAM that served them, by the port that
+//   asked: the PE's own MLA (operand A words, operand B words, result words), the DMA/NoC port (the PE's DMA
+//   and every request arriving over the NoC, e.g. a peer's operand-A read or a DMA write from DRAM), the ARM.
+//   A word read is its full width (16 bytes), a write the bytes it enables.
+// - noc_packets: NoC packets (request or response, one noc_pkt_t each) injected into a router by a PE or a
+//   DRAM port; noc_packet_hops: router-to-router link traversals of those packets.
+// - dram_*_bytes: bytes a DRAM read or wrote for requests (16-byte operations: 16 each).
+// - arm_cycles: the Table 5.9 clocks of the ARM's element-wise operations (the same C++ ARM drives both
+//   backends, so these and sram_*_arm agree by construction).
+// - pe_busy_cycles / pe_idle_cycles: per PE with commands, clocks from the host's start to its own end with
+//   a command under way / without one, summed over those PEs.
 struct Activity {
   std::uint64_t mac_ops = 0;          // multiply-accumulates the MLA issued on lanes holding a result
   std::uint64_t mac_padding_ops = 0;  // ... on lanes beyond the task's rows or columns (alignment)

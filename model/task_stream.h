@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/activity.h"
 #include "model/task.h"
 
 namespace s2 {
@@ -185,6 +186,12 @@ struct StreamResult {
   // model: the mesh link that carried the most packets (-1: no packet left its QPE)
   int busiest_link_from = -1, busiest_link_to = -1;
   std::uint64_t busiest_link_packets = 0;
+  // What the backend did, counted where it happened (model/activity.h): the whole run; per PE of the system
+  // (the counts of its MLA, SRAM and ARM); per DRAM (its bytes); per router (packets entering the NoC there,
+  // and the links they leave it by). Each part holds only its own counts; the total holds them all.
+  Activity activity;
+  std::vector<Activity> pe_activity, dram_activity, router_activity;
+  std::vector<std::string> activity_unavailable;  // counts this backend cannot observe: "not available"
 };
 
 // The memories a system's run starts from and leaves: its DRAMs (each resized to the stream's dram_bytes),

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model/activity.h"
+
 namespace s2 {
 
 struct PhaseCycles {
@@ -28,6 +30,7 @@ struct PeTrace {
   std::uint64_t steps = 0;
   std::string state;                 // where the PE was when the backend stopped (e.g. "done", "compute")
   std::vector<std::int32_t> results; // logical order (see golden.h); empty if not read back
+  Activity activity;                 // what this PE's MLA, SRAM and ARM did (model/activity.h)
   std::uint64_t cycles() const { return end_cycle - start_cycle; }
 };
 
@@ -39,6 +42,9 @@ struct TaskTrace {
   std::uint64_t budget_cycles = 0;   // watchdog budget the run had (0 = none)
   std::uint64_t elapsed_cycles = 0;  // PE clocks simulated from the first start until the backend stopped
   std::vector<PeTrace> pes;
+  Activity activity;                 // the whole task's counts (the PEs' and the QPE's)
+  // counts this backend cannot observe (a user's RTL without the counters): reported "not available"
+  std::vector<std::string> activity_unavailable;
   double wall_s = 0.0;               // wall seconds spent in the backend for this task
 };
 
