@@ -100,22 +100,22 @@ class SyncOrder {
 };
 
 // A command that touches memory, from its start to the point its PE knows it finished.
-struct Activity {
+struct CommandSpan {
   std::size_t pe, k;
   long start, end;
   Access access;
 };
 
-// Every command but Syncs and waits as an activity. An async command lasts until its PE waits for its engine, or
+// Every command but Syncs and waits as a span. An async command lasts until its PE waits for its engine, or
 // the engine's next command (which waits for it before it starts), or the PE's end.
-std::vector<Activity> activities(const TaskStream& s, const HwConfig& cfg) {
-  std::vector<Activity> acts;
+std::vector<CommandSpan> command_spans(const TaskStream& s, const HwConfig& cfg) {
+  std::vector<CommandSpan> acts;
   for (std::size_t p = 0; p < s.pe.size(); ++p) {
     const auto& cmds = s.pe[p];
     for (std::size_t k = 0; k < cmds.size(); ++k) {
       const StreamCommand& c = cmds[k];
       if (c.kind == CommandKind::Sync || c.kind == CommandKind::WaitDma || c.kind == CommandKind::WaitMla) continue;
-      Activity a{p, k, 2 * static_cast<long>(k), 2 * static_cast<long>(k) + 1, access_of(c, static_cast<int>(p), cfg)};
+      CommandSpan a{p, k, 2 * static_cast<long>(k), 2 * static_cast<long>(k) + 1, access_of(c, static_cast<int>(p), cfg)};
       const bool dma = c.kind == CommandKind::DmaLoad || c.kind == CommandKind::DmaStore;
       if (c.async) {
         a.end = 2 * static_cast<long>(cmds.size());
@@ -168,15 +168,15 @@ std::string conflict(const Bounds& ba, const std::vector<Span>& a, const Bounds&
 std::string find_stream_race(const TaskStream& s, const HwConfig& cfg) {
   const SyncOrder order(s);
   if (std::string unmet = order.unmet(s); !unmet.empty()) return unmet;
-  const std::vector<Activity> acts = activities(s, cfg);
+  const std::vector<CommandSpan> acts = command_spans(s, cfg);
   std::vector<Bounds> read_bounds, write_bounds;
-  for (const Activity& a : acts) {
+  for (const CommandSpan& a : acts) {
     read_bounds.push_back(bounds(a.access.reads));
     write_bounds.push_back(bounds(a.access.writes));
   }
   for (std::size_t i = 0; i < acts.size(); ++i)
     for (std::size_t j = i + 1; j < acts.size(); ++j) {
-      const Activity &x = acts[i], &y = acts[j];
+      const CommandSpan &x = acts[i], &y = acts[j];
       std::string where = conflict(write_bounds[i], x.access.writes, write_bounds[j], y.access.writes);
       if (where.empty()) where = conflict(write_bounds[i], x.access.writes, read_bounds[j], y.access.reads);
       if (where.empty()) where = conflict(read_bounds[i], x.access.reads, write_bounds[j], y.access.writes);
