@@ -333,4 +333,28 @@ nlohmann::ordered_json to_json(const EnergyBreakdown& e) {
           {"arm", e.arm},   {"static", e.static_pj},    {"total", e.total()}};
 }
 
+EnergyTable energy_table_named(const std::string& name) {
+  return name == "default" ? default_energy_table() : load_energy_table(name);
+}
+
+EnergyBreakdown energy_breakdown_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw std::invalid_argument("expected an object of picojoules per component");
+  EnergyBreakdown e;
+  const auto pj = [&](const char* key) {
+    const double v = json_member<double>(j, key);
+    if (!std::isfinite(v) || v < 0) throw std::invalid_argument(std::string("field '") + key + "': expected picojoules >= 0");
+    return v;
+  };
+  e.mac = pj("mac");
+  e.sram = pj("sram");
+  e.noc = pj("noc");
+  e.dram = pj("dram");
+  e.arm = pj("arm");
+  e.static_pj = pj("static");
+  const double total = pj("total");
+  if (std::fabs(total - e.total()) > 1e-6 * std::max(1.0, total))
+    throw std::invalid_argument("field 'total': not the sum of the components");
+  return e;
+}
+
 }  // namespace s2

@@ -67,6 +67,8 @@ inline constexpr std::uintmax_t kMaxEnergyTableFileBytes = 1u << 20;
 EnergyTable load_energy_table(const std::string& path);
 // The same for the text of such a file; `path` names it in messages.
 EnergyTable parse_energy_table(const std::string& text, const std::string& path);
+// What `--energy NAME` names: "default" the compiled-in table, anything else a JSON file (load_energy_table).
+EnergyTable energy_table_named(const std::string& name);
 // A short stable hash of the table (FNV-1a over its JSON, as config_hash), stamped into reports.
 std::string energy_table_hash(const EnergyTable& t);
 
@@ -87,5 +89,8 @@ EnergyBreakdown energy_of(const Activity& a, const EnergyTable& t, double second
 // {"mac": .., "sram": .., "noc": .., "dram": .., "arm": .., "static": .., "total": ..} in picojoules (a
 // report's `energy_pj`).
 nlohmann::ordered_json to_json(const EnergyBreakdown& e);
+// And back (a report's or a journal's); `total` is checked against the sum. Throws std::invalid_argument
+// naming the field.
+EnergyBreakdown energy_breakdown_from_json(const nlohmann::json& j);
 
 }  // namespace s2

@@ -18,6 +18,8 @@ std::string deviation_bound_problem(double bound) {
 void validate(const CheckPolicy& p) {
   if (const std::string why = deviation_bound_problem(p.deviation_bound); !why.empty())
     throw std::invalid_argument("--deviation-bound: " + why);
+  if (const std::string why = deviation_bound_problem(p.activity_deviation_bound); !why.empty())
+    throw std::invalid_argument("activity deviation bound: " + why);
 }
 
 nlohmann::ordered_json to_json(const CheckPolicy& p) {
@@ -26,6 +28,7 @@ nlohmann::ordered_json to_json(const CheckPolicy& p) {
   const BenchTargets& b = p.bench;
   const NetTargets& n = p.net;
   return {{"deviation_bound", p.deviation_bound},
+          {"activity_deviation_bound", p.activity_deviation_bound},
           {"long_run_factor", p.long_run_factor},
           {"task_watchdog",
            {{"min_cycles", t.min_cycles},
@@ -39,7 +42,8 @@ nlohmann::ordered_json to_json(const CheckPolicy& p) {
             {"max_abs_delta", b.max_abs_delta},
             {"median_abs_delta", b.median_abs_delta},
             {"speed_ratio", b.speed_ratio},
-            {"row_speed_ratio", b.row_speed_ratio}}},
+            {"row_speed_ratio", b.row_speed_ratio},
+            {"max_abs_count_delta", b.max_abs_count_delta}}},
           {"net_targets",
            {{"thesis_block_deviation", n.thesis_block_deviation},
             {"thesis_category_deviation", n.thesis_category_deviation},
@@ -54,9 +58,9 @@ std::string policy_hash(const CheckPolicy& p) { return text_hash(to_json(p).dump
 std::string policy_line(const CheckPolicy& p) {
   const TaskBudget& t = p.task_budget;
   const StreamBudget& s = p.stream_budget;
-  return fmt::format("deviation bound {:g}%, a PE longer than {:g}x the model flagged; watchdog: a task {:g}x the model's "
+  return fmt::format("deviation bound {:g}% (activity counts {:g}%), a PE longer than {:g}x the model flagged; watchdog: a task {:g}x the model's "
                      "clocks (at least {}; RTL alone {:g}x its MLA work + {}), a stream {}x + {} (policy hash {})",
-                     100 * p.deviation_bound, p.long_run_factor, t.model_factor, t.min_cycles, t.rtl_only_factor,
+                     100 * p.deviation_bound, 100 * p.activity_deviation_bound, p.long_run_factor, t.model_factor, t.min_cycles, t.rtl_only_factor,
                      t.rtl_only_base, s.model_factor, s.slack_cycles, policy_hash(p));
 }
 
@@ -75,6 +79,8 @@ CheckPolicy check_policy_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::invalid_argument("expected an object");
   CheckPolicy p;
   p.deviation_bound = json_member<double>(j, "deviation_bound");
+  // reports from before activity counts were compared were judged without them: the defaults stand in
+  p.activity_deviation_bound = json_member_or<double>(j, "activity_deviation_bound", p.activity_deviation_bound);
   p.long_run_factor = json_member<double>(j, "long_run_factor");
   const nlohmann::json& t = object_member(j, "task_watchdog");
   p.task_budget = {json_member<std::uint64_t>(t, "min_cycles"), json_member<double>(t, "model_factor"),
@@ -85,7 +91,7 @@ CheckPolicy check_policy_from_json(const nlohmann::json& j) {
   const nlohmann::json& b = object_member(j, "bench_targets");
   p.bench = {json_member<double>(b, "thesis_hdl_deviation"), json_member<double>(b, "max_abs_delta"),
              json_member<double>(b, "median_abs_delta"), json_member<double>(b, "speed_ratio"),
-             json_member<double>(b, "row_speed_ratio")};
+             json_member<double>(b, "row_speed_ratio"), json_member_or<double>(b, "max_abs_count_delta", 0.01)};
   const nlohmann::json& n = object_member(j, "net_targets");
   p.net = {json_member<double>(n, "thesis_block_deviation"), json_member<double>(n, "thesis_category_deviation"),
            json_member<double>(n, "thesis_sum_deviation"), json_member<double>(n, "float_reference_correlation"),

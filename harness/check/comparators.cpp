@@ -37,6 +37,7 @@ Status classify(const Findings& f, double deviation_bound) {
   if (f.early_stop) return Status::EarlyStop;
   if (f.mismatch) return Status::Mismatch;
   if (f.delta && std::fabs(*f.delta) > deviation_bound) return Status::Deviation;
+  if (f.activity_deviation) return Status::Deviation;
   return Status::Pass;
 }
 
@@ -234,6 +235,28 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
   if (rt && mt && rt->completed && mt->completed == false)
     c.flags.push_back("the model did not complete the task but the RTL did");
 
+  // the counts: each backend's against what the task implies, then model against RTL when both finished
+  const ActivityFloor floor = activity_floor(t);
+  const auto count = [&](const TaskTrace* tr, const char* who, std::optional<Activity>& a, std::vector<std::string>& unavailable) {
+    if (!tr) return;
+    a = tr->activity;
+    unavailable = tr->activity_unavailable;
+    if (!tr->completed) return;
+    for (const std::string& line : activity_below_floor(tr->activity, floor, tr->activity_unavailable)) {
+      c.activity_floor.push_back(std::string(who) + ": " + line);
+      c.flags.push_back(fmt::format("{} activity below what the task implies: {}", who, line));
+    }
+  };
+  count(rt, "rtl", c.activity.rtl, c.activity.rtl_unavailable);
+  count(mt, "model", c.activity.model, c.activity.model_unavailable);
+  if (rt && mt && rt->completed && mt->completed) {
+    c.activity_delta = compare_activity(mt->activity, rt->activity, mt->activity_unavailable, rt->activity_unavailable,
+                                  policy.activity_deviation_bound);
+    if (c.activity_delta.deviates())
+      c.flags.push_back(fmt::format("activity counts differ by more than {:g}%: {}", 100 * policy.activity_deviation_bound,
+                                    c.activity_delta.describe()));
+  }
+
   Findings f;
   if (!rtl.ran && !model.ran) {
     f.error = true;
@@ -253,6 +276,7 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
   f.early_stop = !c.early_stop_pes.empty();
   f.mismatch = (rt && !c.rtl_data.match) || (mt && !c.model_data.match) || (model_hang && rt);
   f.delta = c.delta;
+  f.activity_deviation = c.activity_delta.deviates() || !c.activity_floor.empty();
   c.status = classify(f, policy.deviation_bound);
   if (c.status == Status::Hang && !rt)
     for (const PeComparison& pc : c.pes)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/activity_comparator.h"
 #include "harness/check/check_policy.h"
 #include "model/hw_config.h"
 #include "model/task.h"
@@ -32,8 +33,12 @@ struct Findings {
   bool early_stop = false;  // the RTL raised done before writing every result
   bool mismatch = false;    // data differ from the golden results, or the backends disagree on finishing
   std::optional<double> delta;  // equation 5.1, if both backends finished
+  // an activity count of the model beyond the activity bound from the RTL's, or a backend's count below what
+  // the work implies (activity_comparator.h)
+  bool activity_deviation = false;
 };
-// Error, Hang, EarlyStop, Mismatch, then Deviation when |delta| > deviation_bound (CheckPolicy), else Pass.
+// Error, Hang, EarlyStop, Mismatch, then Deviation when |delta| > deviation_bound (CheckPolicy) or the
+// activity deviates, else Pass.
 Status classify(const Findings& f, double deviation_bound);
 
 // What one backend did with one task.
@@ -127,6 +132,10 @@ struct TaskComparison {
   std::string rtl_error, model_error;
   std::string error;  // what made the status `error` (backend name: message)
   double rtl_wall_s = 0.0, model_wall_s = 0.0;
+  // what each backend counted (TaskTrace::activity), where it ran; counts it could not observe
+  BackendActivity activity;
+  ActivityComparison activity_delta;       // model against RTL, when both finished
+  std::vector<std::string> activity_floor; // "rtl: mac_ops 100 < 128 ...": counts below what the task implies
 };
 
 // Compares the backends' results for `t`. `golden` as golden_for_task returns it.
