@@ -278,3 +278,33 @@ TEST(EnergyTable, TheBadInputCorpusHasEveryKind) {
 }
 
 }  // namespace
+
+// A report's energy_pj is read back as written (merge, resume); a total that is not the sum, a negative or
+// missing component is refused naming the field. `--energy` names the compiled-in table or a file.
+TEST(EnergyTable, BreakdownsRoundTripAndTablesAreNamed) {
+  EnergyBreakdown e;
+  e.mac = 1.5;
+  e.sram = 2.25;
+  e.noc = 0.125;
+  e.dram = 100;
+  e.arm = 3;
+  e.static_pj = 7;
+  EXPECT_EQ(energy_breakdown_from_json(nlohmann::json(to_json(e))), e);
+  nlohmann::json j = to_json(e);
+  j["total"] = 1.0;
+  EXPECT_THROW(energy_breakdown_from_json(j), std::invalid_argument);
+  j = to_json(e);
+  j["dram"] = -1.0;
+  EXPECT_THROW(energy_breakdown_from_json(j), std::invalid_argument);
+  j = to_json(e);
+  j.erase("static");
+  try {
+    energy_breakdown_from_json(j);
+    FAIL() << "a breakdown without 'static' was read";
+  } catch (const std::invalid_argument& ex) {
+    EXPECT_NE(std::string(ex.what()).find("static"), std::string::npos) << ex.what();
+  }
+  EXPECT_EQ(energy_table_named("default"), default_energy_table());
+  EXPECT_EQ(energy_table_named(cnnergy_path()), load_energy_table(cnnergy_path()));
+  EXPECT_THROW(energy_table_named("no_such_table.json"), std::runtime_error);
+}

@@ -67,6 +67,17 @@ void expect_all_pass(const nlohmann::json& j, const std::vector<Task>& tasks) {
     // equation 5.1, model against RTL
     const double rtl = t.at("rtl_cycles").get<double>(), model = t.at("model_cycles").get<double>();
     EXPECT_NEAR(t.at("delta").get<double>(), (model - rtl) / rtl, 1e-12);
+    // the counts: both backends', every one observed, the MLA's work among them, each delta within 1%
+    for (const char* who : {"model", "rtl"}) {
+      const nlohmann::json& a = t.at("activity").at(who);
+      ASSERT_TRUE(a.is_object()) << who;
+      for (const auto& [count, v] : a.items()) EXPECT_TRUE(v.is_number_unsigned()) << who << " " << count;
+      EXPECT_GE(a.at("mac_ops").get<std::uint64_t>(), tasks[i].macs_per_pe() * tasks[i].pes().size()) << who;
+      EXPECT_GT(a.at("sram_write_bytes_mla_out").get<std::uint64_t>(), 0u) << who;
+    }
+    for (const auto& [count, d] : t.at("activity_delta").items())
+      EXPECT_LE(std::fabs(d.get<double>()), 0.01) << count;
+    EXPECT_TRUE(t.at("activity_floor").empty());
   }
   const nlohmann::json& counts = j.at("summary").at("counts");
   EXPECT_EQ(counts.at("pass"), tasks.size());
@@ -135,6 +146,51 @@ TEST(RegressE2e, SmokePassesThroughRunTasksOnEveryBuildWithSram2clk) {
     ASSERT_TRUE(s.max_abs_delta.has_value());
     EXPECT_LE(*s.max_abs_delta, 0.02);
   }
+}
+
+// ---------------------------------------------------------------- the counts and their energy
+
+// regress --energy: every task's energy from the model's counts, by the default table, stamped, in the JSON,
+// the CSV and on the console; the counts alone (without --energy) are in the report already.
+TEST(RegressE2e, EnergyFromTheCountsOfBothBackends) {
+  TempDir dir;
+  RegressRequest req;
+  req.vectors = smoke_csv();
+  req.energy = "default";
+  req.json_out = dir.path("report.json");
+  req.csv_out = dir.path("report.csv");
+  req.quiet = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(regress(req, out, err), 0) << out.str() << err.str();
+  const nlohmann::json j = read_json(req.json_out);
+  const nlohmann::json& results = j.at("results");
+  EXPECT_EQ(results.at("energy_table_hash"), energy_table_hash(default_energy_table()));
+  for (const nlohmann::json& c : results.at("checks")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_EQ(c.at("energy_from"), "model");
+    const nlohmann::json& e = c.at("energy_pj");
+    // each component is its counts times the table's figures: the MAC array's from mac_ops and padding
+    const EnergyTable t = default_energy_table();
+    const nlohmann::json& m = c.at("activity").at("model");
+    double mac = 0;
+    for (const auto& [count, entry] : t.entries)
+      if (entry.component == EnergyComponent::mac) mac += m.at(count).get<double>() * entry.pj_per_unit;
+    EXPECT_NEAR(e.at("mac").get<double>(), mac, 1e-6 * mac);
+    EXPECT_GT(e.at("sram").get<double>(), 0.0);
+    EXPECT_GT(e.at("static").get<double>(), 0.0);
+    EXPECT_NEAR(e.at("total").get<double>(),
+                e.at("mac").get<double>() + e.at("sram").get<double>() + e.at("noc").get<double>() + e.at("dram").get<double>() +
+                    e.at("arm").get<double>() + e.at("static").get<double>(),
+                1e-9 * e.at("total").get<double>());
+  }
+  EXPECT_NE(out.str().find("energy table 'default' (hash " + energy_table_hash(default_energy_table())), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("uncalibrated"), std::string::npos);
+  EXPECT_NE(read_text(req.csv_out).find("energy_pj_total"), std::string::npos);
+  // a table that cannot be read is bad input: nothing runs
+  req.energy = dir.path("missing.json");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(regress(req, out2, err2), 2);
+  EXPECT_NE(err2.str().find("missing.json"), std::string::npos) << err2.str();
 }
 
 // ---------------------------------------------------------------- the JSON report (contract 2)

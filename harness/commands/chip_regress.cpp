@@ -255,6 +255,13 @@ void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
   const Run &model = k.model, &rtl = k.rtl;
   if (model.result) c.model_cycles = model.result->cycles;
   if (rtl.result) c.rtl_cycles = rtl.result->cycles;
+  // the counts of the runs that finished, and the model's against the RTL's
+  if (model.completed()) c.activity.model = model.result->activity, c.activity.model_unavailable = model.result->activity_unavailable;
+  if (rtl.completed()) c.activity.rtl = rtl.result->activity, c.activity.rtl_unavailable = rtl.result->activity_unavailable;
+  ActivityComparison counts;
+  if (c.activity.model && c.activity.rtl)
+    counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
+                              req.policy.activity_deviation_bound);
   c.model_wall_s = model.wall_s;
   c.rtl_wall_s = rtl.wall_s;
   if (c.status != Status::Error) {
@@ -263,6 +270,7 @@ void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
     f.hang = (model.result && !model.result->completed) || (rtl.result && !rtl.result->completed);
     f.mismatch = k.mem && k.mem->differing > 0;
     f.delta = c.delta;
+    f.activity_deviation = counts.deviates();
     c.status = classify(f, req.policy.deviation_bound);
     if (c.status == Status::Error)
       c.message = !model.error.empty() ? "model: " + model.error : "RTL: " + rtl.error;
@@ -271,8 +279,11 @@ void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
     else if (c.status == Status::Mismatch)
       c.message = fmt::format("{} bytes differ in {} memor{}; first: {}", k.mem->differing, k.mem->memories,
                               k.mem->memories == 1 ? "y" : "ies", k.mem->first);
-    else if (c.status == Status::Deviation)
+    else if (c.status == Status::Deviation && c.delta && std::abs(*c.delta) > req.policy.deviation_bound)
       c.message = fmt::format("delta {} (model {} clk, RTL {} clk)", pct(c.delta), *c.model_cycles, *c.rtl_cycles);
+    if (c.status == Status::Deviation && counts.deviates())
+      c.message += (c.message.empty() ? "" : "; ") + fmt::format("activity counts differ by more than {:g}%: {}",
+                                                                 100 * req.policy.activity_deviation_bound, counts.describe());
   }
   if (k.mem) c.labels.emplace_back("unspecified bytes differing", std::to_string(k.mem->unspecified));
   if (c.delta && std::abs(*c.delta) > req.policy.deviation_bound) {
@@ -340,6 +351,7 @@ void print_chip_summary(const ChipRegressRequest& req, const ResultSet& results,
                                                          t.unspecified_streams)
                                            : "");
   out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
+  out << format_activity_and_energy(results);
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 }
 

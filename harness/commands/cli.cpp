@@ -57,6 +57,16 @@ void add_deviation_bound(CLI::App* cmd, s2::CheckPolicy& policy) {
           "FRACTION"));
 }
 
+// --energy [TABLE]: charge the counts with an energy table (model/energy_table.h): the compiled-in default
+// when no table is named ("--energy" alone, or "--energy=default"), else a JSON file.
+void add_energy_option(CLI::App* cmd, std::string& energy) {
+  cmd->add_option("--energy", energy,
+                  "energy per layer and component from the activity counts: --energy alone charges the default table "
+                  "(estimates, docs/energy.md), --energy=FILE a JSON table of your own")
+      ->expected(0, 1)
+      ->default_str("default");
+}
+
 // A seed: a decimal integer from 0 to 2^64 - 1 (a '-' would wrap to a huge seed).
 CLI::Validator seed_validator() {
   return CLI::Validator(
@@ -146,6 +156,7 @@ CLI::App* add_regress(CLI::App& app, Requests& q) {
   regress->add_option("vectors", req.vectors, "task-vector CSV (contract 1)")->required();
   add_config_options(regress, req.config_file, req.mac_shape, req.flaws);
   regress->add_option("--json", req.json_out, "write the JSON report (contract 2) to FILE");
+  add_energy_option(regress, req.energy);
   regress->add_option("--csv", req.csv_out, "write one CSV row per task to FILE");
   regress->add_option("--journal", req.journal, "append each finished task to FILE as a JSON line (default with --json F: F.jsonl)");
   regress->add_option("--resume", req.resume,
@@ -250,6 +261,7 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   add_config_options(cmd, r.config_file, r.mac, r.flaws);
   add_deviation_bound(cmd, r.policy);
   cmd->add_option("--json", r.json_out, "write the layouts' results as JSON to FILE");
+  add_energy_option(cmd, r.energy);
   cmd->add_option("--journal", r.journal, "append each finished layout to FILE as a JSON line (default with --json F: F.jsonl)");
   cmd->add_option("--resume", r.resume, "take the layouts a journal of the same run holds (an interrupted run's F.jsonl) and run the rest");
   cmd->add_option("--shard", r.shard, "run shard I of N (I/N, 1-based): the layouts k (in the order run) with k % N == I - 1; "
@@ -343,6 +355,7 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
       ->check(CLI::IsMember({"model", "rtl", "both"}));
   add_deviation_bound(netcmd, nreq.policy);
+  add_energy_option(netcmd, nreq.energy);
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)")->check(seed_validator());
   netcmd->add_option("--input", nreq.input_npy,

@@ -186,6 +186,14 @@ void check_one_run(const std::vector<ShardReport>& shards, bool allow_partial) {
     if (to_json(s.results.policy) != to_json(first.results.policy))
       throw std::runtime_error(fmt::format("{}: judged by another policy than {} ({}; {}): shards of different runs", s.path,
                                            first.path, policy_line(s.results.policy), policy_line(first.results.policy)));
+    const auto table_of = [](const ShardReport& r) {
+      return r.results.energy_table ? "energy table '" + r.results.energy_table->name + "' (hash " +
+                                          energy_table_hash(*r.results.energy_table) + ")"
+                                    : std::string("no energy table");
+    };
+    if (table_of(s) != table_of(first))
+      throw std::runtime_error(fmt::format("{}: charged by {}, {} by {}: shards of different runs", s.path, table_of(s),
+                                           first.path, table_of(first)));
     if (s.results.command != first.results.command || s.results.title != first.results.title ||
         s.results.total != first.results.total)
       throw std::runtime_error(fmt::format("{}: a shard of another run than {} (command, title or total differ)", s.path, first.path));

@@ -107,6 +107,12 @@ void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper
   }
 }
 
+// the counts a backend could not observe in any of a block's streams, each once
+void merge_unavailable(std::vector<std::string>& into, const std::vector<std::string>& more) {
+  for (const std::string& k : more)
+    if (std::find(into.begin(), into.end(), k) == into.end()) into.push_back(k);
+}
+
 // The model's run: every stream ARM free and ARM timed, each on its own copy of the image; returns the core
 // stream's ARM-free run.
 std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
@@ -138,6 +144,10 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
     }
     m.block_cycles += row.cycles;
     m.block_cycles_arm_timed += row.cycles_arm_timed;
+    m.activity += free_arm.activity;
+    if (!m.activity_arm_timed) m.activity_arm_timed.emplace();
+    *m.activity_arm_timed += with_arm.activity;
+    merge_unavailable(m.activity_unavailable, free_arm.activity_unavailable);
     r.arm_cycles += row.arm_cycles;
     if (s.is_core(row.operation, b.name())) m.core_cycles = row.cycles;
     if (i == s.core_index) model_core = free_arm;
@@ -171,6 +181,8 @@ std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock
     const StreamResult res = rtl.run(bs.streams[i], dram, opt);
     row.rtl_cycles = res.cycles;
     t.block_cycles += res.cycles;
+    t.activity += res.activity;
+    merge_unavailable(t.activity_unavailable, res.activity_unavailable);
     if (s.is_core(row.operation, b.name())) t.core_cycles = res.cycles;
     if (i == s.core_index) rtl_core = res;
     if (!r.model) {
@@ -232,6 +244,21 @@ void write_waves(BlockRun& r, const BlockSetup& s, const HwConfig& cfg, StreamBa
   }
 }
 
+// The counts of a block run that finished: each backend's against the block's floor, model against RTL.
+void check_block_activity(BlockRun& r, const ActivityFloor& floor, const CheckPolicy& policy) {
+  for (const auto& [who, run] : {std::pair{"model", &r.model}, std::pair{"rtl", &r.rtl}})
+    if (*run && (*run)->completed)
+      for (const std::string& line : activity_below_floor((*run)->activity, floor, (*run)->activity_unavailable))
+        r.activity_findings.push_back(std::string(who) + " activity below what the block implies: " + line);
+  if (r.model && r.rtl && r.model->completed && r.rtl->completed) {
+    r.activity_delta = compare_activity(r.model->activity, r.rtl->activity, r.model->activity_unavailable,
+                                        r.rtl->activity_unavailable, policy.activity_deviation_bound);
+    if (r.activity_delta.deviates())
+      r.activity_findings.push_back(fmt::format("activity counts differ by more than {:g}%: {}",
+                                                100 * policy.activity_deviation_bound, r.activity_delta.describe()));
+  }
+}
+
 }  // namespace
 
 Status block_status(const BlockRun& r, double deviation_bound) {
@@ -240,7 +267,36 @@ Status block_status(const BlockRun& r, double deviation_bound) {
   f.hang = (r.model && !r.model->completed) || (r.rtl && !r.rtl->completed);
   f.mismatch = (r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match);
   f.delta = r.delta;
+  f.activity_deviation = !r.activity_findings.empty();
   return classify(f, deviation_bound);
+}
+
+ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper::BlockResidency& where) {
+  ActivityFloor f;
+  const mapper::Operation& core = b.core_op();
+  std::uint64_t weights = 0;
+  bool reads_all_input = true;
+  if (core.kind == mapper::PrimitiveKind::Convolution) {
+    weights = std::uint64_t(core.Wf) * core.Hf * core.in.D * core.out.D;
+    f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.in.D;
+    reads_all_input = core.stride <= std::min(core.Wf, core.Hf);
+  } else if (core.kind == mapper::PrimitiveKind::MatMul) {
+    weights = std::uint64_t(core.in.elements()) * std::uint64_t(core.out.elements());
+    f.mac_ops = weights;
+  } else {
+    reads_all_input = core.stride <= std::min(core.Wf, core.Hf);
+  }
+  // int8 maps and weights; the block's input as its first operation takes it (before any padding)
+  f.dram_read_bytes = weights + (where.input_in_storage || !reads_all_input ? 0 : std::uint64_t(b.ops.front().in.elements()));
+  f.dram_write_bytes = where.output_in_storage ? 0 : std::uint64_t(b.out().elements());
+  return f;
+}
+
+BackendActivity block_activity(const BlockRun& r) {
+  BackendActivity a;
+  if (r.model) a.model = r.model->activity, a.model_unavailable = r.model->activity_unavailable;
+  if (r.rtl) a.rtl = r.rtl->activity, a.rtl_unavailable = r.rtl->activity_unavailable;
+  return a;
 }
 
 std::string block_problem(const BlockRun& r) {
@@ -284,6 +340,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
   if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung);
   if (r.model && r.rtl) r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
+  check_block_activity(r, block_activity_floor(b, where), policy);
   r.status = block_status(r, policy.deviation_bound);
   if (r.model && r.rtl && r.status == Status::Deviation && model_core && rtl_core) {
     const TaskStream& core = bs.streams[setup.core_index];

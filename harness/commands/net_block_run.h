@@ -27,6 +27,11 @@ struct BackendRun {
   bool completed = true, data_match = false;
   std::string first_difference, stalled;
   double wall_s = 0;
+  // what the backend counted over the block's streams (StreamResult::activity, summed), ARM free; the
+  // model's ARM-timed runs too (their idle clocks include the ARM's time: what the energy's static part charges)
+  Activity activity;
+  std::optional<Activity> activity_arm_timed;
+  std::vector<std::string> activity_unavailable;
 };
 
 struct StreamRow {
@@ -54,10 +59,21 @@ struct BlockRun {
   nlohmann::json phases;  // the model's core stream: a worker's clocks on weight loads and MLA tasks (phase_clocks)
   std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
   nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
+  // the counts: model against RTL, and each backend's against what the block implies (block_activity_floor)
+  ActivityComparison activity_delta;
+  std::vector<std::string> activity_findings;  // one line each: a count off, or below its floor
 };
 
+// What a block's work implies about its counts (a lower bound per count; activity_comparator.h): every MAC of
+// its core operation issued; its weights read from DRAM at least once, its input too where it is in DRAM
+// (a stride larger than the filter skips input, so then none), its output written to DRAM where it goes there.
+ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper::BlockResidency& where);
+// Both backends' counts as the reports hold them.
+BackendActivity block_activity(const BlockRun& r);
+
 // The comparators' status of a block run: hang (a backend did not finish), mismatch (a backend's output
-// differs from the golden block), deviation (both ran and |delta| is above the bound), else pass.
+// differs from the golden block), deviation (both ran and |delta| is above the bound, or a count deviates:
+// activity_findings), else pass.
 Status block_status(const BlockRun& r, double deviation_bound);
 // What kept a block run from passing on its data, in one line: what it threw, a backend that did not finish
 // (and what it waited for), a backend whose output differs from the golden block; "" if none of these.

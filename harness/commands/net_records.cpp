@@ -24,6 +24,8 @@ void put_backend_run(nlohmann::json& o, const std::string& prefix, const Backend
   if (!b.first_difference.empty()) o[prefix + "first_difference"] = b.first_difference;
   if (!b.stalled.empty()) o[prefix + "stalled"] = b.stalled;
   o[prefix + "wall_s"] = b.wall_s;
+  o[prefix + "activity"] = activity_json(b.activity, b.activity_unavailable);
+  if (b.activity_arm_timed) o[prefix + "activity_arm_timed"] = activity_json(*b.activity_arm_timed, b.activity_unavailable);
 }
 
 BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& prefix, bool arm_timed) {
@@ -37,6 +39,22 @@ BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& pre
   b.first_difference = json_member_or<std::string>(o, (prefix + "first_difference").c_str(), "");
   b.stalled = json_member_or<std::string>(o, (prefix + "stalled").c_str(), "");
   b.wall_s = json_member_or<double>(o, (prefix + "wall_s").c_str(), 0.0);
+  // a record from before activity was counted has none: its counts are all unavailable
+  const auto counts = [&](const std::string& key, Activity& a) {
+    std::vector<std::string> unavailable;
+    try {
+      activity_from_json(o.at(key), a, unavailable);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument("field '" + key + "': " + e.what());
+    }
+    return unavailable;
+  };
+  if (o.contains(prefix + "activity")) {
+    b.activity_unavailable = counts(prefix + "activity", b.activity);
+  } else {
+    for (const Activity::Field& f : Activity::fields()) b.activity_unavailable.push_back(f.name);
+  }
+  if (o.contains(prefix + "activity_arm_timed")) counts(prefix + "activity_arm_timed", b.activity_arm_timed.emplace());
   return b;
 }
 
@@ -98,6 +116,7 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.where.empty()) o["deviation_where"] = r.where;
   if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
   if (!r.waves.empty()) o["waves"] = r.waves;
+  if (!r.activity_findings.empty()) o["activity_findings"] = r.activity_findings;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
   o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
@@ -174,6 +193,10 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
   r.waves = json_member_or<std::string>(o, "waves", "");
+  r.activity_findings = json_member_or<std::vector<std::string>>(o, "activity_findings", {});
+  if (r.model && r.rtl)  // the deltas again (the status and findings are the record's)
+    r.activity_delta = compare_activity(r.model->activity, r.rtl->activity, r.model->activity_unavailable,
+                                        r.rtl->activity_unavailable, CheckPolicy{}.activity_deviation_bound);
   if (r.status == Status::Error && r.error.empty()) throw std::invalid_argument("field 'error': an error status needs its message");
   if (r.error.empty() && !r.model && !r.rtl) throw std::invalid_argument("field 'model_cycles': a block run needs model_cycles or rtl_cycles");
   if (o.contains("category_cycles")) {

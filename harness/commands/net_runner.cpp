@@ -82,6 +82,7 @@ struct NetPlan {
   bool wants_output = false;                // --output or --reference
   std::vector<std::string> input_notes;     // conversions, calibration, a final activation left to the host
   NetworkData data;                         // --input: every block's data along the network
+  std::optional<EnergyTable> energy;        // --energy
 };
 
 // The request's hardware, backend and strategies, and every output path checked against the others and the
@@ -105,6 +106,7 @@ bool check_request(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
       throw std::invalid_argument("--strategy " + s + ": given twice (each strategy runs once)");
     p.strategies.push_back(st);
   }
+  if (!req.energy.empty()) p.energy = energy_table_named(req.energy);
   if (p.strategies.empty() && req.whole) p.strategies.push_back(mapper::Strategy::FuseReuse);  // Table 5.10's
   if (p.strategies.empty()) p.strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
   const std::string journal_file = journal_path(req.json_out, req.journal);
@@ -112,7 +114,8 @@ bool check_request(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   return check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out},
                       {"--output", req.output_npy}, {"--journal", journal_file}},
                      {{"--net", net_file ? req.net : ""}, {"--config", req.config_file}, {"--input", req.input_npy},
-                      {"--reference", req.reference_npy}, {"--split", req.split_file}, {"--resume", req.resume}},
+                      {"--reference", req.reference_npy}, {"--split", req.split_file}, {"--resume", req.resume},
+                      {"--energy", req.energy == "default" ? std::string() : req.energy}},
                      err, journal_file, req.resume);
 }
 
@@ -339,6 +342,11 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
   results.shard = p.shard;
   results.stopped_by_signal = nr.stopped;
   for (const std::string& a : cfg.chip.assumptions) results.notes.push_back("assumption (preset " + cfg.chip.name + "): " + a);
+  if (p.energy) {
+    results.energy_table = p.energy;
+    results.notes.push_back("energy: " + energy_table_line(*p.energy) +
+                            "; charged on the model's ARM-timed counts where the model ran, else on the RTL's (ARM free)");
+  }
   if (const std::string w = workers_assumption(p.n); !w.empty()) results.notes.push_back(w);
   std::vector<std::string> notes;  // sorted, as merge sorts the notes of shards
   for (const std::string& line : nr.substituted) notes.push_back("strategy: " + line);
@@ -368,6 +376,9 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
     c.where = r.where;
     c.waves = r.waves;
     c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg));
+    for (const std::string& f : r.activity_findings) c.message += (c.message.empty() ? "" : "; ") + f;
+    c.activity = block_activity(r);
+    if (p.energy) charge_energy(c, *p.energy, cfg.pe_clock_mhz, r.model ? r.model->activity_arm_timed : std::nullopt);
     results.checks.push_back(std::move(c));
   }
   if (output_check) results.checks.push_back(*output_check);
@@ -465,6 +476,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
 
   // the result records and every output made of them
   const ResultSet results = result_records(req, p, rep, nr, output_check, category_cycles);
+  if (const std::string counts = format_activity_and_energy(results); !counts.empty()) out << "\n" << counts;
   if (!p.shard.whole()) out << "\nshard: " << format_status_counts(results) << "\n";
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
   std::string json_text;

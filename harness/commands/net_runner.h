@@ -52,6 +52,7 @@ struct RunNetRequest {
   std::string waves_dir;                     // --waves: an FST waveform per QPE of every failing block's RTL run
   std::uint64_t waves_window = 2000;         // PE clocks around the first divergence, or before the watchdog
   CheckPolicy policy;  // the deviation bound (--deviation-bound), the streams' watchdog, the thesis targets
+  std::string energy;  // --energy: "default" or an energy table's JSON file ("": no energy)
   // the RTL backend (empty: the project's, make_rtl_stream_backend); a user's adapter, or a test's, may
   // stand in for it here without touching the runner
   std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 
@@ -79,6 +80,7 @@ struct RegressPlan {
   std::vector<std::size_t> index;   // each one's position in the file
   std::size_t whole_run_tasks = 0;  // over all shards
   std::string journal_file;
+  std::optional<EnergyTable> energy;  // --energy
 };
 
 // --task picks tasks by id, --shard deals what is left round robin; a task keeps its position in the file
@@ -108,6 +110,7 @@ bool plan_regress(const RegressRequest& req, RegressPlan& plan, std::ostream& er
     plan.cfg = build_hw_config(req.config_file, req.mac_shape, req.flaws);
     check_expected_hash(plan.cfg, req.expect_hash);
     plan.shard = parse_shard(req.shard);
+    if (!req.energy.empty()) plan.energy = energy_table_named(req.energy);
   } catch (const std::exception& e) {
     err << "s2cosim: " << e.what() << "\n";
     return false;
@@ -126,7 +129,9 @@ bool plan_regress(const RegressRequest& req, RegressPlan& plan, std::ostream& er
   plan.journal_file = journal_path(req.json_out, req.journal);
   if (!check_paths({{"--json", req.json_out}, {"--csv", req.csv_out}, {"--html", req.html_out}, {"--junit", req.junit_out},
                     {"--journal", plan.journal_file}},
-                   {{"vectors", req.vectors}, {"--config", req.config_file}, {"--resume", req.resume}}, err,
+                   {{"vectors", req.vectors}, {"--config", req.config_file}, {"--resume", req.resume},
+                    {"--energy", req.energy == "default" ? std::string() : req.energy}},
+                   err,
                    plan.journal_file, req.resume))
     return false;
   if (!req.waves_dir.empty()) {
@@ -246,6 +251,7 @@ void print_run(const RegressRequest& req, const RunResult& r, const ResultSet& r
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
   if (const std::string thesis = format_thesis_comparison(r); !thesis.empty()) out << "\n" << thesis;
   if (const std::string tables = format_neighbour_tables(r); !tables.empty()) out << "\n" << tables;
+  if (const std::string counts = format_activity_and_energy(results); !counts.empty()) out << "\n" << counts;
   out.flush();
 }
 
@@ -276,6 +282,10 @@ int regress(const RegressRequest& req, std::ostream& out, std::ostream& err) {
   ResultSet results = results_of(r, [&](const TaskComparison& c) { return regress_replay(req, c.task.id, plan.hash); });
   for (std::size_t i = 0; i < results.checks.size(); ++i) results.checks[i].index = plan.index[i];
   results.total = plan.whole_run_tasks;
+  if (plan.energy) {
+    results.energy_table = plan.energy;
+    for (CheckResult& c : results.checks) charge_energy(c, *plan.energy, plan.cfg.pe_clock_mhz);
+  }
   if (!req.waves_dir.empty()) write_failing_waves(req, plan, r, results, err);
   results.shard = plan.shard;
   results.stopped_by_signal = stopped;

@@ -36,6 +36,7 @@ struct RegressRequest {
   BackendSelection backends = BackendSelection::Both;
   CheckPolicy policy;  // the deviation bound (--deviation-bound) and the watchdog budget
   bool quiet = false;  // no table: the summary only
+  std::string energy;  // --energy: "default" or an energy table's JSON file ("": no energy)
 };
 // The command line that reruns exactly task `id` of this request, with its configuration's hash.
 std::string regress_replay(const RegressRequest& req, const std::string& id, const std::string& hash);

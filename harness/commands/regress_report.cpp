@@ -59,6 +59,13 @@ nlohmann::ordered_json data_json(const DataCheck& d) {
           {"bad_pes", d.bad_pes}, {"first", mismatch_json(d.first)}, {"first_per_pe", per_pe}};
 }
 
+nlohmann::ordered_json activity_delta_json(const ActivityComparison& a) {
+  if (a.counts.empty()) return nullptr;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const CountDelta& d : a.counts) j[d.count] = json_or_null(d.delta);
+  return j;
+}
+
 }  // namespace
 
 ResultSet results_of(const RunResult& r, const std::function<std::string(const TaskComparison&)>& replay) {
@@ -102,6 +109,7 @@ ResultSet results_of(const RunResult& r, const std::function<std::string(const T
     if (replay) k.replay = replay(c);
     k.rtl_wall_s = c.rtl_wall_s;
     k.model_wall_s = c.model_wall_s;
+    k.activity = c.activity;
     k.index = rs.checks.size();
     rs.checks.push_back(std::move(k));
   }
@@ -348,6 +356,9 @@ nlohmann::ordered_json task_json(const TaskComparison& c) {
       {"early_stop_pes", c.early_stop_pes},
       {"long_run_pes", c.long_run_pes},
       {"flags", c.flags},
+      {"activity", activity_json(c.activity)},
+      {"activity_delta", activity_delta_json(c.activity_delta)},
+      {"activity_floor", c.activity_floor},
       {"error", c.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.error)},
       {"rtl_error", c.rtl_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.rtl_error)},
       {"model_error", c.model_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.model_error)},
@@ -436,6 +447,13 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   c.error = json_member_opt<std::string>(j, "error").value_or("");
   c.rtl_error = json_member_opt<std::string>(j, "rtl_error").value_or("");
   c.model_error = json_member_opt<std::string>(j, "model_error").value_or("");
+  // a record from before activity was counted has none
+  const auto a = j.find("activity");
+  c.activity = backend_activity_from_json(a != j.end() ? &*a : nullptr);
+  c.activity_floor = json_member_or<std::vector<std::string>>(j, "activity_floor", {});
+  if (c.activity.rtl && c.activity.model)  // the deltas again (the status and flags are the record's)
+    c.activity_delta = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable,
+                                        c.activity.rtl_unavailable, CheckPolicy{}.activity_deviation_bound);
   for (const auto& pj : member(j, "pes")) {
     PeComparison p;
     p.pe = json_member<int>(pj, "pe");

@@ -134,11 +134,19 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
   c.model_wall_s = k.model.wall_s;
   c.rtl_wall_s = k.rtl.wall_s;
   if (k.model.completed() && k.rtl.completed()) c.delta = cycle_delta(k.rtl.result->cycles, k.model.result->cycles);
+  // the counts of the runs that finished, and the model's against the RTL's
+  if (k.model.completed()) c.activity.model = k.model.result->activity, c.activity.model_unavailable = k.model.result->activity_unavailable;
+  if (k.rtl.completed()) c.activity.rtl = k.rtl.result->activity, c.activity.rtl_unavailable = k.rtl.result->activity_unavailable;
+  ActivityComparison counts;
+  if (c.activity.model && c.activity.rtl)
+    counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
+                              req.policy.activity_deviation_bound);
   Findings f;
   f.error = !k.model.error.empty() || !k.rtl.error.empty();
   f.hang = (k.model.result && !k.model.result->completed) || (k.rtl.result && !k.rtl.result->completed);
   f.mismatch = (k.model.completed() && !k.model.data_match) || (k.rtl.completed() && !k.rtl.data_match);
   f.delta = c.delta;
+  f.activity_deviation = counts.deviates();
   c.status = classify(f, req.policy.deviation_bound);
   if (c.status == Status::Error)
     c.message = !k.model.error.empty() ? "model: " + k.model.error : "RTL: " + k.rtl.error;
@@ -147,8 +155,11 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
   else if (c.status == Status::Mismatch)
     c.message = k.model.completed() && !k.model.data_match ? "model currents differ from the golden ones: " + k.model.first_difference
                                                            : "RTL currents differ from the golden ones: " + k.rtl.first_difference;
-  else if (c.status == Status::Deviation)
+  else if (c.status == Status::Deviation && c.delta && std::fabs(*c.delta) > req.policy.deviation_bound)
     c.message = fmt::format("delta {:+.2f}% (model {} clk, RTL {} clk)", 100 * *c.delta, *c.model_cycles, *c.rtl_cycles);
+  if (counts.deviates())
+    c.message += (c.message.empty() ? "" : "; ") + fmt::format("activity counts differ by more than {:g}%: {}",
+                                                               100 * req.policy.activity_deviation_bound, counts.describe());
   c.labels = {{"layout", c.name},
               {"PEs", pes_label(*k.plan)},
               {"SRAM bytes", std::to_string(k.plan->sram.total())},
@@ -260,6 +271,7 @@ struct SnnSetup {
   std::vector<LayoutCheck> checks;
   Shard shard;
   std::string journal_file;
+  std::optional<EnergyTable> energy;  // --energy
 };
 
 // The request's inputs checked before anything runs; false (said on `err`) for bad input.
@@ -267,6 +279,7 @@ bool check_request(const SnnRequest& req, std::vector<SnnLayout>& layouts, SnnSe
   try {
     validate(req.policy);
     s.shard = parse_shard(req.shard);
+    if (!req.energy.empty()) s.energy = energy_table_named(req.energy);
     if (req.target != "qpe" && req.target != "s2") throw std::invalid_argument("--target " + req.target + ": expected qpe or s2");
     if (req.target == "qpe" && !req.preset.empty())
       throw std::invalid_argument("--preset " + req.preset + ": a chip preset needs --target s2");
@@ -288,7 +301,9 @@ bool check_request(const SnnRequest& req, std::vector<SnnLayout>& layouts, SnnSe
   s.journal_file = journal_path(req.json_out, req.journal);
   return check_paths({{"--json", req.json_out}, {"--junit", req.junit_out}, {"--html", req.html_out}, {"--currents", req.currents_out},
                       {"--journal", s.journal_file}},
-                     {{"--weights", req.weights_file}, {"--spikes", req.spikes_file}, {"--resume", req.resume}}, err, s.journal_file,
+                     {{"--weights", req.weights_file}, {"--spikes", req.spikes_file}, {"--resume", req.resume},
+                      {"--energy", req.energy == "default" ? std::string() : req.energy}},
+                     err, s.journal_file,
                      req.resume);
 }
 
@@ -469,10 +484,19 @@ int run_layouts(const SnnRequest& req, SnnSetup& s, SnnSession& j) {
 bool write_reports(const SnnRequest& req, const SnnSetup& s, const SnnSession& j, int stopped, ResultSet& results,
                    std::ostream& out, std::ostream& err) {
   nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
+  results.energy_table = s.energy;
   for (const LayoutCheck& k : s.checks)
     if (k.done) {
-      layouts.push_back(k.entry);
       results.checks.push_back(k.c);
+      CheckResult& c = results.checks.back();
+      // the counts and their energy with the entry (the energy from this run's table, whatever the journal's was)
+      nlohmann::ordered_json entry = k.entry;
+      entry["activity"] = activity_json(c.activity);
+      if (s.energy) {
+        charge_energy(c, *s.energy, s.cfg.pe_clock_mhz);
+        entry["energy_pj"] = c.energy ? nlohmann::ordered_json(to_json(*c.energy)) : nlohmann::ordered_json(nullptr);
+      }
+      layouts.push_back(std::move(entry));
     }
   results.stopped_by_signal = stopped;
   const SnnLayer& layer = s.layer;
@@ -486,6 +510,7 @@ bool write_reports(const SnnRequest& req, const SnnSetup& s, const SnnSession& j
   results.figures = snn_report_figures(layouts);
   if (!req.quiet) print_table(layouts, out);
   out << "\n" << format_status_counts(results) << "\n";
+  if (const std::string counts = format_activity_and_energy(results); !counts.empty()) out << counts;
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 
   bool written = true;

@@ -42,6 +42,7 @@ struct SnnRequest {
   std::string resume;        // a journal of the same run: its layouts are not run again
   std::string shard = "1/1"; // --shard I/N: the layouts k (in the order run) with k % N == I - 1
   bool quiet = false;
+  std::string energy;  // --energy: "default" or an energy table's JSON file ("": no energy)
   std::string sweep;                   // fig9: the paper's Figure 9 sweep instead (commands/snn_sweep.h)
   std::vector<double> sweep_densities; // its densities (default 0.05, 0.1, 0.2)
 };

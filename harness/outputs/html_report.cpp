@@ -107,6 +107,104 @@ std::string scatter_plot(const ResultSet& r) {
 
 std::string cycles(const std::optional<std::uint64_t>& v) { return v ? std::to_string(*v) : ""; }
 
+// Each component's colour in the energy plot and its legend.
+constexpr std::pair<const char*, const char*> kEnergyColours[] = {{"mac", "#1565c0"}, {"sram", "#2e7d32"}, {"noc", "#f9a825"},
+                                                                  {"dram", "#c62828"}, {"arm", "#6a1b9a"}, {"static", "#757575"}};
+
+// One stacked bar per check with energy: its picojoules per component, bottom to top in kEnergyColours' order.
+std::string energy_plot(const ResultSet& r) {
+  std::vector<std::pair<const CheckResult*, nlohmann::ordered_json>> pts;
+  double hi = 0;
+  for (const CheckResult& c : r.checks)
+    if (c.energy) {
+      pts.emplace_back(&c, to_json(*c.energy));
+      hi = std::max(hi, c.energy->total());
+    }
+  if (pts.empty() || hi <= 0) return "";
+  const double w = kPlotW - kLeft - kRight - 90, h = kPlotH - kTop - kBottom;
+  std::string s = svg_open("plot-energy", kPlotW, kPlotH);
+  s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>\n", kLeft, kTop + h, kLeft + w, kTop + h);
+  for (double f : {0.0, 0.5, 1.0})
+    s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>\n", kLeft - 4,
+                     kTop + h - f * h + 4, html_escape(format_energy(f * hi)));
+  const double step = w / double(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    double base = 0;
+    for (const auto& [k, colour] : kEnergyColours) {
+      const double v = pts[i].second.at(k).get<double>();
+      if (v <= 0) continue;
+      s += fmt::format("<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{} {}: {}</title></rect>\n",
+                       kLeft + step * double(i) + step * 0.1, kTop + h - (base + v) / hi * h, std::max(step * 0.8, 0.5),
+                       std::max(v / hi * h, 0.5), colour, html_escape(pts[i].first->name), k, html_escape(format_energy(v)));
+      base += v;
+    }
+  }
+  if (pts.size() <= 24)
+    for (std::size_t i = 0; i < pts.size(); ++i)
+      s += fmt::format("<text x=\"{0:.1f}\" y=\"{1}\" class=\"tick\" text-anchor=\"end\" transform=\"rotate(-20 {0:.1f} {1})\">{2}</text>\n",
+                       kLeft + step * (double(i) + 0.5), kTop + h + 12, html_escape(pts[i].first->name.substr(0, 22)));
+  double ly = kTop;
+  for (const auto& [k, colour] : kEnergyColours) {
+    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\" class=\"tick\">{}</text>\n",
+                     kLeft + w + 20, ly, colour, kLeft + w + 34, ly + 9, k);
+    ly += 16;
+  }
+  s += svg_y_label(kTop + h / 2, "energy");
+  return s + "</svg>\n";
+}
+
+// The counts and the energy: a plot and a table of the energy per component (with a table), and every
+// check's counts per backend with the model's delta from the RTL's (collapsed: 16 counts a row).
+std::string activity_section(const ResultSet& r) {
+  const bool counted = std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) { return c.activity.model || c.activity.rtl; });
+  if (!counted) return "";
+  std::string h = "<h2>Activity and energy</h2>\n<pre>" + html_escape(format_activity_and_energy(r)) + "</pre>\n";
+  if (r.energy_table) {
+    h += "<p>energy per check and component (" + html_escape(energy_table_line(*r.energy_table)) +
+         "): each count of the backend named times its energy per access, plus static power per PE over the check's clocks</p>\n";
+    h += energy_plot(r);
+    h += "<table id=\"energy\"><tr><th>check</th><th>from</th>";
+    for (const auto& [k, colour] : kEnergyColours) h += std::string("<th>") + k + " pJ</th>";
+    h += "<th>total pJ</th></tr>\n";
+    for (const CheckResult& c : r.checks) {
+      if (!c.energy) continue;
+      const nlohmann::ordered_json e = to_json(*c.energy);
+      h += "<tr><td>" + html_escape(c.name) + "</td><td>" + html_escape(c.energy_from) + "</td>";
+      for (const auto& [k, colour] : kEnergyColours) h += fmt::format("<td class=\"num\">{:.4g}</td>", e.at(k).get<double>());
+      h += fmt::format("<td class=\"num\">{:.4g}</td></tr>\n", c.energy->total());
+    }
+    h += "</table>\n";
+  }
+  h += "<details><summary>activity counts per check (model/activity.h; blank: not observed by that backend)</summary>\n"
+       "<table id=\"activity\"><tr><th>check</th><th>backend</th>";
+  for (const Activity::Field& f : Activity::fields()) h += std::string("<th>") + f.name + "</th>";
+  h += "</tr>\n";
+  for (const CheckResult& c : r.checks) {
+    for (const char* who : {"model", "rtl", "delta"}) {
+      const bool delta = who[0] == 'd';
+      if (delta && !(c.activity.model && c.activity.rtl)) continue;
+      const std::optional<Activity>& a = who[0] == 'm' ? c.activity.model : c.activity.rtl;
+      if (!delta && !a) continue;
+      const std::vector<std::string>& un = who[0] == 'm' ? c.activity.model_unavailable : c.activity.rtl_unavailable;
+      h += "<tr><td>" + html_escape(c.name) + "</td><td>" + who + "</td>";
+      for (const Activity::Field& f : Activity::fields()) {
+        const auto missing = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), f.name) != v.end(); };
+        if (delta) {
+          const std::uint64_t m = (*c.activity.model).*f.member, rt = (*c.activity.rtl).*f.member;
+          const bool skip = missing(c.activity.model_unavailable) || missing(c.activity.rtl_unavailable);
+          h += "<td class=\"num\">" +
+               (skip ? std::string() : rt ? pct((double(m) - double(rt)) / double(rt)) : m ? std::string("inf") : std::string("0")) +
+               "</td>";
+        } else {
+          h += "<td class=\"num\">" + (missing(un) ? std::string() : std::to_string((*a).*f.member)) + "</td>";
+        }
+      }
+      h += "</tr>\n";
+    }
+  }
+  return h + "</table>\n</details>\n";
+}
+
 // The page up to its body: the title and the style sheet every report shares.
 std::string page_head(const std::string& title) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -164,6 +262,7 @@ std::string results_html(const ResultSet& r) {
   meta("hardware", r.hardware);
   meta("config hash", r.config_hash);
   meta("policy", policy_line(r.policy));
+  if (r.energy_table) meta("energy", energy_table_line(*r.energy_table));
   h += "</table>\n";
   for (const std::string& n : r.notes) h += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   h += "<details><summary>configuration (JSON)</summary><pre>" + html_escape(r.config.dump(2)) + "</pre></details>\n";
@@ -205,6 +304,8 @@ std::string results_html(const ResultSet& r) {
     }
     h += "</table>\n";
   }
+
+  h += activity_section(r);
 
   // the table
   std::vector<std::string> label_names;

@@ -75,6 +75,130 @@ std::string format_failures(const ResultSet& r) {
   return out;
 }
 
+nlohmann::ordered_json activity_json(const Activity& a, const std::vector<std::string>& unavailable) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const Activity::Field& f : Activity::fields())
+    j[f.name] = std::find(unavailable.begin(), unavailable.end(), f.name) != unavailable.end() ? nlohmann::ordered_json(nullptr)
+                                                                                              : nlohmann::ordered_json(a.*f.member);
+  return j;
+}
+
+void activity_from_json(const nlohmann::ordered_json& j, Activity& a, std::vector<std::string>& unavailable) {
+  if (!j.is_object()) throw std::invalid_argument("expected an object of counts");
+  a = Activity{};
+  unavailable.clear();
+  for (const Activity::Field& f : Activity::fields()) {
+    if (!j.contains(f.name)) throw std::invalid_argument(std::string("count '") + f.name + "': missing");
+    if (j.at(f.name).is_null()) unavailable.push_back(f.name);
+    else a.*f.member = json_member<std::uint64_t>(j, f.name);
+  }
+  for (const auto& [k, v] : j.items()) {
+    bool known = false;
+    for (const Activity::Field& f : Activity::fields()) known = known || k == f.name;
+    if (!known) throw std::invalid_argument("count '" + k + "': not a count of model/activity.h");
+  }
+}
+
+nlohmann::ordered_json activity_json(const BackendActivity& a) {
+  return {{"model", a.model ? activity_json(*a.model, a.model_unavailable) : nlohmann::ordered_json(nullptr)},
+          {"rtl", a.rtl ? activity_json(*a.rtl, a.rtl_unavailable) : nlohmann::ordered_json(nullptr)}};
+}
+
+BackendActivity backend_activity_from_json(const nlohmann::ordered_json* j) {
+  BackendActivity b;
+  if (!j || j->is_null()) return b;
+  if (!j->is_object()) throw std::invalid_argument("field 'activity': expected an object");
+  const auto side = [&](const char* who, std::optional<Activity>& out, std::vector<std::string>& unavailable) {
+    if (!j->contains(who) || j->at(who).is_null()) return;
+    try {
+      activity_from_json(j->at(who), out.emplace(), unavailable);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("field 'activity.") + who + "': " + e.what());
+    }
+  };
+  side("model", b.model, b.model_unavailable);
+  side("rtl", b.rtl, b.rtl_unavailable);
+  return b;
+}
+
+EnergyBreakdown run_energy(const Activity& a, const EnergyTable& t, double pe_clock_mhz) {
+  const double pe_seconds = static_cast<double>(a.pe_busy_cycles + a.pe_idle_cycles) / (pe_clock_mhz * 1e6);
+  return energy_of(a, t, pe_seconds, 1);
+}
+
+void charge_energy(CheckResult& c, const EnergyTable& t, double pe_clock_mhz, const std::optional<Activity>& model) {
+  const BackendActivity& b = c.activity;
+  if (b.model && b.model_unavailable.empty()) {
+    c.energy = run_energy(model ? *model : *b.model, t, pe_clock_mhz);
+    c.energy_from = "model";
+  } else if (b.rtl && b.rtl_unavailable.empty()) {
+    c.energy = run_energy(*b.rtl, t, pe_clock_mhz);
+    c.energy_from = "rtl";
+  }
+}
+
+std::string energy_table_line(const EnergyTable& t) {
+  return fmt::format("energy table '{}' (hash {}{})", t.name, energy_table_hash(t),
+                     t.calibrated ? ", calibrated" : ", estimates, uncalibrated: compare ratios, not absolute figures");
+}
+
+std::string format_energy(double pj) {
+  const double a = std::fabs(pj);
+  if (a >= 1e9) return fmt::format("{:.3g} mJ", pj / 1e9);
+  if (a >= 1e6) return fmt::format("{:.3g} uJ", pj / 1e6);
+  if (a >= 1e3) return fmt::format("{:.3g} nJ", pj / 1e3);
+  return fmt::format("{:.3g} pJ", pj);
+}
+
+std::optional<double> max_count_delta(const CheckResult& c, std::string* which) {
+  const BackendActivity& b = c.activity;
+  if (!b.model || !b.rtl) return std::nullopt;
+  return compare_activity(*b.model, *b.rtl, b.model_unavailable, b.rtl_unavailable, 0.0).worst(which);
+}
+
+std::string format_activity_and_energy(const ResultSet& r) {
+  std::string out;
+  std::size_t both = 0, counted = 0;
+  std::optional<double> worst;
+  std::string worst_at;
+  for (const CheckResult& c : r.checks) {
+    counted += c.activity.model || c.activity.rtl;
+    std::string count;
+    if (const auto d = max_count_delta(c, &count)) {
+      ++both;
+      if (!worst || *d > *worst) worst = *d, worst_at = c.name + " " + count;
+    }
+  }
+  if (!counted) return out;
+  if (both)
+    out += fmt::format("activity: model against RTL on {} checks, max |count delta| {} ({}; bound {:g}%)\n", both,
+                       std::isinf(*worst) ? std::string("inf") : fmt::format("{:.3f}%", 100 * *worst), worst_at,
+                       100 * r.policy.activity_deviation_bound);
+  std::vector<std::string> unavailable;
+  for (const CheckResult& c : r.checks)
+    for (const auto* list : {&c.activity.rtl_unavailable, &c.activity.model_unavailable})
+      for (const std::string& k : *list)
+        if (std::find(unavailable.begin(), unavailable.end(), k) == unavailable.end()) unavailable.push_back(k);
+  if (!unavailable.empty()) {
+    std::string names;
+    for (const std::string& k : unavailable) names += (names.empty() ? "" : ", ") + k;
+    out += "activity not available from a backend (not compared, not charged): " + names + "\n";
+  }
+  if (!r.energy_table) return out;
+  EnergyBreakdown sum;
+  std::size_t charged = 0;
+  for (const CheckResult& c : r.checks)
+    if (c.energy) sum += *c.energy, ++charged;
+  out += "energy: " + energy_table_line(*r.energy_table) + "\n";
+  if (!charged) return out + "energy: no check has counts to charge\n";
+  const double total = sum.total();
+  const auto pct = [&](double v) { return total > 0 ? 100 * v / total : 0.0; };
+  out += fmt::format("energy of {} checks: {} = MAC {:.1f}%, SRAM {:.1f}%, NoC {:.1f}%, DRAM {:.1f}%, ARM {:.1f}%, static {:.1f}%\n",
+                     charged, format_energy(total), pct(sum.mac), pct(sum.sram), pct(sum.noc), pct(sum.dram), pct(sum.arm),
+                     pct(sum.static_pj));
+  return out;
+}
+
 namespace {
 
 nlohmann::ordered_json shard_json(const Shard& s) { return {{"index", s.index}, {"count", s.count}}; }
@@ -105,7 +229,10 @@ nlohmann::ordered_json check_json(const CheckResult& c) {
           {"replay", c.replay},
           {"waves", c.waves},
           {"rtl_wall_s", c.rtl_wall_s},
-          {"model_wall_s", c.model_wall_s}};
+          {"model_wall_s", c.model_wall_s},
+          {"activity", activity_json(c.activity)},
+          {"energy_pj", c.energy ? nlohmann::ordered_json(to_json(*c.energy)) : nlohmann::ordered_json(nullptr)},
+          {"energy_from", c.energy ? nlohmann::ordered_json(c.energy_from) : nlohmann::ordered_json(nullptr)}};
 }
 
 CheckResult check_from_json(const nlohmann::ordered_json& cj) {
@@ -130,6 +257,17 @@ CheckResult check_from_json(const nlohmann::ordered_json& cj) {
   c.waves = json_member_or<std::string>(cj, "waves", "");
   c.rtl_wall_s = json_member_or<double>(cj, "rtl_wall_s", 0.0);
   c.model_wall_s = json_member_or<double>(cj, "model_wall_s", 0.0);
+  // a report from before activity was counted has none
+  const auto a = cj.find("activity");
+  c.activity = backend_activity_from_json(a != cj.end() ? &*a : nullptr);
+  if (const auto e = cj.find("energy_pj"); e != cj.end() && !e->is_null()) {
+    try {
+      c.energy = energy_breakdown_from_json(*e);
+    } catch (const std::exception& ex) {
+      throw std::invalid_argument(std::string("field 'energy_pj': ") + ex.what());
+    }
+    c.energy_from = json_member<std::string>(cj, "energy_from");
+  }
   return c;
 }
 
@@ -147,6 +285,10 @@ nlohmann::ordered_json results_json(const ResultSet& r) {
                               {"hardware", r.hardware}, {"total", r.total},   {"shard", shard_json(r.shard)},
                               {"counts", counts},       {"notes", r.notes},   {"categories", cats},
                               {"checks", checks}};
+  if (r.energy_table) {
+    j["energy_table"] = to_json(*r.energy_table);
+    j["energy_table_hash"] = energy_table_hash(*r.energy_table);
+  }
   if (r.stopped_by_signal) j["stopped_by_signal"] = r.stopped_by_signal;
   return j;
 }
@@ -175,6 +317,13 @@ ResultSet results_from_json(const nlohmann::ordered_json& j) {
   }
   r.notes = json_member_or<std::vector<std::string>>(j, "notes", {});
   r.stopped_by_signal = json_member_or<int>(j, "stopped_by_signal", 0);
+  if (j.contains("energy_table")) {
+    try {
+      r.energy_table = energy_table_from_json(j.at("energy_table"));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("field 'energy_table': ") + e.what());
+    }
+  }
   if (j.contains("categories")) {
     if (!j.at("categories").is_array()) throw std::invalid_argument("field 'categories': expected a list");
     for (const auto& c : j.at("categories"))
@@ -218,7 +367,20 @@ std::string results_csv(const ResultSet& r) {
     out += ',';
     out += csv_field(k);
   }
-  out += ",status,rtl_cycles,model_cycles,delta,thesis_cycles,message,where,replay,waves\n";
+  out += ",status,rtl_cycles,model_cycles,delta,thesis_cycles,message,where,replay,waves";
+  // the counts (model_<count>, rtl_<count>; empty where a backend has none or could not observe one) and the
+  // energy per component, when the run has them
+  const bool counts = std::any_of(r.checks.begin(), r.checks.end(), [](const CheckResult& c) { return c.activity.model || c.activity.rtl; });
+  const bool energy = r.energy_table.has_value();
+  static constexpr const char* kComponents[] = {"mac", "sram", "noc", "dram", "arm", "static", "total"};
+  if (counts)
+    for (const char* who : {"model", "rtl"})
+      for (const Activity::Field& f : Activity::fields()) out += fmt::format(",{}_{}", who, f.name);
+  if (energy) {
+    out += ",energy_from";
+    for (const char* k : kComponents) out += fmt::format(",energy_pj_{}", k);
+  }
+  out += "\n";
   for (const CheckResult& c : r.checks) {
     out += csv_field(c.name) + "," + csv_field(c.group);
     for (const std::string& k : label_names) {
@@ -232,6 +394,26 @@ std::string results_csv(const ResultSet& r) {
                        c.rtl_cycles ? std::to_string(*c.rtl_cycles) : "", c.model_cycles ? std::to_string(*c.model_cycles) : "",
                        c.delta ? fmt::format("{:.6f}", *c.delta) : "", c.thesis_cycles ? std::to_string(*c.thesis_cycles) : "",
                        csv_field(c.message), csv_field(c.where), csv_field(c.replay), csv_field(c.waves));
+    out.pop_back();  // the row goes on
+    if (counts)
+      for (const auto* side : {&c.activity.model, &c.activity.rtl}) {
+        const std::vector<std::string>& unavailable = side == &c.activity.model ? c.activity.model_unavailable : c.activity.rtl_unavailable;
+        for (const Activity::Field& f : Activity::fields()) {
+          out += ',';
+          if (*side && std::find(unavailable.begin(), unavailable.end(), f.name) == unavailable.end())
+            out += std::to_string((**side).*f.member);
+        }
+      }
+    if (energy) {
+      out += "," + c.energy_from;
+      if (c.energy) {
+        const nlohmann::ordered_json e = to_json(*c.energy);
+        for (const char* k : kComponents) out += fmt::format(",{:.6g}", e.at(k).get<double>());
+      } else {
+        out += std::string(std::size(kComponents), ',');
+      }
+    }
+    out += '\n';
   }
   return out;
 }
@@ -252,6 +434,9 @@ std::string results_junit(const ResultSet& r) {
       {"tool", std::string("s2cosim ") + tool_version()}, {"command", r.command}, {"config_hash", r.config_hash},
       {"policy", policy_line(r.policy)}, {"hardware", r.hardware}, {"shard", fmt::format("{}/{}", r.shard.index, r.shard.count)}};
   for (const auto& [k, v] : props) out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", k, xml_escape(v));
+  // the counts' agreement and the energy, as the console says them
+  if (const std::string a = format_activity_and_energy(r); !a.empty())
+    out += fmt::format("      <property name=\"activity_and_energy\" value=\"{}\"/>\n", xml_escape(a));
   out += "    </properties>\n";
   for (const CheckResult& c : r.checks) {
     out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml_escape(c.group), xml_escape(c.name),

@@ -17,6 +17,8 @@
 
 #include "harness/check/check_policy.h"
 #include "harness/check/comparators.h"
+#include "model/activity.h"
+#include "model/energy_table.h"
 
 namespace s2 {
 
@@ -37,6 +39,11 @@ struct CheckResult {
   std::string waves;    // the waveform of the failure, if one was written
   double rtl_wall_s = 0.0, model_wall_s = 0.0;
   std::size_t index = 0;  // position in the whole (unsharded) run: merge orders by it
+  // what each backend counted (model/activity.h) where it ran, and the counts it could not observe
+  BackendActivity activity;
+  // with an energy table (--energy): the energy of one backend's counts and time, and which ("rtl", "model")
+  std::optional<EnergyBreakdown> energy;
+  std::string energy_from;
 };
 
 // A shard of a run: `--shard I/N` runs the checks whose index k has k % N == I - 1 (round robin, so that long
@@ -77,6 +84,7 @@ struct ResultSet {
   std::vector<std::string> notes;  // what a reader must know: approximations, assumptions, substitutions
   std::vector<CategoryClocks> categories;
   std::vector<ReportFigure> figures;  // in the HTML only, after the summary
+  std::optional<EnergyTable> energy_table;  // what the checks' energy was charged by (--energy), stamped whole
 };
 
 // Counts per status (all six, zeros included), |delta| statistics and wall sums.
@@ -89,6 +97,33 @@ struct RunSummary {
   bool all_passed() const { return tasks > 0 && counts.at(Status::Pass) == tasks; }
 };
 RunSummary summarize(const ResultSet& r);
+
+// One backend's counts as reports write them: count name -> value, null for a count it could not observe;
+// and back (throws std::invalid_argument naming the count).
+nlohmann::ordered_json activity_json(const Activity& a, const std::vector<std::string>& unavailable);
+void activity_from_json(const nlohmann::ordered_json& j, Activity& a, std::vector<std::string>& unavailable);
+// Both backends' as a report's `activity`: {"model": counts or null, "rtl": counts or null}; and back (a
+// missing or null `j`, a record from before counts: nothing).
+nlohmann::ordered_json activity_json(const BackendActivity& a);
+BackendActivity backend_activity_from_json(const nlohmann::ordered_json* j);
+
+// The energy of one backend's counts: each count charged by `t`, and static power per PE over the clocks each
+// PE had work (pe_busy_cycles + pe_idle_cycles) at `pe_clock_mhz`.
+EnergyBreakdown run_energy(const Activity& a, const EnergyTable& t, double pe_clock_mhz);
+// Sets c.energy from the model's counts where it ran (the reference), else the RTL's when it observed every
+// count (c.energy_from says which); nothing otherwise. `model` replaces c.activity.model as what is charged
+// (run-net: the model's ARM-timed run, whose idle clocks hold the ARM's time).
+void charge_energy(CheckResult& c, const EnergyTable& t, double pe_clock_mhz, const std::optional<Activity>& model = std::nullopt);
+// "energy table 'default' (hash 0123..., estimates, uncalibrated: compare ratios, not absolute figures)"
+std::string energy_table_line(const EnergyTable& t);
+// "12.3 nJ" / "4.56 uJ" / "7.89 mJ" from picojoules
+std::string format_energy(double pj);
+// The console's lines on the counts and the energy ("" when no check has counts): how far the model's counts
+// are from the RTL's at most, over which checks; with a table, the run's energy per component and its stamp.
+std::string format_activity_and_energy(const ResultSet& r);
+// The largest |(model - rtl) / rtl| of a check's counts both backends observed (an RTL 0 against a model's
+// non-zero: infinity); nullopt without both.
+std::optional<double> max_count_delta(const CheckResult& c, std::string* which = nullptr);
 
 // Parses "pass", "mismatch", ...; throws std::invalid_argument for anything else.
 Status parse_status(const std::string& s);
