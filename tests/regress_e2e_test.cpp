@@ -167,11 +167,13 @@ TEST(RegressE2e, EnergyFromTheCountsOfBothBackends) {
   EXPECT_EQ(results.at("energy_table_hash"), energy_table_hash(default_energy_table()));
   for (const nlohmann::json& c : results.at("checks")) {
     SCOPED_TRACE(c.at("name").get<std::string>());
-    EXPECT_EQ(c.at("energy_from"), "model");
+    // the model's counts where it observed them all, else the RTL's (docs/energy.md)
+    const std::string from = c.at("energy_from");
+    ASSERT_TRUE(from == "model" || from == "rtl") << from;
     const nlohmann::json& e = c.at("energy_pj");
     // each component is its counts times the table's figures: the MAC array's from mac_ops and padding
     const EnergyTable t = default_energy_table();
-    const nlohmann::json& m = c.at("activity").at("model");
+    const nlohmann::json& m = c.at("activity").at(from);
     double mac = 0;
     for (const auto& [count, entry] : t.entries)
       if (entry.component == EnergyComponent::mac) mac += m.at(count).get<double>() * entry.pj_per_unit;

@@ -128,10 +128,13 @@ EnergyBreakdown run_energy(const Activity& a, const EnergyTable& t, double pe_cl
 
 void charge_energy(CheckResult& c, const EnergyTable& t, double pe_clock_mhz, const std::optional<Activity>& model) {
   const BackendActivity& b = c.activity;
-  if (b.model && b.model_unavailable.empty()) {
+  // the model where it observed every count, else a backend that did; failing both, the model's partial counts
+  // (what neither observed is not charged; format_activity_and_energy names it)
+  const bool use_model = b.model && (b.model_unavailable.empty() || !(b.rtl && b.rtl_unavailable.empty()));
+  if (use_model) {
     c.energy = run_energy(model ? *model : *b.model, t, pe_clock_mhz);
     c.energy_from = "model";
-  } else if (b.rtl && b.rtl_unavailable.empty()) {
+  } else if (b.rtl) {
     c.energy = run_energy(*b.rtl, t, pe_clock_mhz);
     c.energy_from = "rtl";
   }

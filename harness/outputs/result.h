@@ -110,9 +110,10 @@ BackendActivity backend_activity_from_json(const nlohmann::ordered_json* j);
 // The energy of one backend's counts: each count charged by `t`, and static power per PE over the clocks each
 // PE had work (pe_busy_cycles + pe_idle_cycles) at `pe_clock_mhz`.
 EnergyBreakdown run_energy(const Activity& a, const EnergyTable& t, double pe_clock_mhz);
-// Sets c.energy from the model's counts where it ran (the reference), else the RTL's when it observed every
-// count (c.energy_from says which); nothing otherwise. `model` replaces c.activity.model as what is charged
-// (run-net: the model's ARM-timed run, whose idle clocks hold the ARM's time).
+// Sets c.energy from the model's counts where it ran and observed every count (the reference), else from the
+// RTL's where it did, else from what the model observed (c.energy_from says which); nothing without counts.
+// `model` replaces c.activity.model as what is charged (run-net: the model's ARM-timed run, whose idle clocks
+// hold the ARM's time).
 void charge_energy(CheckResult& c, const EnergyTable& t, double pe_clock_mhz, const std::optional<Activity>& model = std::nullopt);
 // "energy table 'default' (hash 0123..., estimates, uncalibrated: compare ratios, not absolute figures)"
 std::string energy_table_line(const EnergyTable& t);
