@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "harness/backends/rtl/qpe_ports.h"
 #include "harness/stimulus/chip_random.h"
 #include "harness/stimulus/chip_suite.h"
 #include "model/hw_config.h"
@@ -174,6 +175,21 @@ TEST(NocDramActivity, ASingleQpeTasksOperandAReadsAreTwoPacketsPerWordOnTheRtl) 
     EXPECT_NE(std::find(model.activity_unavailable.begin(), model.activity_unavailable.end(), "noc_packets"),
               model.activity_unavailable.end()) << t.id;
   }
+}
+
+TEST(NocDramActivity, AQpeRtlWithoutTheCountersIsToldApartAtCompileTime) {
+  // a user's QPE without the ports (the backends then list the counts unavailable) and one with them
+  struct Without {
+    unsigned dma_busy = 0;
+  } without;
+  struct With {
+    std::uint64_t noc_packets = 5, noc_packet_hops = 7;
+  } with;
+  static_assert(!QpePorts<Without>::kCountsNoc);
+  static_assert(QpePorts<With>::kCountsNoc);
+  EXPECT_EQ(QpePorts<Without>(without, 0).noc_packets(), 0u);
+  EXPECT_EQ(QpePorts<With>(with, 0).noc_packets(), 5u);
+  EXPECT_EQ(QpePorts<With>(with, 0).noc_packet_hops(), 7u);
 }
 
 TEST(NocDramActivity, ModelAndRtlCountTheSameOnRandomChipStreamsAndAQpeDramStream) {
