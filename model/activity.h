@@ -22,8 +22,12 @@ namespace s2 {
 //   and every request arriving over the NoC, e.g. a peer's operand-A read or a DMA write from DRAM), the ARM.
 //   A word read is its full width (16 bytes), a write the bytes it enables.
 // - noc_packets: NoC packets (request or response, one noc_pkt_t each) injected into a router by a PE or a
-//   DRAM port; noc_packet_hops: router-to-router link traversals of those packets.
-// - dram_*_bytes: bytes a DRAM read or wrote for requests (16-byte operations: 16 each).
+//   DRAM port; the host's packets (descriptors and data of a single-QPE task) are not counted: they are the
+//   test bench's, and on a chip the host talks to the PEs outside the NoC. noc_packet_hops: router-to-router
+//   link traversals of those packets, counted by the router that sends over the link.
+// - dram_*_bytes: bytes a DRAM read or wrote for requests, in whole 16-byte operations (16 each): a
+//   request's bytes rounded up to 16, or with dram_aligned_words the aligned words it touches
+//   (DramTiming::op_bytes).
 // - arm_cycles: the Table 5.9 clocks of the ARM's element-wise operations (the same C++ ARM drives both
 //   backends, so these and sram_*_arm agree by construction).
 // - pe_busy_cycles / pe_idle_cycles: per PE with commands, clocks from the host's start to its own end with

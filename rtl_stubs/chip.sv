@@ -56,6 +56,9 @@ module chip
     input  logic [NQ*17-1:0]  dram_addr,
     input  logic [NQ*16-1:0]  dram_be,
     input  logic [NQ*128-1:0] dram_data,
+    // activity per QPE (qpe.sv), 64 bits each
+    output logic [NQ*64-1:0]  noc_packets,
+    output logic [NQ*64-1:0]  noc_packet_hops,
     // ARM ports, per chip PE p = QPE * 4 + PE: arm_wr[p], arm_idx[5p +: 5], arm_data[32p +: 32]
     input  logic [NPE-1:0]    arm_wr,
     input  logic [NPE*5-1:0]  arm_idx,
@@ -139,6 +142,7 @@ module chip
         .dram_data(dram_data[q*128 +: 128]),
         .mesh_out_valid(link_valid[q]), .mesh_out_pkt(link_pkt[q]), .mesh_out_pop(link_pop[q]),
         .mesh_in_valid(in_valid[q]), .mesh_in_pkt(in_pkt[q]), .mesh_in_pop(in_pop[q]),
+        .noc_packets(noc_packets[q*64 +: 64]), .noc_packet_hops(noc_packet_hops[q*64 +: 64]),
         .arm_wr(arm_wr[q*NUM_PE +: NUM_PE]), .arm_idx(arm_idx[q*NUM_PE*5 +: NUM_PE*5]),
         .arm_data(arm_data[q*NUM_PE*32 +: NUM_PE*32]),
         .cycle(qpe_cycle[q]), .pe_busy(pe_busy[q*NUM_PE +: NUM_PE]), .pe_irq_done(pe_irq_done[q*NUM_PE +: NUM_PE]),

@@ -30,7 +30,12 @@ module noc_router
     // output channels: router-owned FIFOs; receivers pop them
     output logic     out_valid[NUM_CH],
     output noc_pkt_t out_pkt  [NUM_CH],
-    input  logic     out_pop  [NUM_CH]
+    input  logic     out_pop  [NUM_CH],
+    // activity (model/activity.h), since reset: packets a PE or the DRAM port put into the NoC here (the
+    // host's are the test bench's, not the chip's work), and packets accepted for a mesh link (a hop each;
+    // the neighbour counts the next)
+    output logic [63:0] noc_packets,
+    output logic [63:0] noc_packet_hops
 );
   localparam int CW = $clog2((OUT_DEPTH > LINK_DEPTH ? OUT_DEPTH : LINK_DEPTH) + 1);
   localparam int IW = $clog2(NUM_CH);
@@ -99,11 +104,19 @@ module noc_router
   noc_pkt_t acc_pkt;
   assign acc_pkt = in_pkt[acc_ch];
 
+  logic acc_injected, acc_hop;
+  assign acc_injected = acc_v && 32'(acc_ch) / NUM_CLASSES != HOST_PORT && !to_mesh(acc_ch);
+  assign acc_hop = acc_v && to_mesh(ch_of(acc_pkt.dst, acc_pkt.kind));
+
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       for (int s = 0; s < LATENCY; s++) pipe_v[s] <= 1'b0;
       rr <= '0;
+      noc_packets <= '0;
+      noc_packet_hops <= '0;
     end else begin
+      if (acc_injected) noc_packets <= noc_packets + 1;
+      if (acc_hop) noc_packet_hops <= noc_packet_hops + 1;
       pipe_v[0] <= acc_v;
       pipe_p[0] <= acc_pkt;
       for (int s = 1; s < LATENCY; s++) begin

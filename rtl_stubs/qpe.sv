@@ -54,6 +54,10 @@ module qpe
     input  logic [NUM_MESH_CH-1:0]                     mesh_in_valid,
     input  logic [NUM_MESH_CH*$bits(noc_pkt_t)-1:0]    mesh_in_pkt,
     output logic [NUM_MESH_CH-1:0]                     mesh_in_pop,
+    // activity since reset (rtl_stubs/README.md, "Activity"): packets this router's PEs and DRAM port put
+    // into the NoC, and packets it sent over its mesh links
+    output logic [63:0]  noc_packets,
+    output logic [63:0]  noc_packet_hops,
     // ARM port per PE (PE p: arm_wr[p], arm_idx[5p +: 5], arm_data[32p +: 32]), PE clock
     input  logic [3:0]   arm_wr,
     input  logic [19:0]  arm_idx,
@@ -98,7 +102,7 @@ module qpe
   noc_router u_router (
       .clk, .rst_n, .my_x(qpe_x), .my_y(qpe_y),
       .in_valid(r_in_valid), .in_pkt(r_in_pkt), .in_pop(r_in_pop),
-      .out_valid(r_out_valid), .out_pkt(r_out_pkt), .out_pop(r_out_pop));
+      .out_valid(r_out_valid), .out_pkt(r_out_pkt), .out_pop(r_out_pop), .noc_packets, .noc_packet_hops);
 
   // host port: a small FIFO on the NoC clock
   noc_pkt_t host_pkt;

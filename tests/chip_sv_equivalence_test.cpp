@@ -65,6 +65,13 @@ void expect_equal_runs(const HwConfig& cfg, const TaskStream& s, const SystemMem
   EXPECT_EQ(flat.result.command_end_cycle, linked.result.command_end_cycle) << what;
   EXPECT_EQ(flat.result.dram_ops, linked.result.dram_ops) << what;
   EXPECT_EQ(flat.result.arm_cycles, linked.result.arm_cycles) << what;
+  // the routers' activity counters: a hop counted by the router that sends it, once, on either fabric
+  ASSERT_EQ(flat.result.router_activity.size(), linked.result.router_activity.size()) << what;
+  for (std::size_t q = 0; q < flat.result.router_activity.size(); ++q) {
+    EXPECT_EQ(flat.result.router_activity[q].noc_packets, linked.result.router_activity[q].noc_packets) << what << " QPE " << q;
+    EXPECT_EQ(flat.result.router_activity[q].noc_packet_hops, linked.result.router_activity[q].noc_packet_hops) << what << " QPE " << q;
+  }
+  EXPECT_GT(flat.result.activity.noc_packets, 0u) << what;
   EXPECT_EQ(flat.memory.drams, linked.memory.drams) << what;
   EXPECT_EQ(flat.memory.sram, linked.memory.sram) << what;
 }

@@ -182,9 +182,19 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
         r.busiest_link_packets = noc_.link_packets(from, to);
       }
   r.cycles = end_cycle - start_cycle;
+  for (int q = 0; q < cfg_.chip.qpes(); ++q) {
+    Activity& a = r.router_activity.emplace_back();
+    a.noc_packets = noc_.router_injected(q);
+    a.noc_packet_hops = noc_.router_hops(q);
+    r.activity += a;
+  }
   for (std::size_t d = 0; d < n_drams; ++d) {
     r.dram_ops += noc_.dram_ops_served(static_cast<int>(d));
     r.dram_busy_cycles.push_back(noc_.dram_busy_cycles(static_cast<int>(d)));
+    Activity& a = r.dram_activity.emplace_back();
+    a.dram_read_bytes = noc_.dram_read_bytes(static_cast<int>(d));
+    a.dram_write_bytes = noc_.dram_write_bytes(static_cast<int>(d));
+    r.activity += a;
     mem.drams[d] = std::move(dram(static_cast<int>(d)).contents());
   }
   for (auto& [p, image] : mem.sram) image = chip_pe(p).sram.bytes();

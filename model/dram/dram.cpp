@@ -36,7 +36,7 @@ void Dram::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay
   }
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const auto arrival = static_cast<std::uint64_t>(std::llround((now + delay) / pe_clock_));
-  DramTiming::Service s = timing_.serve(arrival, r);
+  DramTiming::Service s = timing_.serve(arrival, r, p.is_read() ? DramTiming::Access::Read : DramTiming::Access::Write);
   delay = pe_clock_ * static_cast<double>(timing_.done(s)) - now;
   if (ext) ext->service = std::move(s);
   p.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -31,16 +31,18 @@ class DramTiming {
         latency_cycles_(static_cast<std::uint64_t>(cfg.dram_latency_cycles)),
         aligned_words_(cfg.dram_aligned_words) {}
 
-  void reset() { busy_until_ = bytes_ = words_ = 0; }
+  void reset() { busy_until_ = bytes_ = words_ = read_bytes_ = write_bytes_ = 0; }
 
   // The DRAM works on a request in [start, end), in 1/bytes_per_op clocks (a byte's share of an operation).
   struct Service {
     std::uint64_t start = 0, end = 0;
     std::vector<std::uint64_t> row_start;  // aligned words: when each row's first word is read (from start)
   };
+  enum class Access { Read, Write };
   // Serves a request that arrived in clock `arrival`; call in order of arrival.
-  Service serve(std::uint64_t arrival, const DramRange& r) {
+  Service serve(std::uint64_t arrival, const DramRange& r, Access access) {
     Service s;
+    (access == Access::Read ? read_bytes_ : write_bytes_) += op_bytes(r);
     s.start = busy_until_ > arrival * bytes_per_op_ ? busy_until_ : arrival * bytes_per_op_;
     std::uint64_t cost = r.bytes() * cycles_per_op_;
     if (aligned_words_) {
@@ -70,6 +72,19 @@ class DramTiming {
   // The clock the last byte of a read reaches the NoC, or a write is acknowledged.
   std::uint64_t done(const Service& s) const { return clock_of(s.end) + latency_cycles_; }
 
+  // The bytes the DRAM moves for a request (activity, model/activity.h): its operations, each bytes_per_op:
+  // its bytes rounded up to whole operations, or the aligned words it touches.
+  std::uint64_t op_bytes(const DramRange& r) const {
+    std::uint64_t ops = (r.bytes() + bytes_per_op_ - 1) / bytes_per_op_;
+    if (aligned_words_) {
+      ops = 0;
+      for (std::uint64_t k = 0; k < r.rows; ++k) ops += words(r.row_addr(k), r.row_bytes);
+    }
+    return ops * bytes_per_op_;
+  }
+  // bytes moved for read and for write requests since the last reset (op_bytes of each)
+  std::uint64_t read_bytes() const { return read_bytes_; }
+  std::uint64_t write_bytes() const { return write_bytes_; }
   // DRAM operations served: bytes / bytes_per_op (rounded up), or the aligned words touched.
   std::uint64_t ops_served() const { return aligned_words_ ? words_ : (bytes_ + bytes_per_op_ - 1) / bytes_per_op_; }
   std::uint64_t cycles_per_op() const { return cycles_per_op_; }
@@ -85,7 +100,7 @@ class DramTiming {
 
   std::uint64_t bytes_per_op_, cycles_per_op_, latency_cycles_;
   bool aligned_words_;
-  std::uint64_t busy_until_ = 0, bytes_ = 0, words_ = 0;
+  std::uint64_t busy_until_ = 0, bytes_ = 0, words_ = 0, read_bytes_ = 0, write_bytes_ = 0;
 };
 
 }  // namespace s2

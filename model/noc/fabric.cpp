@@ -382,7 +382,7 @@ void NocFabric::dram_receive(int dram, const Packet& p) {
       const DmaRequest first{t.dram_addr, t.dram_row_stride, t.rows, t.row_bytes, t.sram_addr, t.sram_row_stride};
       for (std::uint64_t k = 0; k < t.planes; ++k) {
         const DmaRequest q = planes.plane(first, k);
-        const DramTiming::Service sv = dq.timing.serve(now, q.dram());
+        const DramTiming::Service sv = dq.timing.serve(now, q.dram(), DramTiming::Access::Read);
         for_each_dma_beat(q, [&](const DmaBeat& b) {
           port->data.push_back({pe, PacketKind::DmaData, dq.timing.byte_ready(sv, q.dram(), b.last_byte())});
         });
@@ -404,7 +404,7 @@ void NocFabric::dram_receive(int dram, const Packet& p) {
     case PacketKind::DramWdata: {
       if (!s.write_open) throw std::logic_error("NoC: a store line without a write");
       if (++s.lines_received < s.lines_expected) return;
-      const DramTiming::Service sv = dq.timing.serve(now, s.write.dram());
+      const DramTiming::Service sv = dq.timing.serve(now, s.write.dram(), DramTiming::Access::Write);
       port->acks.push_back({pe, PacketKind::DmaAck, dq.timing.done(sv)});
       s.write_open = false;
       if (s.store_row == std::uint64_t(t.rows) * t.planes) s.store_row = 0;

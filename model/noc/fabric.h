@@ -67,6 +67,12 @@ class NocFabric {
   std::uint64_t link_packets(int from_qpe, int to_qpe) const;
   std::uint64_t dram_ops_served(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.ops_served(); }
   std::uint64_t dram_busy_cycles(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.busy_cycles(); }
+  // activity (model/activity.h): DRAM d's bytes read and written for requests; router q's packets that
+  // entered the NoC there (from a PE or the DRAM port) and the mesh links it sent packets over
+  std::uint64_t dram_read_bytes(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.read_bytes(); }
+  std::uint64_t dram_write_bytes(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.write_bytes(); }
+  std::uint64_t router_injected(int qpe) const { return routers_[static_cast<std::size_t>(qpe)]->injected(); }
+  std::uint64_t router_hops(int qpe) const { return routers_[static_cast<std::size_t>(qpe)]->hops(); }
 
  private:
   struct PeNode {

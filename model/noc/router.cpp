@@ -110,6 +110,14 @@ void Router::apply(int accepted) {
   in.pop();
   arbitration_->accepted(accepted);
   ++routed_[static_cast<std::size_t>(first.channel)];
+  const int from_port = accepted / kNocClasses;
+  if (from_port != kPortHost && !is_mesh_channel(accepted)) ++injected_;
+}
+
+std::uint64_t Router::hops() const {
+  std::uint64_t n = 0;
+  for (int c = kPortNorth * kNocClasses; c < kNocChannels; ++c) n += routed_[static_cast<std::size_t>(c)];
+  return n;
 }
 
 bool Router::idle() const { return in_pipe_ == 0 && waiting_ == 0 && out_nonempty_ == 0; }
@@ -121,6 +129,7 @@ void Router::reset() {
   reserved_.fill(0);
   arbitration_->reset();
   routed_.fill(0);
+  injected_ = 0;
 }
 
 }  // namespace s2

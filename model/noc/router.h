@@ -84,6 +84,11 @@ class Router {
   void reset();
   // packets accepted for output channel c since the last reset
   std::uint64_t routed(int channel) const { return routed_[static_cast<std::size_t>(channel)]; }
+  // packets accepted from a PE or the DRAM port since the last reset: those that entered the NoC here
+  // (model/activity.h noc_packets; the host's are not the chip's work)
+  std::uint64_t injected() const { return injected_; }
+  // packets accepted for a mesh link since the last reset (noc_packet_hops: a hop each)
+  std::uint64_t hops() const;
 
  private:
   Params p_;
@@ -103,6 +108,7 @@ class Router {
   std::uint32_t out_nonempty_ = 0;  // bit c: output FIFO c holds a packet
   int in_pipe_ = 0;   // packets in the pipeline
   std::array<std::uint64_t, kNocChannels> routed_{};
+  std::uint64_t injected_ = 0;
 };
 
 }  // namespace s2

@@ -113,6 +113,10 @@ TaskTrace Qpe::run_task(const Task& t, const SramLayout& l, const std::array<std
   }
   tr.cycles = hi > lo ? hi - lo : 0;
   tr.elapsed_cycles = tr.cycles;
+  // The tile schedule resolves a window of tiles clock by clock, skips periods and extrapolates the rest: it
+  // keeps no count of the packets its router passed, and a count made up from the tiles would be a formula.
+  // (A task stream's MLAs run in the NoC fabric, whose routers count them.)
+  tr.activity_unavailable.insert(tr.activity_unavailable.end(), {"noc_packets", "noc_packet_hops"});
   return tr;
 }
 

@@ -115,6 +115,21 @@ class QpePorts {
   }
   bool dram_ready() const { return get_bits(t_.dram_ready, k_, 1) != 0; }
 
+  // The router's activity counters (rtl_stubs/README.md, "Activity"), 64 bits per QPE slot; a user's QPE
+  // without them reports nothing (the counts go to activity_unavailable).
+  static constexpr bool kCountsNoc = requires(V& t) {
+    t.noc_packets;
+    t.noc_packet_hops;
+  };
+  std::uint64_t noc_packets() const {
+    if constexpr (kCountsNoc) return get_bits(t_.noc_packets, k_ * 64, 64);
+    else return 0;
+  }
+  std::uint64_t noc_packet_hops() const {
+    if constexpr (kCountsNoc) return get_bits(t_.noc_packet_hops, k_ * 64, 64);
+    else return 0;
+  }
+
  private:
   V& t_;
   int k_;

@@ -156,6 +156,7 @@ class RtlChip final : public StreamBackend {
     }
     r.cycles = last;
     for (const auto& d : drams) r.dram_ops += d->ops_served();
+    count_noc_and_drams(r, drams);
     for (auto& [p, image] : mem.sram) {
       fabric_.sram_read(p / kPesPerQpe, p % kPesPerQpe, img);
       image.assign(img.begin(), img.begin() + static_cast<std::ptrdiff_t>(std::min(img.size(), image.size())));
@@ -167,6 +168,25 @@ class RtlChip final : public StreamBackend {
   std::uint64_t cycle() { return fabric_.cycle(); }
   // PE clocks between QPE q and the host: the host interface and the hops to its agent (model: System)
   std::uint64_t host_cycles(int q) const { return host_path_cycles(cfg_, mesh_, q); }
+
+  // The routers' activity counters (each router counts the links it sends over, so a hop is counted once,
+  // whichever fabric links the QPEs) and the C++ DRAMs' bytes, each part summed into the total; a QPE RTL
+  // without the counters leaves the NoC's counts unavailable.
+  void count_noc_and_drams(StreamResult& r, const std::vector<std::unique_ptr<RtlDram>>& drams) {
+    for (int q = 0; q < fabric_.qpes(); ++q) {
+      Activity& a = r.router_activity.emplace_back();
+      a.noc_packets = fabric_.ports(q).noc_packets();
+      a.noc_packet_hops = fabric_.ports(q).noc_packet_hops();
+      r.activity += a;
+    }
+    if (!QpePorts<typename Fabric::Top>::kCountsNoc) r.activity_unavailable.insert(r.activity_unavailable.end(), {"noc_packets", "noc_packet_hops"});
+    for (const auto& d : drams) {
+      Activity& a = r.dram_activity.emplace_back();
+      a.dram_read_bytes = d->read_bytes();
+      a.dram_write_bytes = d->write_bytes();
+      r.activity += a;
+    }
+  }
 
   // What the RTL cannot run is refused before anything runs.
   void check_chip_stream(const TaskStream& s, const SystemMemory& mem) const {

@@ -76,7 +76,7 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
       if (q.dram().end() > mem_.size())
         throw std::runtime_error(fmt::format("RTL DRAM: PE {} asks for plane {} at DRAM address {}, the DRAM holds {}",
                                              p.pe, k, q.dram_addr, mem_.size()));
-      const DramTiming::Service s = timing_.serve(cycle, q.dram());
+      const DramTiming::Service s = timing_.serve(cycle, q.dram(), DramTiming::Access::Read);
       for_each_dma_beat(q, [&](const DmaBeat& b) {
         DramPortPacket d;
         d.pe = p.pe;
@@ -105,7 +105,7 @@ void RtlDram::receive(const DramPortPacket& p, std::uint64_t cycle) {
   }
   if (++w.received < w.beats.size()) return;
   // the whole request is here: it joins the queue now, and is acknowledged when written
-  const DramTiming::Service s = timing_.serve(cycle, w.request.dram());
+  const DramTiming::Service s = timing_.serve(cycle, w.request.dram(), DramTiming::Access::Write);
   DramPortPacket a;
   a.pe = p.pe;
   a.kind = kPktDmaAck;

@@ -51,6 +51,9 @@ class RtlDram {
   void pop(int port, bool rsp);
   bool idle() const;
   std::uint64_t ops_served() const { return timing_.ops_served(); }
+  // bytes read and written for requests (model/activity.h: whole 16-byte operations)
+  std::uint64_t read_bytes() const { return timing_.read_bytes(); }
+  std::uint64_t write_bytes() const { return timing_.write_bytes(); }
 
  private:
   struct Write {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "harness/backends/backend.h"
+#include "harness/backends/rtl/qpe_ports.h"
 #include "harness/backends/rtl/qpe_top.h"
 #include "model/golden.h"
 #include "model/pe/pe_registers.h"
@@ -134,6 +135,11 @@ class RtlQpe final : public Backend {
     }
     tr.cycles = hi > lo ? hi - lo : 0;
     tr.elapsed_cycles = top->cycle > lo ? top->cycle - lo : 0;
+    // the router's counters (the host's packets are not counted: rtl_stubs/README.md, "Activity")
+    const QpePorts<V> ports(top.top(), 0);
+    tr.activity.noc_packets = ports.noc_packets();
+    tr.activity.noc_packet_hops = ports.noc_packet_hops();
+    if (!QpePorts<V>::kCountsNoc) tr.activity_unavailable.insert(tr.activity_unavailable.end(), {"noc_packets", "noc_packet_hops"});
     tr.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return tr;
   }
