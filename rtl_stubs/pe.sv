@@ -97,7 +97,8 @@ module pe
       .mla_done, .irq_done, .start_cycle, .end_cycle);
 
   logic [31:0] st_compute, st_output, st_a_wait, st_b_wait, st_tiles, st_steps;
-  logic [63:0] act[ACT_COUNTERS];  // activity counters since reset (s2_pkg.svh ACT_*)
+  // activity counters since reset (s2_pkg.svh ACT_*)
+  logic [63:0] act_mac, act_mac_pad, act_rd_mla_a, act_rd_mla_b, act_wr_mla_out, act_rd_dma, act_wr_dma, act_busy;
 
   mla #(.ROWS(ROWS), .COLS(COLS)) u_mla (
       .clk, .rst_n, .ce, .flaw_sram2clk, .flaw_mm_wide_a,
@@ -111,7 +112,7 @@ module pe
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
       .st_tiles, .st_steps,
-      .act_mac_ops(act[ACT_MAC_OPS]), .act_mac_padding_ops(act[ACT_MAC_PADDING_OPS]));
+      .act_mac_ops(act_mac), .act_mac_padding_ops(act_mac_pad));
 
   dma u_dma (
       .clk, .rst_n, .ce, .me, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
@@ -138,20 +139,34 @@ module pe
   end
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      for (int k = ACT_SRAM_RD_MLA_A; k < ACT_COUNTERS; k++) act[k] <= '0;
+      act_rd_mla_a <= '0; act_rd_mla_b <= '0; act_wr_mla_out <= '0;
+      act_rd_dma <= '0; act_wr_dma <= '0; act_busy <= '0;
     end else if (ce) begin
-      if (rq_grant[1]) act[ACT_SRAM_RD_MLA_A] <= act[ACT_SRAM_RD_MLA_A] + 64'd16;
-      if (rq_grant[2]) act[ACT_SRAM_RD_MLA_B] <= act[ACT_SRAM_RD_MLA_B] + 64'd16;
-      if (rq_grant[3]) act[ACT_SRAM_WR_MLA_OUT] <= act[ACT_SRAM_WR_MLA_OUT] + 64'(be_bytes);
+      if (rq_grant[1]) act_rd_mla_a <= act_rd_mla_a + 64'd16;
+      if (rq_grant[2]) act_rd_mla_b <= act_rd_mla_b + 64'd16;
+      if (rq_grant[3]) act_wr_mla_out <= act_wr_mla_out + 64'(be_bytes);
       // the DMA/NoC port: the NoC slave (requests arriving over the NoC) and the DMA
-      if ((rq_grant[0] && !rq_we[0]) || (rq_grant[4] && !rq_we[4])) act[ACT_SRAM_RD_DMA] <= act[ACT_SRAM_RD_DMA] + 64'd16;
-      if ((rq_grant[0] && rq_we[0]) || (rq_grant[4] && rq_we[4])) act[ACT_SRAM_WR_DMA] <= act[ACT_SRAM_WR_DMA] + 64'(be_bytes);
-      if (busy || dma_busy) act[ACT_BUSY_CYCLES] <= act[ACT_BUSY_CYCLES] + 64'd1;
+      if ((rq_grant[0] && !rq_we[0]) || (rq_grant[4] && !rq_we[4])) act_rd_dma <= act_rd_dma + 64'd16;
+      if ((rq_grant[0] && rq_we[0]) || (rq_grant[4] && rq_we[4])) act_wr_dma <= act_wr_dma + 64'(be_bytes);
+      if (busy || dma_busy) act_busy <= act_busy + 64'd1;
     end
   end
 
-  logic [4:0] act_k;  // the counter a selector from STAT_ACT_BASE on reads
-  assign act_k = (stat_sel - STAT_ACT_BASE) >> 1;
+  // the counter a selector from STAT_ACT_BASE on reads (two selectors each: low, high half)
+  logic [63:0] act_sel;
+  always_comb begin
+    case ((stat_sel - STAT_ACT_BASE) >> 1)
+      5'(ACT_MAC_OPS):         act_sel = act_mac;
+      5'(ACT_MAC_PADDING_OPS): act_sel = act_mac_pad;
+      5'(ACT_SRAM_RD_MLA_A):   act_sel = act_rd_mla_a;
+      5'(ACT_SRAM_RD_MLA_B):   act_sel = act_rd_mla_b;
+      5'(ACT_SRAM_WR_MLA_OUT): act_sel = act_wr_mla_out;
+      5'(ACT_SRAM_RD_DMA):     act_sel = act_rd_dma;
+      5'(ACT_SRAM_WR_DMA):     act_sel = act_wr_dma;
+      5'(ACT_BUSY_CYCLES):     act_sel = act_busy;
+      default:                 act_sel = '0;
+    endcase
+  end
   always_comb begin
     case (stat_sel)
       STAT_START_CYCLE:    stat_value = start_cycle;
@@ -163,8 +178,7 @@ module pe
       STAT_TILES:          stat_value = st_tiles;
       STAT_STEPS:          stat_value = st_steps;
       default:
-        if (stat_sel >= STAT_ACT_BASE && 32'(act_k) < ACT_COUNTERS)
-          stat_value = stat_sel[0] ? act[act_k[2:0]][63:32] : act[act_k[2:0]][31:0];
+        if (stat_sel >= STAT_ACT_BASE) stat_value = stat_sel[0] ? act_sel[63:32] : act_sel[31:0];
         else stat_value = '0;
     endcase
   end

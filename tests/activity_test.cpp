@@ -163,3 +163,37 @@ TEST(Activity, ModelEqualsRtlOnRandomTasks) {
     EXPECT_EQ(ran, 6);
   }
 }
+
+// THROWAWAY (measurement, not for the suite): every task of vectors/random_suite.csv, model against RTL, the
+// largest relative difference per count.
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include "harness/stimulus/task_vectors.h"
+TEST(Activity, DISABLED_RandomSuiteAgreement) {
+  for (bool sram2clk : {false, true}) {
+    HwConfig cfg;
+    cfg.flaws.sram2clk = sram2clk;
+    const std::vector<Task> tasks = read_task_vectors(std::string(S2_SOURCE_DIR) + "/vectors/random_suite.csv", cfg);
+    auto model = make_model_backend(cfg);
+    auto rtl = make_rtl_backend(cfg);
+    std::map<std::string, double> worst;
+    std::map<std::string, std::string> worst_task;
+    int n = 0;
+    for (const Task& t : tasks) {
+      RunOptions opt;
+      opt.watchdog_cycles = 50'000'000;
+      const TaskTrace m = model->run(t, opt), r = rtl->run(t, opt);
+      ++n;
+      for (const auto& f : Activity::fields()) {
+        const double a = double(m.activity.*f.member), b = double(r.activity.*f.member);
+        const double d = b == 0 ? (a == 0 ? 0 : 1) : std::abs(a - b) / b;
+        if (d > worst[f.name] || !worst.count(f.name)) worst[f.name] = d, worst_task[f.name] = t.id;
+        if (d > 0 && std::string(f.name) != "pe_busy_cycles" && std::string(f.name) != "pe_idle_cycles")
+          std::printf("DIFF %s %s model %.0f rtl %.0f\n", t.id.c_str(), f.name, a, b);
+      }
+    }
+    std::printf("sram2clk=%d tasks=%d\n", sram2clk, n);
+    for (const auto& [k, v] : worst) std::printf("  %-26s max rel diff %.4f%% (%s)\n", k.c_str(), 100 * v, worst_task[k].c_str());
+  }
+}
