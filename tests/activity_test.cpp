@@ -3,11 +3,14 @@
 // directed tasks and streams, then model against RTL count by count on random tasks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/backends/backend.h"
+#include "harness/stimulus/chip_random.h"
 #include "harness/stimulus/random_vectors.h"
 #include "model/pe/arm_ops.h"
 #include "model/sram_layout.h"
@@ -71,6 +74,20 @@ TEST(Activity, MatrixMultiplicationCountsItsTilesOnBothBackends) {
   EXPECT_EQ(r.rtl.activity.mac_ops, want.mac_ops);
   EXPECT_TRUE(r.rtl.activity_unavailable.empty());
   EXPECT_TRUE(r.model.activity_unavailable.empty());
+}
+
+// The same MM with operand A in PE 1's SRAM: read through PE 1's NoC slave, a PE not running the task.
+TEST(Activity, OperandAFromANeighbourIsCountedAtItsSram) {
+  Task t = mm_task(6, 10, 20);
+  t.a_src_shift = 1;
+  const Both r = run_task(t);
+  ASSERT_TRUE(r.model.completed && r.rtl.completed);
+  for (const TaskTrace* tr : {&r.model, &r.rtl}) {
+    EXPECT_EQ(tr->pes[0].activity.sram_read_bytes_mla_a, 0u) << tr->backend;
+    EXPECT_EQ(tr->pes[0].activity.sram_read_bytes_dma, 0u) << tr->backend;
+    EXPECT_EQ(tr->activity.sram_read_bytes_dma, 4u * 3 * 16) << tr->backend;
+    EXPECT_EQ(tr->activity.mac_ops, 1200u) << tr->backend;
+  }
 }
 
 // Convolution on PE 0: 18x3x2 input, five 3x3x2 filters (two filter groups, 4 and 1), one output row of 16
@@ -164,6 +181,35 @@ TEST(Activity, ModelEqualsRtlOnRandomTasks) {
   }
 }
 
+// Random chip streams (DMA between DRAMs and SRAMs of every shape, MLA tasks, ARM operations, Syncs) on
+// QPE-DRAM and the mini chip: every count of every PE the same on both backends, the clocks too (the
+// streams are clock-exact on both).
+TEST(Activity, ModelEqualsRtlOnRandomStreams) {
+  Activity total;  // the streams do MLA tasks, DMA loads and ARM operations between them
+  for (const std::string sys : {"1x1", "mini"}) {
+    const HwConfig cfg = chip_random_config(sys);
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      const TaskStream s = random_chip_stream(cfg, seed);
+      SystemMemory mm = random_chip_memory(cfg, s, seed), mr = mm;
+      StreamRunOptions opt;
+      opt.watchdog_cycles = 2'000'000;
+      const StreamResult m = make_model_stream_backend(cfg)->run(s, mm, opt);
+      const StreamResult r = make_rtl_stream_backend(cfg)->run(s, mr, opt);
+      ASSERT_TRUE(m.completed && r.completed) << sys << " seed " << seed;
+      ASSERT_EQ(m.pe_activity.size(), r.pe_activity.size());
+      total += r.activity;
+      for (std::size_t p = 0; p < m.pe_activity.size(); ++p)
+        for (const auto& f : Activity::fields())
+          EXPECT_EQ(m.pe_activity[p].*f.member, r.pe_activity[p].*f.member) << sys << " seed " << seed << " PE " << p << " " << f.name;
+    }
+  }
+  EXPECT_GT(total.mac_ops, 0u);
+  EXPECT_GT(total.sram_read_bytes_dma, 0u);
+  EXPECT_GT(total.sram_write_bytes_dma, 0u);
+  EXPECT_GT(total.arm_cycles, 0u);
+  EXPECT_GT(total.pe_busy_cycles, 0u);
+}
+
 // THROWAWAY (measurement, not for the suite): every task of vectors/random_suite.csv, model against RTL, the
 // largest relative difference per count.
 #include <cmath>
@@ -196,4 +242,36 @@ TEST(Activity, DISABLED_RandomSuiteAgreement) {
     std::printf("sram2clk=%d tasks=%d\n", sram2clk, n);
     for (const auto& [k, v] : worst) std::printf("  %-26s max rel diff %.4f%% (%s)\n", k.c_str(), 100 * v, worst_task[k].c_str());
   }
+}
+
+// THROWAWAY (measurement): every stream of vectors/chip_random_suite.csv, model against RTL per count.
+#include "harness/stimulus/chip_suite.h"
+TEST(Activity, DISABLED_ChipSuiteAgreement) {
+  std::map<std::string, double> worst;
+  std::map<std::string, std::string> worst_id;
+  int n = 0;
+  std::map<std::string, std::unique_ptr<StreamBackend>> models, rtls;
+  for (const ChipSuiteRow& row : read_chip_suite(std::string(S2_SOURCE_DIR) + "/vectors/chip_random_suite.csv")) {
+    const HwConfig cfg = chip_random_config(row.system);
+    if (!models.count(row.system)) {
+      models[row.system] = make_model_stream_backend(cfg);
+      rtls[row.system] = make_rtl_stream_backend(cfg);
+    }
+    const TaskStream s = random_chip_stream(cfg, row.seed);
+    SystemMemory mm = random_chip_memory(cfg, s, row.seed), mr = mm;
+    StreamRunOptions opt;
+    opt.watchdog_cycles = 5'000'000;
+    const StreamResult m = models[row.system]->run(s, mm, opt), r = rtls[row.system]->run(s, mr, opt);
+    ++n;
+    for (const auto& f : Activity::fields()) {
+      double d = 0;
+      for (std::size_t p = 0; p < std::min(m.pe_activity.size(), r.pe_activity.size()); ++p) {
+        const double a = double(m.pe_activity[p].*f.member), b = double(r.pe_activity[p].*f.member);
+        d = std::max(d, b == 0 ? (a == 0 ? 0.0 : 1.0) : std::abs(a - b) / b);
+      }
+      if (d > worst[f.name] || !worst.count(f.name)) worst[f.name] = d, worst_id[f.name] = row.id;
+    }
+  }
+  std::printf("chip suite streams=%d (per PE)\n", n);
+  for (const auto& [k, v] : worst) std::printf("  %-26s max rel diff %.4f%% (%s)\n", k.c_str(), 100 * v, worst_id[k].c_str());
 }

@@ -138,7 +138,8 @@ class RtlQpe final : public Backend {
     if (top.counts_activity()) {
       for (int p = 0; p < kPesPerQpe; ++p) {
         const auto it = std::find_if(tr.pes.begin(), tr.pes.end(), [&](const PeTrace& pt) { return pt.pe == p; });
-        (it != tr.pes.end() ? it->activity : outside) = top.activity(p);
+        if (it != tr.pes.end()) it->activity = top.activity(p);
+        else outside += top.activity(p);
       }
     } else {
       tr.activity_unavailable = rtl_counter_counts();
