@@ -65,6 +65,13 @@ void expect_equal_runs(const HwConfig& cfg, const TaskStream& s, const SystemMem
   EXPECT_EQ(flat.result.command_end_cycle, linked.result.command_end_cycle) << what;
   EXPECT_EQ(flat.result.dram_ops, linked.result.dram_ops) << what;
   EXPECT_EQ(flat.result.arm_cycles, linked.result.arm_cycles) << what;
+  // the activity counters, found in both models (has_activity_counters) and counting the same
+  EXPECT_TRUE(flat.result.activity_unavailable.empty()) << what;
+  EXPECT_TRUE(linked.result.activity_unavailable.empty()) << what;
+  EXPECT_EQ(flat.result.activity.named(), linked.result.activity.named()) << what;
+  ASSERT_EQ(flat.result.pe_activity.size(), linked.result.pe_activity.size()) << what;
+  for (std::size_t p = 0; p < flat.result.pe_activity.size(); ++p)
+    EXPECT_EQ(flat.result.pe_activity[p].named(), linked.result.pe_activity[p].named()) << what << ", PE " << p;
   EXPECT_EQ(flat.memory.drams, linked.memory.drams) << what;
   EXPECT_EQ(flat.memory.sram, linked.memory.sram) << what;
 }
