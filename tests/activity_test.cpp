@@ -3,9 +3,7 @@
 // directed tasks and streams, then model against RTL count by count on random tasks.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -210,68 +208,3 @@ TEST(Activity, ModelEqualsRtlOnRandomStreams) {
   EXPECT_GT(total.pe_busy_cycles, 0u);
 }
 
-// THROWAWAY (measurement, not for the suite): every task of vectors/random_suite.csv, model against RTL, the
-// largest relative difference per count.
-#include <cmath>
-#include <cstdio>
-#include <map>
-#include "harness/stimulus/task_vectors.h"
-TEST(Activity, DISABLED_RandomSuiteAgreement) {
-  for (bool sram2clk : {false, true}) {
-    HwConfig cfg;
-    cfg.flaws.sram2clk = sram2clk;
-    const std::vector<Task> tasks = read_task_vectors(std::string(S2_SOURCE_DIR) + "/vectors/random_suite.csv", cfg);
-    auto model = make_model_backend(cfg);
-    auto rtl = make_rtl_backend(cfg);
-    std::map<std::string, double> worst;
-    std::map<std::string, std::string> worst_task;
-    int n = 0;
-    for (const Task& t : tasks) {
-      RunOptions opt;
-      opt.watchdog_cycles = 50'000'000;
-      const TaskTrace m = model->run(t, opt), r = rtl->run(t, opt);
-      ++n;
-      for (const auto& f : Activity::fields()) {
-        const double a = double(m.activity.*f.member), b = double(r.activity.*f.member);
-        const double d = b == 0 ? (a == 0 ? 0 : 1) : std::abs(a - b) / b;
-        if (d > worst[f.name] || !worst.count(f.name)) worst[f.name] = d, worst_task[f.name] = t.id;
-        if (d > 0 && std::string(f.name) != "pe_busy_cycles" && std::string(f.name) != "pe_idle_cycles")
-          std::printf("DIFF %s %s model %.0f rtl %.0f\n", t.id.c_str(), f.name, a, b);
-      }
-    }
-    std::printf("sram2clk=%d tasks=%d\n", sram2clk, n);
-    for (const auto& [k, v] : worst) std::printf("  %-26s max rel diff %.4f%% (%s)\n", k.c_str(), 100 * v, worst_task[k].c_str());
-  }
-}
-
-// THROWAWAY (measurement): every stream of vectors/chip_random_suite.csv, model against RTL per count.
-#include "harness/stimulus/chip_suite.h"
-TEST(Activity, DISABLED_ChipSuiteAgreement) {
-  std::map<std::string, double> worst;
-  std::map<std::string, std::string> worst_id;
-  int n = 0;
-  std::map<std::string, std::unique_ptr<StreamBackend>> models, rtls;
-  for (const ChipSuiteRow& row : read_chip_suite(std::string(S2_SOURCE_DIR) + "/vectors/chip_random_suite.csv")) {
-    const HwConfig cfg = chip_random_config(row.system);
-    if (!models.count(row.system)) {
-      models[row.system] = make_model_stream_backend(cfg);
-      rtls[row.system] = make_rtl_stream_backend(cfg);
-    }
-    const TaskStream s = random_chip_stream(cfg, row.seed);
-    SystemMemory mm = random_chip_memory(cfg, s, row.seed), mr = mm;
-    StreamRunOptions opt;
-    opt.watchdog_cycles = 5'000'000;
-    const StreamResult m = models[row.system]->run(s, mm, opt), r = rtls[row.system]->run(s, mr, opt);
-    ++n;
-    for (const auto& f : Activity::fields()) {
-      double d = 0;
-      for (std::size_t p = 0; p < std::min(m.pe_activity.size(), r.pe_activity.size()); ++p) {
-        const double a = double(m.pe_activity[p].*f.member), b = double(r.pe_activity[p].*f.member);
-        d = std::max(d, b == 0 ? (a == 0 ? 0.0 : 1.0) : std::abs(a - b) / b);
-      }
-      if (d > worst[f.name] || !worst.count(f.name)) worst[f.name] = d, worst_id[f.name] = row.id;
-    }
-  }
-  std::printf("chip suite streams=%d (per PE)\n", n);
-  for (const auto& [k, v] : worst) std::printf("  %-26s max rel diff %.4f%% (%s)\n", k.c_str(), 100 * v, worst_id[k].c_str());
-}
