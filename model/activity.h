@@ -30,8 +30,12 @@ namespace s2 {
 //   (DramTiming::op_bytes).
 // - arm_cycles: the Table 5.9 clocks of the ARM's element-wise operations (the same C++ ARM drives both
 //   backends, so these and sram_*_arm agree by construction).
-// - pe_busy_cycles / pe_idle_cycles: per PE with commands, clocks from the host's start to its own end with
-//   a command under way / without one, summed over those PEs.
+// - pe_busy_cycles / pe_idle_cycles: per PE with commands, the clocks from the run's start to the PE's own
+//   end in which its MLA or its DMA is busy (an engine's command under way: the RTL's MLA busy or dma_busy,
+//   the model's engines over the same clocks) / in which neither is, summed over those PEs. The run's start:
+//   a stream's, the host's start; a task's, its first PE's first clock on it (so a task's busy is its MLA's
+//   end - start). The ARM's own clocks are arm_cycles (it is no engine: a PE in an element-wise operation
+//   counts idle), so the two sides measure the same signals, each from its own run.
 struct Activity {
   std::uint64_t mac_ops = 0;          // multiply-accumulates the MLA issued on lanes holding a result
   std::uint64_t mac_padding_ops = 0;  // ... on lanes beyond the task's rows or columns (alignment)
@@ -44,8 +48,8 @@ struct Activity {
   std::uint64_t noc_packet_hops = 0;  // router-to-router links they crossed (a packet inside its QPE: 0)
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::uint64_t arm_cycles = 0;       // clocks the ARM spent on element-wise operations (Table 5.9)
-  std::uint64_t pe_busy_cycles = 0;   // PE clocks with a command under way, summed over the PEs
-  std::uint64_t pe_idle_cycles = 0;   // PE clocks of the run without one, summed over the PEs with commands
+  std::uint64_t pe_busy_cycles = 0;   // PE clocks with the MLA or the DMA busy, summed over the PEs
+  std::uint64_t pe_idle_cycles = 0;   // PE clocks of the run with neither, summed over the PEs with commands
 
   Activity& operator+=(const Activity& o) {
     for (const auto& f : fields()) this->*f.member += o.*f.member;
@@ -79,6 +83,11 @@ struct Activity {
         {"pe_idle_cycles", &Activity::pe_idle_cycles, "PE clock"},
     }};
     return f;
+  }
+
+  // A PE's idle clocks: of the `span_cycles` from the run's start to its end, those not busy
+  static std::uint64_t idle_cycles(std::uint64_t span_cycles, std::uint64_t busy_cycles) {
+    return span_cycles > busy_cycles ? span_cycles - busy_cycles : 0;
   }
 
   // name -> count, for the JSON

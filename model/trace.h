@@ -2,6 +2,7 @@
 // phase where the backend knows them, and the results it left in SRAM.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,5 +48,19 @@ struct TaskTrace {
   std::vector<std::string> activity_unavailable;
   double wall_s = 0.0;               // wall seconds spent in the backend for this task
 };
+
+// A task's activity once each PE's counts are in (its pe_busy_cycles among them): each PE's idle clocks,
+// from the task's first start to the PE's end without a command under way, then the task's total, its PEs'
+// counts and `outside` (those of PEs not running it, e.g. an SRAM that served operand A). Both backends.
+inline void sum_task_activity(TaskTrace& tr, const Activity& outside) {
+  std::uint64_t first_start = ~0ull;
+  for (const PeTrace& pt : tr.pes) first_start = std::min(first_start, pt.start_cycle);
+  tr.activity = outside;
+  for (PeTrace& pt : tr.pes) {
+    const std::uint64_t span = pt.end_cycle > first_start ? pt.end_cycle - first_start : 0;
+    pt.activity.pe_idle_cycles = Activity::idle_cycles(span, pt.activity.pe_busy_cycles);
+    tr.activity += pt.activity;
+  }
+}
 
 }  // namespace s2

@@ -71,7 +71,7 @@ module chip
     // statistics and backdoor of one QPE at a time
     input  logic [$clog2(NQ+1)-1:0] sel_qpe,
     input  logic [1:0]        stat_pe,
-    input  logic [2:0]        stat_sel,
+    input  logic [4:0]        stat_sel,
     output logic [31:0]       stat_value,
     input  logic [1:0]        bd_pe,
     input  logic              bd_we,

@@ -58,7 +58,11 @@ module mla
     output logic [31:0]  st_a_wait,
     output logic [31:0]  st_b_wait,
     output logic [31:0]  st_tiles,
-    output logic [31:0]  st_steps
+    output logic [31:0]  st_steps,
+    // activity since reset (model/activity.h): per clock the array fires, each MAC unit once, inside the
+    // tile (its operand-A row and operand-B column exist) or padding
+    output logic [63:0]  act_mac_ops,
+    output logic [63:0]  act_mac_padding_ops
 );
   localparam int A_BYTES_PER_WORD = 16;
   localparam int STEPS_PER_A_WORD = A_BYTES_PER_WORD / ROWS;
@@ -75,6 +79,7 @@ module mla
   assign conv_wo = dim_wi - dim_wf + 16'd1;
   logic [15:0] wo, ho;                 // output width/height (mm: W_B, 1)
   logic [15:0] n_groups, n_xt;         // filter/row groups, column tiles
+  logic [15:0] n_a_rows;               // operand-A rows: conv filters (C) | mm rows of A (H_A)
   logic [16:0] b_stride;               // bytes per operand-B row
   logic [16:0] a_group_stride;         // bytes per filter group / row group of operand A
   logic [16:0] o_stride;               // results (32-bit) per output row
@@ -92,6 +97,11 @@ module mla
   logic [15:0] x0, tw;                 // tile's first output column and width
   assign x0 = xt * 16'(COLS);
   assign tw = ((wo - x0) < 16'(COLS)) ? (wo - x0) : 16'(COLS);
+  logic [15:0] g0, th;                 // tile's first operand-A row and its rows inside the task
+  assign g0 = g * 16'(ROWS);
+  assign th = ((n_a_rows - g0) < 16'(ROWS)) ? (n_a_rows - g0) : 16'(ROWS);
+  logic [31:0] tile_macs;              // MAC units of a step inside the tile
+  assign tile_macs = 32'(th) * 32'(tw);
 
   // step engine
   logic [31:0] step;                   // steps done in this tile
@@ -252,6 +262,7 @@ module mla
       a_wr <= '0;
       st_compute_cycles <= '0; st_output_cycles <= '0; st_a_wait <= '0; st_b_wait <= '0;
       st_tiles <= '0; st_steps <= '0;
+      act_mac_ops <= '0; act_mac_padding_ops <= '0;
     end else if (ce) begin
       done_pulse <= 1'b0;
       case (state)
@@ -263,6 +274,7 @@ module mla
             wo <= dim_d; ho <= 16'd1;
             wf <= 16'd1; hf <= 16'd1;
             n_groups <= 16'((32'(dim_hi) + ROWS - 1) / ROWS);
+            n_a_rows <= dim_hi;
             n_xt <= 16'((32'(dim_d) + COLS - 1) / COLS);
             b_stride <= 17'(align(32'(dim_d), 16));
             a_group_stride <= 17'(align(32'(dim_wi) * ROWS, 16));
@@ -274,6 +286,7 @@ module mla
           end else begin
             wo <= conv_wo; ho <= dim_hi - dim_hf + 16'd1;
             n_groups <= 16'((32'(dim_c) + ROWS - 1) / ROWS);
+            n_a_rows <= dim_c;
             n_xt <= 16'((32'(conv_wo) + COLS - 1) / COLS);
             b_stride <= 17'(align(32'(dim_wi), 16));
             a_group_stride <= 17'(align(32'(dim_d) * 32'(dim_hf) * 32'(dim_wf) * ROWS, 16));
@@ -340,6 +353,8 @@ module mla
               end
             end
             st_steps <= st_steps + 1;
+            act_mac_ops <= act_mac_ops + 64'(tile_macs);
+            act_mac_padding_ops <= act_mac_padding_ops + 64'(ROWS * COLS) - 64'(tile_macs);
             step <= step + 1;
             if (last_kx) begin kx <= '0; row <= row + 1; end
             else kx <= kx + 1'b1;

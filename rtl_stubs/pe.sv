@@ -32,7 +32,7 @@ module pe
     output logic         busy,
     output logic         dma_busy,
     output logic         irq_done,
-    input  logic [2:0]   stat_sel,
+    input  logic [4:0]   stat_sel,
     output logic [31:0]  stat_value,
     // backdoor
     input  logic         bd_we,
@@ -97,6 +97,8 @@ module pe
       .mla_done, .irq_done, .start_cycle, .end_cycle);
 
   logic [31:0] st_compute, st_output, st_a_wait, st_b_wait, st_tiles, st_steps;
+  // activity counters since reset (s2_pkg.svh ACT_*)
+  logic [63:0] act_mac, act_mac_pad, act_rd_mla_a, act_rd_mla_b, act_wr_mla_out, act_rd_dma, act_wr_dma, act_busy;
 
   mla #(.ROWS(ROWS), .COLS(COLS)) u_mla (
       .clk, .rst_n, .ce, .flaw_sram2clk, .flaw_mm_wide_a,
@@ -109,7 +111,8 @@ module pe
       .sram_rdata,
       .na_req_valid, .na_req_dst, .na_req_addr, .na_req_widx, .na_req_ready, .na_rsp_valid, .na_rsp_data,
       .st_compute_cycles(st_compute), .st_output_cycles(st_output), .st_a_wait, .st_b_wait,
-      .st_tiles, .st_steps);
+      .st_tiles, .st_steps,
+      .act_mac_ops(act_mac), .act_mac_padding_ops(act_mac_pad));
 
   dma u_dma (
       .clk, .rst_n, .ce, .me, .reg_wr, .reg_idx, .reg_data, .busy(dma_busy),
@@ -127,6 +130,43 @@ module pe
   assign rq_be[16*2 +: 16] = '0;
   assign rq_be[16*3 +: 16] = '1;
 
+  // SRAM bytes by the master granted the port: a read is a whole line (16 bytes), a write the bytes it enables
+  logic [4:0] be_bytes;
+  always_comb begin
+    be_bytes = '0;
+    for (int i = 0; i < 5; i++)
+      if (rq_grant[i]) for (int k = 0; k < 16; k++) be_bytes = be_bytes + 5'(rq_be[16*i + k]);
+  end
+  always_ff @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      act_rd_mla_a <= '0; act_rd_mla_b <= '0; act_wr_mla_out <= '0;
+      act_rd_dma <= '0; act_wr_dma <= '0; act_busy <= '0;
+    end else if (ce) begin
+      if (rq_grant[1]) act_rd_mla_a <= act_rd_mla_a + 64'd16;
+      if (rq_grant[2]) act_rd_mla_b <= act_rd_mla_b + 64'd16;
+      if (rq_grant[3]) act_wr_mla_out <= act_wr_mla_out + 64'(be_bytes);
+      // the DMA/NoC port: the NoC slave (requests arriving over the NoC) and the DMA
+      if ((rq_grant[0] && !rq_we[0]) || (rq_grant[4] && !rq_we[4])) act_rd_dma <= act_rd_dma + 64'd16;
+      if ((rq_grant[0] && rq_we[0]) || (rq_grant[4] && rq_we[4])) act_wr_dma <= act_wr_dma + 64'(be_bytes);
+      if (busy || dma_busy) act_busy <= act_busy + 64'd1;
+    end
+  end
+
+  // the counter a selector from STAT_ACT_BASE on reads (two selectors each: low, high half)
+  logic [63:0] act_sel;
+  always_comb begin
+    case ((stat_sel - STAT_ACT_BASE) >> 1)
+      5'(ACT_MAC_OPS):         act_sel = act_mac;
+      5'(ACT_MAC_PADDING_OPS): act_sel = act_mac_pad;
+      5'(ACT_SRAM_RD_MLA_A):   act_sel = act_rd_mla_a;
+      5'(ACT_SRAM_RD_MLA_B):   act_sel = act_rd_mla_b;
+      5'(ACT_SRAM_WR_MLA_OUT): act_sel = act_wr_mla_out;
+      5'(ACT_SRAM_RD_DMA):     act_sel = act_rd_dma;
+      5'(ACT_SRAM_WR_DMA):     act_sel = act_wr_dma;
+      5'(ACT_BUSY_CYCLES):     act_sel = act_busy;
+      default:                 act_sel = '0;
+    endcase
+  end
   always_comb begin
     case (stat_sel)
       STAT_START_CYCLE:    stat_value = start_cycle;
@@ -137,7 +177,9 @@ module pe
       STAT_B_WAIT_CYCLES:  stat_value = st_b_wait;
       STAT_TILES:          stat_value = st_tiles;
       STAT_STEPS:          stat_value = st_steps;
-      default:             stat_value = '0;
+      default:
+        if (stat_sel >= STAT_ACT_BASE) stat_value = stat_sel[0] ? act_sel[63:32] : act_sel[31:0];
+        else stat_value = '0;
     endcase
   end
 endmodule

@@ -68,7 +68,7 @@ module qpe
     output logic [3:0]   pe_irq_done,
     output logic [3:0]   dma_busy,
     input  logic [1:0]   stat_pe,
-    input  logic [2:0]   stat_sel,
+    input  logic [4:0]   stat_sel,
     output logic [31:0]  stat_value,
     // backdoor into one PE's SRAM (untimed)
     input  logic [1:0]   bd_pe,

@@ -125,14 +125,29 @@
     logic  store;
   } dma_start_t;
 
-  // Statistics readable through the debug port (stat_sel).
-  localparam logic [2:0] STAT_START_CYCLE   = 3'd0;  // QPE cycle at which the task started
-  localparam logic [2:0] STAT_END_CYCLE     = 3'd1;  // QPE cycle at which the last result write completed
-  localparam logic [2:0] STAT_COMPUTE_CYCLES = 3'd2; // cycles in the CONV/MM stage
-  localparam logic [2:0] STAT_OUTPUT_CYCLES = 3'd3;  // cycles in the OUTPUT stage
-  localparam logic [2:0] STAT_A_WAIT_CYCLES = 3'd4;  // compute cycles stalled on operand A
-  localparam logic [2:0] STAT_B_WAIT_CYCLES = 3'd5;  // compute cycles stalled on operand B
-  localparam logic [2:0] STAT_TILES         = 3'd6;  // tiles completed
-  localparam logic [2:0] STAT_STEPS         = 3'd7;  // MAC-array steps completed
+  // Statistics readable through the debug port (stat_sel, 5 bits). 0..7: the last MLA task's, 32 bits.
+  localparam logic [4:0] STAT_START_CYCLE   = 5'd0;  // QPE cycle at which the task started
+  localparam logic [4:0] STAT_END_CYCLE     = 5'd1;  // QPE cycle at which the last result write completed
+  localparam logic [4:0] STAT_COMPUTE_CYCLES = 5'd2; // cycles in the CONV/MM stage
+  localparam logic [4:0] STAT_OUTPUT_CYCLES = 5'd3;  // cycles in the OUTPUT stage
+  localparam logic [4:0] STAT_A_WAIT_CYCLES = 5'd4;  // compute cycles stalled on operand A
+  localparam logic [4:0] STAT_B_WAIT_CYCLES = 5'd5;  // compute cycles stalled on operand B
+  localparam logic [4:0] STAT_TILES         = 5'd6;  // tiles completed
+  localparam logic [4:0] STAT_STEPS         = 5'd7;  // MAC-array steps completed
+  // 8..23: activity counters (model/activity.h), 64 bits, counted since reset (never cleared by a task):
+  // counter k's low half at STAT_ACT_BASE + 2k, its high half at STAT_ACT_BASE + 2k + 1.
+  localparam logic [4:0] STAT_ACT_BASE      = 5'd8;
+  localparam int ACT_MAC_OPS          = 0;  // MAC units fired on lanes inside the tile
+  localparam int ACT_MAC_PADDING_OPS  = 1;  // ... on lanes beyond the task's rows or columns
+  localparam int ACT_SRAM_RD_MLA_A    = 2;  // SRAM bytes read by the MLA's operand-A port (local MM)
+  localparam int ACT_SRAM_RD_MLA_B    = 3;  // ... by its operand-B port
+  localparam int ACT_SRAM_WR_MLA_OUT  = 4;  // SRAM bytes written by its output port
+  localparam int ACT_SRAM_RD_DMA      = 5;  // SRAM bytes read by the NoC slave and the DMA
+  localparam int ACT_SRAM_WR_DMA      = 6;  // ... written by them (the bytes enabled)
+  localparam int ACT_BUSY_CYCLES      = 7;  // PE clocks with the MLA or the DMA busy
+  // public: the C++ side finds it in the Verilated model and knows the counters are there (no RTL reads it)
+  /* verilator lint_off UNUSEDPARAM */
+  localparam int ACT_COUNTERS /*verilator public*/ = 8;
+  /* verilator lint_on UNUSEDPARAM */
 
 `endif  // S2_PKG_SVH

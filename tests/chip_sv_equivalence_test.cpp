@@ -72,6 +72,13 @@ void expect_equal_runs(const HwConfig& cfg, const TaskStream& s, const SystemMem
     EXPECT_EQ(flat.result.router_activity[q].noc_packet_hops, linked.result.router_activity[q].noc_packet_hops) << what << " QPE " << q;
   }
   EXPECT_GT(flat.result.activity.noc_packets, 0u) << what;
+  // the activity counters, found in both models (has_activity_counters) and counting the same
+  EXPECT_TRUE(flat.result.activity_unavailable.empty()) << what;
+  EXPECT_TRUE(linked.result.activity_unavailable.empty()) << what;
+  EXPECT_EQ(flat.result.activity.named(), linked.result.activity.named()) << what;
+  ASSERT_EQ(flat.result.pe_activity.size(), linked.result.pe_activity.size()) << what;
+  for (std::size_t p = 0; p < flat.result.pe_activity.size(); ++p)
+    EXPECT_EQ(flat.result.pe_activity[p].named(), linked.result.pe_activity[p].named()) << what << ", PE " << p;
   EXPECT_EQ(flat.memory.drams, linked.memory.drams) << what;
   EXPECT_EQ(flat.memory.sram, linked.memory.sram) << what;
 }

@@ -68,7 +68,7 @@ TEST(ActivityComparator, ACountIsOffOnlyBeyondTheBound) {
   model.sram_read_bytes_mla_a = 1010;  // +1.0%: at the bound, within
   rtl.dram_read_bytes = 1000;
   model.dram_read_bytes = 989;  // -1.1%: off
-  ActivityComparison c = compare_activity(model, rtl, {}, {}, 0.01);
+  ActivityComparison c = compare_activity(model, rtl, {}, {}, CheckPolicy{});
   ASSERT_EQ(c.counts.size(), Activity::kFields);
   EXPECT_TRUE(c.deviates());
   std::string which;
@@ -77,18 +77,34 @@ TEST(ActivityComparator, ACountIsOffOnlyBeyondTheBound) {
   EXPECT_EQ(which, "dram_read_bytes");
   EXPECT_EQ(c.describe(), "dram_read_bytes model 989 rtl 1000 (-1.10%)");
   model.dram_read_bytes = 1000;
-  EXPECT_FALSE(compare_activity(model, rtl, {}, {}, 0.01).deviates());
+  EXPECT_FALSE(compare_activity(model, rtl, {}, {}, CheckPolicy{}).deviates());
+}
+
+// Busy and idle PE clocks are time: judged by the clocks' bound (2%) against the RTL's span, so an idle
+// count of 10 clocks that is 12 on the model (+20% of itself, +0.2% of the span) is no deviation.
+TEST(ActivityComparator, ClockCountsAreJudgedAsClocksAgainstTheSpan) {
+  Activity rtl, model;
+  rtl.pe_busy_cycles = 990;
+  rtl.pe_idle_cycles = 10;
+  model.pe_busy_cycles = 1005;  // +1.5% of the span: within the clocks' 2%, beyond the events' 1%
+  model.pe_idle_cycles = 12;
+  ActivityComparison c = compare_activity(model, rtl, {}, {}, CheckPolicy{});
+  EXPECT_FALSE(c.deviates()) << c.describe();
+  EXPECT_NEAR(*c.worst(), 0.015, 1e-12);
+  model.pe_busy_cycles = 1021;  // +3.1%
+  c = compare_activity(model, rtl, {}, {}, CheckPolicy{});
+  EXPECT_EQ(c.describe(), "pe_busy_cycles model 1021 rtl 990 (+3.10% of the RTL's PE clocks)");
 }
 
 TEST(ActivityComparator, AnRtlZeroAgainstAModelCountIsOffAndUnavailableCountsAreLeftOut) {
   Activity rtl, model;
   model.noc_packets = 3;  // the RTL counted none
-  ActivityComparison c = compare_activity(model, rtl, {}, {}, 0.01);
+  ActivityComparison c = compare_activity(model, rtl, {}, {}, CheckPolicy{});
   EXPECT_TRUE(c.deviates());
   EXPECT_TRUE(std::isinf(*c.worst()));
   EXPECT_EQ(c.describe(), "noc_packets model 3 rtl 0 (rtl counted none)");
   // a user's RTL without NoC counters: the count is listed, not compared
-  c = compare_activity(model, rtl, {}, {"noc_packets", "noc_packet_hops"}, 0.01);
+  c = compare_activity(model, rtl, {}, {"noc_packets", "noc_packet_hops"}, CheckPolicy{});
   EXPECT_FALSE(c.deviates());
   EXPECT_EQ(c.counts.size(), Activity::kFields - 2);
   EXPECT_EQ(c.unavailable, (std::vector<std::string>{"noc_packets", "noc_packet_hops"}));

@@ -27,10 +27,10 @@ std::string read(const std::string& rel) {
   return ss.str();
 }
 
-// NAME = 4'd7 (enum members), localparam ... NAME = 5'd12 / = 4, parameter int NAME = 2.
+// NAME = 4'd7 (enum members), localparam ... NAME = 5'd12 / = 4, parameter int NAME = 2, NAME /*verilator public*/ = 8.
 std::map<std::string, long> numbers(const std::string& text) {
   std::map<std::string, long> m;
-  const std::regex re(R"(\b([A-Z][A-Z0-9_]+)\s*=\s*(?:\d+'d)?(\d+)\b)");
+  const std::regex re(R"(\b([A-Z][A-Z0-9_]+)\s*(?:/\*[^*]*\*/\s*)?=\s*(?:\d+'d)?(\d+)\b)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
     m[(*it)[1]] = std::stol((*it)[2]);
   return m;
@@ -77,5 +77,14 @@ TEST(RtlProtocol, TheCppCopiesEqualTheRtlsNumbers) {
       {"STAT_TILES", rtl_protocol::kStatTiles},         {"STAT_STEPS", rtl_protocol::kStatSteps},
   };
   for (const auto& [name, value] : stats) EXPECT_EQ(rtl(pkg, name), static_cast<long>(value)) << name;
+  const std::pair<const char*, unsigned> activity[] = {
+      {"STAT_ACT_BASE", rtl_protocol::kStatActBase},
+      {"ACT_MAC_OPS", rtl_protocol::kActMacOps},             {"ACT_MAC_PADDING_OPS", rtl_protocol::kActMacPaddingOps},
+      {"ACT_SRAM_RD_MLA_A", rtl_protocol::kActSramRdMlaA},   {"ACT_SRAM_RD_MLA_B", rtl_protocol::kActSramRdMlaB},
+      {"ACT_SRAM_WR_MLA_OUT", rtl_protocol::kActSramWrMlaOut}, {"ACT_SRAM_RD_DMA", rtl_protocol::kActSramRdDma},
+      {"ACT_SRAM_WR_DMA", rtl_protocol::kActSramWrDma},      {"ACT_BUSY_CYCLES", rtl_protocol::kActBusyCycles},
+      {"ACT_COUNTERS", rtl_protocol::kActCounters},
+  };
+  for (const auto& [name, value] : activity) EXPECT_EQ(rtl(pkg, name), static_cast<long>(value)) << name;
   EXPECT_EQ(rtl(dma, "STORE_REQUESTS_IN_FLIGHT"), static_cast<long>(HwConfig{}.dma.store_requests_in_flight));
 }

@@ -33,23 +33,27 @@ std::string ActivityComparison::describe() const {
     if (!d.off) continue;
     if (!out.empty()) out += "; ";
     out += fmt::format("{} model {} rtl {} ({})", d.count, d.model, d.rtl,
-                       d.delta ? fmt::format("{:+.2f}%", 100 * *d.delta) : std::string("rtl counted none"));
+                       d.delta ? fmt::format("{:+.2f}%{}", 100 * *d.delta, d.time ? " of the RTL's PE clocks" : "")
+                               : std::string("rtl counted none"));
   }
   return out;
 }
 
 ActivityComparison compare_activity(const Activity& model, const Activity& rtl, const std::vector<std::string>& model_unavailable,
-                                    const std::vector<std::string>& rtl_unavailable, double bound) {
+                                    const std::vector<std::string>& rtl_unavailable, const CheckPolicy& policy) {
   ActivityComparison c;
+  const std::uint64_t span = rtl.pe_busy_cycles + rtl.pe_idle_cycles;
   for (const Activity::Field& f : Activity::fields()) {
     if (listed(model_unavailable, f.name) || listed(rtl_unavailable, f.name)) {
       c.unavailable.push_back(f.name);
       continue;
     }
-    CountDelta d{f.name, model.*f.member, rtl.*f.member, std::nullopt, false};
-    if (d.rtl > 0) {
-      d.delta = (static_cast<double>(d.model) - static_cast<double>(d.rtl)) / static_cast<double>(d.rtl);
-      d.off = std::fabs(*d.delta) > bound;
+    const bool time = f.member == &Activity::pe_busy_cycles || f.member == &Activity::pe_idle_cycles;
+    CountDelta d{f.name, model.*f.member, rtl.*f.member, std::nullopt, false, time};
+    const std::uint64_t against = time ? span : d.rtl;
+    if (against > 0) {
+      d.delta = (static_cast<double>(d.model) - static_cast<double>(d.rtl)) / static_cast<double>(against);
+      d.off = std::fabs(*d.delta) > (time ? policy.deviation_bound : policy.activity_deviation_bound);
       c.max_abs_delta = std::max(c.max_abs_delta.value_or(0.0), std::fabs(*d.delta));
     } else {
       d.off = d.model > 0;

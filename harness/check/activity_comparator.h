@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/check/check_policy.h"
 #include "model/activity.h"
 #include "model/task.h"
 
@@ -22,12 +23,16 @@ struct BackendActivity {
 };
 
 // One count of both backends: the relative difference (model - rtl) / rtl, as equation 5.1 for clocks; a
-// count the RTL has as 0 and the model not is infinitely far (delta nullopt, off true).
+// count the RTL has as 0 and the model not is infinitely far (delta nullopt, off true). The clock counts
+// pe_busy_cycles and pe_idle_cycles are time, not events: their difference is taken against the RTL's span
+// (pe_busy_cycles + pe_idle_cycles) and judged by the clocks' bound, as the run's clocks are (a small idle
+// count would otherwise swing by tens of percent on a clock or two).
 struct CountDelta {
   std::string count;  // Activity::fields()'s name
   std::uint64_t model = 0, rtl = 0;
   std::optional<double> delta;  // nullopt when rtl is 0 (then off unless model is 0 too)
   bool off = false;             // beyond the bound
+  bool time = false;            // a clock count: delta against the RTL's span, the clocks' bound
 };
 
 struct ActivityComparison {
@@ -42,9 +47,10 @@ struct ActivityComparison {
   std::string describe() const;
 };
 
-// Count by count; counts named in either `unavailable` list are left out and listed.
+// Count by count, events by policy.activity_deviation_bound, clock counts by policy.deviation_bound; counts
+// named in either `unavailable` list are left out and listed.
 ActivityComparison compare_activity(const Activity& model, const Activity& rtl, const std::vector<std::string>& model_unavailable,
-                                    const std::vector<std::string>& rtl_unavailable, double bound);
+                                    const std::vector<std::string>& rtl_unavailable, const CheckPolicy& policy);
 
 // What the work a backend ran implies about its counts: a lower bound per count (0: none). A backend that
 // counts below one of them lost events (or the work did not run): every multiply-accumulate of the layer

@@ -251,7 +251,7 @@ TaskComparison compare_task(const Task& t, const HwConfig& cfg, const std::vecto
   count(mt, "model", c.activity.model, c.activity.model_unavailable);
   if (rt && mt && rt->completed && mt->completed) {
     c.activity_delta = compare_activity(mt->activity, rt->activity, mt->activity_unavailable, rt->activity_unavailable,
-                                  policy.activity_deviation_bound);
+                                  policy);
     if (c.activity_delta.deviates())
       c.flags.push_back(fmt::format("activity counts differ by more than {:g}%: {}", 100 * policy.activity_deviation_bound,
                                     c.activity_delta.describe()));

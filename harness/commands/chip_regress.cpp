@@ -261,7 +261,7 @@ void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
   ActivityComparison counts;
   if (c.activity.model && c.activity.rtl)
     counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
-                              req.policy.activity_deviation_bound);
+                              req.policy);
   c.model_wall_s = model.wall_s;
   c.rtl_wall_s = rtl.wall_s;
   if (c.status != Status::Error) {

@@ -252,7 +252,7 @@ void check_block_activity(BlockRun& r, const ActivityFloor& floor, const CheckPo
         r.activity_findings.push_back(std::string(who) + " activity below what the block implies: " + line);
   if (r.model && r.rtl && r.model->completed && r.rtl->completed) {
     r.activity_delta = compare_activity(r.model->activity, r.rtl->activity, r.model->activity_unavailable,
-                                        r.rtl->activity_unavailable, policy.activity_deviation_bound);
+                                        r.rtl->activity_unavailable, policy);
     if (r.activity_delta.deviates())
       r.activity_findings.push_back(fmt::format("activity counts differ by more than {:g}%: {}",
                                                 100 * policy.activity_deviation_bound, r.activity_delta.describe()));

@@ -196,7 +196,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   r.activity_findings = json_member_or<std::vector<std::string>>(o, "activity_findings", {});
   if (r.model && r.rtl)  // the deltas again (the status and findings are the record's)
     r.activity_delta = compare_activity(r.model->activity, r.rtl->activity, r.model->activity_unavailable,
-                                        r.rtl->activity_unavailable, CheckPolicy{}.activity_deviation_bound);
+                                        r.rtl->activity_unavailable, CheckPolicy{});
   if (r.status == Status::Error && r.error.empty()) throw std::invalid_argument("field 'error': an error status needs its message");
   if (r.error.empty() && !r.model && !r.rtl) throw std::invalid_argument("field 'model_cycles': a block run needs model_cycles or rtl_cycles");
   if (o.contains("category_cycles")) {

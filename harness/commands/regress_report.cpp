@@ -453,7 +453,7 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   c.activity_floor = json_member_or<std::vector<std::string>>(j, "activity_floor", {});
   if (c.activity.rtl && c.activity.model)  // the deltas again (the status and flags are the record's)
     c.activity_delta = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable,
-                                        c.activity.rtl_unavailable, CheckPolicy{}.activity_deviation_bound);
+                                        c.activity.rtl_unavailable, CheckPolicy{});
   for (const auto& pj : member(j, "pes")) {
     PeComparison p;
     p.pe = json_member<int>(pj, "pe");

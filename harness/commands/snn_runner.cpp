@@ -140,7 +140,7 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
   ActivityComparison counts;
   if (c.activity.model && c.activity.rtl)
     counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
-                              req.policy.activity_deviation_bound);
+                              req.policy);
   Findings f;
   f.error = !k.model.error.empty() || !k.rtl.error.empty();
   f.hang = (k.model.result && !k.model.result->completed) || (k.rtl.result && !k.rtl.result->completed);

@@ -112,6 +112,7 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   const int used_qpes = (pes + kPesPerQpe - 1) / kPesPerQpe;
   for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true);
   for (int p = 0; p < pes; ++p) chip_pe(p).mla.clear();
+  for (int p = 0; p < cfg_.chip.qpes() * kPesPerQpe; ++p) chip_pe(p).mla.clear_activity();
   StreamResult r;
   std::uint64_t start_cycle = 0;
   const sc_core::sc_time clk = pe_clock();
@@ -182,6 +183,20 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
         r.busiest_link_packets = noc_.link_packets(from, to);
       }
   r.cycles = end_cycle - start_cycle;
+  // each PE's counts: its MLA's, its SRAM's at the NoC slave's and DMA's port and its busy clocks (the NoC
+  // fabric's), its ARM's; idle: the clocks to its end that were not busy
+  r.pe_activity.resize(static_cast<std::size_t>(cfg_.chip.qpes() * kPesPerQpe));
+  for (int p = 0; p < cfg_.chip.qpes() * kPesPerQpe; ++p) {
+    Activity& a = r.pe_activity[static_cast<std::size_t>(p)];
+    a += chip_pe(p).mla.activity();
+    a += noc_.pe_activity(p);
+    if (p < pes) {
+      a += chip_pe(p).arm.activity();
+      if (!s.pe[static_cast<std::size_t>(p)].empty())
+        a.pe_idle_cycles = Activity::idle_cycles(r.pe_end_cycle[static_cast<std::size_t>(p)], a.pe_busy_cycles);
+    }
+    r.activity += a;
+  }
   for (int q = 0; q < cfg_.chip.qpes(); ++q) {
     Activity& a = r.router_activity.emplace_back();
     a.noc_packets = noc_.router_injected(q);

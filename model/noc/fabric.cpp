@@ -80,6 +80,8 @@ void NocFabric::reset() {
     pe.dma_was_busy = false;
     pe.mla = MlaEngine{};
     pe.mla.configure(cfg_);
+    pe.sram_read_bytes_dma = pe.sram_write_bytes_dma = pe.busy_cycles = 0;
+    pe.engines_busy = false;
   }
   for (DramAttachment& a : at_)
     for (Fifo& f : a.in) f.clear();
@@ -108,6 +110,7 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
     n.far_port = kPortDram;
   }
   n.dma.start(t, load, far_is_pe);
+  engine_started(n, clock);
   n.dma_was_busy = true;
   wake_at(clock);
   ++busy_dmas_;
@@ -118,8 +121,30 @@ void NocFabric::start_mla(int pe, const TaskTiles& tiles, int source, std::uint6
   n.mla.start(tiles, clock);
   n.mla_source = source;
   if (!n.mla.busy()) return;  // no tiles
+  engine_started(n, clock);
   wake_at(clock);
   ++busy_mlas_;
+}
+
+void NocFabric::engine_started(PeNode& n, std::uint64_t clock) {
+  if (n.engines_busy) return;
+  n.engines_busy = true;
+  n.busy_since = clock;
+}
+
+void NocFabric::engine_ended(PeNode& n, std::uint64_t clock) {
+  if (!n.engines_busy || n.dma.busy() || n.mla.busy()) return;
+  n.engines_busy = false;
+  n.busy_cycles += clock - n.busy_since;
+}
+
+Activity NocFabric::pe_activity(int pe) const {
+  const PeNode& n = pes_[static_cast<std::size_t>(pe)];
+  Activity a;
+  a.sram_read_bytes_dma = n.sram_read_bytes_dma;
+  a.sram_write_bytes_dma = n.sram_write_bytes_dma;
+  a.pe_busy_cycles = n.busy_cycles + (n.engines_busy ? clock_ - n.busy_since : 0);
+  return a;
 }
 
 void NocFabric::wake_at(std::uint64_t clock) {
@@ -297,7 +322,10 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
   n.dma.clock(e.dma);
   if (n.mla.busy()) {
     const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
-    if (ev.done) --busy_mlas_;
+    if (ev.done) {
+      --busy_mlas_;
+      engine_ended(n, clock_ + 1);
+    }
     if (ev.row_end && on_mla_row_) on_mla_row_(pe, clock_ + 1, ev.done);
   }
   // the SRAM port: read data a clock after the access (two with sram2clk, which holds the port a clock more)
@@ -309,6 +337,7 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     n.sram_pending = -1;
   } else if (e.grant >= 0) {
     const bool read = e.grant == 0 ? !e.slave_write : (e.grant == 1 && !e.out.s_we);  // (the MLA's data is its own)
+    if (read) n.sram_read_bytes_dma += 16;  // a line (the MLA counts its own accesses)
     if (sram_cycles_ > 1) {
       n.sram_busy = true;
       n.sram_pending = read ? e.grant : -1;
@@ -447,6 +476,7 @@ void NocFabric::step() {
     if (n.dma_was_busy && !n.dma.busy()) {
       n.dma_was_busy = false;
       --busy_dmas_;
+      engine_ended(n, clock_ + 1);
       if (on_idle_) on_idle_(p, clock_ + 1);
     }
   }

@@ -73,6 +73,12 @@ class NocFabric {
   std::uint64_t dram_write_bytes(int dram) const { return drams_[static_cast<std::size_t>(dram)].timing.write_bytes(); }
   std::uint64_t router_injected(int qpe) const { return routers_[static_cast<std::size_t>(qpe)]->injected(); }
   std::uint64_t router_hops(int qpe) const { return routers_[static_cast<std::size_t>(qpe)]->hops(); }
+  // PE `pe`'s counts here (model/activity.h): its SRAM's bytes read through the NoC slave and the DMA (16 per
+  // access) and written by them (sram_dma_written), and pe_busy_cycles, clocks with its MLA or DMA busy.
+  Activity pe_activity(int pe) const;
+  // `bytes` of a DMA transfer written into PE `pe`'s SRAM: the model's Dma moves a transfer's bytes as it
+  // starts (every byte once, as the RTL's lines enable them), this NoC only its timing.
+  void sram_dma_written(int pe, std::uint64_t bytes) { pes_[static_cast<std::size_t>(pe)].sram_write_bytes_dma += bytes; }
 
  private:
   struct PeNode {
@@ -87,6 +93,10 @@ class NocFabric {
     int far_qpe = 0, far_port = 0;  // where the DMA's packets go
     MlaEngine mla;
     int mla_source = 0;  // the PE of the QPE whose SRAM holds operand A
+    // activity: SRAM bytes at the NoC slave's and the DMA's port; clocks with the MLA or the DMA busy
+    std::uint64_t sram_read_bytes_dma = 0, sram_write_bytes_dma = 0, busy_cycles = 0;
+    bool engines_busy = false;
+    std::uint64_t busy_since = 0;  // the first clock of the current run of busy clocks
   };
   // A DRAM (rtl_dram.h's queues, timing only): requests served in the order they reach it.
   struct DramQueues {
@@ -140,6 +150,9 @@ class NocFabric {
   void set_destination(Packet& p, int qpe, int port) const;
   void set_source(Packet& p, int qpe, int port) const;
   bool quiet() const;
+  // PE clocks with an engine busy: an engine starts in `clock`; an engine ended, idle from `clock` on
+  static void engine_started(PeNode& n, std::uint64_t clock);
+  static void engine_ended(PeNode& n, std::uint64_t clock);
   void wake_at(std::uint64_t clock);  // something starts in `clock`
   std::uint64_t next_release() const;
 

@@ -50,6 +50,7 @@ class ArmCore : public sc_core::sc_module {
   const std::string& waiting() const { return waiting_; }
   std::uint64_t end_cycle() const { return end_cycle_; }
   std::uint64_t arm_cycles() const { return sequencer_.arm_cycles(); }
+  Activity activity() const { return sequencer_.activity(); }  // the ARM's counts (ArmSequencer::activity)
   const std::vector<std::uint64_t>& command_end_cycles() const { return sequencer_.command_end_cycles(); }  // PE clocks
   // PE clocks of the last run by PeTime
   const std::array<std::uint64_t, static_cast<std::size_t>(PeTime::kCount)>& time() const { return time_; }

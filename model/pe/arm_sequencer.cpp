@@ -11,6 +11,7 @@ void ArmSequencer::start(const HwConfig& cfg, const std::vector<StreamCommand>* 
   next_ = 0;
   syncs_.clear();
   arm_cycles_ = 0;
+  arm_sram_ = {};
   command_end_.clear();
 }
 

@@ -11,7 +11,9 @@
 #include <map>
 #include <vector>
 
+#include "model/activity.h"
 #include "model/hw_config.h"
+#include "model/pe/arm_ops.h"
 #include "model/pe/pe_registers.h"
 #include "model/task_stream.h"
 
@@ -49,6 +51,19 @@ class ArmSequencer {
   // The command in hand is done in PE clock `cycle`; the next one is in hand.
   void finish(std::uint64_t cycle);
   std::uint64_t arm_cycles() const { return arm_cycles_; }
+  // An element-wise operation is carried out: its SRAM bytes (arm_op_sram_bytes, from the SRAM as it begins).
+  void count_sram(const ArmSramBytes& b) {
+    arm_sram_.read += b.read;
+    arm_sram_.written += b.written;
+  }
+  // the ARM's activity counts since start(): arm_cycles, sram_read_bytes_arm, sram_write_bytes_arm
+  Activity activity() const {
+    Activity a;
+    a.arm_cycles = arm_cycles_;
+    a.sram_read_bytes_arm = arm_sram_.read;
+    a.sram_write_bytes_arm = arm_sram_.written;
+    return a;
+  }
   const std::vector<std::uint64_t>& command_end_cycles() const { return command_end_; }
 
  private:
@@ -59,6 +74,7 @@ class ArmSequencer {
   std::size_t next_ = 0;
   std::map<int, std::size_t> syncs_;  // Syncs met so far, per group
   std::uint64_t arm_cycles_ = 0;
+  ArmSramBytes arm_sram_;
   std::vector<std::uint64_t> command_end_;
 };
 

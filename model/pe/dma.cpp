@@ -59,6 +59,10 @@ void Dma::transfer(const DmaTransfer& t, bool load) {
 void Dma::move_bytes(const DmaTransfer& t, bool load) {
   if (t.row_bytes == 0) return;
   const bool peer = t.remote.kind == MemoryRef::Kind::Sram;
+  // the SRAM it writes: its own (a load), or the other PE's (a store to it); a store to a DRAM writes none
+  if (load || peer)
+    fabric_->noc().sram_dma_written(load ? qpe_ * kPesPerQpe + pe_ % kPesPerQpe : t.remote.index,
+                                    t.bytes());
   std::uint8_t* far = peer ? fabric_->sram(t.remote.index) : nullptr;
   const std::size_t far_bytes = peer ? fabric_->sram_bytes(t.remote.index) : 0;
   tlm::tlm_generic_payload p;

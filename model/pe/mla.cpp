@@ -95,6 +95,30 @@ void Mla::clear() {
   phases_ = {};
 }
 
+void Mla::clear_activity() {
+  activity_ = {};
+  a_noc_bytes_.fill(0);
+}
+
+// The tiles of output row `row`, as the MLA ends them: per step each MAC unit once, as a MAC if its lanes
+// hold a result, else as padding; per tile its operand-A words, its operand-B row-start and refill words
+// (16-byte reads) and its result writes (16 bytes, every byte enabled).
+void Mla::count_tiles(const TaskTiles& tiles, std::uint64_t row, int a_source) {
+  const HwConfig& cfg = scheduler_.config();
+  const std::uint64_t array = static_cast<std::uint64_t>(cfg.mac_rows) * static_cast<std::uint64_t>(cfg.mac_cols);
+  for (std::uint64_t x = 0; x < tiles.column_tiles; ++x) {
+    const TileShape& sh = tiles.row[x];
+    const std::uint64_t useful = tiles.useful_macs(row, x, cfg);
+    activity_.mac_ops += sh.steps() * useful;
+    activity_.mac_padding_ops += sh.steps() * (array - useful);
+    const std::uint64_t a_bytes = sh.a_words(static_cast<std::uint64_t>(cfg.mac_rows)) * 16;
+    if (sh.a_via_noc) a_noc_bytes_[static_cast<std::size_t>(a_source)] += a_bytes;
+    else activity_.sram_read_bytes_mla_a += a_bytes;
+    activity_.sram_read_bytes_mla_b += std::uint64_t(sh.rows) * (1 + sh.refills_per_row()) * 16;
+    activity_.sram_write_bytes_mla_out += std::uint64_t(sh.writes) * 16;
+  }
+}
+
 void Mla::row_ended(std::uint64_t cycle, bool done, const PhaseCycles& phases) {
   row_end_cycles_.push_back(cycle);
   if (done) noc_phases_ = phases;
@@ -168,6 +192,7 @@ void Mla::run() {
       for (const ResultWrite& w : row_writes_[r])
         for (int k = 0; k < 4; ++k) out[w.byte + k] = static_cast<std::uint8_t>(w.value >> (8 * k));
       tiles_ += tiles.column_tiles;
+      count_tiles(tiles, r, t.a_source_pe(pe_) % kPesPerQpe);
     }
     steps_ = tiles.rows_total() * tiles.column_tiles * std::uint64_t(tiles.row.front().rows) *
              tiles.row.front().steps_per_row;

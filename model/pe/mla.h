@@ -58,9 +58,18 @@ class Mla : public sc_core::sc_module {
   const PhaseCycles& phases() const { return phases_; }
   std::uint64_t tiles() const { return tiles_; }
   std::uint64_t steps() const { return steps_; }
+  // What the MLA did since clear_activity() (model/activity.h), tile by tile as it ends them: its MACs and
+  // padding MACs, and its own SRAM port's bytes (operand A of a local MM, operand B, results).
+  const Activity& activity() const { return activity_; }
+  // Operand-A bytes it read through the NoC (every conv, an MM from a neighbour), per PE of its QPE whose SRAM
+  // served them (that SRAM's NoC slave: its sram_read_bytes_dma). A stream's NoC fabric counts these at the
+  // slave itself; a task's schedule moves no packets, so the QPE credits them from here.
+  const std::array<std::uint64_t, kPesPerQpe>& a_read_bytes_via_noc() const { return a_noc_bytes_; }
+  void clear_activity();
 
  private:
   void run();
+  void count_tiles(const TaskTiles& tiles, std::uint64_t row, int a_source);
   const std::uint8_t* sram_of(int pe);
   int pe_;
   Sram& sram_;
@@ -72,6 +81,8 @@ class Mla : public sc_core::sc_module {
   bool started_ = false, done_ = false;
   std::uint64_t start_cycle_ = 0, end_cycle_ = 0, tiles_ = 0, steps_ = 0;
   PhaseCycles phases_;
+  Activity activity_;
+  std::array<std::uint64_t, kPesPerQpe> a_noc_bytes_{};
   MlaDatapath datapath_;                              // of the task being run
   std::vector<std::vector<ResultWrite>> row_writes_;  // per output row, computed ahead of its time
 };

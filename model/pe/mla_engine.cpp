@@ -16,9 +16,9 @@ void MlaEngine::configure(const HwConfig& cfg) {
 void MlaEngine::load(const TileShape& sh) {
   r_.rows = sh.rows;
   r_.wf = sh.steps_per_row;
-  r_.refills = r_.wf > 1 ? (r_.wf + 2) / 4 : 0;
-  r_.steps = r_.rows * r_.wf;
-  r_.a_words = (r_.steps * mac_rows_ + 15) / 16;
+  r_.refills = sh.refills_per_row();
+  r_.steps = sh.steps();
+  r_.a_words = sh.a_words(mac_rows_);
   r_.writes = sh.writes;
 }
 

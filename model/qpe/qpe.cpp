@@ -1,5 +1,7 @@
 #include "model/qpe/qpe.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -62,6 +64,7 @@ TaskTrace Qpe::run_task(const Task& t, const SramLayout& l, const std::array<std
   for (int p = 0; p < kPesPerQpe; ++p) {
     host.load(qpe_addr::sram(p, 0), images[p]);
     pes_[p]->mla.clear();
+    pes_[p]->mla.clear_activity();
   }
   active_.fill(false);
   timing_valid_ = false;
@@ -111,6 +114,20 @@ TaskTrace Qpe::run_task(const Task& t, const SramLayout& l, const std::array<std
     hi = std::max(hi, pt.end_cycle);
     tr.pes.push_back(std::move(pt));
   }
+  // each PE's counts: its MLA's, and the operand-A reads its SRAM served the MLAs through the NoC
+  std::array<Activity, kPesPerQpe> act;
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    act[p] += pes_[p]->mla.activity();
+    for (int src = 0; src < kPesPerQpe; ++src) act[src].sram_read_bytes_dma += pes_[p]->mla.a_read_bytes_via_noc()[src];
+  }
+  Activity outside;
+  for (int p = 0; p < kPesPerQpe; ++p)
+    if (std::find(pes.begin(), pes.end(), p) == pes.end()) outside += act[p];
+  for (PeTrace& pt : tr.pes) {
+    pt.activity = act[pt.pe];
+    pt.activity.pe_busy_cycles = pt.cycles();  // the MLA busy from its SETUP clock to its end
+  }
+  sum_task_activity(tr, outside);
   tr.cycles = hi > lo ? hi - lo : 0;
   tr.elapsed_cycles = tr.cycles;
   // The tile schedule resolves a window of tiles clock by clock, skips periods and extrapolates the rest: it

@@ -14,6 +14,7 @@ TaskTiles task_tiles(const Task& t, const HwConfig& cfg) {
     sh.a_via_noc = true;  // a convolution's operand A always travels through the NoC
     tt.groups = (t.conv.C + cfg.mac_rows - 1) / cfg.mac_rows;
     tt.out_rows = t.conv.Ho();
+    tt.a_rows = static_cast<std::uint64_t>(t.conv.C);
     width = t.conv.Wo();
   } else {
     sh.rows = static_cast<std::uint32_t>(t.mm.W_A);
@@ -21,8 +22,10 @@ TaskTiles task_tiles(const Task& t, const HwConfig& cfg) {
     sh.a_via_noc = t.a_from_neighbor();
     tt.groups = (t.mm.H_A + cfg.mac_rows - 1) / cfg.mac_rows;
     tt.out_rows = 1;
+    tt.a_rows = static_cast<std::uint64_t>(t.mm.H_A);
     width = t.mm.W_B;
   }
+  tt.width = width;
   tt.column_tiles = (width + cfg.mac_cols - 1) / cfg.mac_cols;
   for (std::uint64_t x = 0; x < tt.column_tiles; ++x) {
     const std::uint64_t w = std::min<std::uint64_t>(cfg.mac_cols, width - x * cfg.mac_cols);
@@ -30,6 +33,12 @@ TaskTiles task_tiles(const Task& t, const HwConfig& cfg) {
     tt.row.push_back(sh);
   }
   return tt;
+}
+
+std::uint64_t TaskTiles::useful_macs(std::uint64_t r, std::uint64_t x, const HwConfig& cfg) const {
+  const std::uint64_t mac_rows = static_cast<std::uint64_t>(cfg.mac_rows), mac_cols = static_cast<std::uint64_t>(cfg.mac_cols);
+  const std::uint64_t row0 = (r / out_rows) * mac_rows, col0 = x * mac_cols;
+  return std::min(mac_rows, a_rows - row0) * std::min(mac_cols, width - col0);
 }
 
 namespace {

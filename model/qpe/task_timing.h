@@ -23,6 +23,11 @@ struct TaskTiles {
   std::uint64_t out_rows = 0;     // conv Ho | mm 1
   std::uint64_t column_tiles = 0; // ceil(width/COLS)
   std::vector<TileShape> row;     // the tiles of one output row
+  std::uint64_t width = 0;        // output columns: conv Wo | mm W_B (the column tiles' lanes hold them)
+  std::uint64_t a_rows = 0;       // operand-A rows: conv C (filters) | mm H_A (the groups' lanes hold them)
+  // MAC units of one step of column tile `x` in output row `r` that hold a result (operand-A row and
+  // operand-B column inside the task); the rest of the array's mac_rows x mac_cols are padding
+  std::uint64_t useful_macs(std::uint64_t r, std::uint64_t x, const HwConfig& cfg) const;
   std::uint64_t rows_total() const { return groups * out_rows; }
 };
 TaskTiles task_tiles(const Task& t, const HwConfig& cfg);

@@ -27,6 +27,11 @@ struct TileShape {
   std::uint32_t steps_per_row = 0;  // conv Wf, mm 1
   std::uint32_t writes = 0;         // 128-bit result writes of the tile (ROWS * ceil(width / 4))
   bool a_via_noc = false;           // operand A through the NoC (every conv; mm from a neighbour)
+  std::uint64_t steps() const { return std::uint64_t(rows) * steps_per_row; }
+  // 32-bit operand-B refill words per row after its row-start word (every 4 shift steps after the first)
+  std::uint64_t refills_per_row() const { return steps_per_row > 1 ? (steps_per_row + 2) / 4 : 0; }
+  // 128-bit operand-A words of the tile (mac_rows bytes per step)
+  std::uint64_t a_words(std::uint64_t mac_rows) const { return (steps() * mac_rows + 15) / 16; }
   bool operator<(const TileShape& o) const {
     return std::tie(rows, steps_per_row, writes, a_via_noc) < std::tie(o.rows, o.steps_per_row, o.writes, o.a_via_noc);
   }

@@ -35,6 +35,7 @@ class FlatChip {
     for (int q = 0; q < kCols * kRows; ++q)
       for (int pe = 0; pe < kPesPerQpe; ++pe)
         sram_.emplace_back(*ctx_, fmt::format("flat.chip.g_qpe[{}].u_qpe.g_pe[{}].u_pe.u_sram", q, pe));
+    counts_activity_ = has_activity_counters(*ctx_, "flat");
   }
   ~FlatChip() {
     Verilated::threadContextp(ctx_.get());  // as QpeTop's: the scopes are erased from this context
@@ -48,6 +49,17 @@ class FlatChip {
   std::uint64_t cycle() { return top_->cycle; }
   void sram_read(int q, int pe, std::vector<std::uint8_t>& img) { bank(q, pe).read(img); }
   void sram_write(int q, int pe, const std::vector<std::uint8_t>& img) { bank(q, pe).write(img); }
+  // the RTL's activity counters (has_activity_counters), PE `pe` of QPE q's since reset
+  bool counts_activity() const { return counts_activity_; }
+  Activity activity(int q, int pe) {
+    return rtl_pe_activity([&](unsigned sel) {
+      top_->sel_qpe = static_cast<unsigned>(q);
+      top_->stat_pe = static_cast<unsigned>(pe);
+      top_->stat_sel = sel;
+      top_->eval();
+      return std::uint32_t(top_->stat_value);
+    });
+  }
 
   // the whole chip in reset as QpeTop::reset holds one QPE: two NoC clocks, then one out of reset
   void reset(const FlawSwitches& flaws) {
@@ -92,6 +104,7 @@ class FlatChip {
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
   std::vector<SramBanks> sram_;  // per chip PE
+  bool counts_activity_ = false;
 };
 
 }  // namespace s2

@@ -54,6 +54,9 @@ class LinkedQpes {
   std::uint64_t cycle() { return qpe(0)->cycle; }
   void sram_read(int q, int pe, std::vector<std::uint8_t>& img) { qpe(q).sram_read(pe, img); }
   void sram_write(int q, int pe, const std::vector<std::uint8_t>& img) { qpe(q).sram_write(pe, img); }
+  // the RTL's activity counters (QpeTop::counts_activity), PE `pe` of QPE q's since reset
+  bool counts_activity() { return qpe(0).counts_activity(); }
+  Activity activity(int q, int pe) { return qpe(q).activity(pe); }
 
   // Every QPE reset on its own at its mesh position, as many clocks each: they leave reset in the same clock
   // phase. The flaw switches are set after.

@@ -30,6 +30,8 @@
 #include "Vqpe_8x4___024root.h"
 #include "Vqpe_8x4_trace.h"
 #include "Vqpe_8x4_trace___024root.h"
+#include "harness/backends/rtl/rtl_qpe_adapter.h"
+#include "model/activity.h"
 #include "model/hw_config.h"
 #include "model/task.h"
 
@@ -89,6 +91,44 @@ class SramBanks {
   int lines_ = 0;
 };
 
+// Whether a Verilated model has rtl_stubs/'s activity counters: s2_pkg.svh publishes ACT_COUNTERS (verilator
+// public) in the compilation unit's scope, "<model>.$unit". A user's own QPE RTL without them reads its
+// counts as not available (rtl_counter_counts), never as zero.
+inline bool has_activity_counters(const VerilatedContext& ctx, const std::string& model) {
+  const VerilatedScope* s = ctx.scopeFind((model + ".$unit").c_str());
+  const VerilatedVar* v = s ? s->varFind("ACT_COUNTERS") : nullptr;
+  return v && v->vltype() == VLVT_UINT32 && *static_cast<const std::uint32_t*>(v->datap()) == rtl_protocol::kActCounters;
+}
+
+// The counts the RTL's counters give (model/activity.h names); the rest are the C++ ARM's and DRAMs' own.
+inline const std::vector<std::string>& rtl_counter_counts() {
+  static const std::vector<std::string> names = {
+      "mac_ops", "mac_padding_ops", "sram_read_bytes_mla_a", "sram_read_bytes_mla_b", "sram_write_bytes_mla_out",
+      "sram_read_bytes_dma", "sram_write_bytes_dma", "pe_busy_cycles", "pe_idle_cycles"};
+  return names;
+}
+
+// One PE's activity counters (s2_pkg.svh ACT_*, 64 bits as two 32-bit halves), `stat(sel)` reading its
+// statistics port. pe_busy_cycles: clocks with its MLA or DMA busy since reset; pe_idle_cycles is left to
+// the backend (it knows the run's span).
+template <typename Stat>
+Activity rtl_pe_activity(Stat&& stat) {
+  using namespace rtl_protocol;
+  auto counter = [&](unsigned k) {
+    return std::uint64_t(stat(kStatActBase + 2 * k)) | std::uint64_t(stat(kStatActBase + 2 * k + 1)) << 32;
+  };
+  Activity a;
+  a.mac_ops = counter(kActMacOps);
+  a.mac_padding_ops = counter(kActMacPaddingOps);
+  a.sram_read_bytes_mla_a = counter(kActSramRdMlaA);
+  a.sram_read_bytes_mla_b = counter(kActSramRdMlaB);
+  a.sram_write_bytes_mla_out = counter(kActSramWrMlaOut);
+  a.sram_read_bytes_dma = counter(kActSramRdDma);
+  a.sram_write_bytes_dma = counter(kActSramWrDma);
+  a.pe_busy_cycles = counter(kActBusyCycles);
+  return a;
+}
+
 // The Verilated QPE and the ways into it every backend here uses: clocks, reset, statistics, the host port,
 // the backdoor, and the SRAM arrays themselves (the C++ ARM's view of its PE's SRAM).
 template <typename V>
@@ -105,6 +145,7 @@ class QpeTop {
     top_ = std::make_unique<V>(ctx_.get(), name.c_str());
     for (int pe = 0; pe < kPesPerQpe; ++pe)
       sram_.emplace_back(*ctx_, fmt::format("{}.qpe.g_pe[{}].u_pe.u_sram", name, pe));
+    counts_activity_ = has_activity_counters(*ctx_, name);
   }
   // Verilator registers the SRAM arrays' public scopes with the thread's current context and erases them
   // from it on destruction: that must be this model's context, not one already gone.
@@ -182,6 +223,11 @@ class QpeTop {
     top_->eval();
     return top_->stat_value;
   }
+  // the RTL has the activity counters (has_activity_counters); then activity(pe) reads a PE's
+  bool counts_activity() const { return counts_activity_; }
+  Activity activity(int pe) {
+    return rtl_pe_activity([&](unsigned sel) { return stat(pe, sel); });
+  }
   void backdoor_write(int pe, const std::vector<std::uint8_t>& img) {
     if (img.size() > sram_bytes()) throw std::runtime_error(fmt::format("RTL: SRAM image larger than {} KB", sram_bytes() / 1024));
     top_->bd_pe = static_cast<unsigned>(pe);
@@ -241,6 +287,7 @@ class QpeTop {
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
   std::vector<SramBanks> sram_;  // per PE
+  bool counts_activity_ = false;
   bool dumping_ = false;
   std::unique_ptr<VerilatedFstC> fst_;
   std::uint64_t time_ns_ = 0;

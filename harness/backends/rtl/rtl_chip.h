@@ -155,6 +155,20 @@ class RtlChip final : public StreamBackend {
       r.active_pes += !s.pe[static_cast<std::size_t>(p)].empty();
     }
     r.cycles = last;
+    // each PE's counts: the RTL's counters (MLA, SRAM ports, busy clocks), its C++ ARM's; idle: the clocks to
+    // its end that were not busy
+    r.pe_activity.resize(static_cast<std::size_t>(fabric_.qpes() * kPesPerQpe));
+    if (!fabric_.counts_activity()) r.activity_unavailable = rtl_counter_counts();
+    for (int p = 0; p < fabric_.qpes() * kPesPerQpe; ++p) {
+      Activity& a = r.pe_activity[static_cast<std::size_t>(p)];
+      if (fabric_.counts_activity()) a = fabric_.activity(p / kPesPerQpe, p % kPesPerQpe);
+      if (p < pes) {
+        a += arm[static_cast<std::size_t>(p)].sequencer.activity();
+        if (!s.pe[static_cast<std::size_t>(p)].empty() && fabric_.counts_activity())
+          a.pe_idle_cycles = Activity::idle_cycles(r.pe_end_cycle[static_cast<std::size_t>(p)], a.pe_busy_cycles);
+      }
+      r.activity += a;
+    }
     for (const auto& d : drams) r.dram_ops += d->ops_served();
     count_noc_and_drams(r, drams);
     for (auto& [p, image] : mem.sram) {
@@ -288,6 +302,7 @@ class RtlChip final : public StreamBackend {
         case Arm::WaitArm:
           if (now < a.resume_at) return;
           fabric_.sram_read(q, p % kPesPerQpe, sram_);
+          seq.count_sram(arm_op_sram_bytes(seq.command().arm, sram_.data(), sram_.size()));
           arm_apply(seq.command().arm, sram_.data(), sram_.size());
           fabric_.sram_write(q, p % kPesPerQpe, sram_);
           finish(a);

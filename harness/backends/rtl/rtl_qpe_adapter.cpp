@@ -133,6 +133,19 @@ class RtlQpe final : public Backend {
       hi = std::max(hi, pt.end_cycle);
       tr.pes.push_back(std::move(pt));
     }
+    // the counters run from the reset before this task: every PE's, those outside the task too (an SRAM that
+    // served operand A)
+    Activity outside;
+    if (top.counts_activity()) {
+      for (int p = 0; p < kPesPerQpe; ++p) {
+        const auto it = std::find_if(tr.pes.begin(), tr.pes.end(), [&](const PeTrace& pt) { return pt.pe == p; });
+        if (it != tr.pes.end()) it->activity = top.activity(p);
+        else outside += top.activity(p);
+      }
+    } else {
+      tr.activity_unavailable = rtl_counter_counts();
+    }
+    sum_task_activity(tr, outside);
     tr.cycles = hi > lo ? hi - lo : 0;
     tr.elapsed_cycles = top->cycle > lo ? top->cycle - lo : 0;
     // the router's counters (the host's packets are not counted: rtl_stubs/README.md, "Activity")

@@ -13,4 +13,10 @@ enum : unsigned { kPktRegWr = 0, kPktMemWr = 1, kPktMemRd = 2 };
 enum : unsigned {
   kStatStart = 0, kStatEnd, kStatCompute, kStatOutput, kStatAWait, kStatBWait, kStatTiles, kStatSteps
 };
+// The activity counters (64 bits since reset): counter k's low half at kStatActBase + 2k, high half + 1.
+enum : unsigned { kStatActBase = 8 };
+enum : unsigned {
+  kActMacOps = 0, kActMacPaddingOps, kActSramRdMlaA, kActSramRdMlaB, kActSramWrMlaOut, kActSramRdDma,
+  kActSramWrDma, kActBusyCycles, kActCounters
+};
 }  // namespace s2::rtl_protocol
