@@ -3,6 +3,8 @@
 // directed tasks and streams, then model against RTL count by count on random tasks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,7 +73,8 @@ TEST(Activity, MatrixMultiplicationCountsItsTilesOnBothBackends) {
   EXPECT_EQ(r.model.activity.mac_ops, want.mac_ops);
   EXPECT_EQ(r.rtl.activity.mac_ops, want.mac_ops);
   EXPECT_TRUE(r.rtl.activity_unavailable.empty());
-  EXPECT_TRUE(r.model.activity_unavailable.empty());
+  // the model's tile schedule keeps no router count (noc_dram_activity_test.cpp); every other count it has
+  EXPECT_EQ(r.model.activity_unavailable, (std::vector<std::string>{"noc_packets", "noc_packet_hops"}));
 }
 
 // The same MM with operand A in PE 1's SRAM: read through PE 1's NoC slave, a PE not running the task.
@@ -169,6 +172,8 @@ TEST(Activity, ModelEqualsRtlOnRandomTasks) {
       for (const auto& f : Activity::fields()) {
         const std::string name = f.name;
         const std::uint64_t m = r.model.activity.*f.member, x = r.rtl.activity.*f.member;
+        const auto& unavailable = r.model.activity_unavailable;
+        if (std::find(unavailable.begin(), unavailable.end(), name) != unavailable.end()) continue;  // the model's task NoC counts
         if (name == "pe_busy_cycles" || name == "pe_idle_cycles")
           EXPECT_LE(m > x ? m - x : x - m, x / 50 + 2) << t.id << (sram2clk ? " sram2clk " : " ") << name;
         else

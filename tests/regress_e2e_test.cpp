@@ -71,7 +71,9 @@ void expect_all_pass(const nlohmann::json& j, const std::vector<Task>& tasks) {
     for (const char* who : {"model", "rtl"}) {
       const nlohmann::json& a = t.at("activity").at(who);
       ASSERT_TRUE(a.is_object()) << who;
-      for (const auto& [count, v] : a.items()) EXPECT_TRUE(v.is_number_unsigned()) << who << " " << count;
+      // the model's single-QPE tasks keep no router count (its tile schedule extrapolates): not available
+      for (const auto& [count, v] : a.items())
+        EXPECT_TRUE(v.is_number_unsigned() || (who == std::string("model") && count.rfind("noc_", 0) == 0)) << who << " " << count;
       EXPECT_GE(a.at("mac_ops").get<std::uint64_t>(), tasks[i].macs_per_pe() * tasks[i].pes().size()) << who;
       EXPECT_GT(a.at("sram_write_bytes_mla_out").get<std::uint64_t>(), 0u) << who;
     }

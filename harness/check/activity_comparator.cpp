@@ -51,7 +51,9 @@ ActivityComparison compare_activity(const Activity& model, const Activity& rtl, 
     const bool time = f.member == &Activity::pe_busy_cycles || f.member == &Activity::pe_idle_cycles;
     CountDelta d{f.name, model.*f.member, rtl.*f.member, std::nullopt, false, time};
     const std::uint64_t against = time ? span : d.rtl;
-    if (against > 0) {
+    if (d.model == d.rtl) {
+      d.delta = 0.0;  // equal, zeros included
+    } else if (against > 0) {
       d.delta = (static_cast<double>(d.model) - static_cast<double>(d.rtl)) / static_cast<double>(against);
       d.off = std::fabs(*d.delta) > (time ? policy.deviation_bound : policy.activity_deviation_bound);
       c.max_abs_delta = std::max(c.max_abs_delta.value_or(0.0), std::fabs(*d.delta));

@@ -30,7 +30,7 @@ struct BackendActivity {
 struct CountDelta {
   std::string count;  // Activity::fields()'s name
   std::uint64_t model = 0, rtl = 0;
-  std::optional<double> delta;  // nullopt when rtl is 0 (then off unless model is 0 too)
+  std::optional<double> delta;  // 0 when equal (zeros too); nullopt when rtl is 0 and model not (then off)
   bool off = false;             // beyond the bound
   bool time = false;            // a clock count: delta against the RTL's span, the clocks' bound
 };
