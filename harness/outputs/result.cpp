@@ -174,18 +174,21 @@ std::string format_activity_and_energy(const ResultSet& r) {
   }
   if (!counted) return out;
   if (both)
-    out += fmt::format("activity: model against RTL on {} checks, max |count delta| {} ({}; bound {:g}%)\n", both,
-                       std::isinf(*worst) ? std::string("inf") : fmt::format("{:.3f}%", 100 * *worst), worst_at,
+    out += fmt::format("activity: model against RTL on {} checks, max |count delta| {} (bound {:g}%)\n", both,
+                       *worst == 0 ? std::string("0: every count equal")
+                       : std::isinf(*worst) ? "inf, " + worst_at
+                                            : fmt::format("{:.3f}%, {}", 100 * *worst, worst_at),
                        100 * r.policy.activity_deviation_bound);
-  std::vector<std::string> unavailable;
-  for (const CheckResult& c : r.checks)
-    for (const auto* list : {&c.activity.rtl_unavailable, &c.activity.model_unavailable})
-      for (const std::string& k : *list)
+  // the counts a backend could not observe: not compared; charged only from a backend that has them
+  for (const char* who : {"model", "rtl"}) {
+    std::vector<std::string> unavailable;
+    for (const CheckResult& c : r.checks)
+      for (const std::string& k : who[0] == 'm' ? c.activity.model_unavailable : c.activity.rtl_unavailable)
         if (std::find(unavailable.begin(), unavailable.end(), k) == unavailable.end()) unavailable.push_back(k);
-  if (!unavailable.empty()) {
+    if (unavailable.empty()) continue;
     std::string names;
     for (const std::string& k : unavailable) names += (names.empty() ? "" : ", ") + k;
-    out += "activity not available from a backend (not compared, not charged): " + names + "\n";
+    out += fmt::format("activity not available from the {} (not compared): {}\n", who[0] == 'm' ? "model" : "RTL", names);
   }
   if (!r.energy_table) return out;
   EnergyBreakdown sum;
