@@ -115,8 +115,10 @@ module noc_router
       noc_packets <= '0;
       noc_packet_hops <= '0;
     end else begin
+`ifndef SYNTHESIS  // the harness's activity counters: instrumentation, left out of the area (tools/synth.sh)
       if (acc_injected) noc_packets <= noc_packets + 1;
       if (acc_hop) noc_packet_hops <= noc_packet_hops + 1;
+`endif
       pipe_v[0] <= acc_v;
       pipe_p[0] <= acc_pkt;
       for (int s = 1; s < LATENCY; s++) begin

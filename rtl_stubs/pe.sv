@@ -142,6 +142,7 @@ module pe
       act_rd_mla_a <= '0; act_rd_mla_b <= '0; act_wr_mla_out <= '0;
       act_rd_dma <= '0; act_wr_dma <= '0; act_busy <= '0;
     end else if (ce) begin
+`ifndef SYNTHESIS  // the harness's activity counters: instrumentation, left out of the area (tools/synth.sh)
       if (rq_grant[1]) act_rd_mla_a <= act_rd_mla_a + 64'd16;
       if (rq_grant[2]) act_rd_mla_b <= act_rd_mla_b + 64'd16;
       if (rq_grant[3]) act_wr_mla_out <= act_wr_mla_out + 64'(be_bytes);
@@ -149,6 +150,7 @@ module pe
       if ((rq_grant[0] && !rq_we[0]) || (rq_grant[4] && !rq_we[4])) act_rd_dma <= act_rd_dma + 64'd16;
       if ((rq_grant[0] && rq_we[0]) || (rq_grant[4] && rq_we[4])) act_wr_dma <= act_wr_dma + 64'(be_bytes);
       if (busy || dma_busy) act_busy <= act_busy + 64'd1;
+`endif
     end
   end
 

@@ -15,9 +15,10 @@ bool ActivityComparison::deviates() const {
   return std::any_of(counts.begin(), counts.end(), [](const CountDelta& d) { return d.off; });
 }
 
-std::optional<double> ActivityComparison::worst(std::string* which) const {
+std::optional<double> ActivityComparison::worst(std::string* which, std::optional<bool> time) const {
   std::optional<double> w;
   for (const CountDelta& d : counts) {
+    if (time && d.time != *time) continue;
     const double v = d.delta ? std::fabs(*d.delta) : (d.model > 0 ? INFINITY : 0.0);
     if (!w || v > *w) {
       w = v;

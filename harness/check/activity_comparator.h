@@ -41,8 +41,9 @@ struct ActivityComparison {
   std::optional<double> max_abs_delta;   // over the counts with a delta
   bool deviates() const;
   // the largest |delta| over every count compared (a count the RTL has as 0 and the model not: infinity),
-  // and which count it is; nullopt when nothing was compared
-  std::optional<double> worst(std::string* which = nullptr) const;
+  // and which count it is; nullopt when nothing was compared. `time`: over the clock counts only (true) or
+  // the event counts only (false)
+  std::optional<double> worst(std::string* which = nullptr, std::optional<bool> time = std::nullopt) const;
   // "mac_ops model 1200 rtl 1100 (+9.09%); ..." for the counts that are off, or "" if none is
   std::string describe() const;
 };
