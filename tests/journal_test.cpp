@@ -67,6 +67,32 @@ TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
   EXPECT_EQ(journal_path("", ""), "");
 }
 
+// A resumed run continuing a journal whose last record a kill cut (a record longer than a page is written in
+// steps) cuts that partial record off before it appends: the journal stays whole, every line a record.
+TEST(Journal, AContinuedJournalCutsOffAKilledRecordBeforeItAppends) {
+  const test::TempDir dir;
+  const std::string path = dir.path("j.jsonl");
+  {
+    Journal j(path);
+    j.start(nlohmann::ordered_json{{"journal", "test"}});
+    j.append(nlohmann::ordered_json{{"id", "b"}}, "fingerprint");
+  }
+  const std::string whole = test::read_text(path);
+  std::ofstream(path, std::ios::app) << "{\"id\": \"c\", \"long\": \"" << std::string(5000, 'x');  // killed while writing
+  {
+    Journal j(path, path);  // resumed from itself: it continues
+    ASSERT_TRUE(j.continues());
+    j.start(nlohmann::ordered_json{{"journal", "test"}});
+    EXPECT_EQ(test::read_text(path), whole);
+    j.append(nlohmann::ordered_json{{"id", "c"}}, "fingerprint");
+  }
+  int cut = 0;
+  const auto records = read_journal(path, &cut);  // the strict reader: a damaged line would throw
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2]["id"], "c");
+  EXPECT_EQ(cut, 0);
+}
+
 TEST(Journal, AKilledRunLeavesEveryFinishedTaskWhole) {
   const test::TempDir dir;
   const std::string journal = dir.path("r.jsonl");

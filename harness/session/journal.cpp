@@ -43,7 +43,8 @@ void write_all(int fd, const std::string& text, const std::string& path) {
 Journal::Journal(const std::string& path, const std::string& resumed) : path_(path) {
   if (path_.empty()) return;
   // not emptied before the lock is held: a second run must not destroy the journal the first is writing
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // read and write: a continued journal's cut last line is found by reading it (start)
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error("cannot write the journal " + path_ + " (" + std::strerror(errno) + ")");
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
@@ -76,17 +77,35 @@ Journal& Journal::operator=(Journal&& other) noexcept {
   return *this;
 }
 
+void Journal::truncate_cut_line(std::int64_t size) {
+  char buf[4096];
+  std::int64_t end = size;  // the file's bytes [0, end) hold no newline after `keep`
+  while (end > 0) {
+    const std::int64_t from = end > std::int64_t(sizeof buf) ? end - std::int64_t(sizeof buf) : 0;
+    const ssize_t n = ::pread(fd_, buf, static_cast<std::size_t>(end - from), from);
+    if (n != end - from) throw std::runtime_error("cannot read the journal " + path_ + " (" + std::strerror(n < 0 ? errno : EIO) + ")");
+    for (std::int64_t i = end - from; i > 0; --i)
+      if (buf[i - 1] == '\n') {
+        if (from + i == size) return;  // it ends with a whole line
+        if (::ftruncate(fd_, from + i) != 0)
+          throw std::runtime_error("cannot write the journal " + path_ + " (" + std::strerror(errno) + ")");
+        return;
+      }
+    end = from;
+  }
+  // no newline at all: not even the first record is whole
+  if (::ftruncate(fd_, 0) != 0) throw std::runtime_error("cannot write the journal " + path_ + " (" + std::strerror(errno) + ")");
+}
+
 void Journal::start(const nlohmann::ordered_json& header) {
   if (!on()) return;
   struct stat st {};
   if (::fstat(fd_, &st) != 0) throw std::runtime_error("cannot write the journal " + path_ + " (" + std::strerror(errno) + ")");
   if (continues_) {
-    // a run killed while writing left its last line cut: the next record starts on a line of its own (the cut
-    // one is then a damaged line the next resume ignores)
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-      char last = '\n';
-      if (::pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n') write_all(fd_, "\n", path_);
-    }
+    // a run killed while writing left its last line cut (a record longer than a page is written in several
+    // steps, and SIGKILL can stop it between them): that partial record is cut off, so the next record starts
+    // on a line of its own and the journal stays whole
+    if (S_ISREG(st.st_mode) && st.st_size > 0) truncate_cut_line(st.st_size);
     return;
   }
   if (S_ISREG(st.st_mode) && ::ftruncate(fd_, 0) != 0)

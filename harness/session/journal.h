@@ -44,6 +44,8 @@ class Journal {
 
  private:
   void write_line(nlohmann::ordered_json record);
+  // cuts a last line without its newline (a record a kill stopped) off the `size`-byte journal
+  void truncate_cut_line(std::int64_t size);
   std::string path_;
   int fd_ = -1;
   bool continues_ = false;
