@@ -66,14 +66,16 @@ ActivityComparison compare_activity(const Activity& model, const Activity& rtl, 
   return c;
 }
 
-ActivityFloor& ActivityFloor::operator+=(const ActivityFloor& o) {
-  mac_ops += o.mac_ops;
-  operand_a_read_bytes += o.operand_a_read_bytes;
-  operand_b_read_bytes += o.operand_b_read_bytes;
-  result_write_bytes += o.result_write_bytes;
-  dram_read_bytes += o.dram_read_bytes;
-  dram_write_bytes += o.dram_write_bytes;
-  return *this;
+ActivityComparison compare_activity(const BackendActivity& a, const CheckPolicy& policy) {
+  if (!a.model || !a.rtl) return {};
+  return compare_activity(*a.model, *a.rtl, a.model_unavailable, a.rtl_unavailable, policy);
+}
+
+BackendActivity finished_activity(const StreamResult* model, const StreamResult* rtl) {
+  BackendActivity a;
+  if (model && model->completed) a.model = model->activity, a.model_unavailable = model->activity_unavailable;
+  if (rtl && rtl->completed) a.rtl = rtl->activity, a.rtl_unavailable = rtl->activity_unavailable;
+  return a;
 }
 
 ActivityFloor activity_floor(const Task& t) {

@@ -11,6 +11,7 @@
 
 #include "harness/check/check_policy.h"
 #include "model/activity.h"
+#include "model/task_stream.h"
 #include "model/task.h"
 
 namespace s2 {
@@ -52,6 +53,10 @@ struct ActivityComparison {
 // named in either `unavailable` list are left out and listed.
 ActivityComparison compare_activity(const Activity& model, const Activity& rtl, const std::vector<std::string>& model_unavailable,
                                     const std::vector<std::string>& rtl_unavailable, const CheckPolicy& policy);
+// The same for both backends' counts as a check holds them; nothing compared unless both have counts.
+ActivityComparison compare_activity(const BackendActivity& a, const CheckPolicy& policy);
+// The counts of the runs that finished (a stream's StreamResult::activity and its activity_unavailable).
+BackendActivity finished_activity(const StreamResult* model, const StreamResult* rtl);
 
 // What the work a backend ran implies about its counts: a lower bound per count (0: none). A backend that
 // counts below one of them lost events (or the work did not run): every multiply-accumulate of the layer
@@ -63,7 +68,6 @@ struct ActivityFloor {
   std::uint64_t operand_b_read_bytes = 0;  // mla_b
   std::uint64_t result_write_bytes = 0;    // mla_out
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  ActivityFloor& operator+=(const ActivityFloor& o);
 };
 // A task of contract 1 on its PEs (operands in SRAM; no DRAM).
 ActivityFloor activity_floor(const Task& t);

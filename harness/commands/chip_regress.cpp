@@ -256,12 +256,8 @@ void judge_stream(const ChipRegressRequest& req, StreamCheck& k) {
   if (model.result) c.model_cycles = model.result->cycles;
   if (rtl.result) c.rtl_cycles = rtl.result->cycles;
   // the counts of the runs that finished, and the model's against the RTL's
-  if (model.completed()) c.activity.model = model.result->activity, c.activity.model_unavailable = model.result->activity_unavailable;
-  if (rtl.completed()) c.activity.rtl = rtl.result->activity, c.activity.rtl_unavailable = rtl.result->activity_unavailable;
-  ActivityComparison counts;
-  if (c.activity.model && c.activity.rtl)
-    counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
-                              req.policy);
+  c.activity = finished_activity(model.result ? &*model.result : nullptr, rtl.result ? &*rtl.result : nullptr);
+  const ActivityComparison counts = compare_activity(c.activity, req.policy);
   c.model_wall_s = model.wall_s;
   c.rtl_wall_s = rtl.wall_s;
   if (c.status != Status::Error) {

@@ -451,9 +451,7 @@ TaskComparison task_comparison_from_json(const nlohmann::ordered_json& j, const 
   const auto a = j.find("activity");
   c.activity = backend_activity_from_json(a != j.end() ? &*a : nullptr);
   c.activity_floor = json_member_or<std::vector<std::string>>(j, "activity_floor", {});
-  if (c.activity.rtl && c.activity.model)  // the deltas again (the status and flags are the record's)
-    c.activity_delta = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable,
-                                        c.activity.rtl_unavailable, CheckPolicy{});
+  c.activity_delta = compare_activity(c.activity, CheckPolicy{});  // the deltas again (the status and flags are the record's)
   for (const auto& pj : member(j, "pes")) {
     PeComparison p;
     p.pe = json_member<int>(pj, "pe");

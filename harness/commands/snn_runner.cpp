@@ -135,12 +135,8 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
   c.rtl_wall_s = k.rtl.wall_s;
   if (k.model.completed() && k.rtl.completed()) c.delta = cycle_delta(k.rtl.result->cycles, k.model.result->cycles);
   // the counts of the runs that finished, and the model's against the RTL's
-  if (k.model.completed()) c.activity.model = k.model.result->activity, c.activity.model_unavailable = k.model.result->activity_unavailable;
-  if (k.rtl.completed()) c.activity.rtl = k.rtl.result->activity, c.activity.rtl_unavailable = k.rtl.result->activity_unavailable;
-  ActivityComparison counts;
-  if (c.activity.model && c.activity.rtl)
-    counts = compare_activity(*c.activity.model, *c.activity.rtl, c.activity.model_unavailable, c.activity.rtl_unavailable,
-                              req.policy);
+  c.activity = finished_activity(k.model.result ? &*k.model.result : nullptr, k.rtl.result ? &*k.rtl.result : nullptr);
+  const ActivityComparison counts = compare_activity(c.activity, req.policy);
   Findings f;
   f.error = !k.model.error.empty() || !k.rtl.error.empty();
   f.hang = (k.model.result && !k.model.result->completed) || (k.rtl.result && !k.rtl.result->completed);
