@@ -17,6 +17,7 @@
 #include "harness/commands/flaw_limit.h"
 #include "harness/session/journal.h"
 #include "harness/commands/map_report.h"
+#include "harness/commands/design_report.h"
 #include "harness/commands/merge.h"
 #include "harness/commands/net_runner.h"
 #include "harness/outputs/output_files.h"
@@ -144,10 +145,11 @@ struct Requests {
   std::string check_file;
   s2::RunNetRequest net;
   s2::MergeRequest merge;
+  s2::DesignReportRequest design;
   s2::SnnRequest snn;
 };
 struct Commands {
-  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge, *snn;
+  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge, *snn, *design;
 };
 
 CLI::App* add_regress(CLI::App& app, Requests& q) {
@@ -409,6 +411,20 @@ CLI::App* add_merge(CLI::App& app, s2::MergeRequest& mgreq) {
   return mergecmd;
 }
 
+CLI::App* add_design_report(CLI::App& app, s2::DesignReportRequest& dreq) {
+  CLI::App* designcmd = app.add_subcommand(
+      "design-report", "put networks' whole runs in every MAC shape and strategy side by side: clocks, energy per component "
+                       "and the PE's area (thesis 5.4's question), from run-net --whole --energy --json reports");
+  designcmd->add_option("reports", dreq.reports, "the run-net --whole --energy --json reports (one per network, chip and MAC shape; merged shards too)")
+      ->required();
+  designcmd->add_option("--synth", dreq.synth_json, "one PE's area per MAC shape: the JSON of tools/synth.sh --json FILE");
+  designcmd->add_option("--reference", dreq.reference_mac, "the MAC shape the others are compared with (default 16x4)");
+  designcmd->add_option("--json", dreq.json_out, "write the design points as JSON (docs/contracts.md) to FILE");
+  add_result_outputs(designcmd, dreq.html_out, dreq.junit_out);
+  designcmd->add_option("--csv", dreq.csv_out, "write one CSV row per design point to FILE");
+  return designcmd;
+}
+
 // The text a generator made: to standard output, or written atomically to --out.
 int emit(const std::string& text, const std::string& out_file) {
   if (out_file.empty()) std::cout << text;
@@ -464,6 +480,7 @@ int dispatch(const Commands& cmd, Requests& q) {
   if (cmd.net->parsed()) return s2::run_net(q.net, std::cout, std::cerr);
   if (cmd.check->parsed()) return s2::check_model(q.check_file, std::cout, std::cerr);
   if (cmd.merge->parsed()) return s2::merge(q.merge, std::cout, std::cerr);
+  if (cmd.design->parsed()) return s2::design_report(q.design, std::cout, std::cerr);
   if (cmd.chip->parsed()) return s2::chip_regress(q.chip, std::cout, std::cerr);
   if (cmd.snn->parsed()) return s2::snn(q.snn, std::cout, std::cerr);
   try {
@@ -494,6 +511,7 @@ int run(int argc, char** argv) {
   cmd.net = add_run_net(app, q.net);
   add_run_net_outputs(cmd.net, q.net);
   cmd.merge = add_merge(app, q.merge);
+  cmd.design = add_design_report(app, q.design);
   cmd.snn = add_snn(app, q.snn);
   try {
     app.parse(argc, argv);

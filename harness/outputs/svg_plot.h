@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,10 @@ namespace s2 {
 
 // A plot's size and the margins around its axes, in SVG user units (pixels).
 constexpr double kPlotW = 900, kPlotH = 280, kLeft = 60, kRight = 20, kTop = 20, kBottom = 60;
+
+// Each energy component's colour in every energy plot and its legend, bottom to top (energy_pj's keys).
+inline constexpr std::pair<const char*, const char*> kEnergyColours[] = {
+    {"mac", "#1565c0"}, {"sram", "#2e7d32"}, {"noc", "#f9a825"}, {"dram", "#c62828"}, {"arm", "#6a1b9a"}, {"static", "#757575"}};
 
 inline std::string svg_open(const std::string& id, double width, double height) {
   return fmt::format("<svg class=\"plot\" id=\"{}\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\">\n", id, width,
