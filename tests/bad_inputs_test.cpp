@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/session/journal.h"
+#include "harness/commands/design_report.h"
 #include "harness/commands/merge.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/npy_file.h"
@@ -21,6 +22,7 @@
 #include "mapper/splitter.h"
 #include "model/energy_table.h"
 #include "model/hw_config.h"
+#include "model/text_file.h"
 #include "test_support.h"
 
 using namespace s2;
@@ -57,6 +59,10 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
       {"snn", [](const std::string& p) { read_snn_layer(p + "/weights.npy", p + "/spikes.npy"); }},
       // a shard's --json report as s2cosim merge reads it
       {"shard_report", [](const std::string& p) { check_shard_report(p); }},
+      // design-report's inputs: a run-net --whole --energy report, and tools/synth.sh --json's areas
+      {"design_report",
+       [](const std::string& p) { read_design_report_file(read_text_file(p, 1ull << 30, "run-net JSON report"), p, "16x4"); }},
+      {"synth_areas", [](const std::string& p) { parse_synth_areas(read_text_file(p, 1ull << 24, "tools/synth.sh JSON"), p); }},
       // the block runs run-net --resume takes from a journal
       {"block_records",
        [](const std::string& p) {

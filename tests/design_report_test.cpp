@@ -158,4 +158,22 @@ TEST(DesignReport, RefusesReportsThatAreNotOneComparison) {
   regress["results"]["command"] = "regress";
   refused({dir.write("regress.json", regress.dump())}, "a report of 'regress': design-report takes run-net reports");
   refused({dir.path("missing.json")}, "missing.json");
+  // some blocks only; clocks that are not clocks; a strategy that is none
+  RunNetRequest some;
+  some.net = dir.write("small.net", test_networks::kSmall);
+  some.target = "s2";
+  some.preset = "mini";
+  some.whole = true;
+  some.layers = {"CONV_1"};
+  some.energy = "default";
+  some.json_out = dir.path("some.json");
+  std::ostringstream o, e;
+  ASSERT_EQ(run_net(some, o, e), 0) << e.str();
+  refused({some.json_out}, "field 'layers': the run took some blocks only (--layers)");
+  nlohmann::json bent = test::read_json(a);
+  bent["category_cycles"]["fuse_reuse"]["CONV"] = -5;
+  refused({dir.write("bent.json", bent.dump())}, "field 'category_cycles.fuse_reuse.CONV': expected a number of clocks >= 0, got -5");
+  bent = test::read_json(a);
+  bent["category_cycles"]["fuse_fast"] = bent["category_cycles"]["fuse_reuse"];
+  refused({dir.write("bent.json", bent.dump())}, "field 'category_cycles.fuse_fast': not a strategy");
 }

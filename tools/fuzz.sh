@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-targets=(task_vectors layer_list config split_file journal shard_report npy onnx snn_layer energy_table)
+targets=(task_vectors layer_list config split_file journal shard_report npy onnx snn_layer energy_table design_report)
 bash tools/install-deps.sh clang libclang-rt-14-dev
 CXX=clang++ cmake -S . -B build-sanitized -DCMAKE_BUILD_TYPE=Release -DS2_SANITIZE=address,undefined -DS2_FUZZ=ON > /dev/null
 cmake --build build-sanitized -j "$(nproc)" --target "${targets[@]/#/fuzz_}"

@@ -106,6 +106,8 @@ DesignReportFile read_design_report_file(const std::string& text, const std::str
     throw std::runtime_error(path + ": a report of '" + rs.command + "': design-report takes run-net reports (run-net --whole --energy --json F)");
   if (!top.contains("whole") || top.at("whole") != true)
     throw bad(path, "whole", "missing: not a --whole run (a design point is the whole network: run-net --whole --energy ...)");
+  if (top.contains("layers"))
+    throw bad(path, "layers", "the run took some blocks only (--layers): a design point is the whole network");
   if (!rs.energy_table)
     throw bad(path, "results.energy_table", "missing: the run was not charged with energy (run-net ... --energy)");
   if (!rs.shard.whole())
@@ -168,9 +170,8 @@ DesignReportFile read_design_report_file(const std::string& text, const std::str
     }
     if (d.blocks == 0) {
       d.status = Status::Error;
-      problems.push_back("no block ran in this strategy");
-    }
-    if (!problems.empty())
+      d.message = "no block ran in this strategy (its clocks without its blocks' energy)";
+    } else if (!problems.empty())
       d.message = fmt::format("{} of {} blocks: {}{}", problems.size(), d.blocks, problems.front(),
                               problems.size() > 1 ? fmt::format(" (and {} more; see {})", problems.size() - 1, path) : "");
     f.points.push_back(std::move(d));

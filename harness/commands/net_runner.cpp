@@ -408,6 +408,7 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   if (!req.split_file.empty()) head["split_file"] = req.split_file;
   if (nr.stopped) head["stopped_by_signal"] = nr.stopped;  // the operations that finished before the stop
   if (req.whole) head["whole"] = true;
+  if (!req.layers.empty()) head["layers"] = req.layers;  // some blocks only (design-report refuses it as a whole network)
   if (!silicon.is_null()) head["silicon"] = silicon;
   if (!req.input_npy.empty()) head["input"] = req.input_npy;
   if (!output_record.is_null()) head["output"] = output_record;
