@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/outputs/grouped_bars.h"
 #include "harness/outputs/output_files.h"
@@ -187,6 +188,7 @@ struct Comparison {
   std::string energy_table_hash, energy_table_line;
   EnergyTable energy_table;
   std::optional<SynthAreas> synth;
+  std::vector<std::string> family_hashes;  // per network and chip: the configuration's hash, MAC shape apart
 };
 
 // Every report read, checked against the others (one energy table, one configuration apart from the MAC shape
@@ -211,7 +213,7 @@ Comparison read_comparison(const DesignReportRequest& req) {
     for (DesignPoint& d : f.points) {
       const std::string fam = d.network + " on " + d.chip;
       const auto [it, fresh] = family.emplace(fam, std::make_pair(f.family_hash, path));
-      if (fresh) order.push_back(fam);
+      if (fresh) order.push_back(fam), c.family_hashes.push_back(f.family_hash);
       else if (it->second.first != f.family_hash)
         throw std::runtime_error(fmt::format("{}: its configuration differs from {}'s in more than the MAC shape (hashes with "
                                              "the MAC shape set to {}: {} and {}): {} is not one design comparison",
@@ -392,6 +394,14 @@ ResultSet result_set(const Comparison& c, const DesignReportRequest& req, const 
   rs.command = "design-report";
   rs.title = fmt::format("{} design points from {} run-net reports", c.points.size(), c.inputs.size());
   rs.total = c.points.size();
+  std::vector<std::string> macs, chips;
+  for (const DesignPoint& d : c.points) {
+    if (std::find(macs.begin(), macs.end(), d.mac) == macs.end()) macs.push_back(d.mac);
+    if (std::find(chips.begin(), chips.end(), d.chip) == chips.end()) chips.push_back(d.chip);
+  }
+  rs.hardware = fmt::format("MAC {} on {} (each design point's configuration is its report's)", fmt::join(macs, ", "),
+                            fmt::join(chips, ", "));
+  rs.config_hash = fmt::format("{}", fmt::join(c.family_hashes, ", "));
   rs.energy_table = c.energy_table;
   rs.notes.push_back("energy: " + c.energy_table_line);
   if (c.synth)
@@ -399,6 +409,8 @@ ResultSet result_set(const Comparison& c, const DesignReportRequest& req, const 
                                    c.synth->commit, c.synth->date, c.synth->note));
   else
     rs.notes.push_back("area: not given (tools/synth.sh --json F, then --synth F)");
+  rs.notes.push_back("config hash: per network and chip, the configuration's with the MAC shape set to " + req.reference_mac +
+                     " (each design point's own is in its record)");
   for (const std::string& l : lines) rs.notes.push_back("finding: " + l);
   for (const std::string& in : c.inputs) rs.notes.push_back("report: " + in);
   for (std::size_t i = 0; i < c.points.size(); ++i) {
