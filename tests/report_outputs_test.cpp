@@ -431,7 +431,7 @@ TEST(Outputs, ActivityAndEnergyReachEveryOutput) {
   EXPECT_NE(junit.find("name=\"activity_and_energy\""), std::string::npos);
   EXPECT_NE(junit.find("not available from the RTL (not compared): noc_packets, noc_packet_hops"), std::string::npos) << junit;
   const std::string console = format_activity_and_energy(r);
-  EXPECT_NE(console.find("max |count delta| 0.498%, t1 mac_ops (bound 1%)"), std::string::npos) << console;
+  EXPECT_NE(console.find("max |event count delta| 0.498%, t1 mac_ops (bound 1%)"), std::string::npos) << console;
   EXPECT_NE(console.find("uncalibrated"), std::string::npos) << console;
 }
 

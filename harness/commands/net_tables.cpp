@@ -304,6 +304,25 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
       if (r.status != Status::Pass) failed_ops.push_back(r.block);
     }
   }
+  // the activity counts: each backend's against its block's floor, model against RTL (check_block_activity)
+  int floored = 0, floors_held = 0, counts_compared = 0, counts_within = 0;
+  std::optional<double> worst_event, worst_clock;
+  std::string worst_event_count;
+  for (const BlockRun& r : runs) {
+    if (!r.error.empty()) continue;
+    const auto has = [&](const char* what) {
+      return std::any_of(r.activity_findings.begin(), r.activity_findings.end(),
+                         [&](const std::string& f) { return f.find(what) != std::string::npos; });
+    };
+    ++floored;
+    floors_held += !has("below what the block implies");
+    if (r.activity_delta.counts.empty()) continue;
+    ++counts_compared;
+    counts_within += !r.activity_delta.deviates();
+    std::string which;
+    if (const auto w = r.activity_delta.worst(&which, false); w && (!worst_event || *w > *worst_event)) worst_event = w, worst_event_count = which;
+    if (const auto w = r.activity_delta.worst(nullptr, true); w && (!worst_clock || *w > *worst_clock)) worst_clock = w;
+  }
   const int ranked_same = static_cast<int>(std::count(ranked.begin(), ranked.end(), true));
   out << "\ntargets (measured by this run):\n";
   auto target = [&](bool met, const std::string& what) { out << fmt::format("  [{}] {}\n", met ? "met " : "MISS", what); };
@@ -322,6 +341,18 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
                                                 "(operations passing on every strategy run: {})",
                                                 100 * policy.deviation_bound, compared_ok, compared, ops.empty() ? "none" : ops));
   }
+  if (counts_compared)
+    target(counts_within == counts_compared,
+           fmt::format("model's activity counts within {:g}% of the RTL's (busy and idle clocks within {:g}% of the span): {} of {} "
+                       "block runs ({}; worst clock count {})",
+                       100 * policy.activity_deviation_bound, 100 * policy.deviation_bound, counts_within, counts_compared,
+                       !worst_event ? std::string("no event count compared")
+                       : *worst_event == 0 ? std::string("every event count equal")
+                                           : fmt::format("worst event count {} {:.3f}%", worst_event_count, 100 * *worst_event),
+                       worst_clock ? fmt::format("{:.3f}% of the span", 100 * *worst_clock) : "-"));
+  if (floored)
+    target(floors_held == floored, fmt::format("every count at least what its block implies (MACs, weights and input read from DRAM, "
+                                               "output written): {} of {} block runs", floors_held, floored));
   if (categories.cells)
     target(categories.within == categories.cells,
            fmt::format("whole network within {:g}% of Table 5.10 per category: {} of {} categories",
@@ -339,7 +370,7 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
     target(speed.model_rate() >= policy.net.chip_speed_ratio * speed.rtl_rate(),
            fmt::format("model at least {:g}x the RTL's simulated chip clocks per wall second on these runs: {:.0f}x",
                        policy.net.chip_speed_ratio, speed.model_rate() / speed.rtl_rate()));
-  if (!thesis_cells && ranked.empty() && !compared && !categories.cells && !(both_rates && target_is_chip(req)))
+  if (!thesis_cells && ranked.empty() && !compared && !categories.cells && !floored && !(both_rates && target_is_chip(req)))
     out << "  none measured: no thesis clocks for these operations, and no RTL run (--backend both)\n";
   for (const std::string& s : skipped) out << "not run: " << s << "\n";
 }

@@ -120,11 +120,8 @@ std::string energy_table_line(const EnergyTable& t);
 // "12.3 nJ" / "4.56 uJ" / "7.89 mJ" from picojoules
 std::string format_energy(double pj);
 // The console's lines on the counts and the energy ("" when no check has counts): how far the model's counts
-// are from the RTL's at most, over which checks; with a table, the run's energy per component and its stamp.
+// are from the RTL's at most, events and clocks apart, over which checks; with a table, the run's energy per component and its stamp.
 std::string format_activity_and_energy(const ResultSet& r);
-// The largest |(model - rtl) / rtl| of a check's counts both backends observed (an RTL 0 against a model's
-// non-zero: infinity); nullopt without both.
-std::optional<double> max_count_delta(const CheckResult& c, std::string* which = nullptr);
 
 // Parses "pass", "mismatch", ...; throws std::invalid_argument for anything else.
 Status parse_status(const std::string& s);
