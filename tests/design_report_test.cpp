@@ -69,6 +69,7 @@ TEST(DesignReport, PutsEveryMacShapeAndStrategySideBySideFromTheRunsOwnFigures) 
   EXPECT_NE(r.out.find("small on mini, fuse_reuse: 8x4 takes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("with 0.70x the PE's logic (0.50x the MAC array's)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("estimates, uncalibrated"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16x4: DRAM's share of the FC blocks' energy: fuse_noreuse "), std::string::npos) << r.out;
 
   const nlohmann::json d = test::read_json(req.json_out);
   const nlohmann::json ra = test::read_json(a), rb = test::read_json(b);
@@ -95,6 +96,10 @@ TEST(DesignReport, PutsEveryMacShapeAndStrategySideBySideFromTheRunsOwnFigures) 
     EXPECT_EQ(p["blocks"].get<std::size_t>(), blocks);
     EXPECT_NEAR(p["energy_pj"]["total"].get<double>(), total, 1e-6 * total);
     EXPECT_GT(total, 0);
+    double by_kind = 0;  // the kinds of block (CONV, FC) split the same energy
+    for (const auto& [kind, e] : p["energy_by_kind_pj"].items()) by_kind += e["total"].get<double>();
+    EXPECT_NEAR(by_kind, total, 1e-6 * total);
+    EXPECT_TRUE(p["energy_by_kind_pj"].contains("FC"));
     EXPECT_EQ(p["pe_area"]["transistors"].get<int>(), mac == "16x4" ? 1000 : 700);
     const nlohmann::json& ref = d["designs"][i - (mac == "8x4" ? 1 : 0)];
     EXPECT_DOUBLE_EQ(p["vs_reference"]["clocks"].get<double>(), p["clocks"].get<double>() / ref["clocks"].get<double>());

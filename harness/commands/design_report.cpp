@@ -163,6 +163,8 @@ DesignReportFile read_design_report_file(const std::string& text, const std::str
       if (c.status != Status::Pass) problems.push_back(fmt::format("{} {}", c.name, to_string(c.status)));
       if (c.energy) {
         d.energy += *c.energy;
+        const std::string block = label(c, "block");
+        d.energy_by_kind[block.substr(0, block.rfind('_'))] += *c.energy;  // CONV_12 -> CONV, CONV_SC_14 -> CONV_SC
         ++d.blocks_charged;
       } else {
         d.status = std::min(d.status, Status::Error);
@@ -299,6 +301,31 @@ std::vector<std::string> findings(const Comparison& c, const DesignReportRequest
                             ratio(double(d->area->mla_transistors), double(r->area->mla_transistors)));
       lines.push_back(line);
     }
+    // what moving data costs per kind of block: DRAM's share of its energy, per strategy (the reference shape's)
+    std::map<std::string, std::vector<std::pair<std::string, double>>> dram_share;  // kind -> (strategy, share)
+    for (const DesignPoint* d : ps)
+      if (d->mac == req.reference_mac)
+        for (const auto& [kind, e] : d->energy_by_kind)
+          if (e.total() > 0) dram_share[kind].emplace_back(d->strategy, e.dram / e.total());
+    for (const auto& [kind, shares] : dram_share) {
+      std::string parts;
+      for (const auto& [st, sh] : shares) parts += fmt::format("{}{} {:.0f}%", parts.empty() ? "" : ", ", st, 100 * sh);
+      lines.push_back(fmt::format("{}, {}: DRAM's share of the {} blocks' energy: {}", fam, req.reference_mac, kind, parts));
+    }
+    if (dram_share.count("FC") && dram_share.count("CONV")) {
+      auto lowest = [](const std::vector<std::pair<std::string, double>>& v) {
+        return *std::min_element(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+      };
+      const auto fc = lowest(dram_share["FC"]), conv = lowest(dram_share["CONV"]);
+      if (fc.second > 0.5 && conv.second < fc.second)
+        lines.push_back(fmt::format("{}: FC blocks spend most of their energy moving data from DRAM in every strategy (at least {:.0f}%); "
+                                    "convolutions spend less, least in {} ({:.0f}%)",
+                                    fam, 100 * fc.second, conv.first, 100 * conv.second));
+      else
+        lines.push_back(fmt::format("{}: FC blocks do not spend the most of their energy on DRAM here (at least {:.0f}% in {}; "
+                                    "convolutions at least {:.0f}% in {})",
+                                    fam, 100 * fc.second, fc.first, 100 * conv.second, conv.first));
+    }
     auto best = [&](auto value) {
       const DesignPoint* b = nullptr;
       for (const DesignPoint* d : ps)
@@ -322,10 +349,12 @@ nlohmann::ordered_json area_json(const std::optional<PeArea>& a) {
 nlohmann::ordered_json design_json(const DesignPoint& d, const DesignPoint* r, const std::string& reference_mac) {
   nlohmann::ordered_json cats = nlohmann::ordered_json::object();
   for (const auto& [k, v] : d.category_clocks) cats[k] = v;
+  nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
+  for (const auto& [k, e] : d.energy_by_kind) by_kind[k] = to_json(e);
   nlohmann::ordered_json j{{"network", d.network},       {"chip", d.chip},
                            {"mac", d.mac},               {"strategy", d.strategy},
                            {"clocks", d.clocks},         {"category_clocks", cats},
-                           {"energy_pj", to_json(d.energy)}, {"pe_area", area_json(d.area)},
+                           {"energy_pj", to_json(d.energy)}, {"energy_by_kind_pj", by_kind}, {"pe_area", area_json(d.area)},
                            {"blocks", d.blocks},         {"blocks_charged", d.blocks_charged},
                            {"status", to_string(d.status)}, {"message", d.message},
                            {"report", d.report},         {"config_hash", d.config_hash}};

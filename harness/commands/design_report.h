@@ -47,6 +47,7 @@ struct DesignPoint {
   std::uint64_t clocks = 0;    // the network's clocks, Table 5.10's sum (model, ARM timed)
   std::map<std::string, std::uint64_t> category_clocks;  // Table 5.10's categories
   EnergyBreakdown energy;      // summed over the blocks charged
+  std::map<std::string, EnergyBreakdown> energy_by_kind;  // the same per kind of block: "CONV", "FC", "POOL" (its name's stem)
   std::size_t blocks = 0, blocks_charged = 0;
   Status status = Status::Pass;  // the worst of its blocks' (a block without energy: error)
   std::string message;           // why it is not pass
