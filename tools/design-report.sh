@@ -5,7 +5,7 @@
 #   bash tools/design-report.sh [--out DIR] [--net NET ...] [--mac SHAPE ...] [--preset P] [--jobs N] [--energy TABLE]
 # Defaults: DIR design-report/, nets vgg16 resnet50, shapes 16x4 16x2 8x4, preset prototype, N = cores.
 # Run it again to go on: a finished run is kept, an interrupted one resumes from its journal (DIR/NET-SHAPE.json.jsonl).
-# Needs build/s2cosim (bash tools/build.sh). On 2 cores the six runs take about 75 min (docs/energy.md).
+# Needs build/s2cosim (bash tools/build.sh). The six runs take about 100 CPU-minutes, an hour on 2 cores (docs/figures.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=design-report
