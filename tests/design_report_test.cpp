@@ -112,7 +112,7 @@ TEST(DesignReport, PutsEveryMacShapeAndStrategySideBySideFromTheRunsOwnFigures) 
   EXPECT_EQ(d["results"]["energy_table_hash"], ra["results"]["energy_table_hash"]);
   // every output has every point; the HTML its panels
   const std::string html = test::read_text(req.html_out);
-  for (const char* id : {"plot-design-1-clocks", "plot-design-1-energy", "plot-design-1-area", "plot-energy"})
+  for (const char* id : {"plot-design-1-clocks", "plot-design-1-energy", "plot-design-area", "plot-energy"})
     EXPECT_NE(html.find(id), std::string::npos) << id;
   const std::string csv = test::read_text(req.csv_out);
   EXPECT_NE(csv.find("small mini 8x4 fuse_reuse,small on mini,small,mini,8x4,fuse_reuse,700,pass"), std::string::npos) << csv;

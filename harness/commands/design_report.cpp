@@ -371,7 +371,8 @@ nlohmann::ordered_json design_json(const DesignPoint& d, const DesignPoint* r, c
   return j;
 }
 
-// Per network and chip: clocks, energy by component and the PE's area, grouped by strategy, a bar per MAC shape.
+// Per network and chip: clocks and energy by component, grouped by strategy, a bar per MAC shape; then the PE's
+// area per MAC shape (one panel: it is the shape's, whatever the network).
 std::vector<ReportFigure> design_figures(const Comparison& c) {
   std::vector<ReportFigure> figs;
   std::vector<std::string> fams;
@@ -386,7 +387,6 @@ std::vector<ReportFigure> design_figures(const Comparison& c) {
   };
   for (std::size_t k = 0; k < fams.size(); ++k) {
     std::vector<BarGroup> clocks, energy;
-    std::map<std::string, PeArea> areas;
     for (const DesignPoint& d : c.points) {
       if (d.network + " on " + d.chip != fams[k]) continue;
       if (clocks.empty() || clocks.back().label != d.strategy) {
@@ -398,22 +398,25 @@ std::vector<ReportFigure> design_figures(const Comparison& c) {
       const nlohmann::ordered_json ej = to_json(d.energy);
       for (const auto& [comp, colour] : kEnergyColours) e.segments.push_back({comp, ej.at(comp).get<double>(), colour});
       energy.back().bars.push_back(e);
-      if (d.area) areas[d.mac] = *d.area;
     }
     const std::string id = fmt::format("plot-design-{}", k + 1);
     figs.push_back({fams[k] + ": clocks", "the whole network's clocks (thesis Table 5.10's sum, ARM timed, model) per strategy, a bar per MAC shape",
                     grouped_bar_plot(id + "-clocks", "clocks", clocks, [](double v) { return fmt::format("{:.3g}", v); })});
     figs.push_back({fams[k] + ": energy", "the whole network's energy per strategy and MAC shape, stacked by component (estimates, uncalibrated: compare ratios)",
                     grouped_bar_plot(id + "-energy", "energy", energy, format_energy)});
-    if (!areas.empty()) {
-      BarGroup g{"one PE", {}};
-      for (const std::string& m : macs)
-        if (areas.count(m))
-          g.bars.push_back({m, {{"MAC array", double(areas[m].mla_transistors), "#1565c0"},
-                                {"rest of the PE", double(areas[m].transistors - areas[m].mla_transistors), "#9e9e9e"}}});
-      figs.push_back({fams[k] + ": area", "one PE's logic per MAC shape in transistors (Yosys generic cells; the SRAM's storage not counted)",
-                      grouped_bar_plot(id + "-area", "transistors", {g}, [](double v) { return fmt::format("{:.3g}", v); })});
-    }
+  }
+  // the area is the MAC shape's, whatever the network: one panel
+  std::map<std::string, PeArea> areas;
+  for (const DesignPoint& d : c.points)
+    if (d.area) areas[d.mac] = *d.area;
+  if (!areas.empty()) {
+    BarGroup g{"one PE", {}};
+    for (const std::string& m : macs)
+      if (areas.count(m))
+        g.bars.push_back({m, {{"MAC array", double(areas[m].mla_transistors), "#1565c0"},
+                              {"rest of the PE", double(areas[m].transistors - areas[m].mla_transistors), "#9e9e9e"}}});
+    figs.push_back({"area per MAC shape", "one PE's logic per MAC shape in transistors (Yosys generic cells; the SRAM's storage not counted)",
+                    grouped_bar_plot("plot-design-area", "transistors", {g}, [](double v) { return fmt::format("{:.3g}", v); })});
   }
   return figs;
 }
