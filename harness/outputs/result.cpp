@@ -169,14 +169,14 @@ std::string format_activity_and_energy(const ResultSet& r) {
     if (const auto d = a.worst(&count, true); d && (!worst_clock || *d > *worst_clock)) worst_clock = d, clock_at = c.name + " " + count;
   }
   if (!counted) return out;
-  const auto worst = [](const std::optional<double>& w, const std::string& at) {
-    return !w ? std::string("-") : *w == 0 ? std::string("0: all equal") : std::isinf(*w) ? "inf, " + at : fmt::format("{:.3f}%, {}", 100 * *w, at);
+  const auto worst = [](const std::optional<double>& w, const std::string& at, const char* of) {
+    return !w ? std::string("-") : *w == 0 ? std::string("0: all equal") : std::isinf(*w) ? "inf, " + at : fmt::format("{:.3f}%{}, {}", 100 * *w, of, at);
   };
   if (both)
     out += fmt::format("activity: model against RTL on {} checks, max |event count delta| {} (bound {:g}%), max |clock count delta| "
-                       "{} of the span (bound {:g}%)\n",
-                       both, worst(worst_event, event_at), 100 * r.policy.activity_deviation_bound, worst(worst_clock, clock_at),
-                       100 * r.policy.deviation_bound);
+                       "{} (bound {:g}% of the span)\n",
+                       both, worst(worst_event, event_at, ""), 100 * r.policy.activity_deviation_bound,
+                       worst(worst_clock, clock_at, " of the span"), 100 * r.policy.deviation_bound);
   // the counts a backend could not observe: not compared; charged only from a backend that has them
   for (const char* who : {"model", "rtl"}) {
     std::vector<std::string> unavailable;
