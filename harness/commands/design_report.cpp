@@ -193,11 +193,14 @@ struct Comparison {
   std::vector<std::string> family_hashes;  // per network and chip: the configuration's hash, MAC shape apart
 };
 
+// What a design point is compared within: its network on its chip ("vgg16 on prototype").
+std::string family(const DesignPoint& d) { return d.network + " on " + d.chip; }
+
 // Every report read, checked against the others (one energy table, one configuration apart from the MAC shape
 // per network and chip, no design point twice) and ordered.
 Comparison read_comparison(const DesignReportRequest& req) {
   Comparison c;
-  std::map<std::string, std::pair<std::string, std::string>> family;  // network/chip -> hash, file
+  std::map<std::string, std::pair<std::string, std::string>> hash_of;  // network/chip -> hash, file
   std::map<std::string, std::string> seen;                             // design point -> file
   std::vector<std::string> order;                                      // network/chip, first read first
   for (const std::string& path : req.reports) {
@@ -213,8 +216,8 @@ Comparison read_comparison(const DesignReportRequest& req) {
     }
     c.inputs.push_back(path);
     for (DesignPoint& d : f.points) {
-      const std::string fam = d.network + " on " + d.chip;
-      const auto [it, fresh] = family.emplace(fam, std::make_pair(f.family_hash, path));
+      const std::string fam = family(d);
+      const auto [it, fresh] = hash_of.emplace(fam, std::make_pair(f.family_hash, path));
       if (fresh) order.push_back(fam), c.family_hashes.push_back(f.family_hash);
       else if (it->second.first != f.family_hash)
         throw std::runtime_error(fmt::format("{}: its configuration differs from {}'s in more than the MAC shape (hashes with "
@@ -232,7 +235,7 @@ Comparison read_comparison(const DesignReportRequest& req) {
       if (const auto a = c.synth->by_mac.find(d.mac); a != c.synth->by_mac.end()) d.area = a->second;
   }
   auto fam_rank = [&](const DesignPoint& d) {
-    return std::find(order.begin(), order.end(), d.network + " on " + d.chip) - order.begin();
+    return std::find(order.begin(), order.end(), family(d)) - order.begin();
   };
   std::stable_sort(c.points.begin(), c.points.end(), [&](const DesignPoint& a, const DesignPoint& b) {
     auto key = [&](const DesignPoint& d) {
@@ -257,8 +260,8 @@ std::string console_table(const Comparison& c, const DesignReportRequest& req) {
   std::string fam;
   const std::string x = "x" + req.reference_mac;
   for (const DesignPoint& d : c.points) {
-    if (d.network + " on " + d.chip != fam) {
-      fam = d.network + " on " + d.chip;
+    if (family(d) != fam) {
+      fam = family(d);
       out += fmt::format("\n{}\n{:<6} {:<15} {:>12} {:>7} {:>11} {:>7}  {:>5} {:>5} {:>5} {:>5} {:>5} {:>6}  {:>12} {:>7}  {}\n",
                          fam, "mac", "strategy", "clocks", x, "energy", x, "MAC%", "SRAM%", "NoC%", "DRAM%", "ARM%", "stat%",
                          "PE transist.", x, "status");
@@ -283,7 +286,7 @@ std::vector<std::string> findings(const Comparison& c, const DesignReportRequest
   std::map<std::string, std::vector<const DesignPoint*>> by_fam;
   std::vector<std::string> fams;
   for (const DesignPoint& d : c.points) {
-    const std::string fam = d.network + " on " + d.chip;
+    const std::string fam = family(d);
     if (!by_fam.count(fam)) fams.push_back(fam);
     by_fam[fam].push_back(&d);
   }
@@ -377,7 +380,7 @@ std::vector<ReportFigure> design_figures(const Comparison& c) {
   std::vector<ReportFigure> figs;
   std::vector<std::string> fams;
   for (const DesignPoint& d : c.points)
-    if (std::find(fams.begin(), fams.end(), d.network + " on " + d.chip) == fams.end()) fams.push_back(d.network + " on " + d.chip);
+    if (std::find(fams.begin(), fams.end(), family(d)) == fams.end()) fams.push_back(family(d));
   const char* mac_colours[] = {"#1565c0", "#ef6c00", "#2e7d32", "#6a1b9a", "#757575"};
   std::vector<std::string> macs;
   for (const DesignPoint& d : c.points)
@@ -388,7 +391,7 @@ std::vector<ReportFigure> design_figures(const Comparison& c) {
   for (std::size_t k = 0; k < fams.size(); ++k) {
     std::vector<BarGroup> clocks, energy;
     for (const DesignPoint& d : c.points) {
-      if (d.network + " on " + d.chip != fams[k]) continue;
+      if (family(d) != fams[k]) continue;
       if (clocks.empty() || clocks.back().label != d.strategy) {
         clocks.push_back({d.strategy, {}});
         energy.push_back({d.strategy, {}});
@@ -450,7 +453,7 @@ ResultSet result_set(const Comparison& c, const DesignReportRequest& req, const 
     CheckResult r;
     r.index = i;
     r.name = fmt::format("{} {} {} {}", d.network, d.chip, d.mac, d.strategy);
-    r.group = d.network + " on " + d.chip;
+    r.group = family(d);
     r.status = d.status;
     r.message = d.message;
     r.labels = {{"network", d.network}, {"chip", d.chip}, {"mac", d.mac}, {"strategy", d.strategy},
