@@ -249,7 +249,7 @@ void check_block_activity(BlockRun& r, const ActivityFloor& floor, const CheckPo
   for (const auto& [who, run] : {std::pair{"model", &r.model}, std::pair{"rtl", &r.rtl}})
     if (*run && (*run)->completed)
       for (const std::string& line : activity_below_floor((*run)->activity, floor, (*run)->activity_unavailable))
-        r.activity_findings.push_back(std::string(who) + " activity below what the block implies: " + line);
+        r.activity_findings.push_back(std::string(who) + " " + kBelowBlockFloor + ": " + line);
   if (r.model && r.rtl && r.model->completed && r.rtl->completed) {
     r.activity_delta = compare_activity(r.model->activity, r.rtl->activity, r.model->activity_unavailable,
                                         r.rtl->activity_unavailable, policy);

@@ -63,6 +63,9 @@ struct BlockRun {
   ActivityComparison activity_delta;
   std::vector<std::string> activity_findings;  // one line each: a count off, or below its floor
 };
+// How a finding of a count below its block's floor reads ("model activity below what the block implies: ..."):
+// the journal keeps findings as text, and run-net's targets tell the floors' from the comparison's by it.
+inline constexpr const char* kBelowBlockFloor = "activity below what the block implies";
 
 // What a block's work implies about its counts (a lower bound per count; activity_comparator.h): every MAC of
 // its core operation issued; its weights read from DRAM at least once, its input too where it is in DRAM

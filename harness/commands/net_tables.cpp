@@ -310,12 +310,9 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
   std::string worst_event_count;
   for (const BlockRun& r : runs) {
     if (!r.error.empty()) continue;
-    const auto has = [&](const char* what) {
-      return std::any_of(r.activity_findings.begin(), r.activity_findings.end(),
-                         [&](const std::string& f) { return f.find(what) != std::string::npos; });
-    };
     ++floored;
-    floors_held += !has("below what the block implies");
+    floors_held += std::none_of(r.activity_findings.begin(), r.activity_findings.end(),
+                                [](const std::string& f) { return f.find(kBelowBlockFloor) != std::string::npos; });
     if (r.activity_delta.counts.empty()) continue;
     ++counts_compared;
     counts_within += !r.activity_delta.deviates();
