@@ -36,16 +36,19 @@ int run_suite_and_signal(const std::string& json, const std::string& journal, in
   return run_and_signal([&](std::ostream& o, std::ostream& e) { return regress(req, o, e); }, journal, after + 1, sig);
 }
 
+// A finished journal at `path`: its header and one record, id "b" with fingerprint "fingerprint".
+void write_header_and_one_record(const std::string& path) {
+  Journal j(path);
+  j.start(nlohmann::ordered_json{{"journal", "test"}});
+  j.append(nlohmann::ordered_json{{"id", "b"}}, "fingerprint");
+}
+
 }  // namespace
 
 TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
   const test::TempDir dir;
   const std::string path = dir.path("j.jsonl");
-  {
-    Journal j(path);
-    j.start(nlohmann::ordered_json{{"journal", "test"}});
-    j.append(nlohmann::ordered_json{{"id", "b"}}, "fingerprint");
-  }
+  write_header_and_one_record(path);
   std::ofstream(path, std::ios::app) << "{\"id\": \"c\", \"n";  // killed while writing
   int cut = 0;
   const auto records = read_journal(path, &cut);
@@ -72,11 +75,7 @@ TEST(Journal, ACutLastLineIsDroppedAndAMalformedLineIsNamed) {
 TEST(Journal, AContinuedJournalCutsOffAKilledRecordBeforeItAppends) {
   const test::TempDir dir;
   const std::string path = dir.path("j.jsonl");
-  {
-    Journal j(path);
-    j.start(nlohmann::ordered_json{{"journal", "test"}});
-    j.append(nlohmann::ordered_json{{"id", "b"}}, "fingerprint");
-  }
+  write_header_and_one_record(path);
   const std::string whole = test::read_text(path);
   std::ofstream(path, std::ios::app) << "{\"id\": \"c\", \"long\": \"" << std::string(5000, 'x');  // killed while writing
   {
