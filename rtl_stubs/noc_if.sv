@@ -52,7 +52,9 @@ module noc_if
     output logic [15:0]  s_be,
     input  logic         s_grant,
     input  logic         s_rsp,
-    input  logic [127:0] sram_rdata
+    input  logic [127:0] sram_rdata,
+    // nothing in flight here: both outbound FIFOs empty and the NoC slave idle
+    output logic         idle
 );
   // ---------------- outbound, one FIFO per class ----------------
   logic [NUM_CLASSES-1:0]              ob_push, ob_full, ob_empty;
@@ -167,6 +169,8 @@ module noc_if
   assign dma_rd_rsp_data = rs.data;
   assign dma_ack = ce && in_valid[CLS_RSP] && rsp_is_ack;
   assign in_pop[CLS_RSP] = ce && in_valid[CLS_RSP];
+
+  assign idle = ob_empty == '1 && sl_state == SL_IDLE;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin

@@ -35,7 +35,10 @@ module noc_router
     // host's are the test bench's, not the chip's work), and packets accepted for a mesh link (a hop each;
     // the neighbour counts the next)
     output logic [63:0] noc_packets,
-    output logic [63:0] noc_packet_hops
+    output logic [63:0] noc_packet_hops,
+    // nothing in flight: the pipeline and every output FIFO empty (with no input valid, a clock changes
+    // nothing that is read: the pipeline's payload registers behind an empty valid are not)
+    output logic     idle
 );
   localparam int CW = $clog2((OUT_DEPTH > LINK_DEPTH ? OUT_DEPTH : LINK_DEPTH) + 1);
   localparam int IW = $clog2(NUM_CH);
@@ -127,6 +130,12 @@ module noc_router
       end
       if (acc_v) rr <= (acc_ch == IW'(NUM_CH - 1)) ? '0 : acc_ch + 1'b1;
     end
+  end
+
+  always_comb begin
+    idle = 1'b1;
+    for (int s = 0; s < LATENCY; s++) if (pipe_v[s]) idle = 1'b0;
+    for (int c = 0; c < NUM_CH; c++) if (!out_empty[c]) idle = 1'b0;
   end
 
   for (genvar c = 0; c < NUM_CH; c++) begin : g_out
