@@ -192,6 +192,9 @@ struct StreamResult {
   Activity activity;
   std::vector<Activity> pe_activity, dram_activity, router_activity;
   std::vector<std::string> activity_unavailable;  // counts this backend cannot observe: "not available"
+  // RTL, how it was simulated (not part of what it did: any simulation gives the same figures above): QPE
+  // NoC clocks evaluated, of all QPEs' NoC clocks simulated (activity-driven evaluation skips the rest)
+  std::uint64_t qpe_clocks_evaluated = 0, qpe_clocks_simulated = 0;
 };
 
 // The memories a system's run starts from and leaves: its DRAMs (each resized to the stream's dram_bytes),

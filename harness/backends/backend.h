@@ -80,8 +80,17 @@ class StreamBackend {
 };
 // The model of cfg.chip (QPE-DRAM or the chip).
 std::unique_ptr<StreamBackend> make_model_stream_backend(const HwConfig& cfg);
+
+// How the chip RTL is simulated, not what it is: a run's results are the same for every choice, only its
+// wall time differs (tests/chip_rtl_eval_test.cpp holds them equal).
+struct RtlSimOptions {
+  int threads = 0;           // threads evaluating the QPEs in parallel, the caller's included; 0: the machine's cores
+  bool active_only = true;   // evaluate a QPE only while something is in flight in it or arrives at it (--rtl-eval active)
+  int resolved_threads() const;  // threads, 0 resolved to the machine's cores
+  std::string describe() const;  // "2 threads, active QPEs only"
+};
 // QPE-DRAM or the chip on the Verilated RTL (harness/backends/rtl/rtl_chip.h); throws as make_rtl_backend does.
-std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg);
+std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg, const RtlSimOptions& sim = {});
 // Throws std::runtime_error if no RTL build matches cfg (MAC shape, or parameters the RTL fixes).
 std::unique_ptr<Backend> make_rtl_backend(const HwConfig& cfg);
 

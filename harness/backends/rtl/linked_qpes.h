@@ -5,8 +5,16 @@
 // shows the two clock-for-clock equal (flat_chip.h is chip.sv verilated flat).
 //
 // A fabric of RtlChip (rtl_chip.h): reset, the clocks, each QPE's ports (qpe_ports.h) and SRAMs, waveforms.
+//
+// How it is simulated (RtlSimOptions, backend.h) changes only the wall time: the QPEs of a phase are evaluated
+// on a pool of threads (worker_pool.h; each QPE's model is its own, the links are copied between phases on
+// one thread), and with active_only a QPE that is idle (qpe.sv `idle`: nothing in flight) and has no input
+// this clock (no ARM write, mesh packet or DRAM packet) is not evaluated: a clock would change nothing in it
+// but its PE clock enable and count, which QpeTop::advance_idle moves on when it next wakes. Waveforms
+// evaluate every QPE.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,8 +24,10 @@
 
 #include <fmt/format.h>
 
+#include "harness/backends/backend.h"
 #include "harness/backends/rtl/qpe_ports.h"
 #include "harness/backends/rtl/qpe_top.h"
+#include "harness/backends/rtl/worker_pool.h"
 #include "model/hw_config.h"
 #include "model/noc/mesh.h"
 
@@ -46,17 +56,41 @@ class LinkedQpes {
         const int d = m / 2, nb = mesh.neighbour(q, d);
         if (nb >= 0) links_[static_cast<std::size_t>(q)].push_back({m, nb, ((d + 2) % Mesh::kDirections) * 2 + m % 2});
       }
+    quiet_.assign(static_cast<std::size_t>(n), 0);
+    awake_.assign(static_cast<std::size_t>(n), 1);
+    skipped_edges_.assign(static_cast<std::size_t>(n), 0);
+    simulate(RtlSimOptions{});
   }
+
+  // How the next runs are simulated. Activity-driven evaluation needs every QPE to report idle and publish
+  // its free-running state (QpeTop::can_sleep); a QPE RTL that does not is evaluated every clock
+  // (active_only() says which applies).
+  void simulate(const RtlSimOptions& sim) {
+    sim_ = sim;
+    const int threads = std::min(sim.resolved_threads(), qpes());
+    if (!pool_ || pool_->threads() != threads) pool_ = std::make_unique<WorkerPool>(threads);
+    can_sleep_ = true;
+    for (int q = 0; q < qpes(); ++q) can_sleep_ = can_sleep_ && qpe(q).can_sleep();
+  }
+  bool active_only() const { return sim_.active_only && can_sleep_ && !waves_; }
+  int threads() const { return pool_->threads(); }
+  // QPE NoC clocks evaluated and QPE NoC clocks simulated since the last reset (their ratio: the share
+  // activity-driven evaluation could not skip)
+  std::uint64_t qpe_clocks_evaluated() const { return evaluated_; }
+  std::uint64_t qpe_clocks() const { return clocks_ * static_cast<std::uint64_t>(qpes()); }
 
   int qpes() const { return static_cast<int>(qpes_.size()); }
   std::size_t sram_bytes() const { return qpes_.front()->sram_bytes(); }
   QpePorts<V> ports(int q) { return QpePorts<V>(qpe(q).top(), 0); }
-  std::uint64_t cycle() { return qpe(0)->cycle; }
+  std::uint64_t cycle() { return skipped_edges_[0] ? qpe(0).cycle_after(skipped_edges_[0]) : qpe(0)->cycle; }
   void sram_read(int q, int pe, std::vector<std::uint8_t>& img) { qpe(q).sram_read(pe, img); }
   void sram_write(int q, int pe, const std::vector<std::uint8_t>& img) { qpe(q).sram_write(pe, img); }
   // the RTL's activity counters (QpeTop::counts_activity), PE `pe` of QPE q's since reset
   bool counts_activity() { return qpe(0).counts_activity(); }
-  Activity activity(int q, int pe) { return qpe(q).activity(pe); }
+  Activity activity(int q, int pe) {
+    wake(q);
+    return qpe(q).activity(pe);
+  }
 
   // Every QPE reset on its own at its mesh position, as many clocks each: they leave reset in the same clock
   // phase. The flaw switches are set after.
@@ -69,13 +103,21 @@ class LinkedQpes {
       t->flaw_neighbor_conv = flaws.neighbor_conv;
       t->flaw_mm_wide_a = flaws.mm_wide_a;
     }
+    std::fill(quiet_.begin(), quiet_.end(), 0);
+    std::fill(awake_.begin(), awake_.end(), 1);
+    std::fill(skipped_edges_.begin(), skipped_edges_.end(), 0);
+    evaluated_ = clocks_ = 0;
   }
 
   // The inputs of this NoC clock set (ARM and DRAM ports), settles the rest as chip.sv's wiring does: every
   // QPE's mesh inputs are its neighbours' link FIFO heads (registered, so settled since the last edge); a first
-  // evaluation settles what each router takes, whose pops go back to the neighbours' link FIFOs.
+  // evaluation settles what each router takes, whose pops go back to the neighbours' link FIFOs. A QPE that
+  // is quiet (idle after the last edge) and gets no input sleeps through this clock; a sleeping QPE's router
+  // takes nothing, so it pops nothing.
   void settle() {
     const int n = qpes();
+    const bool active = active_only();
+    awake_list_.clear();
     for (int q = 0; q < n; ++q) {
       V& t = qpe(q).top();
       unsigned valid = 0;
@@ -86,22 +128,40 @@ class LinkedQpes {
         copy_bits(o.mesh_out_pkt.data(), l.back * kNocPacketBits, t.mesh_in_pkt.data(), l.channel * kNocPacketBits, kNocPacketBits);
       }
       t.mesh_in_valid = valid;
+      const bool wake = !active || !quiet_[static_cast<std::size_t>(q)] || valid || t.arm_wr || t.dram_valid || t.host_valid;
+      awake_[static_cast<std::size_t>(q)] = wake;
+      if (wake) awake_list_.push_back(q);
     }
-    for (int q = 0; q < n; ++q) qpe(q)->eval();
+    ++clocks_;
+    evaluated_ += awake_list_.size();
+    pool_->for_each(static_cast<int>(awake_list_.size()), [this](int i) {
+      const int q = awake_list_[static_cast<std::size_t>(i)];
+      catch_up(q);
+      qpe(q)->eval();
+    });
     for (int q = 0; q < n; ++q) {
       unsigned pop = 0;
       for (const Link& l : links_[static_cast<std::size_t>(q)])
-        if ((qpe(l.neighbour)->mesh_in_pop >> l.back) & 1u) pop |= 1u << l.channel;
+        if (awake_[static_cast<std::size_t>(l.neighbour)] && ((qpe(l.neighbour)->mesh_in_pop >> l.back) & 1u)) pop |= 1u << l.channel;
       qpe(q)->mesh_out_pop = pop;
     }
   }
-  // the rising edge, everywhere (the falling edge is evaluated with the next clock's inputs)
+  // the rising edge, everywhere awake (the falling edge is evaluated with the next clock's inputs); a
+  // sleeping QPE counts the edge it missed
   void clock_edge() {
-    for (auto& q : qpes_) q->clock_edge();
+    const bool active = active_only();
+    pool_->for_each(static_cast<int>(awake_list_.size()), [this, active](int i) {
+      const int q = awake_list_[static_cast<std::size_t>(i)];
+      qpe(q).clock_edge();
+      quiet_[static_cast<std::size_t>(q)] = active && qpe(q).idle();
+    });
+    for (int q = 0; q < qpes(); ++q) skipped_edges_[static_cast<std::size_t>(q)] += !awake_[static_cast<std::size_t>(q)];
   }
 
   // FST waveforms, one per QPE (qpe_x<x>_y<y>.fst in `dir`); recorded while dumping(true)
   void start_waves(const std::string& dir) {
+    for (int q = 0; q < qpes(); ++q) wake(q);
+    waves_ = true;
     for (int q = 0; q < qpes(); ++q) {
       const QpeCoord c = chip_.qpe_coord(q);
       qpe(q).start_waves((std::filesystem::path(dir) / fmt::format("qpe_x{}_y{}.fst", c.x, c.y)).string());
@@ -112,16 +172,38 @@ class LinkedQpes {
   }
   void stop_waves() {
     for (auto& q : qpes_) q->stop_waves();
+    waves_ = false;
   }
 
  private:
   QpeTop<V>& qpe(int q) { return *qpes_[static_cast<std::size_t>(q)]; }
+  // a QPE that slept: its free-running state moved on by the edges it missed
+  void catch_up(int q) {
+    std::uint64_t& k = skipped_edges_[static_cast<std::size_t>(q)];
+    if (k) qpe(q).advance_idle(k);
+    k = 0;
+  }
+  // caught up and evaluated again from the next clock (as if it had not been quiet)
+  void wake(int q) {
+    catch_up(q);
+    quiet_[static_cast<std::size_t>(q)] = 0;
+    awake_[static_cast<std::size_t>(q)] = 1;
+  }
   struct Link {
     int channel, neighbour, back;  // this QPE's mesh channel, the neighbour's index and its channel back
   };
   ChipShape chip_;
   std::vector<std::unique_ptr<QpeTop<V>>> qpes_;
   std::vector<std::vector<Link>> links_;  // per QPE (none towards the mesh's edges)
+  RtlSimOptions sim_;
+  std::unique_ptr<WorkerPool> pool_;
+  bool can_sleep_ = false;
+  bool waves_ = false;
+  // per QPE: idle after its last edge; evaluated this clock; NoC clock edges missed since it last was
+  std::vector<std::uint8_t> quiet_, awake_;
+  std::vector<std::uint64_t> skipped_edges_;
+  std::vector<int> awake_list_;                   // this clock's awake QPEs, the pool's items
+  std::uint64_t evaluated_ = 0, clocks_ = 0;
 };
 
 }  // namespace s2

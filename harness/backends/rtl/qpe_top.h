@@ -146,6 +146,7 @@ class QpeTop {
     for (int pe = 0; pe < kPesPerQpe; ++pe)
       sram_.emplace_back(*ctx_, fmt::format("{}.qpe.g_pe[{}].u_pe.u_sram", name, pe));
     counts_activity_ = has_activity_counters(*ctx_, name);
+    find_free_running_state(name);
   }
   // Verilator registers the SRAM arrays' public scopes with the thread's current context and erases them
   // from it on destruction: that must be this model's context, not one already gone.
@@ -223,6 +224,25 @@ class QpeTop {
     top_->eval();
     return top_->stat_value;
   }
+  // Activity-driven evaluation (rtl_stubs/README.md): a QPE that reports `idle` (nothing in flight) and
+  // publishes its free-running state (the PE clock enable `ce` and the PE clock count `cycle_q`) may go
+  // unevaluated while its inputs are quiet; advance_idle then moves that state on by the NoC clock edges it
+  // missed, exactly as they would have. A QPE RTL without them is evaluated every clock.
+  bool can_sleep() const { return ce_ != nullptr; }
+  bool idle() {
+    if constexpr (requires(V& v) { v.idle; }) return top_->idle != 0;
+    else return false;
+  }
+  // the PE clock count after `edges` more NoC clock edges with nothing else happening: one every second edge,
+  // on the edges that find ce set
+  std::uint32_t cycle_after(std::uint64_t edges) const {
+    return *cycle_ + static_cast<std::uint32_t>((edges + (*ce_ & 1u)) / 2);
+  }
+  void advance_idle(std::uint64_t edges) {
+    const std::uint32_t c = cycle_after(edges);
+    *ce_ = static_cast<CData>((*ce_ ^ edges) & 1u);
+    *cycle_ = c;
+  }
   // the RTL has the activity counters (has_activity_counters); then activity(pe) reads a PE's
   bool counts_activity() const { return counts_activity_; }
   Activity activity(int pe) {
@@ -284,21 +304,35 @@ class QpeTop {
     if (dumping_) fst_->dump(time_ns_);
     ++time_ns_;
   }
+  // the QPE's ce and cycle_q (qpe.sv, public), if it reports idle and has them: then it can sleep
+  void find_free_running_state(const std::string& name) {
+    if constexpr (requires(V& v) { v.idle; }) {
+      const VerilatedScope* s = ctx_->scopeFind((name + ".qpe").c_str());
+      const VerilatedVar* ce = s ? s->varFind("ce") : nullptr;
+      const VerilatedVar* cycle = s ? s->varFind("cycle_q") : nullptr;
+      if (ce && cycle && ce->vltype() == VLVT_UINT8 && cycle->vltype() == VLVT_UINT32) {
+        ce_ = static_cast<CData*>(ce->datap());
+        cycle_ = static_cast<IData*>(cycle->datap());
+      }
+    }
+  }
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> top_;
   std::vector<SramBanks> sram_;  // per PE
   bool counts_activity_ = false;
+  CData* ce_ = nullptr;
+  IData* cycle_ = nullptr;
   bool dumping_ = false;
   std::unique_ptr<VerilatedFstC> fst_;
   std::uint64_t time_ns_ = 0;
 };
 
 // The RTL build for the configuration's MAC shape and its traced build, as Impl<Vqpe_..., Vqpe_..._trace>.
-template <typename Base, template <typename, typename> class Impl>
-std::unique_ptr<Base> for_mac_shape(const HwConfig& cfg) {
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4, Vqpe_16x4_trace>>(cfg);
-  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2, Vqpe_16x2_trace>>(cfg);
-  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4, Vqpe_8x4_trace>>(cfg);
+template <typename Base, template <typename, typename> class Impl, typename... Args>
+std::unique_ptr<Base> for_mac_shape(const HwConfig& cfg, const Args&... args) {
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_16x4, Vqpe_16x4_trace>>(cfg, args...);
+  if (cfg.mac_cols == 16 && cfg.mac_rows == 2) return std::make_unique<Impl<Vqpe_16x2, Vqpe_16x2_trace>>(cfg, args...);
+  if (cfg.mac_cols == 8 && cfg.mac_rows == 4) return std::make_unique<Impl<Vqpe_8x4, Vqpe_8x4_trace>>(cfg, args...);
   throw std::runtime_error("no RTL build for a " + cfg.mac_shape() + " MAC array (built: 16x4, 16x2, 8x4)");
 }
 

@@ -2,7 +2,12 @@
 // build for the configuration's MAC shape, with its traced build for waveforms.
 #include "harness/backends/rtl/rtl_chip.h"
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "harness/backends/backend.h"
 #include "harness/backends/rtl/linked_qpes.h"
@@ -16,8 +21,16 @@ using LinkedRtlChip = RtlChip<LinkedQpes<V>, LinkedQpes<VT>>;
 
 }  // namespace
 
-std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg) {
-  return for_mac_shape<StreamBackend, LinkedRtlChip>(cfg);
+int RtlSimOptions::resolved_threads() const {
+  return threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+std::string RtlSimOptions::describe() const {
+  const int n = resolved_threads();
+  return fmt::format("{} thread{}, {}", n, n == 1 ? "" : "s", active_only ? "active QPEs only" : "every QPE every clock");
+}
+
+std::unique_ptr<StreamBackend> make_rtl_stream_backend(const HwConfig& cfg, const RtlSimOptions& sim) {
+  return for_mac_shape<StreamBackend, LinkedRtlChip>(cfg, sim);
 }
 
 }  // namespace s2

@@ -55,8 +55,9 @@ struct DramPortEvent {
 template <typename Fabric, typename TracedFabric = Fabric>
 class RtlChip final : public StreamBackend {
  public:
-  explicit RtlChip(const HwConfig& cfg) : cfg_(cfg), mesh_(cfg.chip), fabric_(cfg.chip) {
+  explicit RtlChip(const HwConfig& cfg, const RtlSimOptions& sim = {}) : cfg_(cfg), sim_(sim), mesh_(cfg.chip), fabric_(cfg.chip) {
     check_rtl_matches(cfg, fabric_.sram_bytes());
+    if constexpr (requires(Fabric& f) { f.simulate(sim); }) fabric_.simulate(sim);
     const int n = cfg.chip.qpes();
     io_.resize(static_cast<std::size_t>(n));
     dram_at_.assign(static_cast<std::size_t>(n), {-1, -1});
@@ -75,7 +76,7 @@ class RtlChip final : public StreamBackend {
     // a run asking for waves goes to the chip of traced QPEs (made for the first that asks)
     if constexpr (!std::is_same_v<Fabric, TracedFabric>) {
       if (opt.waves) {
-        if (!traced_) traced_ = std::make_unique<RtlChip<TracedFabric, TracedFabric>>(cfg_);
+        if (!traced_) traced_ = std::make_unique<RtlChip<TracedFabric, TracedFabric>>(cfg_, sim_);
         return traced_->run(s, mem, opt);
       }
     }
@@ -138,6 +139,10 @@ class RtlChip final : public StreamBackend {
     for (int q = 0; q < fabric_.qpes(); ++q)
       for (int k = 0; k < kPesPerQpe; ++k) fabric_.ports(q).arm_write(k, nullptr);
     r.completed = r.stalled.empty();
+    if constexpr (requires(Fabric& f) { f.qpe_clocks(); }) {
+      r.qpe_clocks_evaluated = fabric_.qpe_clocks_evaluated();
+      r.qpe_clocks_simulated = fabric_.qpe_clocks();
+    }
     // every transfer is complete when every PE is: anything a DRAM still holds is a protocol error
     for (std::size_t d = 0; d < n_drams; ++d)
       if (r.completed && !drams[d]->idle()) throw std::logic_error("RTL: DRAM " + std::to_string(d) + " holds packets after every PE finished");
@@ -458,6 +463,7 @@ class RtlChip final : public StreamBackend {
   }
 
   HwConfig cfg_;
+  RtlSimOptions sim_;
   Mesh mesh_;
   Fabric fabric_;
   std::unique_ptr<RtlChip<TracedFabric, TracedFabric>> traced_;  // made for the first run that asks for waves
