@@ -233,7 +233,7 @@ void run_stream(const ChipRegressRequest& req, const ChipSuiteRow& row, const Hw
   }
   if (req.backend != "model") {
     auto& b = systems.rtls[row.system];
-    if (!b) b = make_rtl_stream_backend(cfg);
+    if (!b) b = make_rtl_stream_backend(cfg, req.rtl_sim);
     StreamRunOptions opt{false};
     // a hang is a stream that runs far past what the model needs (or past the bound no run may reach)
     opt.watchdog_cycles = k.model.completed() ? req.policy.stream_budget.cycles(k.model.result->cycles) : stream_cycle_bound(s, cfg);
@@ -346,7 +346,16 @@ void print_chip_summary(const ChipRegressRequest& req, const ResultSet& results,
                                                          "'ok*' above)",
                                                          t.unspecified_streams)
                                            : "");
-  out << fmt::format("wall: model {:.1f} s, RTL {:.1f} s\n", sum.model_wall_s, sum.rtl_wall_s);
+  // simulated PE clocks per wall second inside each backend (a stream's clocks: the host's start to its end)
+  double model_clocks = 0, rtl_clocks = 0;
+  for (const CheckResult& c : results.checks) {
+    model_clocks += double(c.model_cycles.value_or(0));
+    rtl_clocks += double(c.rtl_cycles.value_or(0));
+  }
+  auto rate = [](double clocks, double wall) { return wall > 0 ? fmt::format(" ({:.2e} simulated PE clocks per second)", clocks / wall) : ""; };
+  out << fmt::format("wall: model {:.1f} s{}, RTL {:.1f} s{}{}\n", sum.model_wall_s, rate(model_clocks, sum.model_wall_s),
+                     sum.rtl_wall_s, rate(rtl_clocks, sum.rtl_wall_s),
+                     req.backend != "model" ? "; RTL simulated with " + req.rtl_sim.describe() : "");
   out << format_activity_and_energy(results);
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/backends/backend.h"
 #include "harness/check/check_policy.h"
 
 namespace s2 {
@@ -19,6 +20,7 @@ namespace s2 {
 struct ChipRegressRequest {
   std::string suite;
   std::string backend = "both";  // both | model | rtl
+  RtlSimOptions rtl_sim;          // --threads, --rtl-eval
   std::vector<std::string> streams;  // ids to run (empty: all)
   CheckPolicy policy;  // the deviation bound (--deviation-bound) and the streams' watchdog
   std::string json_out, junit_out, html_out;

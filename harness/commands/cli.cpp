@@ -4,6 +4,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <unistd.h>
 #include <string>
@@ -66,6 +67,50 @@ void add_energy_option(CLI::App* cmd, std::string& energy) {
                   "(estimates, docs/energy.md), --energy=FILE a JSON table of your own")
       ->expected(0, 1)
       ->default_str("default");
+}
+
+// --threads, --rtl-eval: how the chip RTL is simulated (harness/backends/rtl/linked_qpes.h); any choice gives
+// the same results, only the wall time differs.
+void add_rtl_sim_options(CLI::App* cmd, s2::RtlSimOptions& sim) {
+  cmd->add_option("--threads", sim.threads,
+                  "threads evaluating the chip RTL's QPEs in parallel (default: the machine's cores; results are the same for any number)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option_function<std::string>(
+         "--rtl-eval", [&sim](const std::string& v) { sim.active_only = v == "active"; },
+         "active (default): evaluate a QPE of the chip RTL only while something is in flight in it or arrives at it; all: "
+         "every QPE every clock (the same results, slower)")
+      ->check(CLI::IsMember({"all", "active"}));
+}
+
+// run-net's --threads and --rtl-eval take lists: the first of each is how the run of record is simulated;
+// every other combination runs each block's RTL streams again, held equal to it, for the speed-up targets.
+void add_rtl_sim_lists(CLI::App* cmd, s2::RunNetRequest& req) {
+  struct Lists {
+    std::vector<int> threads;
+    std::vector<std::string> evals;
+  };
+  auto lists = std::make_shared<Lists>();
+  cmd->add_option("--threads", lists->threads,
+                  "threads evaluating the chip RTL's QPEs in parallel (default: the machine's cores; the same results for any "
+                  "number); a list (2,1) runs each block's RTL again with the others, checks it gives the same, and prints the speed-up")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--rtl-eval", lists->evals,
+                  "active (default): evaluate a QPE of the chip RTL only while something is in flight in it or arrives at it; "
+                  "all: every QPE every clock (the same results, slower); a list (active,all) as for --threads")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"all", "active"}));
+  cmd->final_callback([lists, &req] {
+    const std::vector<int> threads = lists->threads.empty() ? std::vector<int>{0} : lists->threads;
+    const std::vector<std::string> evals = lists->evals.empty() ? std::vector<std::string>{"active"} : lists->evals;
+    req.rtl_sim_others.clear();
+    for (std::size_t t = 0; t < threads.size(); ++t)
+      for (std::size_t e = 0; e < evals.size(); ++e) {
+        const s2::RtlSimOptions sim{threads[t], evals[e] == "active"};
+        if (t == 0 && e == 0) req.rtl_sim = sim;
+        else req.rtl_sim_others.push_back(sim);
+      }
+  });
 }
 
 // A seed: a decimal integer from 0 to 2^64 - 1 (a '-' would wrap to a huge seed).
@@ -231,6 +276,7 @@ CLI::App* add_chip_regress(CLI::App& app, s2::ChipRegressRequest& creq) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   add_deviation_bound(chipcmd, creq.policy);
+  add_rtl_sim_options(chipcmd, creq.rtl_sim);
   chipcmd->add_option("--json", creq.json_out, "write the streams' results as JSON to FILE");
   add_result_outputs(chipcmd, creq.html_out, creq.junit_out);
   chipcmd->add_flag("--quiet,-q", creq.quiet, "print the summary only");
@@ -258,6 +304,7 @@ CLI::App* add_snn(CLI::App& app, s2::SnnRequest& r) {
   cmd->add_option("--target", r.target, "qpe (default: QPE-DRAM, at most 4 PEs) or s2 (the chip)")->check(CLI::IsMember({"qpe", "s2"}));
   cmd->add_option("--preset", r.preset, "the chip for --target s2: prototype (default), spinnaker2 or mini");
   cmd->add_option("--backend", r.backend, "both (default), model or rtl")->check(CLI::IsMember({"both", "model", "rtl"}));
+  add_rtl_sim_options(cmd, r.rtl_sim);
   cmd->add_option("--budget-bytes", r.budget_bytes, "a PE's SRAM for the layout (default: the configuration's MLA budget; the paper's 122880): "
                   "a layer that one PE cannot hold goes to a Dominant PE and Subordinates");
   add_config_options(cmd, r.config_file, r.mac, r.flaws);
@@ -357,6 +404,7 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   netcmd->add_option("--backend", nreq.backend, "model (default), rtl, or both (comparators per operation and strategy)")
       ->check(CLI::IsMember({"model", "rtl", "both"}));
   add_deviation_bound(netcmd, nreq.policy);
+  add_rtl_sim_lists(netcmd, nreq);
   add_energy_option(netcmd, nreq.energy);
   netcmd->add_option("--json", nreq.json_out, "write the results as JSON (contract 3) to FILE");
   netcmd->add_option("--seed", nreq.seed, "seed of the block's input and weight data (default 1)")->check(seed_validator());

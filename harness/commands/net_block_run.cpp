@@ -113,24 +113,40 @@ void merge_unavailable(std::vector<std::string>& into, const std::vector<std::st
     if (std::find(into.begin(), into.end(), k) == into.end()) into.push_back(k);
 }
 
+// Whether timing the ARM's element-wise operations can change a run of `s`: only its ARM commands wait for
+// their Table 5.9 clocks (model/pe/arm_core.cpp), so a stream without one runs the same either way.
+bool arm_timing_matters(const TaskStream& s) {
+  for (const std::vector<StreamCommand>& pe : s.pe)
+    for (const StreamCommand& c : pe)
+      if (c.kind == CommandKind::Arm) return true;
+  return false;
+}
+
 // The model's run: every stream ARM free and ARM timed, each on its own copy of the image; returns the core
-// stream's ARM-free run.
+// stream's ARM-free run. Streams without ARM commands before the first with one run once: both runs would
+// be the same (arm_timing_matters), and so are the memories they leave, until the first that differs.
 std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
                                          const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
   const auto wall0 = std::chrono::steady_clock::now();
   const mapper::BlockStreams& bs = s.bs;
   std::optional<StreamResult> model_core;
   BackendRun m;
-  SystemMemory dram = stage_block_memory(bs, cfg, s.image), timed = dram;
+  SystemMemory dram = stage_block_memory(bs, cfg, s.image), timed;
+  bool apart = false;  // the ARM-timed runs have their own memory (`timed`), no longer the ARM-free runs' (`dram`)
   for (std::size_t i = 0; i < bs.streams.size(); ++i) {
     StreamRow& row = r.streams[i];
+    if (!apart && arm_timing_matters(bs.streams[i])) {
+      timed = dram;
+      apart = true;
+    }
     const StreamResult free_arm = model.run(bs.streams[i], dram, StreamRunOptions{false});
     if (!free_arm.completed) {  // the model's watchdog: a model bug, reported as what it waited for
       row.completed = m.completed = false;
       m.stalled = bs.streams[i].name + ": " + free_arm.stalled;
       break;
     }
-    const StreamResult with_arm = model.run(bs.streams[i], timed, StreamRunOptions{true});
+    const StreamResult with_arm = apart ? model.run(bs.streams[i], timed, StreamRunOptions{true}) : free_arm;
+    m.simulated_cycles += free_arm.cycles + (apart ? with_arm.cycles : 0);
     row.cycles = free_arm.cycles;
     row.cycles_arm_timed = with_arm.cycles;
     row.arm_cycles = with_arm.arm_cycles;
@@ -156,7 +172,7 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
   share_categories(r, b, bs, cfg);
   m.first_difference = first_difference(s.golden, bs, dram);
-  if (m.first_difference.empty()) m.first_difference = first_difference(s.golden, bs, timed);
+  if (m.first_difference.empty() && apart) m.first_difference = first_difference(s.golden, bs, timed);
   if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
   m.data_match = m.first_difference.empty();
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -164,11 +180,17 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   return model_core;
 }
 
+// The RTL's run of record, every stream's result and the memories it left, for rerun_on_rtl.
+struct RtlRecord {
+  std::vector<StreamResult> results;
+  SystemMemory memory;
+};
+
 // The RTL's run: every stream ARM free, up to the first it does not finish (what follows depends on its
 // results). Returns the core stream's run; `hung` gets the stream it did not finish.
 std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
                                        const HwConfig& cfg, StreamBackend& rtl, BlockOutput* output,
-                                       std::optional<std::size_t>& hung) {
+                                       std::optional<std::size_t>& hung, RtlRecord* record) {
   const auto wall0 = std::chrono::steady_clock::now();
   const mapper::BlockStreams& bs = s.bs;
   std::optional<StreamResult> rtl_core;
@@ -179,9 +201,13 @@ std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock
     StreamRunOptions opt{false};
     opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
     const StreamResult res = rtl.run(bs.streams[i], dram, opt);
+    if (record) record->results.push_back(res);
     row.rtl_cycles = res.cycles;
     t.block_cycles += res.cycles;
+    t.simulated_cycles += res.cycles;
     t.activity += res.activity;
+    t.qpe_clocks_evaluated += res.qpe_clocks_evaluated;
+    t.qpe_clocks_simulated += res.qpe_clocks_simulated;
     merge_unavailable(t.activity_unavailable, res.activity_unavailable);
     if (s.is_core(row.operation, b.name())) t.core_cycles = res.cycles;
     if (i == s.core_index) rtl_core = res;
@@ -202,7 +228,54 @@ std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock
   t.data_match = t.completed && t.first_difference.empty();
   t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.rtl = t;
+  if (record) record->memory = std::move(dram);
   return rtl_core;
+}
+
+// What differs between two RTL runs of one stream, or "" (every figure the run reports, not its wall time).
+std::string rtl_result_difference(const StreamResult& a, const StreamResult& b) {
+  if (a.completed != b.completed) return a.completed ? "it did not finish" : "it finished";
+  if (a.cycles != b.cycles) return fmt::format("{} PE clocks against {}", b.cycles, a.cycles);
+  if (a.pe_end_cycle != b.pe_end_cycle) return "a PE's end clock";
+  if (a.command_end_cycle != b.command_end_cycle) return "a command's end clock";
+  if (a.dram_ops != b.dram_ops) return "its DRAM operations";
+  if (a.activity.named() != b.activity.named()) return "its activity counts";
+  auto differ = [](const std::vector<Activity>& x, const std::vector<Activity>& y) {
+    if (x.size() != y.size()) return true;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (x[i].named() != y[i].named()) return true;
+    return false;
+  };
+  if (differ(a.pe_activity, b.pe_activity) || differ(a.router_activity, b.router_activity) || differ(a.dram_activity, b.dram_activity))
+    return "a PE's, router's or DRAM's activity counts";
+  return "";
+}
+
+// The block's streams on the RTL again, simulated each other way asked for, from the same image: each must
+// give what the run of record gave (`record`, run_on_rtl's), stream by stream and byte by byte; its wall time
+// (the same work as run_on_rtl's, the output check included) is what the speed-up targets compare.
+void rerun_on_rtl(BlockRun& r, const BlockSetup& s, const HwConfig& cfg, const RtlRecord& record, const RtlSimCompare& sims) {
+  const mapper::BlockStreams& bs = s.bs;
+  for (const auto& [sim, rtl] : sims.others) {
+    RtlSimulationRun sr;
+    sr.sim = sim;
+    const auto wall0 = std::chrono::steady_clock::now();
+    SystemMemory memory = stage_block_memory(bs, cfg, s.image);
+    for (std::size_t i = 0; i < record.results.size() && sr.difference.empty(); ++i) {
+      StreamRunOptions opt{false};
+      opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
+      const StreamResult res = rtl->run(bs.streams[i], memory, opt);
+      if (const std::string d = rtl_result_difference(record.results[i], res); !d.empty()) sr.difference = bs.streams[i].name + ": " + d;
+    }
+    if (sr.difference.empty() && (memory.drams != record.memory.drams || memory.sram != record.memory.sram))
+      sr.difference = "the memories it left";
+    if (sr.difference.empty()) (void)first_difference(s.golden, bs, memory);
+    sr.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    if (!sr.difference.empty() && r.error.empty())
+      r.error = fmt::format("the RTL simulated with {} gave another result than with {}: {}", sim.describe(), sims.record.describe(),
+                            sr.difference);
+    r.rtl_simulations.push_back(sr);
+  }
 }
 
 // --waves: the failing stream run again on the RTL, traced, after the block's streams before it: the last
@@ -312,7 +385,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
-                   BlockOutput* output, const CheckPolicy& policy) {
+                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims) {
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
@@ -338,7 +411,9 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   std::optional<StreamResult> model_core, rtl_core;
   if (model) model_core = run_on_model(r, b, setup, cfg, *model, output);
   std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
-  if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung);
+  RtlRecord record;
+  if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung, rtl_sims.others.empty() ? nullptr : &record);
+  if (rtl && r.rtl) rerun_on_rtl(r, setup, cfg, record, rtl_sims);
   if (r.model && r.rtl) r.delta = cycle_delta(r.rtl->core_cycles, r.model->core_cycles);
   check_block_activity(r, block_activity_floor(b, where), policy);
   r.status = block_status(r, policy.deviation_bound);

@@ -27,11 +27,28 @@ struct BackendRun {
   bool completed = true, data_match = false;
   std::string first_difference, stalled;
   double wall_s = 0;
+  // RTL: QPE NoC clocks evaluated, of those simulated (StreamResult's; how it was simulated, like wall_s)
+  std::uint64_t qpe_clocks_evaluated = 0, qpe_clocks_simulated = 0;
+  // PE clocks the backend simulated for the block (the model: ARM free and ARM timed, once where they are one run)
+  std::uint64_t simulated_cycles = 0;
   // what the backend counted over the block's streams (StreamResult::activity, summed), ARM free; the
   // model's ARM-timed runs too (their idle clocks include the ARM's time: what the energy's static part charges)
   Activity activity;
   std::optional<Activity> activity_arm_timed;
   std::vector<std::string> activity_unavailable;
+};
+
+// The block's RTL run again, simulated another way (run-net --threads 2,1 / --rtl-eval active,all): its wall
+// time, and what differed from the run of record (nothing, or the RTL simulation is wrong).
+struct RtlSimulationRun {
+  RtlSimOptions sim;
+  double wall_s = 0;
+  std::string difference;  // "" : every stream's result and every memory equal to the run of record's
+};
+// How the run of record's RTL is simulated, and other ways to simulate it, each with its backend.
+struct RtlSimCompare {
+  RtlSimOptions record;
+  std::vector<std::pair<RtlSimOptions, StreamBackend*>> others;
 };
 
 struct StreamRow {
@@ -48,6 +65,7 @@ struct BlockRun {
   std::vector<StreamRow> streams;
   std::uint64_t arm_cycles = 0;
   std::optional<BackendRun> model, rtl;
+  std::vector<RtlSimulationRun> rtl_simulations;  // the RTL run again, simulated other ways
   std::optional<double> delta;  // equation 5.1, core operation, ARM free
   Status status = Status::Pass;  // hang, mismatch, deviation (both backends) or pass; error if it threw
   std::string error;             // what it threw
@@ -102,6 +120,6 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
-                   BlockOutput* output, const CheckPolicy& policy);
+                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims = {});
 
 }  // namespace s2

@@ -24,6 +24,11 @@ void put_backend_run(nlohmann::json& o, const std::string& prefix, const Backend
   if (!b.first_difference.empty()) o[prefix + "first_difference"] = b.first_difference;
   if (!b.stalled.empty()) o[prefix + "stalled"] = b.stalled;
   o[prefix + "wall_s"] = b.wall_s;
+  o[prefix + "simulated_cycles"] = b.simulated_cycles;
+  if (b.qpe_clocks_simulated) {
+    o[prefix + "qpe_clocks_evaluated"] = b.qpe_clocks_evaluated;
+    o[prefix + "qpe_clocks_simulated"] = b.qpe_clocks_simulated;
+  }
   o[prefix + "activity"] = activity_json(b.activity, b.activity_unavailable);
   if (b.activity_arm_timed) o[prefix + "activity_arm_timed"] = activity_json(*b.activity_arm_timed, b.activity_unavailable);
 }
@@ -39,6 +44,9 @@ BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& pre
   b.first_difference = json_member_or<std::string>(o, (prefix + "first_difference").c_str(), "");
   b.stalled = json_member_or<std::string>(o, (prefix + "stalled").c_str(), "");
   b.wall_s = json_member_or<double>(o, (prefix + "wall_s").c_str(), 0.0);
+  b.simulated_cycles = json_member_or<std::uint64_t>(o, (prefix + "simulated_cycles").c_str(), 0);
+  b.qpe_clocks_evaluated = json_member_or<std::uint64_t>(o, (prefix + "qpe_clocks_evaluated").c_str(), 0);
+  b.qpe_clocks_simulated = json_member_or<std::uint64_t>(o, (prefix + "qpe_clocks_simulated").c_str(), 0);
   // a record from before activity was counted has none: its counts are all unavailable
   const auto counts = [&](const std::string& key, Activity& a) {
     std::vector<std::string> unavailable;
@@ -115,6 +123,12 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.asked.empty()) o["asked_strategy"] = r.asked;
   if (!r.where.empty()) o["deviation_where"] = r.where;
   if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
+  if (!r.rtl_simulations.empty()) {
+    nlohmann::json& sims = o["rtl_simulations"] = nlohmann::json::array();
+    for (const RtlSimulationRun& s : r.rtl_simulations)
+      sims.push_back({{"threads", s.sim.resolved_threads()}, {"eval", s.sim.active_only ? "active" : "all"}, {"wall_s", s.wall_s},
+                      {"same", s.difference.empty()}, {"difference", s.difference}});
+  }
   if (!r.waves.empty()) o["waves"] = r.waves;
   if (!r.activity_findings.empty()) o["activity_findings"] = r.activity_findings;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
@@ -192,6 +206,15 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   }
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
+  if (o.contains("rtl_simulations"))
+    for (const nlohmann::json& s : o.at("rtl_simulations")) {
+      RtlSimulationRun sr;
+      sr.sim.threads = json_member<int>(s, "threads");
+      sr.sim.active_only = json_member<std::string>(s, "eval") == "active";
+      sr.wall_s = json_member<double>(s, "wall_s");
+      sr.difference = json_member_or<std::string>(s, "difference", "");
+      r.rtl_simulations.push_back(sr);
+    }
   r.waves = json_member_or<std::string>(o, "waves", "");
   r.activity_findings = json_member_or<std::vector<std::string>>(o, "activity_findings", {});
   if (r.model && r.rtl)  // the deltas again (the status and findings are the record's)
@@ -218,6 +241,11 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
     row.completed = json_member_or<bool>(o, "completed", true);
     r.streams.push_back(row);
   }
+  // a record from before simulated_cycles: what those runs simulated (every stream twice on the model)
+  if (!o.contains("model_simulated_cycles") && r.model)
+    for (const StreamRow& row : r.streams) r.model->simulated_cycles += row.cycles + row.cycles_arm_timed;
+  if (!o.contains("rtl_simulated_cycles") && r.rtl)
+    for (const StreamRow& row : r.streams) r.rtl->simulated_cycles += row.rtl_cycles.value_or(0);
   if (o.contains("model_time")) describe_time(o.at("model_time"));  // refuses a time report it cannot print
   return r;
 }

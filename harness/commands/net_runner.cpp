@@ -244,7 +244,7 @@ mapper::Strategy strategy_for(const RunNetRequest& req, const mapper::OperationB
 // One block in one strategy: taken from the journal if a run of the same block, strategy and data is there,
 // else run; what it throws makes it an error (the run goes on). `taken`: it came from the journal.
 BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, NetRuns& nr, std::size_t i,
-                     mapper::Strategy st, StreamBackend* model, StreamBackend* rtl,
+                     mapper::Strategy st, StreamBackend* model, StreamBackend* rtl, const RtlSimCompare& rtl_sims,
                      const std::vector<mapper::BlockResidency>& residency,
                      std::map<std::string, std::vector<std::uint8_t>>& golden, bool& taken, std::ostream& err) {
   const mapper::OperationBlock& b = p.n.blocks[i];
@@ -261,7 +261,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, 
     BlockRun r = run_block(b, p.split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                            p.cfg, model, rtl, req.seed, p.data.blocks.empty() ? BlockInputs{} : p.data.blocks[i], golden,
                            WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &nr.network_output : nullptr,
-                           req.policy);
+                           req.policy, rtl_sims);
     if (keep) nr.output_strategy = mapper::to_string(st);
     return r;
   } catch (const std::exception& e) {
@@ -279,7 +279,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, 
 // printed and journalled as it finishes; SIGINT / SIGTERM stop after the block in hand. `golden`: every
 // block's golden output, computed once.
 NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& rep, StreamBackend* model, StreamBackend* rtl,
-                   std::map<std::string, std::vector<std::uint8_t>>& golden, NetSession& s, std::ostream& out,
+                   const RtlSimCompare& rtl_sims, std::map<std::string, std::vector<std::uint8_t>>& golden, NetSession& s, std::ostream& out,
                    std::ostream& err) {
   NetRuns nr;
   auto wanted = [&](const mapper::OperationBlock& b) {
@@ -307,7 +307,7 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
       if (st != asked)
         nr.substituted.push_back(fmt::format("{} ran {} for {}", b.name(), mapper::to_string(st), mapper::to_string(asked)));
       bool taken = false;
-      BlockRun r = take_or_run(req, p, s, nr, i, st, model, rtl, residency, golden, taken, err);
+      BlockRun r = take_or_run(req, p, s, nr, i, st, model, rtl, rtl_sims, residency, golden, taken, err);
       if (st != asked) r.asked = mapper::to_string(asked);
       nr.all_ok = nr.all_ok && r.status == Status::Pass;
       progress.clear();  // the block's lines go to the terminal first, the progress line after them
@@ -404,7 +404,14 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   head["config"] = to_json(p.cfg);
   head["config_hash"] = config_hash(p.cfg);
   if (speed.model_rate() > 0) head["model_clocks_per_s"] = speed.model_rate();
-  if (speed.rtl_rate() > 0) head["rtl_clocks_per_s"] = speed.rtl_rate();
+  if (speed.rtl_rate() > 0) {
+    head["rtl_clocks_per_s"] = speed.rtl_rate();
+    // how the RTL was simulated: like the speeds, not part of what it computed
+    head["rtl_simulation"] = {{"threads", req.rtl_sim.resolved_threads()},
+                              {"eval", req.rtl_sim.active_only ? "active" : "all"},
+                              {"qpe_clocks_evaluated", speed.rtl_qpe_clocks_evaluated},
+                              {"qpe_clocks_simulated", speed.rtl_qpe_clocks_simulated}};
+  }
   if (!req.split_file.empty()) head["split_file"] = req.split_file;
   if (nr.stopped) head["stopped_by_signal"] = nr.stopped;  // the operations that finished before the stop
   if (req.whole) head["whole"] = true;
@@ -422,10 +429,17 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   const auto wall0 = std::chrono::steady_clock::now();
   NetPlan p;
   std::unique_ptr<StreamBackend> model, rtl;
+  std::vector<std::unique_ptr<StreamBackend>> rtl_others;
+  RtlSimCompare rtl_sims{req.rtl_sim, {}};
   try {
     if (!check_request(req, p, err) || !load_and_map(req, p, err)) return kExitBadInput;
     if (req.backend != "rtl") model = make_model_stream_backend(p.cfg);
-    if (req.backend != "model") rtl = req.rtl_backend ? req.rtl_backend(p.cfg) : make_rtl_stream_backend(p.cfg);
+    if (req.backend != "model") rtl = req.rtl_backend ? req.rtl_backend(p.cfg) : make_rtl_stream_backend(p.cfg, req.rtl_sim);
+    if (req.backend != "model")
+      for (const RtlSimOptions& sim : req.rtl_sim_others) {
+        rtl_others.push_back(make_rtl_stream_backend(p.cfg, sim));
+        rtl_sims.others.emplace_back(sim, rtl_others.back().get());
+      }
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return kExitBadInput;
@@ -441,7 +455,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   const StopOnSignal stop_on_signal;  // from here to the outputs, a signal stops the run after the block in hand
   std::map<std::string, std::vector<std::uint8_t>> golden = std::move(p.data.golden);
-  NetRuns nr = run_blocks(req, p, rep, model.get(), rtl.get(), golden, s, out, err);
+  NetRuns nr = run_blocks(req, p, rep, model.get(), rtl.get(), rtl_sims, golden, s, out, err);
 
   // the network's output (--output, --reference): one more result record
   std::optional<CheckResult> output_check;

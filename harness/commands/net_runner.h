@@ -56,6 +56,10 @@ struct RunNetRequest {
   // the RTL backend (empty: the project's, make_rtl_stream_backend); a user's adapter, or a test's, may
   // stand in for it here without touching the runner
   std::function<std::unique_ptr<StreamBackend>(const HwConfig&)> rtl_backend;
+  RtlSimOptions rtl_sim;  // --threads, --rtl-eval: how the RTL is simulated (not what it computes)
+  // --threads 2,1 / --rtl-eval active,all: other ways to simulate it, each block's RTL run repeated under each
+  // and held equal to the run of record's; their wall times give the speed-ups the targets judge
+  std::vector<RtlSimOptions> rtl_sim_others;
 };
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator

@@ -270,16 +270,57 @@ nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& 
   return silicon;
 }
 
+// --threads 2,1 / --rtl-eval active,all: each other way of simulating the RTL against the run of record's, over
+// the block runs that ran both: the same results, and the wall-time ratio (the targets where one
+// applies: 2 threads over 1, active QPEs only over every QPE). Returns whether there was any.
+template <typename Target>
+bool print_rtl_simulation_targets(const NetReport& rep, const std::vector<BlockRun>& runs, Target& target, std::ostream& out) {
+  const RunNetRequest& req = rep.req;
+  const CheckPolicy& policy = req.policy;
+  for (std::size_t k = 0; k < req.rtl_sim_others.size(); ++k) {
+    const RtlSimOptions& rec = req.rtl_sim;
+    const RtlSimOptions& alt = req.rtl_sim_others[k];
+    double rec_wall = 0, alt_wall = 0;
+    int n = 0, same = 0;
+    for (const BlockRun& r : runs)
+      if (r.rtl && r.rtl_simulations.size() > k) {
+        ++n;
+        same += r.rtl_simulations[k].difference.empty();
+        rec_wall += r.rtl->wall_s;
+        alt_wall += r.rtl_simulations[k].wall_s;
+      }
+    if (!n) continue;
+    target(same == n, fmt::format("the RTL gives the same results with {} as with {}: {} of {} block runs", alt.describe(),
+                                  rec.describe(), same, n));
+    const double ratio = rec_wall > 0 ? alt_wall / rec_wall : 0.0;
+    const std::string figure = fmt::format("{:.2f}x ({:.1f} s against {:.1f} s, {} block run{})", ratio, rec_wall, alt_wall, n,
+                                           n == 1 ? "" : "s");
+    const bool same_eval = rec.active_only == alt.active_only, same_threads = rec.resolved_threads() == alt.resolved_threads();
+    if (same_eval && rec.resolved_threads() == 2 && alt.resolved_threads() == 1)
+      target(ratio >= policy.net.rtl_two_thread_speedup,
+             fmt::format("the RTL on 2 threads at least {:g}x as fast as on 1: {}", policy.net.rtl_two_thread_speedup, figure));
+    else if (same_threads && rec.active_only && !alt.active_only)
+      target(ratio >= policy.net.rtl_active_speedup,
+             fmt::format("the RTL evaluating active QPEs only at least {:g}x as fast as every QPE every clock: {}",
+                         policy.net.rtl_active_speedup, figure));
+    else
+      out << fmt::format("  the RTL with {} against {}: {}\n", rec.describe(), alt.describe(), figure);
+  }
+  return !req.rtl_sim_others.empty();
+}
+
 Speeds speeds(const std::vector<BlockRun>& runs) {
   Speeds s;
   for (const BlockRun& r : runs) {
     if (r.rtl) {
       s.rtl_wall += r.rtl->wall_s;
-      for (const StreamRow& row : r.streams) s.rtl_simulated += double(row.rtl_cycles.value_or(0));
+      s.rtl_qpe_clocks_evaluated += r.rtl->qpe_clocks_evaluated;
+      s.rtl_qpe_clocks_simulated += r.rtl->qpe_clocks_simulated;
+      s.rtl_simulated += double(r.rtl->simulated_cycles);
     }
     if (!r.model) continue;
     s.model_wall += r.model->wall_s;
-    for (const StreamRow& row : r.streams) s.simulated += double(row.cycles) + double(row.cycles_arm_timed);
+    s.simulated += double(r.model->simulated_cycles);
   }
   return s;
 }
@@ -367,7 +408,8 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
     target(speed.model_rate() >= policy.net.chip_speed_ratio * speed.rtl_rate(),
            fmt::format("model at least {:g}x the RTL's simulated chip clocks per wall second on these runs: {:.0f}x",
                        policy.net.chip_speed_ratio, speed.model_rate() / speed.rtl_rate()));
-  if (!thesis_cells && ranked.empty() && !compared && !categories.cells && !floored && !(both_rates && target_is_chip(req)))
+  const bool sims = print_rtl_simulation_targets(rep, runs, target, out);
+  if (!thesis_cells && ranked.empty() && !compared && !categories.cells && !floored && !(both_rates && target_is_chip(req)) && !sims)
     out << "  none measured: no thesis clocks for these operations, and no RTL run (--backend both)\n";
   for (const std::string& s : skipped) out << "not run: " << s << "\n";
 }
@@ -378,13 +420,17 @@ void print_speed(const NetReport& rep, const Speeds& speed, std::ostream& out) {
   const bool both_rates = speed.model_rate() > 0 && speed.rtl_rate() > 0;
   if (rep.model)
     out << fmt::format("\nmodel speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the model ({:.2e} clocks per "
-                       "second; each block's streams run twice, ARM free and ARM timed, and its data checked); peak memory "
+                       "second; each block's streams run ARM free and ARM timed, once where no ARM command tells them apart, and its data checked); peak memory "
                        "{:.0f} MB\n",
                        speed.simulated, speed.model_wall, speed.model_rate(), double(usage.ru_maxrss) / 1024.0);
   if (rep.rtl && speed.rtl_wall > 0)
     out << fmt::format("RTL speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the RTL ({:.2e} clocks per second; "
-                       "each block's streams run once, ARM free, and its data checked){}\n",
-                       speed.rtl_simulated, speed.rtl_wall, speed.rtl_rate(),
+                       "each block's streams run once, ARM free, and its data checked; {}{}){}\n",
+                       speed.rtl_simulated, speed.rtl_wall, speed.rtl_rate(), rep.req.rtl_sim.describe(),
+                       speed.rtl_qpe_clocks_simulated
+                           ? fmt::format(": {:.1f}% of the QPEs' clocks evaluated",
+                                         100.0 * double(speed.rtl_qpe_clocks_evaluated) / double(speed.rtl_qpe_clocks_simulated))
+                           : "",
                        both_rates ? fmt::format("; the model is {:.0f}x as fast", speed.model_rate() / speed.rtl_rate()) : "");
 }
 

@@ -66,6 +66,7 @@ nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& 
 // free), wall seconds inside it.
 struct Speeds {
   double model_wall = 0, simulated = 0, rtl_wall = 0, rtl_simulated = 0;
+  std::uint64_t rtl_qpe_clocks_evaluated = 0, rtl_qpe_clocks_simulated = 0;  // BackendRun's, summed
   double model_rate() const { return model_wall > 0 ? simulated / model_wall : 0.0; }
   double rtl_rate() const { return rtl_wall > 0 ? rtl_simulated / rtl_wall : 0.0; }
 };

@@ -203,8 +203,15 @@ std::string format_summary(const RunResult& r) {
   out += fmt::format("|delta|: max {}, median {}\n",
                      s.max_abs_delta ? fmt::format("{:.2f}%", *s.max_abs_delta * 100.0) : "-",
                      s.median_abs_delta ? fmt::format("{:.2f}%", *s.median_abs_delta * 100.0) : "-");
-  out += fmt::format("wall: rtl {:.3f} s, model {:.3f} s, speed ratio (rtl/model) {}\n", s.rtl_wall_s, s.model_wall_s,
-                     s.speed_ratio ? fmt::format("{:.1f}x", *s.speed_ratio) : "-");
+  // simulated QPE clocks per wall second inside each backend
+  double rtl_clocks = 0, model_clocks = 0;
+  for (const TaskComparison& t : r.tasks) {
+    rtl_clocks += double(t.rtl_cycles.value_or(0));
+    model_clocks += double(t.model_cycles.value_or(0));
+  }
+  auto rate = [](double clocks, double wall) { return wall > 0 ? fmt::format(" ({:.2e} clocks/s)", clocks / wall) : std::string(); };
+  out += fmt::format("wall: rtl {:.3f} s{}, model {:.3f} s{}, speed ratio (rtl/model) {}\n", s.rtl_wall_s, rate(rtl_clocks, s.rtl_wall_s),
+                     s.model_wall_s, rate(model_clocks, s.model_wall_s), s.speed_ratio ? fmt::format("{:.1f}x", *s.speed_ratio) : "-");
   out += fmt::format("backends: {}\n", to_string(r.backends));
   out += "hardware: " + hw_config_line(r.cfg) + "\n";
   out += "config hash: " + config_hash(r.cfg) + "\n";

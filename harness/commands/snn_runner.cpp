@@ -120,7 +120,7 @@ void check_layout(const SnnRequest& req, const SnnLayer& layer, const std::vecto
       StreamRunOptions opt;
       opt.watchdog_cycles = k.model.completed() ? req.policy.stream_budget.cycles(k.model.result->cycles)
                                                 : stream_cycle_bound(k.plan->stream, cfg);
-      if (!be.rtl) be.rtl = make_rtl_stream_backend(cfg);
+      if (!be.rtl) be.rtl = make_rtl_stream_backend(cfg, req.rtl_sim);
       k.rtl = run_layout(*be.rtl, *k.plan, layer, golden, opt);
     }
   } catch (const std::exception& e) {

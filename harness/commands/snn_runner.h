@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/backends/backend.h"
 #include "harness/check/check_policy.h"
 #include "model/snn_layer.h"
 
@@ -33,6 +34,7 @@ struct SnnRequest {
   std::string target = "qpe";    // qpe (QPE-DRAM: a Dominant and up to 3 Subordinates) | s2 (a chip preset)
   std::string preset;            // --target s2: prototype (default), spinnaker2, mini
   std::string backend = "both";  // both | model | rtl
+  RtlSimOptions rtl_sim;          // --threads, --rtl-eval: how the RTL is simulated
   std::uint64_t budget_bytes = 0;  // a PE's SRAM for the layout (0: the configuration's MLA budget)
   std::string config_file, mac;
   std::vector<std::string> flaws;
