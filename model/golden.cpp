@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "model/golden_vector.h"
 #include "model/splitmix64.h"
 
 namespace s2 {
@@ -48,8 +50,8 @@ std::int32_t wrap_accumulator(std::uint32_t sum, int bits) {
   return static_cast<std::int32_t>(v);
 }
 
-std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& w,
-                                      const std::vector<std::int8_t>& in, int bits) {
+std::vector<std::int32_t> golden_conv_scalar(const ConvShape& s, const std::vector<std::int8_t>& w,
+                                             const std::vector<std::int8_t>& in, int bits) {
   const int st = std::max(1, s.stride);
   const int Wo = (s.Wi - s.Wf) / st + 1, Ho = (s.Hi - s.Hf) / st + 1;
   std::vector<std::int32_t> out(std::size_t(s.C) * Ho * Wo);
@@ -78,8 +80,8 @@ std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std:
   return out;
 }
 
-std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,
-                                    const std::vector<std::int8_t>& b, int bits) {
+std::vector<std::int32_t> golden_mm_scalar(const MmShape& s, const std::vector<std::int8_t>& a,
+                                           const std::vector<std::int8_t>& b, int bits) {
   std::vector<std::int32_t> out(std::size_t(s.H_A) * s.W_B);
   std::vector<std::uint32_t> acc(s.W_B);
   for (int i = 0; i < s.H_A; ++i) {
@@ -92,6 +94,162 @@ std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int
     for (int j = 0; j < s.W_B; ++j) out[std::size_t(i) * s.W_B + j] = wrap_accumulator(acc[j], bits);
   }
   return out;
+}
+
+namespace {
+
+const golden_vector::PairDotIsa* vector_isa(GoldenKernel k) {
+  const std::vector<GoldenKernel>& runs = golden_kernels();
+  if (std::find(runs.begin(), runs.end(), k) == runs.end())
+    throw std::invalid_argument(std::string("golden kernel ") + golden_kernel_name(k) + " does not run on this CPU");
+#if defined(__x86_64__) || defined(__i386__)
+  if (k == GoldenKernel::Avx2) return &golden_vector::kAvx2;
+  if (k == GoldenKernel::Avx512Vnni) return &golden_vector::kAvx512Vnni;
+#endif
+  return nullptr;
+}
+
+std::uint32_t int16_pair(std::int8_t low, std::int8_t high) {
+  return static_cast<std::uint16_t>(std::int16_t(low)) | (std::uint32_t(static_cast<std::uint16_t>(std::int16_t(high))) << 16);
+}
+
+// golden_conv_scalar's arithmetic on the vector path (model/golden_vector.h) for shapes with at least one output.
+std::vector<std::int32_t> golden_conv_pairs(const golden_vector::PairDotIsa& isa, const ConvShape& s,
+                                            const std::vector<std::int8_t>& w, const std::vector<std::int8_t>& in,
+                                            int bits) {
+  const int st = std::max(1, s.stride);
+  const int Wo = (s.Wi - s.Wf) / st + 1, Ho = (s.Hi - s.Hf) / st + 1;
+  // output channels at once: one for a vector times a matrix, else 4 or 8 (a last group's missing ones are zeros);
+  // then as many vectors of columns as the row needs and the registers hold
+  const int rows = s.C == 1 ? 1 : s.C <= 4 ? 4 : 8;
+  const int vectors_wanted = std::min((Wo + isa.lanes - 1) / isa.lanes, isa.accumulators / rows);
+  const int vectors = vectors_wanted >= 4 ? 4 : vectors_wanted >= 2 ? 2 : 1;
+  const int block = isa.lanes * vectors;
+  const int width = (Wo + block - 1) / block * block;
+  // The input as channel pairs [D/2][Hi][stride phase][column / stride]: a row split into the columns q, q + stride,
+  // q + 2 stride, ... of each phase q, so that neighbouring outputs read neighbouring words at any stride; zeros
+  // past a row's end (as far as the last block reads) and in the missing channel of an odd depth.
+  const int d_pairs = (s.D + 1) / 2;
+  const std::size_t phase_words = std::max<std::size_t>((s.Wi + st - 1) / st, std::size_t(width) + (s.Wf - 1) / st);
+  const std::size_t row_words = std::size_t(st) * phase_words, plane_words = std::size_t(s.Hi) * row_words;
+  // (the buffers stay from call to call: fresh megabytes cost more in page faults than the packing itself)
+  thread_local std::vector<std::uint32_t> pairs, weights;
+  pairs.resize(std::size_t(d_pairs) * plane_words);  // every word written below
+  static const std::int8_t zeros[1] = {0};
+  for (int p = 0; p < d_pairs; ++p)
+    for (int y = 0; y < s.Hi; ++y) {
+      const std::int8_t* low = &in[(std::size_t(2 * p) * s.Hi + y) * s.Wi];
+      const bool odd = 2 * p + 1 == s.D;
+      const std::int8_t* high = odd ? zeros : &in[(std::size_t(2 * p + 1) * s.Hi + y) * s.Wi];
+      const std::size_t step = odd ? 0 : 1;
+      std::uint32_t* row = &pairs[std::size_t(p) * plane_words + std::size_t(y) * row_words];
+      for (int q = 0; q < st; ++q) {
+        std::uint32_t* phase = row + std::size_t(q) * phase_words;
+        std::size_t i = 0;
+        if (st == 1)  // (the common case, in a form the compiler vectorises)
+          for (; i < std::size_t(s.Wi); ++i) phase[i] = int16_pair(low[i], high[i * step]);
+        else
+          for (std::size_t x = std::size_t(q); x < std::size_t(s.Wi); x += std::size_t(st), ++i)
+            phase[i] = int16_pair(low[x], high[x * step]);
+        std::fill(phase + i, phase + phase_words, 0u);
+      }
+    }
+  // step (channel pair, ky, kx) of output row y reads input row y * stride + ky from column kx on
+  const std::size_t taps = std::size_t(s.Hf) * s.Wf, steps = std::size_t(d_pairs) * taps;
+  std::vector<std::size_t> offsets(steps);
+  for (int p = 0; p < d_pairs; ++p)
+    for (int ky = 0; ky < s.Hf; ++ky)
+      for (int kx = 0; kx < s.Wf; ++kx)
+        offsets[(std::size_t(p) * s.Hf + ky) * s.Wf + kx] =
+            std::size_t(p) * plane_words + std::size_t(ky) * row_words + std::size_t(kx % st) * phase_words + kx / st;
+  // weight pairs [C / rows][step][rows]
+  const int groups = (s.C + rows - 1) / rows;
+  weights.assign(std::size_t(groups) * steps * rows, 0);
+  for (int c = 0; c < s.C; ++c)
+    for (int p = 0; p < d_pairs; ++p)
+      for (std::size_t tap = 0; tap < taps; ++tap) {
+        const std::int8_t low = w[(std::size_t(c) * s.D + 2 * p) * taps + tap];
+        const std::int8_t high = 2 * p + 1 < s.D ? w[(std::size_t(c) * s.D + 2 * p + 1) * taps + tap] : std::int8_t(0);
+        weights[((std::size_t(c / rows) * steps) + std::size_t(p) * taps + tap) * rows + c % rows] = int16_pair(low, high);
+      }
+  std::vector<std::uint32_t> sums(std::size_t(rows) * width);
+  golden_vector::PairDotJob job;
+  job.rows = rows;
+  job.vectors = vectors;
+  job.width = width;
+  job.sums = sums.data();
+  job.sums_stride = std::size_t(width);
+  std::vector<std::int32_t> out(std::size_t(s.C) * Ho * Wo);
+  // the steps in chunks, so that a long row's blocks of columns share the chunk's input rows in the caches
+  constexpr std::size_t kStepsPerChunk = 256;
+  for (int g = 0; g < groups; ++g)
+    for (int y = 0; y < Ho; ++y) {
+      job.input = pairs.data() + std::size_t(y) * st * row_words;
+      for (std::size_t s0 = 0; s0 < steps; s0 += kStepsPerChunk) {
+        job.offsets = offsets.data() + s0;
+        job.weights = weights.data() + (std::size_t(g) * steps + s0) * rows;
+        job.steps = std::min(kStepsPerChunk, steps - s0);
+        job.accumulate = s0 > 0;
+        isa.run(job);
+      }
+      for (int r = 0; r < rows && g * rows + r < s.C; ++r)
+        for (int x = 0; x < Wo; ++x)
+          out[(std::size_t(g * rows + r) * Ho + y) * Wo + x] = wrap_accumulator(sums[std::size_t(r) * width + x], bits);
+    }
+  return out;
+}
+
+}  // namespace
+
+const char* golden_kernel_name(GoldenKernel k) {
+  switch (k) {
+    case GoldenKernel::Scalar: return "scalar";
+    case GoldenKernel::Avx2: return "avx2";
+    case GoldenKernel::Avx512Vnni: return "avx512vnni";
+  }
+  return "?";
+}
+
+const std::vector<GoldenKernel>& golden_kernels() {
+  static const std::vector<GoldenKernel> kernels = [] {
+    std::vector<GoldenKernel> k{GoldenKernel::Scalar};
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_cpu_supports("avx2")) k.push_back(GoldenKernel::Avx2);
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni"))
+      k.push_back(GoldenKernel::Avx512Vnni);
+#endif
+    return k;
+  }();
+  return kernels;
+}
+
+std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& filters,
+                                      const std::vector<std::int8_t>& ifmap, int bits, GoldenKernel kernel) {
+  const golden_vector::PairDotIsa* isa = vector_isa(kernel);
+  // shapes without a whole output (or without work) keep the reference's behaviour, whatever it is
+  if (!isa || s.Wi < s.Wf || s.Hi < s.Hf || s.Wf < 1 || s.Hf < 1 || s.D < 1 || s.C < 1)
+    return golden_conv_scalar(s, filters, ifmap, bits);
+  return golden_conv_pairs(*isa, s, filters, ifmap, bits);
+}
+
+std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& filters,
+                                      const std::vector<std::int8_t>& ifmap, int bits) {
+  // each input value meets about C * Hf * Wf / stride^2 weights
+  const int st = std::max(1, s.stride);
+  const bool reused = std::int64_t(s.C) * s.Hf * s.Wf >= std::int64_t(kVectorMinUses) * st * st;
+  return golden_conv(s, filters, ifmap, bits, reused ? golden_kernels().back() : GoldenKernel::Scalar);
+}
+
+std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,
+                                    const std::vector<std::int8_t>& b, int bits) {
+  return golden_mm(s, a, b, bits, s.H_A >= kVectorMinUses ? golden_kernels().back() : GoldenKernel::Scalar);
+}
+
+std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,
+                                    const std::vector<std::int8_t>& b, int bits, GoldenKernel kernel) {
+  if (kernel == GoldenKernel::Scalar) return golden_mm_scalar(s, a, b, bits);
+  // A [H_A][W_A] times B [W_A][W_B] is the convolution of a one-row ifmap [W_A][1][W_B] with H_A filters [W_A][1][1]
+  return golden_conv(ConvShape{s.W_B, 1, s.W_A, 1, 1, s.H_A, 1}, a, b, bits, kernel);
 }
 
 std::vector<std::int32_t> golden_results(const Task& t, int pe, const std::vector<PeOperands>& ops,

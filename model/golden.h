@@ -26,11 +26,31 @@ PeOperands make_operands(const Task& t, int pe);
 // Wraps a sum (taken modulo 2^32) to a `bits`-bit two's-complement value, sign-extended to 32 bits.
 std::int32_t wrap_accumulator(std::uint32_t sum, int bits);
 
+// How the golden kernels compute: the scalar reference, which runs on any CPU, or a vector path of the same
+// arithmetic (int16 pair multiply-adds, sums modulo 2^32, then the wrap), result for result the same.
+enum class GoldenKernel { Scalar, Avx2, Avx512Vnni };
+const char* golden_kernel_name(GoldenKernel k);
+// The kernels this CPU runs, the scalar one first and the fastest last.
+const std::vector<GoldenKernel>& golden_kernels();
+
 // conv: ofmap [C][Ho][Wo] at the shape's stride (the MLA's tasks all have stride 1); mm: C [H_A][W_B]. `a` may come from another PE than `b` (operand-A source).
+// Without a kernel: the fastest this CPU runs where operand B's values take part in at least kVectorMinUses products
+// each, else the scalar one (a vector times a matrix: the vector path's packing of B would cost more than it saves).
+// A kernel this CPU does not run (not in golden_kernels()) throws std::invalid_argument.
+constexpr int kVectorMinUses = 32;
 std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& filters,
                                       const std::vector<std::int8_t>& ifmap, int accumulator_bits);
+std::vector<std::int32_t> golden_conv(const ConvShape& s, const std::vector<std::int8_t>& filters,
+                                      const std::vector<std::int8_t>& ifmap, int accumulator_bits, GoldenKernel kernel);
 std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,
                                     const std::vector<std::int8_t>& b, int accumulator_bits);
+std::vector<std::int32_t> golden_mm(const MmShape& s, const std::vector<std::int8_t>& a,
+                                    const std::vector<std::int8_t>& b, int accumulator_bits, GoldenKernel kernel);
+// The scalar reference kernels: one multiply-add at a time, in the order the loops say.
+std::vector<std::int32_t> golden_conv_scalar(const ConvShape& s, const std::vector<std::int8_t>& filters,
+                                             const std::vector<std::int8_t>& ifmap, int accumulator_bits);
+std::vector<std::int32_t> golden_mm_scalar(const MmShape& s, const std::vector<std::int8_t>& a,
+                                           const std::vector<std::int8_t>& b, int accumulator_bits);
 // The golden results of PE `pe` for task `t`, operands as make_operands gives them.
 std::vector<std::int32_t> golden_results(const Task& t, int pe, const std::vector<PeOperands>& operands,
                                          const HwConfig& cfg);
