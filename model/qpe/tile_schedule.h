@@ -70,6 +70,8 @@ class TileSchedule {
   explicit TileSchedule(const HwConfig& cfg) : cfg_(cfg) {}
   const TileTiming& tile(const TileSituation& s);
   std::size_t distinct_tiles() const { return cache_.size(); }
+  // every situation resolved so far, with its timing (what tests compare with the reference engine)
+  const std::map<TileSituation, TileTiming>& resolved() const { return cache_; }
   std::uint64_t clocks_resolved() const { return clocks_resolved_; }
   std::uint64_t clocks_skipped() const { return clocks_skipped_; }  // of those, quiet clocks jumped over
 
