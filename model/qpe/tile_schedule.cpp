@@ -48,12 +48,13 @@ struct QpeNoc {
   std::array<int, kChannels> reserved{};  // packets in the pipeline per output channel
   std::uint64_t pipe = 0;                 // stage s in byte s
   int in_pipe = 0, waiting = 0;
-  std::uint32_t out_nonempty = 0;
+  std::uint32_t in_nonempty = 0, out_nonempty = 0;  // bit c: FIFO c holds a packet
   int next = 0;  // the round robin's next channel (noc/router.h's RoundRobin over its 20 channels)
 
   bool in_full(int c) const { return in[c].size == in_depth; }
   void push_in(int c, Pkt p) {
     in[c].push(p);
+    in_nonempty |= 1u << c;
     ++waiting;
   }
   void pop_out(int c) {
@@ -63,8 +64,8 @@ struct QpeNoc {
   int decide() const {
     if (waiting == 0) return -1;
     std::uint32_t eligible = 0;
-    for (int c = 0; c < kChannels; ++c) {
-      if (in[c].size == 0) continue;
+    for (std::uint32_t m = in_nonempty; m != 0; m &= m - 1) {
+      const int c = std::countr_zero(m);
       const int oc = channel(in[c].front());
       if (out[oc].size + reserved[oc] < out_depth) eligible |= 1u << c;
     }
@@ -86,6 +87,7 @@ struct QpeNoc {
     if (accepted < 0) return;
     const Pkt p = in[accepted].front();
     in[accepted].pop();
+    if (in[accepted].size == 0) in_nonempty &= ~(1u << accepted);
     --waiting;
     pipe |= p;
     ++reserved[channel(p)];
@@ -298,7 +300,10 @@ TileTiming TileRun::timing() const {
 // then the MLA).
 void TileRun::decide_clock(std::array<PeDecision, kPesPerQpe>& d) {
   for (PeState& q : pe_) {
-    PeDecision x;  // a local, not a reference into d: stores to it cannot alias the PE state the compiler reads
+    // written and read field by field in place: a copy of the whole decision would read back bytes just
+    // stored one by one, which the processor cannot forward (the loop's largest cost when it was a copy)
+    PeDecision& x = d[q.id];
+    x = PeDecision{};
     const int rsp_c = q.id * kNocClasses + kClassResponse, req_c = q.id * kNocClasses + kClassRequest;
     x.pop_rsp = noc_.out[rsp_c].size != 0;
     if (q.mla.busy()) x.mla = q.mla.decide(t_, x.pop_rsp, !noc_.in_full(req_c));
@@ -309,7 +314,6 @@ void TileRun::decide_clock(std::array<PeDecision, kPesPerQpe>& d) {
     x.slave_rsp_now = q.slave == Slave::Wait && q.slave_rsp == t_;
     x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && !noc_.in_full(rsp_c);
     acts_[q.id] = x.mla.acts() || x.grant_slave || x.grant_mla || x.slave_rsp_now || x.push_rsp || x.pop_rsp;
-    d[q.id] = x;
   }
 }
 
@@ -351,7 +355,7 @@ void TileRun::skip_quiet_clocks(std::uint64_t until, const std::array<PeDecision
 // The PEs' side of the PE clock edge: each PE's NoC slave, then its MLA.
 void TileRun::clock_edge(const std::array<PeDecision, kPesPerQpe>& d) {
   for (PeState& q : pe_) {
-    const PeDecision x = d[q.id];  // a copy, for the same reason as in decide_clock
+    const PeDecision& x = d[q.id];
     noc_slave_edge(q, x);
     if (q.mla.busy()) mla_edge(q, x);
   }
