@@ -158,7 +158,7 @@ std::int64_t relative(std::uint64_t v, std::uint64_t now) { return v > now ? std
 class TileRun {
  public:
   TileRun(const HwConfig& cfg, const TileSituation& s);
-  TileRun(const TileRun&) = delete;  // the FIFOs and the router point at each other
+  TileRun(const TileRun&) = delete;  // large, and never copied
   TileRun& operator=(const TileRun&) = delete;
 
   void run();
