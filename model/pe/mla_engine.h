@@ -11,6 +11,7 @@
 // arbitrates the SRAM port (NoC slave first, then the MLA, then the DMA) and clock() applies the edge.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -25,13 +26,15 @@ class MlaEngine {
  public:
   enum class Stage { Idle, Setup, Compute, Output, OutWait };
   // What the MLA wants in a clock, on the state before the edge.
-  enum class PortUse { None, OperandA, OperandB, Result };
+  enum class PortUse : std::uint8_t { None, OperandA, OperandB, Result };
+  // (Bit fields: the decision is one word, which the callers' loops copy and test in a register.)
   struct Decision {
-    PortUse port = PortUse::None;  // the SRAM access it asks for (granted when the NoC slave does not take the port)
-    bool push_a_read = false;      // an operand-A read request into the outbound request FIFO (it has room)
+    PortUse port : 2 = PortUse::None;  // the SRAM access it asks for (granted when the NoC slave does not take the port)
+    bool push_a_read : 1 = false;      // an operand-A read request into the outbound request FIFO (it has room)
     // the step engine's clock
-    bool fire = false, a_ok = false, a_arrive = false, a_pop = false, b_rsp = false, consume_b = false;
-    bool last_kx = false, last_step = false;
+    bool fire : 1 = false, a_ok : 1 = false, a_arrive : 1 = false, a_pop : 1 = false, b_rsp : 1 = false,
+        consume_b : 1 = false;
+    bool last_kx : 1 = false, last_step : 1 = false;
     bool acts() const { return fire || a_arrive || b_rsp || push_a_read; }
   };
   // What an edge ended.
@@ -106,5 +109,150 @@ class MlaEngine {
   std::uint64_t begin_ = 0;  // the first SETUP clock
   Regs r_;
 };
+
+// The engine's clock, inline: the tile schedule and the NoC fabric call these for every PE in every clock.
+
+inline MlaEngine::Decision MlaEngine::decide(std::uint64_t t, bool a_arrive, bool req_room) const {
+  Decision x;
+  if (t < begin_) return x;
+  if (r_.stage == Stage::Compute) {
+    x.a_arrive = via_noc_ ? a_arrive : (r_.local_a_arrive == t);
+    x.b_rsp = r_.b_inflight && r_.b_arrive == t;
+    const bool need_b = r_.kx == 0 || ((r_.kx - 1) & 3) == 0;  // a row's first step, then every fourth
+    x.a_ok = r_.a_count > 0 || x.a_arrive;
+    x.fire = x.a_ok && (!need_b || r_.b_stage || x.b_rsp);
+    x.last_kx = r_.kx == r_.wf - 1;
+    x.last_step = r_.step == r_.steps - 1;
+    const std::uint64_t row_after = r_.row + ((x.fire && x.last_kx) ? 1 : 0);
+    x.a_pop = x.fire && ((r_.step & word_mask_) == word_mask_ || x.last_step);
+    x.consume_b = x.fire && need_b;
+    const bool slot_free = (!r_.b_inflight || x.b_rsp) && (r_.b_stage ? x.consume_b : (!x.b_rsp || x.consume_b));
+    // the next row's first word is asked for in the clock of the row's last step
+    const bool b_req = !r_.fb_done && slot_free && r_.fb_row <= row_after;
+    const bool a_room = r_.a_outstanding + r_.a_count - (x.a_pop ? 1 : 0) < depth_ && r_.a_issued < r_.a_words;
+    if (!via_noc_ && a_room) x.port = PortUse::OperandA;
+    else if (b_req) x.port = PortUse::OperandB;
+    x.push_a_read = via_noc_ && a_room && req_room;
+  } else if (r_.stage == Stage::Output) {
+    x.port = PortUse::Result;
+  }
+  return x;
+}
+
+inline MlaEngine::Events MlaEngine::clock(std::uint64_t t, const Decision& x, bool granted) {
+  Events ev;
+  if (t < begin_) return ev;
+  Regs& r = r_;
+  switch (r.stage) {
+    case Stage::Idle:
+      break;
+    case Stage::Setup:
+      ++r.phases.setup;
+      r.stage = Stage::Compute;
+      break;
+    case Stage::Compute: {
+      ++r.phases.compute;
+      const bool grant_a = granted && x.port == PortUse::OperandA;
+      const bool grant_b = granted && x.port == PortUse::OperandB;
+      if (grant_a) {
+        r.local_a_arrive = t + L_;
+        ++r.a_issued;
+        ++r.a_outstanding;
+      }
+      if (x.push_a_read) {
+        ++r.a_issued;
+        ++r.a_outstanding;
+      }
+      if (grant_b) {
+        r.b_inflight = true;
+        r.b_arrive = t + L_;
+        if (r.fb_j == r.refills) {
+          r.fb_j = 0;
+          if (++r.fb_row == r.rows) r.fb_done = true;
+        } else {
+          ++r.fb_j;
+        }
+      } else if (x.b_rsp) {
+        r.b_inflight = false;
+      }
+      if (x.b_rsp && !(x.consume_b && !r.b_stage)) r.b_stage = true;
+      else if (x.consume_b && r.b_stage) r.b_stage = false;
+      if (x.a_arrive) {
+        --r.a_outstanding;
+        ++r.a_count;
+      }
+      if (x.a_pop) --r.a_count;
+      if (x.fire) {
+        ++r.step;
+        if (x.last_kx) {
+          r.kx = 0;
+          ++r.row;
+        } else {
+          ++r.kx;
+        }
+        if (x.last_step) r.stage = Stage::Output;
+      } else if (!x.a_ok) {
+        ++r.phases.a_wait;
+      } else {
+        ++r.phases.b_wait;
+      }
+      break;
+    }
+    case Stage::Output:
+      ++r.phases.output;
+      if (granted && x.port == PortUse::Result && ++r.out_k == r.writes) {
+        r.stage = Stage::OutWait;
+        r.out_wait = L_ > 1;  // the last write holds the port a clock more
+      }
+      break;
+    case Stage::OutWait:
+      ++r.phases.output;
+      if (r.out_wait) {
+        r.out_wait = false;
+        break;
+      }
+      ev.tile_end = true;
+      if (++r.col == row_tiles_.size()) {
+        r.col = 0;
+        ++r.rows_done;
+        ev.row_end = true;
+      }
+      if (r.rows_done == rows_total_) {
+        ev.done = true;
+        r.stage = Stage::Idle;
+        break;
+      }
+      load(row_tiles_[r.col]);
+      restart();
+      break;
+  }
+  return ev;
+}
+
+inline void MlaEngine::count_quiet(std::uint64_t n, const Decision& d) {
+  if (r_.stage == Stage::Compute) {
+    r_.phases.compute += n;
+    (d.a_ok ? r_.phases.b_wait : r_.phases.a_wait) += n;
+  } else if (r_.stage == Stage::Output) {
+    r_.phases.output += n;
+  }
+}
+
+inline std::uint64_t MlaEngine::wakes_at(std::uint64_t now) const {
+  if (now < begin_) return begin_;
+  switch (r_.stage) {
+    case Stage::Setup:
+    case Stage::OutWait:
+      return now;
+    case Stage::Compute: {
+      std::uint64_t until = ~0ull;
+      if (r_.b_inflight && r_.b_arrive >= now) until = std::min(until, r_.b_arrive);
+      if (r_.local_a_arrive != ~0ull && r_.local_a_arrive >= now) until = std::min(until, r_.local_a_arrive);
+      return until;
+    }
+    default:
+      return ~0ull;
+  }
+}
 
 }  // namespace s2

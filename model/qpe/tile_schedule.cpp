@@ -1,6 +1,6 @@
 #include "model/qpe/tile_schedule.h"
 
-#include "model/noc/router.h"
+#include "model/noc/packet.h"
 #include "model/pe/mla_engine.h"
 
 #include <algorithm>
@@ -17,6 +17,100 @@ namespace {
 enum class Slave { Idle, Wait, Send };
 using Stage = MlaEngine::Stage;
 
+// The QPE's router (rtl_stubs/noc_router.sv, as noc/router.h runs it in the NoC fabric) and the PEs' outbound
+// FIFOs, laid out for the tile schedule's loop. A QPE alone carries only operand-A reads and their responses
+// between its four PEs, so a packet is a byte (from PE, to PE, message class), a FIFO of at most 8 packets a
+// 64-bit word (front in the low byte) and the pipeline a 64-bit word (stage s in byte s): a clock of the NoC
+// is shifts and masks, no division and no copies of packets. The rules are noc/router.h's: one packet per
+// NoC edge, round robin from the channel after the last accepted among the channels whose head packet's
+// output FIFO has room counting what the pipeline holds for it, delivered `latency` edges later.
+struct QpeNoc {
+  using Pkt = std::uint8_t;  // 0x80 | class << 4 | to << 2 | from
+  static Pkt packet(int from, int to, int cls) { return Pkt(0x80 | cls << 4 | to << 2 | from); }
+  static int from(Pkt p) { return p & 3; }
+  static int to(Pkt p) { return (p >> 2) & 3; }
+  static int channel(Pkt p) { return ((p >> 2) & 3) * kNocClasses + ((p >> 4) & 1); }  // the output channel
+
+  static constexpr int kChannels = kPesPerQpe * kNocClasses;  // PE p's class k is channel p * 2 + k
+  struct Queue {
+    std::uint64_t bytes = 0;  // packet i in byte i
+    int size = 0;
+    Pkt front() const { return Pkt(bytes); }
+    void push(Pkt p) { bytes |= std::uint64_t(p) << (8 * size++); }
+    void pop() {
+      bytes >>= 8;
+      --size;
+    }
+  };
+
+  int latency = 4, in_depth = 4, out_depth = 4;
+  std::array<Queue, kChannels> in, out;  // in: the PEs' outbound FIFOs; out: the router's output FIFOs
+  std::array<int, kChannels> reserved{};  // packets in the pipeline per output channel
+  std::uint64_t pipe = 0;                 // stage s in byte s
+  int in_pipe = 0, waiting = 0;
+  std::uint32_t in_nonempty = 0, out_nonempty = 0;  // bit c: FIFO c holds a packet
+  int next = 0;  // the round robin's next channel (noc/router.h's RoundRobin over its 20 channels)
+
+  bool in_full(int c) const { return in[c].size == in_depth; }
+  void push_in(int c, Pkt p) {
+    in[c].push(p);
+    in_nonempty |= 1u << c;
+    ++waiting;
+  }
+  void pop_out(int c) {
+    out[c].pop();
+    if (out[c].size == 0) out_nonempty &= ~(1u << c);
+  }
+  int decide() const {
+    if (waiting == 0) return -1;
+    std::uint32_t eligible = 0;
+    for (std::uint32_t m = in_nonempty; m != 0; m &= m - 1) {
+      const int c = std::countr_zero(m);
+      const int oc = channel(in[c].front());
+      if (out[oc].size + reserved[oc] < out_depth) eligible |= 1u << c;
+    }
+    if (!eligible) return -1;
+    const std::uint32_t from_next = next < kChannels ? eligible >> next << next : 0;
+    return std::countr_zero(from_next ? from_next : eligible);
+  }
+  void apply(int accepted) {
+    if (accepted < 0 && in_pipe == 0) return;
+    const int last = latency - 1;
+    if (const Pkt p = Pkt(pipe >> (8 * last))) {  // a packet leaves the last stage
+      const int c = channel(p);
+      out[c].push(p);
+      out_nonempty |= 1u << c;
+      --reserved[c];
+      --in_pipe;
+    }
+    pipe = (pipe << 8) & stage_mask();
+    if (accepted < 0) return;
+    const Pkt p = in[accepted].front();
+    in[accepted].pop();
+    if (in[accepted].size == 0) in_nonempty &= ~(1u << accepted);
+    --waiting;
+    pipe |= p;
+    ++reserved[channel(p)];
+    ++in_pipe;
+    next = accepted + 1 == kNocChannels ? 0 : accepted + 1;
+  }
+  std::uint64_t stage_mask() const { return latency == 8 ? ~0ull : (1ull << (8 * latency)) - 1; }
+  // edges from the last one until a packet in the pipeline enters its output FIFO; 0: the pipeline is empty
+  int edges_to_exit() const { return pipe ? latency - (63 - std::countl_zero(pipe)) / 8 : 0; }
+  // `edges` quiet edges (fewer than edges_to_exit()): the pipeline moves on
+  void skip_quiet_edges(int edges) {
+    if (edges <= 0 || in_pipe == 0) return;
+    if (edges >= edges_to_exit()) throw std::logic_error("tile schedule: a quiet jump over a packet leaving the pipeline (model bug)");
+    pipe = (pipe << (8 * edges)) & stage_mask();
+  }
+  // the state its future depends on (noc/router.h's append_state and the outbound FIFOs)
+  void append_state(std::vector<std::int64_t>& key) const {
+    key.insert(key.end(), {next, static_cast<std::int64_t>(pipe)});
+    for (const Queue& q : out) key.insert(key.end(), {q.size, static_cast<std::int64_t>(q.bytes)});
+    for (const Queue& q : in) key.insert(key.end(), {q.size, static_cast<std::int64_t>(q.bytes)});
+  }
+};
+
 // A PE of the QPE: its MLA (pe/mla_engine.h, the one tile loop the NoC fabric runs too), its SRAM port and its
 // NoC slave, and what is recorded of its run.
 struct PeState {
@@ -32,7 +126,7 @@ struct PeState {
   std::uint64_t port_free = 0;
   Slave slave = Slave::Idle;
   std::uint64_t slave_rsp = 0;  // clock the slave's read data arrives
-  Packet slave_pkt;             // the response being sent
+  QpeNoc::Pkt slave_pkt = 0;    // the response being sent
   const MlaEngine::Regs& r() const { return mla.regs(); }
 };
 
@@ -64,7 +158,7 @@ std::int64_t relative(std::uint64_t v, std::uint64_t now) { return v > now ? std
 class TileRun {
  public:
   TileRun(const HwConfig& cfg, const TileSituation& s);
-  TileRun(const TileRun&) = delete;  // the FIFOs and the router point at each other
+  TileRun(const TileRun&) = delete;  // large, and never copied
   TileRun& operator=(const TileRun&) = delete;
 
   void run();
@@ -92,9 +186,7 @@ class TileRun {
   const TileSituation& s_;
   const std::uint64_t L_;  // clocks an SRAM access occupies a port
   TaskTiles run_;          // the run as one "output row" of tiles for the MLA engines
-  // the QPE's router (noc/router.h, the one the NoC fabric links into the mesh) with the PEs' outbound FIFOs
-  Router router_;
-  std::array<std::array<Fifo, kNocClasses>, kPesPerQpe> ob_;
+  QpeNoc noc_;  // the QPE's router with the PEs' outbound FIFOs
   std::array<PeState, kPesPerQpe> pe_;
   std::array<bool, kPesPerQpe> acts_{};  // the PE does something in this clock
   int remaining_ = 0;                    // active PEs whose run has not ended
@@ -137,7 +229,6 @@ class TileRun {
 TileRun::TileRun(const HwConfig& cfg, const TileSituation& s)
     : s_(s),
       L_(static_cast<std::uint64_t>(cfg.sram_cycles_per_access())),
-      router_(Router::Params{0, 0, cfg.router_latency_noc_cycles, cfg.router_out_fifo_packets, Fifo::kMaxDepth}),
       pattern_(tile_pattern_period(s.tiles)) {
   std::uint64_t run_steps = 0, run_writes = 0;
   for (const TileShape& sh : s.tiles) {
@@ -149,13 +240,16 @@ TileRun::TileRun(const HwConfig& cfg, const TileSituation& s)
   run_.column_tiles = s.tiles.size();
   run_.row = s.tiles;
 
+  // the limits of noc/router.h and noc/packet.h
+  if (cfg.router_latency_noc_cycles < 2 || cfg.router_latency_noc_cycles > 8)
+    throw std::invalid_argument("router: a latency of 2 to 8 NoC clocks");
+  if (cfg.router_out_fifo_packets < 1 || cfg.router_out_fifo_packets > Fifo::kMaxDepth)
+    throw std::invalid_argument("router: output FIFOs of 1 to " + std::to_string(Fifo::kMaxDepth) + " packets");
   if (cfg.noc_if_out_fifo_packets > Fifo::kMaxDepth)
     throw std::invalid_argument("tile schedule: outbound FIFOs above " + std::to_string(Fifo::kMaxDepth) + " packets are not supported");
-  for (int p = 0; p < kPesPerQpe; ++p)
-    for (int k = 0; k < kNocClasses; ++k) {
-      ob_[p][k] = Fifo(cfg.noc_if_out_fifo_packets);
-      router_.connect_input(p * kNocClasses + k, &ob_[p][k]);
-    }
+  noc_.latency = cfg.router_latency_noc_cycles;
+  noc_.out_depth = cfg.router_out_fifo_packets;
+  noc_.in_depth = cfg.noc_if_out_fifo_packets;
   for (int p = 0; p < kPesPerQpe; ++p) {
     PeState& q = pe_[p];
     q.id = p;
@@ -175,11 +269,11 @@ void TileRun::run() {
   while (remaining_ > 0) {
     if (t_ > give_up_) throw std::logic_error("tile schedule did not converge (model bug)");
     // mid-cycle NoC edge
-    router_.apply(router_.decide());
+    noc_.apply(noc_.decide());
     std::array<PeDecision, kPesPerQpe> d{};
     decide_clock(d);
     // the PE clock edge (NoC edge 2t+1): router and PEs update together
-    const int accepted = router_.decide();
+    const int accepted = noc_.decide();
     // A clock in which nothing moves repeats until the next timed event (an access completing, a packet
     // landing, a PE starting): jump there and only count the waiting.
     if (const std::uint64_t until = quiet_until(t_, accepted); until > t_ + 1) {
@@ -187,7 +281,7 @@ void TileRun::run() {
       continue;
     }
     clock_edge(d);
-    router_.apply(accepted);
+    noc_.apply(accepted);
     ++t_;
     look_for_periods();
   }
@@ -206,19 +300,20 @@ TileTiming TileRun::timing() const {
 // then the MLA).
 void TileRun::decide_clock(std::array<PeDecision, kPesPerQpe>& d) {
   for (PeState& q : pe_) {
-    PeDecision x;  // a local, not a reference into d: stores to it cannot alias the PE state the compiler reads
-    const Fifo& rsp_in = router_.output(q.id * kNocClasses + kClassResponse);
-    const Fifo& req_in = router_.output(q.id * kNocClasses + kClassRequest);
-    x.pop_rsp = !rsp_in.empty();
-    if (q.mla.busy()) x.mla = q.mla.decide(t_, !rsp_in.empty(), !ob_[q.id][kClassRequest].full());
+    // written and read field by field in place: a copy of the whole decision would read back bytes just
+    // stored one by one, which the processor cannot forward (the loop's largest cost when it was a copy)
+    PeDecision& x = d[q.id];
+    x = PeDecision{};
+    const int rsp_c = q.id * kNocClasses + kClassResponse, req_c = q.id * kNocClasses + kClassRequest;
+    x.pop_rsp = noc_.out[rsp_c].size != 0;
+    if (q.mla.busy()) x.mla = q.mla.decide(t_, x.pop_rsp, !noc_.in_full(req_c));
     if (t_ >= q.port_free) {
-      if (q.slave == Slave::Idle && !req_in.empty()) x.grant_slave = true;
+      if (q.slave == Slave::Idle && noc_.out[req_c].size != 0) x.grant_slave = true;
       else if (x.mla.port != MlaEngine::PortUse::None) x.grant_mla = true;
     }
     x.slave_rsp_now = q.slave == Slave::Wait && q.slave_rsp == t_;
-    x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && !ob_[q.id][kClassResponse].full();
+    x.push_rsp = (x.slave_rsp_now || q.slave == Slave::Send) && !noc_.in_full(rsp_c);
     acts_[q.id] = x.mla.acts() || x.grant_slave || x.grant_mla || x.slave_rsp_now || x.push_rsp || x.pop_rsp;
-    d[q.id] = x;
   }
 }
 
@@ -227,9 +322,9 @@ std::uint64_t TileRun::quiet_until(std::uint64_t now, int accepted) const {
   if (accepted >= 0) return now;
   for (const PeState& q : pe_)
     if (acts_[q.id]) return now;
-  if (router_.waiting() > 0 || !router_.outputs_empty()) return now;
+  if (noc_.waiting > 0 || noc_.out_nonempty != 0) return now;
   std::uint64_t until = ~0ull;
-  if (const int e = router_.edges_to_exit(); e > 0) {  // a packet enters its output FIFO in edge 2 now + e
+  if (const int e = noc_.edges_to_exit(); e > 0) {  // a packet enters its output FIFO in edge 2 now + e
     if (e <= 1) return now;
     until = (2 * now + static_cast<std::uint64_t>(e)) / 2;
   }
@@ -253,14 +348,14 @@ void TileRun::skip_quiet_clocks(std::uint64_t until, const std::array<PeDecision
   for (PeState& q : pe_)
     if (!q.finished && q.mla.busy() && t_ >= q.mla.begin()) q.mla.count_quiet(until - t_, d[q.id].mla);
   skipped_ += until - t_;
-  router_.skip_quiet_edges(static_cast<int>(2 * (until - t_) - 1));  // this clock's PE edge to the next clock's middle
+  noc_.skip_quiet_edges(static_cast<int>(2 * (until - t_) - 1));  // this clock's PE edge to the next clock's middle
   t_ = until;
 }
 
 // The PEs' side of the PE clock edge: each PE's NoC slave, then its MLA.
 void TileRun::clock_edge(const std::array<PeDecision, kPesPerQpe>& d) {
   for (PeState& q : pe_) {
-    const PeDecision x = d[q.id];  // a copy, for the same reason as in decide_clock
+    const PeDecision& x = d[q.id];
     noc_slave_edge(q, x);
     if (q.mla.busy()) mla_edge(q, x);
   }
@@ -269,36 +364,24 @@ void TileRun::clock_edge(const std::array<PeDecision, kPesPerQpe>& d) {
 // The NoC slave: an operand-A read of another PE's MLA, answered L clocks later; and the PE's NoC interface
 // taking the response for its own MLA.
 void TileRun::noc_slave_edge(PeState& q, const PeDecision& x) {
-  Fifo& rsp_in = router_.output(q.id * kNocClasses + kClassResponse);
-  Fifo& req_in = router_.output(q.id * kNocClasses + kClassRequest);
+  const int rsp_c = q.id * kNocClasses + kClassResponse, req_c = q.id * kNocClasses + kClassRequest;
   if (x.grant_slave) {
     q.port_free = t_ + L_;
     q.slave = Slave::Wait;
     q.slave_rsp = t_ + L_;
-    q.slave_pkt = Packet{};
-    q.slave_pkt.dst_port = req_in.front().src_port;
-    q.slave_pkt.src_port = static_cast<std::int8_t>(q.id);
-    q.slave_pkt.kind = PacketKind::RdRsp;
-    q.slave_pkt.a_read = true;
-    req_in.pop();
+    q.slave_pkt = QpeNoc::packet(q.id, QpeNoc::from(noc_.out[req_c].front()), kClassResponse);
+    noc_.pop_out(req_c);
   }
   if (x.slave_rsp_now) q.slave = x.push_rsp ? Slave::Idle : Slave::Send;
   else if (q.slave == Slave::Send && x.push_rsp) q.slave = Slave::Idle;
-  if (x.push_rsp) ob_[q.id][kClassResponse].push(q.slave_pkt);
-  if (x.pop_rsp) rsp_in.pop();
+  if (x.push_rsp) noc_.push_in(rsp_c, q.slave_pkt);
+  if (x.pop_rsp) noc_.pop_out(rsp_c);
 }
 
 // The MLA's edge: its SRAM access, its operand-A read request, and what the edge ended (a tile, the run).
 void TileRun::mla_edge(PeState& q, const PeDecision& x) {
   if (x.grant_mla) q.port_free = t_ + L_;
-  if (x.mla.push_a_read) {
-    Packet r;
-    r.dst_port = static_cast<std::int8_t>(q.a_src);
-    r.src_port = static_cast<std::int8_t>(q.id);
-    r.kind = PacketKind::MemRd;
-    r.a_read = true;
-    ob_[q.id][kClassRequest].push(r);
-  }
+  if (x.mla.push_a_read) noc_.push_in(q.id * kNocClasses + kClassRequest, QpeNoc::packet(q.id, q.a_src, kClassRequest));
   const MlaEngine::Events ev = q.mla.clock(t_, x.mla, x.grant_mla);
   if (ev.tile_end && !q.finished) q.timing.tile_end.push_back(t_ + 1 - q.start);
   if (!ev.done) return;
@@ -337,18 +420,13 @@ void TileRun::look_for_periods() {
 // The state of the router and of the PEs' outbound FIFOs into `key_` (cleared).
 void TileRun::network_key() {
   key_.clear();
-  router_.append_state(key_);  // (taken after a clock's PE edge: its pipeline stages compare as they are)
-  for (const auto& fifos : ob_)
-    for (const Fifo& f : fifos) {
-      key_.push_back(f.size());
-      for (int i = 0; i < f.size(); ++i) key_.insert(key_.end(), {f.at(i).src_port, f.at(i).dst_port, f.at(i).cls()});
-    }
+  noc_.append_state(key_);  // (taken after a clock's PE edge: its pipeline stages compare as they are)
 }
 
 // The state of PE q's SRAM port and NoC slave relative to clock `now`.
 void TileRun::port_key(const PeState& q, std::uint64_t now) {
   key_.insert(key_.end(), {relative(q.port_free, now), std::int64_t(q.slave), q.slave == Slave::Wait ? relative(q.slave_rsp, now) : 0,
-                           q.slave == Slave::Idle ? 0 : q.slave_pkt.src_port, q.slave == Slave::Idle ? 0 : q.slave_pkt.dst_port});
+                           q.slave == Slave::Idle ? 0 : q.slave_pkt});
 }
 
 std::uint64_t TileRun::key_hash() const {

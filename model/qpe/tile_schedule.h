@@ -3,7 +3,7 @@
 // stream (pe/mla_engine.h: SETUP, the step engine, the operand-B and operand-A fetch units, the result
 // writes); around the four MLAs it holds what a QPE alone needs: each PE's SRAM port (the NoC slave first,
 // then the MLA; an access occupies it sram_cycles_per_access() clocks), the NoC slaves and the PEs'
-// outbound FIFOs, and the QPE's router (noc/router.h, the one the NoC fabric links into the mesh). What it
+// outbound FIFOs, and the QPE's router (noc/router.h's rules, laid out for this loop: tile_schedule.cpp). What it
 // adds is speed: clocks in which nothing moves are jumped over, and a steady state that recurs (rows of a
 // tile, or whole tiles) is skipped period by period.
 //
@@ -70,6 +70,8 @@ class TileSchedule {
   explicit TileSchedule(const HwConfig& cfg) : cfg_(cfg) {}
   const TileTiming& tile(const TileSituation& s);
   std::size_t distinct_tiles() const { return cache_.size(); }
+  // every situation resolved so far, with its timing (what tests compare with the reference engine)
+  const std::map<TileSituation, TileTiming>& resolved() const { return cache_; }
   std::uint64_t clocks_resolved() const { return clocks_resolved_; }
   std::uint64_t clocks_skipped() const { return clocks_skipped_; }  // of those, quiet clocks jumped over
 

@@ -1,0 +1,147 @@
+// The clock-level tile schedule (model/qpe/tile_schedule.cpp), rewritten for speed, against the engine it
+// replaced (model/qpe/tile_schedule_reference.cpp, built only into this test): on every situation the model
+// asks it for, every PE's tile ends (and so its output rows' ends) and its phase clocks must be equal.
+// Situations come from the random suite's tasks (every MAC shape, the 2-clock SRAM flaw off and on, operand A
+// local and from each neighbour, the STARTs' real offsets and others) and from random tile runs.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/stimulus/task_vectors.h"
+#include "model/qpe/task_timing.h"
+#include "model/qpe/tile_schedule.h"
+#include "model/qpe/tile_schedule_reference.h"
+#include "model/splitmix64.h"
+#include "tests/test_support.h"
+
+namespace s2 {
+namespace {
+
+using namespace s2::test;
+
+std::string describe(const TileSituation& s) {
+  std::string d = std::to_string(s.tiles.size()) + " tiles (first " + std::to_string(s.tiles.front().rows) + "x" +
+                  std::to_string(s.tiles.front().steps_per_row) + ", " + std::to_string(s.tiles.front().writes) +
+                  " writes, A " + (s.tiles.front().a_via_noc ? "via NoC" : "local") + ")";
+  for (int p = 0; p < kPesPerQpe; ++p)
+    if (s.active[p]) d += " PE" + std::to_string(p) + "<-" + std::to_string(s.a_source[p]) + "@" + std::to_string(s.offset[p]);
+  return d + (s.next_follows ? " next follows" : "");
+}
+
+// Both engines on one situation: equal tile ends and phases on every PE. Returns the clocks the old engine
+// resolved (a test that compared nothing would show as 0).
+std::uint64_t expect_same_as_reference(const HwConfig& cfg, const TileSituation& s, const TileTiming& fast) {
+  std::uint64_t clocks = 0;
+  const TileTiming ref = reference::resolve(cfg, s, &clocks);
+  for (int p = 0; p < kPesPerQpe; ++p) {
+    SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
+    EXPECT_EQ(fast[p].tile_end, ref[p].tile_end);
+    EXPECT_EQ(fast[p].setup, ref[p].setup);
+    EXPECT_EQ(fast[p].compute, ref[p].compute);
+    EXPECT_EQ(fast[p].output, ref[p].output);
+    EXPECT_EQ(fast[p].a_wait, ref[p].a_wait);
+    EXPECT_EQ(fast[p].b_wait, ref[p].b_wait);
+  }
+  return clocks;
+}
+
+// Every configuration the RTL is built for, with and without the 2-clock SRAM.
+std::vector<HwConfig> configs() {
+  std::vector<HwConfig> out;
+  for (const HwConfig& c : mac_shape_configs()) {
+    out.push_back(c);
+    HwConfig slow = c;
+    slow.flaws.sram2clk = true;
+    out.push_back(slow);
+  }
+  return out;
+}
+
+std::array<bool, kPesPerQpe> pes_of(const Task& t) {
+  std::array<bool, kPesPerQpe> active{};
+  for (int p : t.pes()) active[p] = true;
+  return active;
+}
+
+// The random suite as the model runs it (the STARTs one NoC clock apart: PEs 2 and 3 a PE clock after 0 and 1)
+// and with the PEs a clock apart each; the event schedule with the model's window and the clock-level schedule
+// over whole tasks (no extrapolation). Every situation either asks for is compared.
+TEST(TileSchedule, EqualsTheReferenceOnEveryRandomSuiteSituation) {
+  for (const HwConfig& base : configs()) {
+    SCOPED_TRACE(base.mac_shape() + (base.flaws.sram2clk ? " sram2clk" : ""));
+    const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
+    ASSERT_EQ(tasks.size(), 240u);
+    for (const char* schedule : {"event", "clock"}) {
+      HwConfig cfg = base;
+      cfg.model_schedule = schedule;
+      const std::uint64_t window =
+          cfg.model_schedule == "event" ? static_cast<std::uint64_t>(cfg.model_resolve_window_cycles) : 1ull << 40;
+      TileSchedule fast(cfg);
+      int neighbour = 0;
+      for (const Task& t : tasks) {
+        for (const std::array<std::uint64_t, kPesPerQpe>& start :
+             {std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1}, std::array<std::uint64_t, kPesPerQpe>{3, 2, 1, 0}})
+          task_timing(t, cfg, fast, pes_of(t), start, window);
+        neighbour += t.a_from_neighbor();
+      }
+      EXPECT_GT(neighbour, 50);
+      std::uint64_t clocks = 0;
+      std::size_t contended = 0;
+      for (const auto& [s, timing] : fast.resolved()) {
+        clocks += expect_same_as_reference(cfg, s, timing);
+        int running = 0;
+        for (bool a : s.active) running += a;
+        contended += running > 1 && s.tiles.front().a_via_noc;
+      }
+      EXPECT_GT(contended, 100u) << schedule << ": situations where PEs meet at the router";
+      EXPECT_GT(clocks, 100000u) << schedule;
+    }
+  }
+}
+
+// Random tile runs: shapes, operand-A paths and sources, the PEs that run, their offsets, runs that go on.
+TEST(TileSchedule, EqualsTheReferenceOnRandomTileRuns) {
+  SplitMix64 rng{31};
+  auto below = [&](std::uint64_t n) { return rng.next() % n; };
+  for (const HwConfig& cfg : configs()) {
+    SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
+    TileSchedule fast(cfg);
+    std::uint64_t clocks = 0;
+    for (int i = 0; i < 150; ++i) {
+      TileSituation s;
+      const bool via_noc = below(4) != 0;
+      const std::uint32_t width_words = 1 + static_cast<std::uint32_t>(below(4));
+      const std::size_t distinct = 1 + below(3), repeats = 1 + below(6);
+      std::vector<TileShape> pattern;
+      for (std::size_t k = 0; k < distinct; ++k) {
+        TileShape sh;
+        sh.rows = 1 + static_cast<std::uint32_t>(below(k == 0 && below(3) == 0 ? 200 : 40));
+        sh.steps_per_row = via_noc ? 1 + static_cast<std::uint32_t>(below(7)) : 1;
+        sh.writes = static_cast<std::uint32_t>(cfg.mac_rows) * (k + 1 == distinct ? 1 + static_cast<std::uint32_t>(below(width_words)) : width_words);
+        sh.a_via_noc = via_noc;
+        pattern.push_back(sh);
+      }
+      for (std::size_t r = 0; r < repeats; ++r) s.tiles.insert(s.tiles.end(), pattern.begin(), pattern.end());
+      do {
+        for (int p = 0; p < kPesPerQpe; ++p) s.active[p] = below(4) != 0;
+      } while (s.active == std::array<bool, kPesPerQpe>{});
+      const int shift = static_cast<int>(below(5)) - 1;  // -1: each PE's own SRAM
+      for (int p = 0; p < kPesPerQpe; ++p) {
+        s.a_source[p] = shift < 0 ? p : (p + shift) % kPesPerQpe;
+        s.offset[p] = s.active[p] ? static_cast<std::uint32_t>(below(below(4) == 0 ? 40 : 4)) : 0;
+      }
+      std::uint32_t first = ~0u;
+      for (int p = 0; p < kPesPerQpe; ++p)
+        if (s.active[p]) first = std::min(first, s.offset[p]);
+      for (int p = 0; p < kPesPerQpe; ++p)
+        if (s.active[p]) s.offset[p] -= first;
+      s.next_follows = below(2) != 0;
+      clocks += expect_same_as_reference(cfg, s, fast.tile(s));
+    }
+    EXPECT_GT(clocks, 50000u);
+  }
+}
+
+}  // namespace
+}  // namespace s2
