@@ -148,30 +148,29 @@ TEST(ChipRtlEval, ASmallNetworksBlockOnThePrototypeChipIsTheSameAndMostQpeClocks
   EXPECT_LT(share, 0.5);
 }
 
+namespace {
+
 // How the RTL was simulated is reported like the wall time (the head's rtl_simulation, each block's
 // rtl_qpe_clocks_*): a report without them and the wall times is the same for every setting.
 nlohmann::json without_simulation(const nlohmann::json& x) {
-  if (x.is_object()) {
-    nlohmann::json y = nlohmann::json::object();
-    for (const auto& [k, v] : x.items())
-      if (k != "rtl_simulation" && k.find("qpe_clocks_") == std::string::npos) y[k] = without_simulation(v);
-    return y;
-  }
-  if (x.is_array()) {
-    nlohmann::json y = nlohmann::json::array();
-    for (const auto& v : x) y.push_back(without_simulation(v));
-    return y;
-  }
-  return x;
+  return without_keys(x, [](const std::string& k) { return k == "rtl_simulation" || k.find("qpe_clocks_") != std::string::npos; });
 }
 
-TEST(ChipRtlEval, RunNetReportsAreTheSameHoweverTheRtlIsSimulated) {
-  const TempDir dir;
+// The small test network on the mini chip's RTL, as run-net would run it
+RunNetRequest small_network_on_mini_rtl(const TempDir& dir) {
   RunNetRequest req;
   req.net = dir.write("small.txt", test_networks::kSmall);
   req.target = "s2";
   req.preset = "mini";
   req.backend = "rtl";
+  return req;
+}
+
+}  // namespace
+
+TEST(ChipRtlEval, RunNetReportsAreTheSameHoweverTheRtlIsSimulated) {
+  const TempDir dir;
+  RunNetRequest req = small_network_on_mini_rtl(dir);
   req.layers = {"CONV_1", "FC_5"};
   std::vector<nlohmann::json> reports;
   for (const RtlSimOptions sim : {RtlSimOptions{1, false}, RtlSimOptions{2, true}}) {
@@ -190,11 +189,7 @@ TEST(ChipRtlEval, RunNetReportsAreTheSameHoweverTheRtlIsSimulated) {
 
 TEST(ChipRtlEval, RunNetRunsTheRtlAgainEachOtherWayAndPrintsTheSpeedUps) {
   const TempDir dir;
-  RunNetRequest req;
-  req.net = dir.write("small.txt", test_networks::kSmall);
-  req.target = "s2";
-  req.preset = "mini";
-  req.backend = "rtl";
+  RunNetRequest req = small_network_on_mini_rtl(dir);
   req.layers = {"CONV_1"};
   req.strategies = {"fuse_reuse"};
   req.rtl_sim = RtlSimOptions{2, true};

@@ -63,22 +63,28 @@ inline nlohmann::json read_json(const std::string& path) {
 inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio;
-// and without "resume" (what a resumed run took from its journal: the one thing it may say beyond the run's).
-inline nlohmann::json without_wall_times(const nlohmann::json& x) {
+// A JSON value without the object keys `drop(key)` names, at any depth.
+template <typename Drop>
+nlohmann::json without_keys(const nlohmann::json& x, const Drop& drop) {
   if (x.is_object()) {
     nlohmann::json y = nlohmann::json::object();
     for (const auto& [k, v] : x.items())
-      if (!ends_with(k, "wall_s") && !ends_with(k, "clocks_per_s") && k != "speed_ratio" && k != "resume")
-        y[k] = without_wall_times(v);
+      if (!drop(k)) y[k] = without_keys(v, drop);
     return y;
   }
   if (x.is_array()) {
     nlohmann::json y = nlohmann::json::array();
-    for (const auto& v : x) y.push_back(without_wall_times(v));
+    for (const auto& v : x) y.push_back(without_keys(v, drop));
     return y;
   }
   return x;
+}
+// A report without what depends on the wall clock: *wall_s, *clocks_per_s (simulation speeds), speed_ratio;
+// and without "resume" (what a resumed run took from its journal: the one thing it may say beyond the run's).
+inline nlohmann::json without_wall_times(const nlohmann::json& x) {
+  return without_keys(x, [](const std::string& k) {
+    return ends_with(k, "wall_s") || ends_with(k, "clocks_per_s") || k == "speed_ratio" || k == "resume";
+  });
 }
 
 // A fresh directory for the running test case, <tmp>/s2_<Suite>_<Test>_<pid>, removed with everything in it
