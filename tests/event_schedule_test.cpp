@@ -55,21 +55,10 @@ std::array<bool, kPesPerQpe> pes_of(const Task& t) {
   return active;
 }
 
-// Every configuration the RTL is built for, with and without the 2-clock SRAM.
-std::vector<HwConfig> configs() {
-  std::vector<HwConfig> out;
-  for (const HwConfig& c : mac_shape_configs()) {
-    out.push_back(c);
-    HwConfig slow = c;
-    slow.flaws.sram2clk = true;
-    out.push_back(slow);
-  }
-  return out;
-}
 
 // A PE alone: every task of the random suite on its first PE, against every clock resolved.
 TEST(EventSchedule, OnePeAloneEqualsTheClockLevelSchedule) {
-  for (const HwConfig& cfg : configs()) {
+  for (const HwConfig& cfg : mac_shape_configs_with_sram2clk()) {
     SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
     int compared = 0;
     for (const Task& t : read_task_vectors(source_path("vectors/random_suite.csv"), cfg)) {
@@ -88,7 +77,7 @@ TEST(EventSchedule, OnePeAloneEqualsTheClockLevelSchedule) {
 // Four PEs on operands in their own SRAM (matrix multiplications without a neighbour): no router, no shared
 // port, so each PE's tiles are a lone PE's.
 TEST(EventSchedule, FourPesOnLocalOperandsEqualTheClockLevelSchedule) {
-  for (const HwConfig& cfg : configs()) {
+  for (const HwConfig& cfg : mac_shape_configs_with_sram2clk()) {
     SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
     int compared = 0;
     for (const Task& t : read_task_vectors(source_path("vectors/random_suite.csv"), cfg)) {

@@ -3,7 +3,7 @@
 //
 //   files          source_path, smoke_csv, read_text, read_json, without_wall_times, TempDir, shell (Ran)
 //   journals       lines_in, run_and_signal (a command in a child process, signalled once its journal has grown)
-//   configuration  config(shape, sram2clk), mac_shape_configs
+//   configuration  config(shape, sram2clk), mac_shape_configs, mac_shape_configs_with_sram2clk
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
 //   checks         run_with_watchdog, expect_golden, ExpectedTiming / expect_lone_pe_timing
@@ -201,6 +201,17 @@ inline std::vector<HwConfig> mac_shape_configs() {
     v.push_back(c);
   }
   return v;
+}
+// Every configuration the RTL is built for, with and without the 2-clock SRAM.
+inline std::vector<HwConfig> mac_shape_configs_with_sram2clk() {
+  std::vector<HwConfig> out;
+  for (const HwConfig& c : mac_shape_configs()) {
+    out.push_back(c);
+    HwConfig slow = c;
+    slow.flaws.sram2clk = true;
+    out.push_back(slow);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- tasks

@@ -46,17 +46,6 @@ std::uint64_t expect_same_as_reference(const HwConfig& cfg, const TileSituation&
   return clocks;
 }
 
-// Every configuration the RTL is built for, with and without the 2-clock SRAM.
-std::vector<HwConfig> configs() {
-  std::vector<HwConfig> out;
-  for (const HwConfig& c : mac_shape_configs()) {
-    out.push_back(c);
-    HwConfig slow = c;
-    slow.flaws.sram2clk = true;
-    out.push_back(slow);
-  }
-  return out;
-}
 
 std::array<bool, kPesPerQpe> pes_of(const Task& t) {
   std::array<bool, kPesPerQpe> active{};
@@ -68,7 +57,7 @@ std::array<bool, kPesPerQpe> pes_of(const Task& t) {
 // and with the PEs a clock apart each; the event schedule with the model's window and the clock-level schedule
 // over whole tasks (no extrapolation). Every situation either asks for is compared.
 TEST(TileSchedule, EqualsTheReferenceOnEveryRandomSuiteSituation) {
-  for (const HwConfig& base : configs()) {
+  for (const HwConfig& base : mac_shape_configs_with_sram2clk()) {
     SCOPED_TRACE(base.mac_shape() + (base.flaws.sram2clk ? " sram2clk" : ""));
     const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
     ASSERT_EQ(tasks.size(), 240u);
@@ -104,7 +93,7 @@ TEST(TileSchedule, EqualsTheReferenceOnEveryRandomSuiteSituation) {
 TEST(TileSchedule, EqualsTheReferenceOnRandomTileRuns) {
   SplitMix64 rng{31};
   auto below = [&](std::uint64_t n) { return rng.next() % n; };
-  for (const HwConfig& cfg : configs()) {
+  for (const HwConfig& cfg : mac_shape_configs_with_sram2clk()) {
     SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
     TileSchedule fast(cfg);
     std::uint64_t clocks = 0;
