@@ -206,15 +206,21 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   }
   r.where = json_member_or<std::string>(o, "deviation_where", "");
   r.rtl_refused = json_member_or<std::string>(o, "rtl_refused", "");
-  if (o.contains("rtl_simulations"))
+  if (o.contains("rtl_simulations")) {
+    if (!o.at("rtl_simulations").is_array()) throw std::invalid_argument("field 'rtl_simulations': expected a list");
     for (const nlohmann::json& s : o.at("rtl_simulations")) {
+      if (!s.is_object()) throw std::invalid_argument("field 'rtl_simulations': expected a list of objects");
       RtlSimulationRun sr;
       sr.sim.threads = json_member<int>(s, "threads");
-      sr.sim.active_only = json_member<std::string>(s, "eval") == "active";
+      const std::string eval = json_member<std::string>(s, "eval");
+      if (eval != "active" && eval != "all")
+        throw std::invalid_argument("field 'rtl_simulations': 'eval' expected active or all, got '" + eval + "'");
+      sr.sim.active_only = eval == "active";
       sr.wall_s = json_member<double>(s, "wall_s");
       sr.difference = json_member_or<std::string>(s, "difference", "");
       r.rtl_simulations.push_back(sr);
     }
+  }
   r.waves = json_member_or<std::string>(o, "waves", "");
   r.activity_findings = json_member_or<std::vector<std::string>>(o, "activity_findings", {});
   if (r.model && r.rtl)  // the deltas again (the status and findings are the record's)
