@@ -73,7 +73,6 @@ class LinkedQpes {
     for (int q = 0; q < qpes(); ++q) can_sleep_ = can_sleep_ && qpe(q).can_sleep();
   }
   bool active_only() const { return sim_.active_only && can_sleep_ && !waves_; }
-  int threads() const { return pool_->threads(); }
   // QPE NoC clocks evaluated and QPE NoC clocks simulated since the last reset (their ratio: the share
   // activity-driven evaluation could not skip)
   std::uint64_t qpe_clocks_evaluated() const { return evaluated_; }
