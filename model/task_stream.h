@@ -154,6 +154,9 @@ struct StreamRunOptions {
   // give up after this many PE clocks and report what each PE waited for (`hang`); 0: the RTL has no
   // limit, the model takes stream_cycle_bound
   std::uint64_t watchdog_cycles = 0;
+  // clocks and counts only (run-net --timing-only): no byte moved by a DMA, no MLA result computed, no
+  // element-wise operation applied; the memories are left as they were. The timing does not depend on data.
+  bool timing_only = false;
 };
 
 // A bound no run of `s` may reach, on any backend that works: every PE's commands one after the other

@@ -115,6 +115,40 @@ TEST(ChipRandom, EveryStreamCanRunAndIsRaceFree) {
   EXPECT_GT(groups, streams / 4);
 }
 
+// --timing-only's model runs (StreamRunOptions::timing_only): every clock and count as with data, and no byte
+// moved, computed or written (the memories as they were).
+TEST(ChipRandom, ATimingOnlyRunTakesTheSameClocksAndLeavesTheMemoriesAlone) {
+  for (const std::string sys : {"mini", "3x3"}) {
+    const HwConfig cfg = chip_random_config(sys);
+    auto model = make_model_stream_backend(cfg);
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const TaskStream s = random_chip_stream(cfg, seed);
+      const SystemMemory initial = random_chip_memory(cfg, s, seed);
+      SystemMemory with_data = initial, without = initial;
+      StreamRunOptions opt, timing;
+      timing.timing_only = true;
+      const StreamResult a = model->run(s, with_data, opt), b = model->run(s, without, timing);
+      ASSERT_TRUE(a.completed && b.completed) << sys << " seed " << seed;
+      EXPECT_EQ(a.cycles, b.cycles) << sys << " seed " << seed;
+      EXPECT_EQ(a.pe_end_cycle, b.pe_end_cycle) << sys << " seed " << seed;
+      EXPECT_EQ(a.command_end_cycle, b.command_end_cycle) << sys << " seed " << seed;
+      EXPECT_EQ(a.dram_ops, b.dram_ops) << sys << " seed " << seed;
+      EXPECT_EQ(a.activity.named(), b.activity.named()) << sys << " seed " << seed;
+      ASSERT_EQ(a.pe_activity.size(), b.pe_activity.size());
+      for (std::size_t p = 0; p < a.pe_activity.size(); ++p)
+        EXPECT_EQ(a.pe_activity[p].named(), b.pe_activity[p].named()) << sys << " seed " << seed << " PE " << p;
+      // the run with data changed something, the run without nothing (DRAM images come back sized to the stream)
+      EXPECT_TRUE(with_data.drams != initial.drams || with_data.sram != initial.sram) << sys << " seed " << seed;
+      for (std::size_t d = 0; d < without.drams.size(); ++d) {
+        std::vector<std::uint8_t> want = d < initial.drams.size() ? initial.drams[d] : std::vector<std::uint8_t>{};
+        want.resize(without.drams[d].size(), 0);
+        EXPECT_EQ(without.drams[d], want) << sys << " seed " << seed << " DRAM " << d;
+      }
+      EXPECT_EQ(without.sram, initial.sram) << sys << " seed " << seed;
+    }
+  }
+}
+
 TEST(ChipRandom, TheRaceCheckerFindsRaces) {
   const HwConfig cfg = chip_random_config("mini");
   const MemoryRef dram{MemoryRef::Kind::Dram, 0};

@@ -97,6 +97,58 @@ TEST(RunNet, AWholeNetworkOnTheChipSumsItsClocksPerTable510Category) {
   }
 }
 
+// --timing-only: the same clocks, counts and categories as the run with data, every data field marked not
+// checked (null), and refused where it cannot mean anything.
+TEST(RunNet, TimingOnlyGivesTheSameClocksAndMarksTheDataNotChecked) {
+  const auto run = [](bool timing_only, const std::string& name) {
+    RunNetRequest req;
+    req.net = write_temp("small_residual.net", test_networks::kSmallResidual);
+    req.target = "s2";
+    req.preset = "mini";
+    req.whole = true;
+    req.timing_only = timing_only;
+    req.json_out = ::testing::TempDir() + name;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+    nlohmann::json j;
+    std::ifstream(req.json_out) >> j;
+    return std::make_pair(j, out.str());
+  };
+  const auto [with_data, text_with] = run(false, "with_data.json");
+  const auto [timing, text] = run(true, "timing_only.json");
+  EXPECT_EQ(timing["timing_only"], true);
+  EXPECT_FALSE(with_data.contains("timing_only"));
+  EXPECT_EQ(timing["category_cycles"], with_data["category_cycles"]);
+  ASSERT_EQ(timing["operations"].size(), with_data["operations"].size());
+  ASSERT_FALSE(timing["operations"].empty());
+  for (std::size_t i = 0; i < timing["operations"].size(); ++i) {
+    const auto& t = timing["operations"][i];
+    const auto& d = with_data["operations"][i];
+    for (const char* k : {"name", "strategy", "model_cycles", "model_block_cycles", "model_block_cycles_arm_timed", "arm_cycles",
+                          "model_activity", "model_activity_arm_timed", "streams", "status", "model_time"})
+      EXPECT_EQ(t[k], d[k]) << t["name"] << " " << k;
+    EXPECT_TRUE(d["data_match"].get<bool>()) << d["name"];
+    EXPECT_TRUE(t["data_match"].is_null()) << t["name"];
+    EXPECT_TRUE(t["model_data_match"].is_null()) << t["name"];
+  }
+  EXPECT_NE(text.find("not checked (timing only)"), std::string::npos) << text;
+  EXPECT_EQ(text_with.find("not checked"), std::string::npos) << text_with;
+  EXPECT_NE(text.find("without data (--timing-only)"), std::string::npos) << text;
+  // nothing to compare with the RTL, no output without data
+  for (const std::string what : {"backend", "input"}) {
+    RunNetRequest req;
+    req.net = write_temp("small_residual.net", test_networks::kSmallResidual);
+    req.target = "s2";
+    req.preset = "mini";
+    req.timing_only = true;
+    if (what == "backend") req.backend = "both";
+    else req.input_npy = ::testing::TempDir() + "x.npy";
+    std::ostringstream out, err;
+    EXPECT_EQ(run_net(req, out, err), 2) << what;
+    EXPECT_NE(err.str().find("--timing-only"), std::string::npos) << err.str();
+  }
+}
+
 TEST(RunNet, PresetsNeedTheChip) {
   std::ostringstream out, err;
   RunNetRequest q;

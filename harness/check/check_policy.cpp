@@ -50,7 +50,10 @@ nlohmann::ordered_json to_json(const CheckPolicy& p) {
             {"thesis_sum_deviation", n.thesis_sum_deviation},
             {"float_reference_correlation", n.float_reference_correlation},
             {"whole_model_wall_seconds", n.whole_model_wall_seconds},
-            {"chip_speed_ratio", n.chip_speed_ratio}}}};
+            {"whole_timing_only_wall_seconds", n.whole_timing_only_wall_seconds},
+            {"chip_speed_ratio", n.chip_speed_ratio},
+            {"rtl_two_thread_speedup", n.rtl_two_thread_speedup},
+            {"rtl_active_speedup", n.rtl_active_speedup}}}};
 }
 
 std::string policy_hash(const CheckPolicy& p) { return text_hash(to_json(p).dump()); }
@@ -95,7 +98,11 @@ CheckPolicy check_policy_from_json(const nlohmann::json& j) {
   const nlohmann::json& n = object_member(j, "net_targets");
   p.net = {json_member<double>(n, "thesis_block_deviation"), json_member<double>(n, "thesis_category_deviation"),
            json_member<double>(n, "thesis_sum_deviation"), json_member<double>(n, "float_reference_correlation"),
-           json_member<double>(n, "whole_model_wall_seconds"), json_member<double>(n, "chip_speed_ratio")};
+           json_member<double>(n, "whole_model_wall_seconds"),
+           json_member_or<double>(n, "whole_timing_only_wall_seconds", NetTargets{}.whole_timing_only_wall_seconds),
+           json_member<double>(n, "chip_speed_ratio"),
+           json_member_or<double>(n, "rtl_two_thread_speedup", NetTargets{}.rtl_two_thread_speedup),
+           json_member_or<double>(n, "rtl_active_speedup", NetTargets{}.rtl_active_speedup)};
   return p;
 }
 

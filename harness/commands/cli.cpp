@@ -394,6 +394,9 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   netcmd->add_flag("--whole", nreq.whole,
                    "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
                    "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
+  netcmd->add_flag("--timing-only", nreq.timing_only,
+                   "the model's clocks and counts without data, for design-space sweeps: no input or weights staged, no "
+                   "result computed, nothing checked (every data field of the report says so); --backend model only");
   netcmd->add_option("--preset", nreq.preset, "the chip for --target s2: prototype (default: the thesis's 6x6 QPEs, 4 DRAMs) or spinnaker2 (the taped-out "
                      "chip's 152 PEs and 2 LPDDR4 channels, with the assumptions it prints) or mini (2x2 QPEs, 2 DRAMs, 2 storage "
                      "QPEs: a scaled-down prototype for fast regression)");

@@ -71,6 +71,7 @@ struct BlockSetup {
   const std::vector<std::uint8_t>& image;
   const std::vector<std::uint8_t>& golden;
   std::size_t core_index = 0;  // the core stream (the block's core operation, or the only stream)
+  bool timing_only = false;    // no data: `image` and `golden` are empty (run_block)
   bool is_core(const std::string& operation, const std::string& block) const {
     return operation == block || bs.streams.size() == 1;
   }
@@ -139,13 +140,15 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
       timed = dram;
       apart = true;
     }
-    const StreamResult free_arm = model.run(bs.streams[i], dram, StreamRunOptions{false});
+    StreamRunOptions free_opt{false}, timed_opt{true};
+    free_opt.timing_only = timed_opt.timing_only = s.timing_only;
+    const StreamResult free_arm = model.run(bs.streams[i], dram, free_opt);
     if (!free_arm.completed) {  // the model's watchdog: a model bug, reported as what it waited for
       row.completed = m.completed = false;
       m.stalled = bs.streams[i].name + ": " + free_arm.stalled;
       break;
     }
-    const StreamResult with_arm = apart ? model.run(bs.streams[i], timed, StreamRunOptions{true}) : free_arm;
+    const StreamResult with_arm = apart ? model.run(bs.streams[i], timed, timed_opt) : free_arm;
     m.simulated_cycles += free_arm.cycles + (apart ? with_arm.cycles : 0);
     row.cycles = free_arm.cycles;
     row.cycles_arm_timed = with_arm.cycles;
@@ -171,10 +174,14 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   r.model_core = model_core;
   if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
   share_categories(r, b, bs, cfg);
-  m.first_difference = first_difference(s.golden, bs, dram);
-  if (m.first_difference.empty() && apart) m.first_difference = first_difference(s.golden, bs, timed);
-  if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
-  m.data_match = m.first_difference.empty();
+  if (s.timing_only) {
+    m.data_checked = false;
+  } else {
+    m.first_difference = first_difference(s.golden, bs, dram);
+    if (m.first_difference.empty() && apart) m.first_difference = first_difference(s.golden, bs, timed);
+    if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
+    m.data_match = m.first_difference.empty();
+  }
   m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   r.model = m;
   return model_core;
@@ -338,7 +345,7 @@ Status block_status(const BlockRun& r, double deviation_bound) {
   Findings f;
   f.error = !r.error.empty();
   f.hang = (r.model && !r.model->completed) || (r.rtl && !r.rtl->completed);
-  f.mismatch = (r.model && !r.model->data_match) || (r.rtl && !r.rtl->data_match);
+  f.mismatch = (r.model && r.model->data_checked && !r.model->data_match) || (r.rtl && r.rtl->data_checked && !r.rtl->data_match);
   f.delta = r.delta;
   f.activity_deviation = !r.activity_findings.empty();
   return classify(f, deviation_bound);
@@ -376,8 +383,8 @@ std::string block_problem(const BlockRun& r) {
   if (!r.error.empty()) return r.error;
   if (r.model && !r.model->completed) return "MODEL HANG " + r.model->stalled;
   if (r.rtl && !r.rtl->completed) return "RTL HANG " + r.rtl->stalled;
-  if (r.model && !r.model->data_match) return "MISMATCH (model) " + r.model->first_difference;
-  if (r.rtl && !r.rtl->data_match) return "MISMATCH (RTL) " + r.rtl->first_difference;
+  if (r.model && r.model->data_checked && !r.model->data_match) return "MISMATCH (model) " + r.model->first_difference;
+  if (r.rtl && r.rtl->data_checked && !r.rtl->data_match) return "MISMATCH (RTL) " + r.rtl->first_difference;
   return "";
 }
 
@@ -385,21 +392,24 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
-                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims) {
+                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims, bool timing_only) {
+  if (timing_only && (rtl || output))
+    throw std::invalid_argument("timing only: the model alone runs without data (no RTL run, no output to keep)");
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
-  const std::vector<std::uint8_t> image = block_dram_image(b, s, bs, cfg, seed, data);
+  const std::vector<std::uint8_t> image = timing_only ? std::vector<std::uint8_t>{} : block_dram_image(b, s, bs, cfg, seed, data);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
-  if (golden.empty()) golden = golden_block_output(b, s, bs, cfg, image);
+  if (golden.empty() && !timing_only) golden = golden_block_output(b, s, bs, cfg, image);
   // what the RTL lacks is found before anything runs: the block then runs on the model only
   if (rtl)
     for (const TaskStream& st : bs.streams)
       if (r.rtl_refused.empty()) r.rtl_refused = rtl->refusal(st);
   if (!r.rtl_refused.empty()) rtl = nullptr;
   BlockSetup setup{bs, policy, image, golden};
+  setup.timing_only = timing_only;
   for (const TaskStream& st : bs.streams) {
     StreamRow row;
     row.operation = st.name.substr(0, st.name.find(' '));

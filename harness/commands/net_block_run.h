@@ -25,6 +25,8 @@ namespace s2 {
 struct BackendRun {
   std::uint64_t core_cycles = 0, block_cycles = 0, block_cycles_arm_timed = 0;
   bool completed = true, data_match = false;
+  // false: run with --timing-only (model only): no data computed, so none checked; data_match means nothing
+  bool data_checked = true;
   std::string first_difference, stalled;
   double wall_s = 0;
   // RTL: QPE NoC clocks evaluated, of those simulated (StreamResult's; how it was simulated, like wall_s)
@@ -116,10 +118,13 @@ struct BlockOutput {
 // Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
 // figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image;
 // `golden_cache` holds each block's golden output, computed once; `output`, if given, gets the block's output.
+// `timing_only` (the model alone, run-net --timing-only): no data staged, computed or checked, clocks and counts
+// only (StreamRunOptions::timing_only); the run's data_checked is false.
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
-                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims = {});
+                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims = {},
+                   bool timing_only = false);
 
 }  // namespace s2

@@ -20,7 +20,8 @@ void put_backend_run(nlohmann::json& o, const std::string& prefix, const Backend
   o[prefix + "block_cycles"] = b.block_cycles;
   if (arm_timed) o[prefix + "block_cycles_arm_timed"] = b.block_cycles_arm_timed;
   o[prefix + "completed"] = b.completed;
-  o[prefix + "data_match"] = b.data_match;
+  // not checked (--timing-only): null, not false, so that nobody reads a mismatch (or a match) into it
+  o[prefix + "data_match"] = b.data_checked ? nlohmann::json(b.data_match) : nlohmann::json(nullptr);
   if (!b.first_difference.empty()) o[prefix + "first_difference"] = b.first_difference;
   if (!b.stalled.empty()) o[prefix + "stalled"] = b.stalled;
   o[prefix + "wall_s"] = b.wall_s;
@@ -40,7 +41,9 @@ BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& pre
   if (arm_timed)
     b.block_cycles_arm_timed = json_member_or<std::uint64_t>(o, (prefix + "block_cycles_arm_timed").c_str(), 0);
   b.completed = json_member_or<bool>(o, (prefix + "completed").c_str(), true);
-  b.data_match = json_member_or<bool>(o, (prefix + "data_match").c_str(), false);
+  const auto match = o.find(prefix + "data_match");
+  b.data_checked = match == o.end() || !match->is_null();
+  b.data_match = b.data_checked && json_member_or<bool>(o, (prefix + "data_match").c_str(), false);
   b.first_difference = json_member_or<std::string>(o, (prefix + "first_difference").c_str(), "");
   b.stalled = json_member_or<std::string>(o, (prefix + "stalled").c_str(), "");
   b.wall_s = json_member_or<double>(o, (prefix + "wall_s").c_str(), 0.0);
@@ -133,7 +136,8 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.activity_findings.empty()) o["activity_findings"] = r.activity_findings;
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
-  o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
+  if (!main_run.data_checked) o["data_match"] = nullptr;  // --timing-only (the model alone)
+  else o["data_match"] = main_run.data_match && (!r.rtl || r.rtl->data_match);
   const std::string diff = r.rtl && !r.rtl->first_difference.empty() ? r.rtl->first_difference : main_run.first_difference;
   if (!diff.empty()) o["first_difference"] = diff;
   if (thesis) {

@@ -148,6 +148,13 @@ bool check_output_request(const RunNetRequest& req, NetPlan& p, std::ostream& er
 // The network loaded (an ONNX model calibrated on its input), parsed, split, and with --input every block's
 // data computed along it. False: an output is refused (said on `err`).
 bool load_and_map(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
+  if (req.timing_only) {  // clocks without data: nothing to compare with the RTL, no output to give
+    if (req.backend != "model")
+      throw std::invalid_argument("--timing-only runs the model alone (--backend model): the RTL always computes its data, "
+                                  "and model and RTL are compared on data too");
+    if (!req.input_npy.empty() || !req.output_npy.empty() || !req.reference_npy.empty() || !req.calibrate.empty())
+      throw std::invalid_argument("--timing-only computes no data: it takes no --input, --output, --reference or --calibrate");
+  }
   p.wants_output = !req.output_npy.empty() || !req.reference_npy.empty();
   if (!req.input_npy.empty()) p.input = read_npy(req.input_npy);
   if (p.input && !p.input->converted_from.empty())
@@ -199,6 +206,7 @@ void open_journal(const RunNetRequest& req, const NetPlan& p, NetSession& s) {
   s.header = {{"journal", "run-net"},       {"network", p.n.name},  {"target", req.target},
               {"backend", req.backend},     {"seed", req.seed},     {"config_hash", s.hash},
               {"split_file", req.split_file}, {"whole", req.whole}};
+  if (req.timing_only) s.header["timing_only"] = true;  // a timing-only journal resumes only a timing-only run
   if (!p.shard.whole()) s.header["shard"] = req.shard;  // a shard's journal resumes that shard only
   if (!req.input_npy.empty()) {  // a run on real data resumes only a run on the same data
     const std::vector<std::int8_t>& x = p.data.blocks.front().input;
@@ -261,7 +269,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, 
     BlockRun r = run_block(b, p.split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                            p.cfg, model, rtl, req.seed, p.data.blocks.empty() ? BlockInputs{} : p.data.blocks[i], golden,
                            WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &nr.network_output : nullptr,
-                           req.policy, rtl_sims);
+                           req.policy, rtl_sims, req.timing_only);
     if (keep) nr.output_strategy = mapper::to_string(st);
     return r;
   } catch (const std::exception& e) {
@@ -372,6 +380,7 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
     c.message = block_problem(r);
     if (c.message.empty() && r.status == Status::Deviation)
       c.message = fmt::format("delta {} (core operation: model {} clk, RTL {} clk)", pct(*r.delta), r.model->core_cycles, r.rtl->core_cycles);
+    if (r.model && !r.model->data_checked) c.message += (c.message.empty() ? "" : "; ") + std::string("data not checked (--timing-only)");
     if (!r.rtl_refused.empty()) c.message += (c.message.empty() ? "" : "; ") + ("not on the RTL (model only): " + r.rtl_refused);
     c.where = r.where;
     c.waves = r.waves;
@@ -415,6 +424,7 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   if (!req.split_file.empty()) head["split_file"] = req.split_file;
   if (nr.stopped) head["stopped_by_signal"] = nr.stopped;  // the operations that finished before the stop
   if (req.whole) head["whole"] = true;
+  if (req.timing_only) head["timing_only"] = true;  // no data computed or checked: every data_match is null
   if (!req.layers.empty()) head["layers"] = req.layers;  // some blocks only (design-report refuses it as a whole network)
   if (!silicon.is_null()) head["silicon"] = silicon;
   if (!req.input_npy.empty()) head["input"] = req.input_npy;

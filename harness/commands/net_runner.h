@@ -60,6 +60,9 @@ struct RunNetRequest {
   // --threads 2,1 / --rtl-eval active,all: other ways to simulate it, each block's RTL run repeated under each
   // and held equal to the run of record's; their wall times give the speed-ups the targets judge
   std::vector<RtlSimOptions> rtl_sim_others;
+  // --timing-only: the model's clocks and counts without data (none staged, computed or checked; for design-space
+  // sweeps); every data field of the report says "not checked" (null)
+  bool timing_only = false;
 };
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator

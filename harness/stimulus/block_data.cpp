@@ -193,7 +193,7 @@ SystemMemory stage_block_memory(const BlockStreams& bs, const HwConfig& cfg, con
   mem.drams.assign(cfg.chip.drams.size(), image);
   for (const mapper::StorageRegion* m : {&bs.input_storage, &bs.output_storage})
     for (int pe : m->pes) mem.sram[pe].assign(static_cast<std::size_t>(cfg.sram_bytes), 0);
-  if (bs.input_storage.held())
+  if (bs.input_storage.held() && !image.empty())  // (an empty image: a timing-only run, nothing to stage)
     for (std::uint64_t o = 0; o < bs.map.input_bytes; ++o)
       mem.sram[bs.input_storage.pe_of(o)][bs.input_storage.addr_of(o)] = image[static_cast<std::size_t>(bs.map.input + o)];
   return mem;

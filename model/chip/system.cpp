@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/pe/arm_ops.h"
+
 namespace s2 {
 
 System::System(sc_core::sc_module_name name, int qpes, int drams) : sc_module(name) {
@@ -91,6 +93,12 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
                              " with its PEs still waiting; this process cannot run another stream (run the rest "
                              "in a new one, e.g. with --resume)");
   check_stream(s, limits());
+  if (opt.timing_only)  // without data these would take other clocks: refuse rather than mistime them
+    for (std::size_t p = 0; p < s.pe.size(); ++p)
+      for (const StreamCommand& c : s.pe[p])
+        if (c.kind == CommandKind::Arm && arm_op_cycles_read_sram(c.arm.kind))
+          throw std::invalid_argument("stream " + s.name + ": PE " + std::to_string(p) + "'s ARM operation " +
+                                      to_string(c.arm.kind) + " takes clocks by its data: a timing-only run cannot time it");
   const std::size_t n_drams = cfg_.chip.drams.size();
   if (mem.drams.size() > n_drams)
     throw std::invalid_argument("stream " + s.name + ": " + std::to_string(mem.drams.size()) + " DRAM images for " +
@@ -107,10 +115,11 @@ StreamResult System::run_stream(const TaskStream& s, SystemMemory& mem, const St
   syncs_.start(s);
   sync_release_.clear();
   arm_ops_timed_ = opt.arm_ops_timed;
+  timing_only_ = opt.timing_only;
   noc_.reset();
   const int pes = static_cast<int>(s.pe.size());
   const int used_qpes = (pes + kPesPerQpe - 1) / kPesPerQpe;
-  for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true);
+  for (int q = 0; q < used_qpes; ++q) qpe(q).set_stream_mode(true, !opt.timing_only);
   for (int p = 0; p < pes; ++p) chip_pe(p).mla.clear();
   for (int p = 0; p < cfg_.chip.qpes() * kPesPerQpe; ++p) chip_pe(p).mla.clear_activity();
   StreamResult r;

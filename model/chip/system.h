@@ -51,6 +51,7 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return qpes_.front()->pe_clock(); }
   bool arm_ops_timed() const override { return arm_ops_timed_; }
+  bool moves_data() const override { return !timing_only_; }  // ArmSystem and DmaFabric
   // DmaFabric
   NocFabric& noc() override { return noc_; }
   void noc_started() override { noc_wake_.notify(sc_core::SC_ZERO_TIME); }
@@ -71,6 +72,7 @@ class System : public sc_core::sc_module, public ArmSystem, public DmaFabric {
   HostSync<sc_core::sc_time> syncs_;
   std::map<std::pair<int, std::size_t>, sc_core::sc_event> sync_release_;  // by group and index
   bool arm_ops_timed_ = true;
+  bool timing_only_ = false;  // the stream being run: StreamRunOptions::timing_only
   std::string stopped_by_watchdog_;  // the stream a watchdog stopped (then no other may run)
 };
 

@@ -97,7 +97,7 @@ void ArmCore::run() {
         case CommandKind::Arm:
           if (system_->arm_ops_timed() && plan.arm_cycles) sc_core::wait(clk * static_cast<double>(plan.arm_cycles));
           sequencer_.count_sram(arm_op_sram_bytes(c.arm, sram_, sram_bytes_));
-          arm_apply(c.arm, sram_, sram_bytes_);
+          if (system_->moves_data()) arm_apply(c.arm, sram_, sram_bytes_);
           charge(PeTime::Arm, began);
           break;
         case CommandKind::Sync:

@@ -32,6 +32,8 @@ class ArmSystem {
   // Whether element-wise operations take their Table 5.9 clocks (false: they complete at once, as the
   // thesis's simulator assumed for Tables 5.5-5.8).
   virtual bool arm_ops_timed() const = 0;
+  // Whether the element-wise operations change the SRAM (false: StreamRunOptions::timing_only).
+  virtual bool moves_data() const { return true; }
 };
 
 class ArmCore : public sc_core::sc_module {

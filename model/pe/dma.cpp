@@ -63,6 +63,7 @@ void Dma::move_bytes(const DmaTransfer& t, bool load) {
   if (load || peer)
     fabric_->noc().sram_dma_written(load ? qpe_ * kPesPerQpe + pe_ % kPesPerQpe : t.remote.index,
                                     t.bytes());
+  if (!fabric_->moves_data()) return;
   std::uint8_t* far = peer ? fabric_->sram(t.remote.index) : nullptr;
   const std::size_t far_bytes = peer ? fabric_->sram_bytes(t.remote.index) : 0;
   tlm::tlm_generic_payload p;

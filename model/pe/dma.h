@@ -24,6 +24,8 @@ class DmaFabric {
   virtual void noc_started() = 0;
   virtual std::uint8_t* sram(int chip_pe) = 0;
   virtual std::size_t sram_bytes(int chip_pe) = 0;
+  // Whether transfers move their bytes (false: StreamRunOptions::timing_only; the NoC times them all the same).
+  virtual bool moves_data() const { return true; }
 };
 
 class Dma : public sc_core::sc_module {

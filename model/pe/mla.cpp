@@ -166,9 +166,12 @@ void Mla::run() {
     layout.a_base = regs_[qpe_addr::kABase];
     layout.b_base = regs_[qpe_addr::kBBase];
     layout.o_base = regs_[qpe_addr::kOBase];
-    datapath_.load(t, layout, scheduler_.config(), a, b);
-    std::future<void> results = compute_worker().submit([this] {
-      for (std::uint64_t r = 0; r < row_writes_.size(); ++r) datapath_.compute_row(r, row_writes_[r]);
+    const bool computes = scheduler_.computes_data();
+    if (computes) datapath_.load(t, layout, scheduler_.config(), a, b);
+    else for (std::vector<ResultWrite>& w : row_writes_) w.clear();
+    std::future<void> results = compute_worker().submit([this, computes] {
+      if (computes)
+        for (std::uint64_t r = 0; r < row_writes_.size(); ++r) datapath_.compute_row(r, row_writes_[r]);
     });
     PeTaskTiming timing;
     if (!from_noc) {

@@ -36,6 +36,8 @@ class MlaScheduler {
   // In a stream the NoC fabric runs the MLAs clock by clock beside the DMAs (noc/fabric.h): the Mla takes
   // each output row's end from row_ended(), not from timing_for().
   virtual bool rows_from_noc() const { return false; }
+  // Whether the MLA computes and writes its results (false: a stream run with StreamRunOptions::timing_only).
+  virtual bool computes_data() const { return true; }
 };
 
 class Mla : public sc_core::sc_module {

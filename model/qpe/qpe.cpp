@@ -31,8 +31,9 @@ void Qpe::configure(const HwConfig& cfg, const std::string& hash) {
   schedule_ = s.get();
 }
 
-void Qpe::set_stream_mode(bool on) {
+void Qpe::set_stream_mode(bool on, bool computes_data) {
   stream_mode_ = on;
+  computes_data_ = !on || computes_data;
   active_.fill(false);
   timing_valid_ = false;
 }

@@ -48,7 +48,8 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
 
   // Stream mode (task streams on a System): the MLA tasks run clock by clock in the system's NoC fabric
   // beside the DMAs (on_stream_mla), not on the QPE's tile schedule.
-  void set_stream_mode(bool on);
+  // `computes_data`: false for a timing-only stream run (the MLAs compute no results).
+  void set_stream_mode(bool on, bool computes_data = true);
   // Where a stream's MLA tasks go: f(PE of this QPE, first clock, task).
   void on_stream_mla(std::function<void(int, std::uint64_t, const Task&)> f) { stream_mla_ = std::move(f); }
 
@@ -56,6 +57,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   void started(int pe, std::uint64_t start_cycle, const Task& task) override;
   const PeTaskTiming& timing_for(int pe) override;
   bool rows_from_noc() const override { return stream_mode_; }
+  bool computes_data() const override { return computes_data_; }
   const HwConfig& config() const override { return cfg_; }
   sc_core::sc_time pe_clock() const override { return pe_clock_; }
 
@@ -71,6 +73,7 @@ class Qpe : public sc_core::sc_module, public MlaScheduler {
   TaskTiming timing_;
   bool timing_valid_ = false;
   bool stream_mode_ = false;
+  bool computes_data_ = true;
   std::function<void(int, std::uint64_t, const Task&)> stream_mla_;
 };
 
