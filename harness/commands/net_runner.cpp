@@ -43,6 +43,7 @@ std::string run_net_replay(const RunNetRequest& req, const std::string& block, c
                            const std::string& hash) {
   std::string options = " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
   options += " --seed " + std::to_string(req.seed);
+  if (req.timing_only) options += " --timing-only";
   if (!req.input_npy.empty()) options += " --input " + shell_quote(req.input_npy);
   if (!req.calibrate.empty()) options += " --calibrate " + shell_quote(req.calibrate);
   return run_net_command_line(req, options, hash);
