@@ -2,8 +2,12 @@
 # Runs a regression as a Slurm job array of N shards plus a merge job that waits for all of them.
 #
 #   tools/slurm/submit.sh VECTORS.csv OUTDIR [--shards N] [--force] [-- EXTRA REGRESS ARGS...]
+#   tools/slurm/submit.sh --run-net OUTDIR [--shards N] [--force] -- RUN-NET ARGS...
 #
 # e.g. tools/slurm/submit.sh vectors/random_suite.csv runs/rs1 --shards 16 -- --backend both --flaw sram2clk
+#      tools/slurm/submit.sh --run-net runs/vgg16 --shards 32 -- --net vgg16 --target s2 --backend both
+# (--run-net: shard I runs `s2cosim run-net --shard I/N ... RUN-NET ARGS`, the block runs k with k % N == I-1;
+# N defaults to 8 and is not cut: a shard with no block run reports none.)
 #
 # Shard I of N runs the task indices k with k % N == I-1 (round robin) and writes OUTDIR/shard_I.json and
 # OUTDIR/shard_I.xml; the merge job writes OUTDIR/merged.json, merged.html and merged.xml. Job logs go to
@@ -33,30 +37,41 @@ usage() {
 positional=()
 shards=
 force=0
+command=regress
 extra=()
 while (( $# > 0 )); do
   case $1 in
     --shards) (( $# >= 2 )) || usage; shards=$2; shift 2 ;;
     --shards=*) shards=${1#--shards=}; shift ;;
     --force) force=1; shift ;;
+    --run-net) command=run-net; shift ;;
     -h|--help) usage ;;
     --) shift; extra=("$@"); break ;;
     -*) echo "submit.sh: unknown option $1 (regress arguments go after --)" >&2; usage ;;
     *) positional+=("$1"); shift ;;
   esac
 done
-(( ${#positional[@]} == 2 )) || usage
-vectors=${positional[0]}
-out=${positional[1]}
-
-[[ -f "$vectors" ]] || { echo "submit.sh: no vectors file $vectors" >&2; exit 2; }
+if [[ $command == run-net ]]; then
+  (( ${#positional[@]} == 1 )) || usage
+  (( ${#extra[@]} > 0 )) || { echo "submit.sh: --run-net needs run-net's arguments after -- (at least --net)" >&2; exit 2; }
+  vectors=
+  out=${positional[0]}
+else
+  (( ${#positional[@]} == 2 )) || usage
+  vectors=${positional[0]}
+  out=${positional[1]}
+  [[ -f "$vectors" ]] || { echo "submit.sh: no vectors file $vectors" >&2; exit 2; }
+fi
 s2cosim=${S2COSIM:-$repo/build/s2cosim}
 [[ -x "$s2cosim" ]] || { echo "submit.sh: $s2cosim is not an executable (build it, or set S2COSIM)" >&2; exit 2; }
 command -v sbatch > /dev/null || { echo "submit.sh: sbatch not found: not on a Slurm cluster?" >&2; exit 2; }
 
-# Tasks: the CSV's rows less comments, blank lines and the header.
-ntasks=$(grep -cvE '^[[:space:]]*(#|$)' "$vectors" || true)
-ntasks=$(( ntasks > 0 ? ntasks - 1 : 0 ))
+# Tasks: the CSV's rows less comments, blank lines and the header (run-net: not known before it runs).
+ntasks=0
+if [[ -n "$vectors" ]]; then
+  ntasks=$(grep -cvE '^[[:space:]]*(#|$)' "$vectors" || true)
+  ntasks=$(( ntasks > 0 ? ntasks - 1 : 0 ))
+fi
 if [[ -z "$shards" ]]; then
   shards=8
 fi
@@ -83,9 +98,10 @@ fi
 read -r -a sbatch_flags <<< "${S2COSIM_SBATCH_FLAGS:-}"
 # The jobs get this environment (sbatch's default --export=ALL).
 export S2COSIM=$s2cosim S2COSIM_VECTORS=$vectors S2COSIM_OUT=$out S2COSIM_REPO=$repo S2COSIM_SHARDS=$shards
+export S2COSIM_COMMAND=$command
 export S2COSIM_ARGS=${S2COSIM_ARGS:-}
 
-array_id=$(sbatch --parsable --array="1-$shards" --chdir="$PWD" --job-name=s2cosim-regress \
+array_id=$(sbatch --parsable --array="1-$shards" --chdir="$PWD" --job-name="s2cosim-$command" \
   --output="$out/logs/regress_%A_%a.out" "${sbatch_flags[@]}" "$here/regress-array.sbatch" "${extra[@]}")
 array_id=${array_id%%;*}
 merge_id=$(sbatch --parsable --dependency="afterany:$array_id" --kill-on-invalid-dep=yes --chdir="$PWD" \
@@ -97,8 +113,10 @@ ARRAY_JOB_ID=$array_id
 MERGE_JOB_ID=$merge_id
 SHARDS=$shards
 VECTORS=$vectors
+COMMAND=$command
 ENV
-echo "regress array job: $array_id ($shards shards of $vectors; logs $out/logs/regress_${array_id}_*.out)"
+what=${vectors:-run-net ${extra[*]}}
+echo "$command array job: $array_id ($shards shards of $what; logs $out/logs/regress_${array_id}_*.out)"
 echo "merge job:         $merge_id (after the array ends; log $out/logs/merge_$merge_id.out)"
 echo "merged report:     $out/merged.json, $out/merged.html, $out/merged.xml"
 echo "watch: squeue -j $array_id,$merge_id"

@@ -16,6 +16,7 @@
 #    unsharded (same binary, same arguments, same directory) and compares merged.json with unsharded.json
 #    after deleting with jq every key named *wall_s, speed_ratio, model_clocks_per_s or rtl_clocks_per_s (the
 #    wall times and what is made of them). Also checks that each shard holds the tasks k with k % N == I-1.
+#    Then the same for run-net (submit.sh --run-net, 3 shards): vectors/mini_chip.net on the mini chip's model.
 # 4. Prints PASS or FAIL (with a diff), stops every daemon it started (trap on EXIT) and deletes the
 #    temporary directory (kept on failure or with --keep), prints how long it took; exits 0 or 1.
 #
@@ -246,77 +247,96 @@ for ((i = 0; ; i++)); do
 done
 log "slurmctld ($ctld_pid) and slurmd ($slurmd_pid) up on ports $port/$(( port + 1 )): node $node idle, $cpus CPUs"
 
-# --- 3. the sharded run through submit.sh ----------------------------------------------------------------
-out=$tmp/out
-log "submit.sh $vectors $out --shards $shards -- ${extra[*]}"
-"$here/submit.sh" "$vectors" "$out" --shards "$shards" -- "${extra[@]}"
-# shellcheck source=/dev/null
-source "$out/submit.env"
-shards=${SHARDS:?}
-
+# --- 3. each sharded run through submit.sh, then unsharded, and the comparison ------------------------
 job_state() { timeout 10 scontrol -o show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1; }
-last=
-deadline=$(( SECONDS + timeout ))
-while :; do
-  state=$(job_state "$MERGE_JOB_ID")
-  case $state in
-    COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) break ;;
-  esac
-  queue=$(timeout 10 squeue -h -o '%i:%t' 2>/dev/null | tr '\n' ' ' || true)
-  [[ "$queue" != "$last" ]] && log "queue: ${queue:-(empty)}"
-  last=$queue
-  if (( SECONDS > deadline )); then
-    echo "test-slurm.sh: the jobs did not finish within $timeout s" >&2
-    state=TIMEOUT_WAITING
-    break
-  fi
-  sleep 1
-done
-log "merge job $MERGE_JOB_ID: $state"
-timeout 10 scontrol -o show job "$ARRAY_JOB_ID" 2>/dev/null |
-  sed -n 's/.*ArrayTaskId=\([^ ]*\).*JobState=\([A-Z_]*\).*ExitCode=\([0-9:]*\).*/  shard \1: \2, exit \3/p' | sort -n -k2 || true
 
+out=
 fail() {
   echo "FAIL: $*"
   for f in "$out"/logs/*.out; do echo "--- $f"; tail -n 30 "$f"; done
   exit 1
 }
-[[ "$state" == COMPLETED ]] || fail "merge job $MERGE_JOB_ID ended $state"
-for f in merged.json merged.html merged.xml; do [[ -s "$out/$f" ]] || fail "no $out/$f"; done
-for ((i = 1; i <= shards; i++)); do
-  for f in "shard_$i.json" "shard_$i.xml"; do [[ -s "$out/$f" ]] || fail "no $out/$f"; done
-done
-
-# --- 4. the same run unsharded, and the comparison ----------------------------------------------------
-log "unsharded: $S2COSIM regress $vectors --json $tmp/unsharded.json -q ${extra[*]}"
-rc=0
-"$S2COSIM" regress "$vectors" --json "$tmp/unsharded.json" -q "${extra[@]}" > "$tmp/log/unsharded.out" 2>&1 || rc=$?
-(( rc <= 1 )) || { cat "$tmp/log/unsharded.out"; fail "unsharded regress exited $rc"; }
 
 strip='walk(if type == "object" then with_entries(select(.key | (endswith("wall_s") or . == "speed_ratio"
   or . == "model_clocks_per_s" or . == "rtl_clocks_per_s") | not))
   else . end)'
-jq -S "$strip" "$out/merged.json" > "$tmp/merged.stripped.json"
-jq -S "$strip" "$tmp/unsharded.json" > "$tmp/unsharded.stripped.json"
 
-# Round robin: shard I holds the tasks k with k % N == I-1 of the unsharded run, in order (checked when the
-# reports list their tasks as .tasks[].id or .results.checks[].name).
-ids='[(.tasks // .results.checks // [])[] | (.id // .name)]'
-all=$(jq -c "$ids" "$tmp/unsharded.json")
-if [[ "$all" != "[]" ]]; then
-  for ((i = 1; i <= shards; i++)); do
-    want=$(jq -c --argjson i "$i" --argjson n "$shards" '[to_entries[] | select(.key % $n == $i - 1) | .value]' <<< "$all")
-    got=$(jq -c "$ids" "$out/shard_$i.json")
-    [[ "$got" == "$want" ]] || fail "shard $i/$shards holds $got, round robin wants $want"
+# sharded_equals_unsharded NAME SUBMIT ARGS... :: UNSHARDED S2COSIM ARGS...: submit.sh SUBMIT ARGS (their
+# OUTDIR is $tmp/NAME), wait for the merge job, run s2cosim UNSHARDED ARGS --json $tmp/NAME.unsharded.json, and
+# compare the merged report with it, wall times deleted; also each shard's round-robin share of the checks.
+sharded_equals_unsharded() {
+  local name=$1
+  shift
+  local submit_args=() unsharded=()
+  while (( $# > 0 )) && [[ $1 != :: ]]; do submit_args+=("$1"); shift; done
+  shift
+  unsharded=("$@")
+  out=$tmp/$name
+  log "$name: submit.sh ${submit_args[*]}"
+  "$here/submit.sh" "${submit_args[@]}"
+  # shellcheck source=/dev/null
+  source "$out/submit.env"
+  shards=${SHARDS:?}
+
+  local last='' deadline=$(( SECONDS + timeout )) state queue
+  while :; do
+    state=$(job_state "$MERGE_JOB_ID")
+    case $state in
+      COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE) break ;;
+    esac
+    queue=$(timeout 10 squeue -h -o '%i:%t' 2>/dev/null | tr '\n' ' ' || true)
+    [[ "$queue" != "$last" ]] && log "queue: ${queue:-(empty)}"
+    last=$queue
+    if (( SECONDS > deadline )); then
+      echo "test-slurm.sh: the jobs did not finish within $timeout s" >&2
+      state=TIMEOUT_WAITING
+      break
+    fi
+    sleep 1
   done
-  log "each shard holds its round-robin share of the $(jq length <<< "$all") tasks"
-fi
+  log "$name: merge job $MERGE_JOB_ID: $state"
+  timeout 10 scontrol -o show job "$ARRAY_JOB_ID" 2>/dev/null |
+    sed -n 's/.*ArrayTaskId=\([^ ]*\).*JobState=\([A-Z_]*\).*ExitCode=\([0-9:]*\).*/  shard \1: \2, exit \3/p' | sort -n -k2 || true
 
-if diff -u "$tmp/unsharded.stripped.json" "$tmp/merged.stripped.json" > "$tmp/diff.txt"; then
-  result=PASS
-  echo "PASS: the merged report of $shards shards equals the unsharded run's (wall times aside)"
-  exit 0
-fi
-echo "FAIL: merged.json differs from unsharded.json (- unsharded, + merged; wall times deleted):"
-head -n 200 "$tmp/diff.txt"
-exit 1
+  [[ "$state" == COMPLETED ]] || fail "$name: merge job $MERGE_JOB_ID ended $state"
+  local f i
+  for f in merged.json merged.html merged.xml; do [[ -s "$out/$f" ]] || fail "$name: no $out/$f"; done
+  for ((i = 1; i <= shards; i++)); do
+    for f in "shard_$i.json" "shard_$i.xml"; do [[ -s "$out/$f" ]] || fail "$name: no $out/$f"; done
+  done
+
+  local single=$tmp/$name.unsharded.json rc=0
+  log "$name: unsharded: $S2COSIM ${unsharded[*]} --json $single"
+  "$S2COSIM" "${unsharded[@]}" --json "$single" > "$tmp/log/$name.unsharded.out" 2>&1 || rc=$?
+  (( rc <= 1 )) || { cat "$tmp/log/$name.unsharded.out"; fail "$name: unsharded run exited $rc"; }
+  jq -S "$strip" "$out/merged.json" > "$tmp/$name.merged.stripped.json"
+  jq -S "$strip" "$single" > "$tmp/$name.unsharded.stripped.json"
+
+  # Round robin: shard I holds the tasks k with k % N == I-1 of the unsharded run, in order (checked when the
+  # reports list their tasks as .tasks[].id or .results.checks[].name).
+  local ids='[(.tasks // .results.checks // [])[] | (.id // .name)]' all want got
+  all=$(jq -c "$ids" "$single")
+  if [[ "$all" != "[]" ]]; then
+    for ((i = 1; i <= shards; i++)); do
+      want=$(jq -c --argjson i "$i" --argjson n "$shards" '[to_entries[] | select(.key % $n == $i - 1) | .value]' <<< "$all")
+      got=$(jq -c "$ids" "$out/shard_$i.json")
+      [[ "$got" == "$want" ]] || fail "$name: shard $i/$shards holds $got, round robin wants $want"
+    done
+    log "$name: each shard holds its round-robin share of the $(jq length <<< "$all") checks"
+  fi
+  if ! diff -u "$tmp/$name.unsharded.stripped.json" "$tmp/$name.merged.stripped.json" > "$tmp/$name.diff.txt"; then
+    echo "FAIL: $name: merged.json differs from the unsharded run's (- unsharded, + merged; wall times deleted):"
+    head -n 200 "$tmp/$name.diff.txt"
+    exit 1
+  fi
+  echo "$name: the merged report of $shards shards equals the unsharded run's (wall times aside)"
+}
+
+sharded_equals_unsharded regress "$vectors" "$tmp/regress" --shards "$shards" -- "${extra[@]}" \
+  :: regress "$vectors" -q "${extra[@]}"
+# run-net's block runs through the same array and merge jobs (submit.sh --run-net): a small network on the mini chip
+net_args=(--net vectors/mini_chip.net --target s2 --preset mini --backend model)
+sharded_equals_unsharded run-net --run-net "$tmp/run-net" --shards 3 -- "${net_args[@]}" :: run-net "${net_args[@]}"
+result=PASS
+echo "PASS: every merged report equals its unsharded run's (wall times aside)"
+exit 0
