@@ -157,7 +157,7 @@ std::int64_t relative(std::uint64_t v, std::uint64_t now) { return v > now ? std
 // skip_tile_periods across tiles).
 class TileRun {
  public:
-  TileRun(const HwConfig& cfg, const TileSituation& s);
+  TileRun(const HwConfig& cfg, const TileSituation& s, bool skip_periods);
   TileRun(const TileRun&) = delete;  // large, and never copied
   TileRun& operator=(const TileRun&) = delete;
 
@@ -194,6 +194,7 @@ class TileRun {
   std::uint64_t t_ = 0;
   std::uint64_t skipped_ = 0;
   std::uint64_t give_up_ = 0;  // a run that has not ended by then is a modelling error, not a slow run
+  bool skip_periods_ = true;
 
   // Periodic steady state: a tile's CONV/MM stage repeats the same pattern row after row. Each time the
   // first active PE starts an operand-B row, the whole state relative to the clock and to that PE's row
@@ -226,9 +227,10 @@ class TileRun {
   std::size_t lead_tile_ = ~std::size_t(0);
 };
 
-TileRun::TileRun(const HwConfig& cfg, const TileSituation& s)
+TileRun::TileRun(const HwConfig& cfg, const TileSituation& s, bool skip_periods)
     : s_(s),
       L_(static_cast<std::uint64_t>(cfg.sram_cycles_per_access())),
+      skip_periods_(skip_periods),
       pattern_(tile_pattern_period(s.tiles)) {
   std::uint64_t run_steps = 0, run_writes = 0;
   for (const TileShape& sh : s.tiles) {
@@ -403,6 +405,7 @@ void TileRun::mla_edge(PeState& q, const PeDecision& x) {
 // the state is compared with the ones recorded before (a period of P rows shows after at most lcm(P, 8));
 // stages too short to gain from it are not looked at.
 void TileRun::look_for_periods() {
+  if (!skip_periods_) return;
   const MlaEngine::Regs* ld = lead_ >= 0 ? &pe_[lead_].r() : nullptr;
   if (ld && ld->stage == Stage::Setup && t_ >= pe_[lead_].mla.begin() && ld->col != lead_tile_) {
     lead_tile_ = ld->col;
@@ -458,10 +461,12 @@ std::uint64_t TileRun::skip_row_periods(std::uint64_t now) {
   network_key();
   const MlaEngine::Regs& ld = pe_[lead_].r();
   for (const PeState& q : pe_) {
-    if (!q.active) continue;  // idle PEs' state is constant, but relative to the lead's it would drift
+    // an idle PE's NoC slave still serves the operand-A reads of the PEs whose source it is: its port is part
+    // of the state whether or not its MLA runs (its MLA's state is constant, and relative to the lead's it would drift)
+    port_key(q, now);
+    if (!q.active) continue;
     q.mla.append_state(key_, now, ld.row);
     key_.push_back(q.finished);
-    port_key(q, now);
   }
   const std::uint64_t h = key_hash();
   auto it = marks_.find(h);
@@ -504,6 +509,7 @@ std::uint64_t TileRun::skip_tile_periods(std::uint64_t now) {
   network_key();
   const MlaEngine::Regs& ld = pe_[lead_].r();
   for (const PeState& q : pe_) {
+    port_key(q, now);  // every PE's: an idle PE's NoC slave serves operand-A reads too
     if (!q.active) continue;
     const MlaEngine::Regs& r = q.r();
     key_.insert(key_.end(), {std::int64_t(r.stage), std::int64_t(r.col) - std::int64_t(ld.col),
@@ -512,7 +518,6 @@ std::uint64_t TileRun::skip_tile_periods(std::uint64_t now) {
                              std::int64_t(r.kx), std::int64_t(r.fb_j), r.fb_done, r.b_inflight, r.b_stage,
                              r.b_inflight ? relative(r.b_arrive, now) : 0, std::int64_t(r.a_outstanding), std::int64_t(r.a_count),
                              r.local_a_arrive != ~0ull && r.local_a_arrive >= now ? relative(r.local_a_arrive, now) + 1 : 0});
-    port_key(q, now);
   }
   const std::uint64_t h = key_hash();
   auto it = tile_marks_.find(h);
@@ -571,7 +576,7 @@ const TileTiming& TileSchedule::tile(const TileSituation& s) {
 
 TileTiming TileSchedule::resolve(const TileSituation& s) {
   if (s.tiles.empty()) return TileTiming{};
-  TileRun run(cfg_, s);
+  TileRun run(cfg_, s, skip_periods_);
   run.run();
   clocks_resolved_ += run.clocks();
   clocks_skipped_ += run.clocks_skipped();

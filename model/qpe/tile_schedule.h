@@ -68,6 +68,9 @@ using TileTiming = std::array<PeTileTiming, kPesPerQpe>;
 class TileSchedule {
  public:
   explicit TileSchedule(const HwConfig& cfg) : cfg_(cfg) {}
+  // `skip_periods` false: every clock of every run evaluated (no steady state skipped; quiet clocks are still
+  // jumped over, which changes nothing): what tests hold the skipping to.
+  TileSchedule(const HwConfig& cfg, bool skip_periods) : cfg_(cfg), skip_periods_(skip_periods) {}
   const TileTiming& tile(const TileSituation& s);
   std::size_t distinct_tiles() const { return cache_.size(); }
   // every situation resolved so far, with its timing (what tests compare with the reference engine)
@@ -78,6 +81,7 @@ class TileSchedule {
  private:
   TileTiming resolve(const TileSituation& s);
   HwConfig cfg_;
+  bool skip_periods_ = true;
   std::map<TileSituation, TileTiming> cache_;
   std::uint64_t clocks_resolved_ = 0;
   std::uint64_t clocks_skipped_ = 0;

@@ -384,10 +384,12 @@ std::uint64_t TileRun::skip_row_periods(std::uint64_t now) {
   network_key();
   const MlaEngine::Regs& ld = pe_[lead_].r();
   for (const PeState& q : pe_) {
-    if (!q.active) continue;  // idle PEs' state is constant, but relative to the lead's it would drift
+    // an idle PE's NoC slave still serves the operand-A reads of the PEs whose source it is: its port is part
+    // of the state whether or not its MLA runs (its MLA's state is constant, and relative to the lead's it would drift)
+    port_key(q, now);
+    if (!q.active) continue;
     q.mla.append_state(key_, now, ld.row);
     key_.push_back(q.finished);
-    port_key(q, now);
   }
   const std::uint64_t h = key_hash();
   auto it = marks_.find(h);
@@ -430,6 +432,7 @@ std::uint64_t TileRun::skip_tile_periods(std::uint64_t now) {
   network_key();
   const MlaEngine::Regs& ld = pe_[lead_].r();
   for (const PeState& q : pe_) {
+    port_key(q, now);  // every PE's: an idle PE's NoC slave serves operand-A reads too
     if (!q.active) continue;
     const MlaEngine::Regs& r = q.r();
     key_.insert(key_.end(), {std::int64_t(r.stage), std::int64_t(r.col) - std::int64_t(ld.col),
@@ -438,7 +441,6 @@ std::uint64_t TileRun::skip_tile_periods(std::uint64_t now) {
                              std::int64_t(r.kx), std::int64_t(r.fb_j), r.fb_done, r.b_inflight, r.b_stage,
                              r.b_inflight ? relative(r.b_arrive, now) : 0, std::int64_t(r.a_outstanding), std::int64_t(r.a_count),
                              r.local_a_arrive != ~0ull && r.local_a_arrive >= now ? relative(r.local_a_arrive, now) + 1 : 0});
-    port_key(q, now);
   }
   const std::uint64_t h = key_hash();
   auto it = tile_marks_.find(h);
