@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "harness/stimulus/task_vectors.h"
+#include "model/noc/router.h"
+#include "model/qpe/qpe_noc.h"
 #include "model/qpe/task_timing.h"
 #include "model/qpe/tile_schedule.h"
 #include "model/qpe/tile_schedule_reference.h"
@@ -176,6 +178,58 @@ TEST(TileSchedule, SkippingSteadyStatesChangesNoClock) {
     EXPECT_GT(fast.clocks_skipped(), fast.clocks_resolved() / 3);
     EXPECT_LT(every_clock.clocks_skipped(), every_clock.clocks_resolved() / 1000);
   }
+}
+
+// The tile schedule's packed router (model/qpe/qpe_noc.h) and the NoC fabric's (noc/router.h) are two
+// layouts of one set of rules: under the same random operand-A traffic, edge by edge, they accept the same
+// channel and hold the same packets in every output FIFO, for every latency and FIFO depth the model takes.
+TEST(TileSchedule, ThePackedQpeRouterIsTheFabricsRouter) {
+  SplitMix64 rng{2027};
+  auto below = [&](std::uint64_t n) { return rng.next() % n; };
+  std::uint64_t accepted = 0;
+  for (int latency = 2; latency <= 8; ++latency)
+    for (int depth : {1, 2, 4, 8}) {
+      SCOPED_TRACE("latency " + std::to_string(latency) + ", FIFOs of " + std::to_string(depth));
+      QpeNoc packed;
+      packed.latency = latency;
+      packed.out_depth = packed.in_depth = depth;
+      Router router({0, 0, latency, depth, 8});
+      std::vector<Fifo> in(QpeNoc::kChannels, Fifo(depth));
+      for (int c = 0; c < QpeNoc::kChannels; ++c) router.connect_input(c, &in[static_cast<std::size_t>(c)]);
+      const int push_odds = 1 + static_cast<int>(below(4)), pop_odds = 1 + static_cast<int>(below(4));
+      for (int edge = 0; edge < 4000; ++edge) {
+        const int a = packed.decide(), b = router.decide();
+        ASSERT_EQ(a, b) << "edge " << edge;
+        packed.apply(a);
+        router.apply(b);
+        accepted += a >= 0;
+        for (int c = 0; c < QpeNoc::kChannels; ++c) {
+          ASSERT_EQ(packed.out[c].size, router.output(c).size()) << "edge " << edge << ", output " << c;
+          for (int k = 0; k < packed.out[c].size; ++k) {
+            const QpeNoc::Pkt p = QpeNoc::Pkt(packed.out[c].bytes >> (8 * k));
+            const Packet& q = router.output(c).at(k);
+            ASSERT_EQ(QpeNoc::from(p), q.src_port) << "edge " << edge << ", output " << c;
+            ASSERT_EQ(QpeNoc::to(p), q.dst_port) << "edge " << edge << ", output " << c;
+          }
+          // the PEs take responses and requests at random, and send operand-A reads and responses at random
+          if (packed.out[c].size && below(static_cast<std::uint64_t>(pop_odds)) == 0) {
+            packed.pop_out(c);
+            router.output(c).pop();
+          }
+          if (!packed.in_full(c) && below(static_cast<std::uint64_t>(push_odds)) == 0) {
+            const int from = c / kNocClasses, cls = c % kNocClasses, to = static_cast<int>(below(kPesPerQpe));
+            packed.push_in(c, QpeNoc::packet(from, to, cls));
+            Packet q;
+            q.src_port = static_cast<std::int8_t>(from);
+            q.dst_port = static_cast<std::int8_t>(to);
+            q.kind = cls == kClassRequest ? PacketKind::MemRd : PacketKind::RdRsp;
+            q.a_read = true;
+            in[static_cast<std::size_t>(c)].push(q);
+          }
+        }
+      }
+    }
+  EXPECT_GT(accepted, 50000u);
 }
 
 }  // namespace
