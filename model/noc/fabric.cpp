@@ -223,7 +223,7 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
   const bool na_req = e.mla.push_a_read;
   e.dma.pkt_ready = !req_full && !na_req;
   e.dma.s_rsp = n.rsp_dma;
-  e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);
+  if (n.dma.busy()) e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);  // (an idle DMA's are none)
   // the SRAM port, by priority: the NoC slave, the MLA, the DMA
   const bool mla_port = e.mla.port != MlaEngine::PortUse::None;
   if (!n.sram_busy) e.grant = slave_valid ? 0 : (mla_port ? 2 : (e.out.s_valid ? 1 : -1));
@@ -319,7 +319,7 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     n.out[kClassRequest].push(p);
     ++in_flight_;
   }
-  n.dma.clock(e.dma);
+  if (n.dma.busy() || e.dma.ack || e.dma.request_done) n.dma.clock(e.dma);  // (an idle DMA counts only these)
   if (n.mla.busy()) {
     const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
     if (ev.done) {
@@ -449,29 +449,31 @@ void NocFabric::step() {
   if (decisions_.size() != static_cast<std::size_t>(nq)) decisions_.resize(static_cast<std::size_t>(nq));
   if (dram_edges_.size() != static_cast<std::size_t>(nq)) dram_edges_.resize(static_cast<std::size_t>(nq));
   if (pe_edges_.size() != static_cast<std::size_t>(np)) pe_edges_.resize(static_cast<std::size_t>(np));
-  if (involved_.size() != static_cast<std::size_t>(np)) involved_.resize(static_cast<std::size_t>(np));
   for (int edge = 0; edge < 2; ++edge) {
     const bool pe_edge = edge == 1;
     for (int q = 0; q < nq; ++q) {
       decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
       dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
     }
-    if (pe_edge)
-      for (int p = 0; p < np; ++p) {
-        involved_[static_cast<std::size_t>(p)] = pe_involved(p);
-        if (involved_[static_cast<std::size_t>(p)]) pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
-      }
+    if (pe_edge) {
+      involved_.clear();
+      for (int p = 0; p < np; ++p)
+        if (pe_involved(p, evaluate_every_clock_)) {
+          pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
+          involved_.push_back(p);
+        }
+    }
     for (int q = 0; q < nq; ++q) {
       routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
       dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     }
     if (pe_edge)
-      for (int p = 0; p < np; ++p)
-        if (involved_[static_cast<std::size_t>(p)]) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
+      for (int p : involved_) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
   }
   last_evaluated_ = clock_;
   evaluated_any_ = true;
-  for (int p = 0; p < np; ++p) {
+  // a DMA goes idle only in its PE's edge: the involved PEs' (the reference looks at every PE)
+  const auto idle_check = [&](int p) {
     PeNode& n = pes_[static_cast<std::size_t>(p)];
     if (n.dma_was_busy && !n.dma.busy()) {
       n.dma_was_busy = false;
@@ -479,19 +481,26 @@ void NocFabric::step() {
       engine_ended(n, clock_ + 1);
       if (on_idle_) on_idle_(p, clock_ + 1);
     }
-  }
+  };
+  if (evaluate_every_clock_)
+    for (int p = 0; p < np; ++p) idle_check(p);
+  else
+    for (int p : involved_) idle_check(p);
   ++clock_;
   if (busy_dmas_ > 0 && busy_mlas_ == 0 && quiet()) clock_ = std::max(clock_, next_release());
 }
 
-// Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use.
-bool NocFabric::pe_involved(int p) const {
+// Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use. A
+// DMA that only waits for a packet (waiting_only) with nothing else of the PE in use would leave the PE as
+// it is (pe_decide grants nothing, pushes and pops nothing, and its clock() changes nothing).
+bool NocFabric::pe_involved(int p, bool waiting_dma) const {
   const PeNode& n = pes_[static_cast<std::size_t>(p)];
-  if (n.dma.busy() || n.mla.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma) return true;
+  if (n.mla.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma) return true;
   if (!n.out[0].empty() || !n.out[1].empty()) return true;
   const Router& r = *routers_[static_cast<std::size_t>(p / kPesPerQpe)];
   const int local = p % kPesPerQpe;
-  return !r.output(local * kNocClasses).empty() || !r.output(local * kNocClasses + 1).empty();
+  if (!r.output(local * kNocClasses).empty() || !r.output(local * kNocClasses + 1).empty()) return true;
+  return n.dma.busy() && (waiting_dma || !n.dma.waiting_only());
 }
 
 bool NocFabric::quiet() const {

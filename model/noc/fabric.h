@@ -62,6 +62,10 @@ class NocFabric {
   // Evaluates clock clock() (its two NoC edges) and moves on to the next clock in which something can
   // happen (at least clock() + 1). Something is in flight while a DMA or an MLA is busy.
   void step();
+  // Test-only: evaluate every PE with anything busy in every clock, as the straightforward model does (the
+  // reference the faster evaluation is held to, clock for clock: tests/noc_fabric_speed_test.cpp). Off (the
+  // default): a PE whose DMA only waits for a packet, with nothing else of it in use, is left alone.
+  void set_evaluate_every_clock(bool on) { evaluate_every_clock_ = on; }
 
   // Statistics since the last reset.
   std::uint64_t link_packets(int from_qpe, int to_qpe) const;
@@ -143,7 +147,8 @@ class NocFabric {
   };
   PeEdge pe_decide(int pe) const;
   void pe_apply(int pe, const PeEdge& e);
-  bool pe_involved(int pe) const;
+  // Whether PE `pe` takes part in this clock; `waiting_dma`: a busy DMA that only waits counts (the reference).
+  bool pe_involved(int pe, bool waiting_dma) const;
   DramEdge dram_decide(int qpe) const;
   void dram_apply(int qpe, const DramEdge& e);
   void dram_receive(int dram, const Packet& p);
@@ -171,7 +176,8 @@ class NocFabric {
   std::vector<int> decisions_;
   std::vector<DramEdge> dram_edges_;
   std::vector<PeEdge> pe_edges_;
-  std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
+  std::vector<int> involved_;  // the PEs taking part in the clock being evaluated, ascending
+  bool evaluate_every_clock_ = false;
   int busy_dmas_ = 0, busy_mlas_ = 0;
 };
 

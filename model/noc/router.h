@@ -101,7 +101,13 @@ class Router {
     int channel = 0;
     Packet packet;
   };
+  // A ring: stage s (0 the newest) is pipe_[(head_ + s) % kMaxLatency], so that moving every packet on by
+  // an edge is one step of head_, not a copy of every stage.
   std::array<Stage, kMaxLatency> pipe_{};
+  int head_ = 0;
+  static_assert((kMaxLatency & (kMaxLatency - 1)) == 0);
+  Stage& stage(int s) { return pipe_[static_cast<std::size_t>((head_ + s) & (kMaxLatency - 1))]; }
+  const Stage& stage(int s) const { return pipe_[static_cast<std::size_t>((head_ + s) & (kMaxLatency - 1))]; }
   std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
   int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
   std::uint32_t nonempty_ = 0;  // bit c: input channel c holds a packet
