@@ -1,6 +1,7 @@
 #include "model/noc/fabric.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -90,6 +91,7 @@ void NocFabric::reset() {
     for (auto& p : d.ports) p.data.clear(), p.acks.clear();
     std::fill(d.pe.begin(), d.pe.end(), DramQueues::PeState{});
   }
+  marked_.assign((pes_.size() + 63) / 64, 0);
   clock_ = 0;
   last_evaluated_ = 0;
   evaluated_any_ = false;
@@ -110,6 +112,7 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
     n.far_port = kPortDram;
   }
   n.dma.start(t, load, far_is_pe);
+  mark(pe);
   engine_started(n, clock);
   n.dma_was_busy = true;
   wake_at(clock);
@@ -121,6 +124,7 @@ void NocFabric::start_mla(int pe, const TaskTiles& tiles, int source, std::uint6
   n.mla.start(tiles, clock);
   n.mla_source = source;
   if (!n.mla.busy()) return;  // no tiles
+  mark(pe);
   engine_started(n, clock);
   wake_at(clock);
   ++busy_mlas_;
@@ -457,17 +461,39 @@ void NocFabric::step() {
     }
     if (pe_edge) {
       involved_.clear();
-      for (int p = 0; p < np; ++p)
-        if (pe_involved(p, evaluate_every_clock_)) {
-          pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
-          involved_.push_back(p);
+      if (evaluate_every_clock_) {
+        for (int p = 0; p < np; ++p)
+          if (pe_involved(p, true)) {
+            pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
+            involved_.push_back(p);
+          }
+      } else {
+        // A PE's edge reads and writes only its own state and its own FIFOs with its router (which the
+        // routers' decisions, taken before, do not read again), so each PE decides and applies at once.
+        // Only PEs that may take part are looked at: those marked when something started on them, those
+        // with packets from their router, and those that took part in the last clock.
+        for (int q = 0; q < nq; ++q) {
+          const std::uint32_t out = routers_[static_cast<std::size_t>(q)]->outputs_nonempty();
+          for (int local = 0; local < kPesPerQpe; ++local)
+            if ((out >> (local * kNocClasses)) & 3u) mark(q * kPesPerQpe + local);
         }
+        for (std::size_t w = 0; w < marked_.size(); ++w)
+          for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+            const int p = static_cast<int>(w * 64) + std::countr_zero(bits);
+            if (!pe_involved(p, false)) {
+              marked_[w] &= ~(1ull << (p % 64));
+              continue;
+            }
+            pe_apply(p, pe_decide(p));
+            involved_.push_back(p);
+          }
+      }
     }
     for (int q = 0; q < nq; ++q) {
       routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
       dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     }
-    if (pe_edge)
+    if (pe_edge && evaluate_every_clock_)
       for (int p : involved_) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
   }
   last_evaluated_ = clock_;

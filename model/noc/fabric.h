@@ -177,6 +177,9 @@ class NocFabric {
   std::vector<DramEdge> dram_edges_;
   std::vector<PeEdge> pe_edges_;
   std::vector<int> involved_;  // the PEs taking part in the clock being evaluated, ascending
+  // bit p: PE p may take part in the next PE edge (the fast evaluation's; a PE not marked does not)
+  std::vector<std::uint64_t> marked_;
+  void mark(int pe) { marked_[static_cast<std::size_t>(pe) / 64] |= 1ull << (pe % 64); }
   bool evaluate_every_clock_ = false;
   int busy_dmas_ = 0, busy_mlas_ = 0;
 };

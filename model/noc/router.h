@@ -72,6 +72,7 @@ class Router {
   bool idle() const;
   int waiting() const { return waiting_; }       // packets in the input channels
   bool outputs_empty() const { return out_nonempty_ == 0; }
+  std::uint32_t outputs_nonempty() const { return out_nonempty_; }  // bit c: output FIFO c holds a packet
   // Edges from the last one until a packet in the pipeline enters its output FIFO (in that edge); 0: the
   // pipeline is empty.
   int edges_to_exit() const;
