@@ -25,8 +25,10 @@ void NocFabric::configure(const HwConfig& cfg) {
   sram_cycles_ = cfg.sram_cycles_per_access();
   const int n = cfg.chip.qpes();
   routers_.clear();
+  coords_.clear();
   for (int q = 0; q < n; ++q) {
     const QpeCoord c = cfg.chip.qpe_coord(q);
+    coords_.push_back(c);
     routers_.push_back(std::make_unique<Router>(Router::Params{c.x, c.y, cfg.router_latency_noc_cycles, 4, 8}));
   }
   pes_.assign(static_cast<std::size_t>(n * kPesPerQpe), PeNode{});
@@ -47,6 +49,9 @@ void NocFabric::configure(const HwConfig& cfg) {
       at_[static_cast<std::size_t>(q)].port = static_cast<int>(k);
     }
   }
+  dram_qpes_.clear();
+  for (int q = 0; q < n; ++q)
+    if (at_[static_cast<std::size_t>(q)].dram >= 0) dram_qpes_.push_back(q);
   // the input channels: each PE's outbound FIFOs, the DRAM port's inbound FIFOs, the neighbours' links
   for (int q = 0; q < n; ++q) {
     Router& r = *routers_[static_cast<std::size_t>(q)];
@@ -158,14 +163,14 @@ void NocFabric::wake_at(std::uint64_t clock) {
 }
 
 void NocFabric::set_destination(Packet& p, int qpe, int port) const {
-  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  const QpeCoord c = coords_[static_cast<std::size_t>(qpe)];
   p.dst_x = static_cast<std::int8_t>(c.x);
   p.dst_y = static_cast<std::int8_t>(c.y);
   p.dst_port = static_cast<std::int8_t>(port);
 }
 
 void NocFabric::set_source(Packet& p, int qpe, int port) const {
-  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  const QpeCoord c = coords_[static_cast<std::size_t>(qpe)];
   p.src_x = static_cast<std::int8_t>(c.x);
   p.src_y = static_cast<std::int8_t>(c.y);
   p.src_qpe = static_cast<std::int16_t>(qpe);
@@ -455,10 +460,8 @@ void NocFabric::step() {
   if (pe_edges_.size() != static_cast<std::size_t>(np)) pe_edges_.resize(static_cast<std::size_t>(np));
   for (int edge = 0; edge < 2; ++edge) {
     const bool pe_edge = edge == 1;
-    for (int q = 0; q < nq; ++q) {
-      decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
-      dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
-    }
+    for (int q = 0; q < nq; ++q) decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
+    for (int q : dram_qpes_) dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
     if (pe_edge) {
       involved_.clear();
       if (evaluate_every_clock_) {
@@ -489,10 +492,10 @@ void NocFabric::step() {
           }
       }
     }
-    for (int q = 0; q < nq; ++q) {
-      routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
-      dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
-    }
+    // (a DRAM port after its router: it takes what the router's pipeline put out in this edge, and its
+    // packet enters the router's input after the router took from there; DRAMs in the order of their ports)
+    for (int q = 0; q < nq; ++q) routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
+    for (int q : dram_qpes_) dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     if (pe_edge && evaluate_every_clock_)
       for (int p : involved_) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
   }

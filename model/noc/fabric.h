@@ -168,6 +168,8 @@ class NocFabric {
   std::vector<PeNode> pes_;
   std::vector<DramQueues> drams_;
   std::vector<DramAttachment> at_;  // per QPE
+  std::vector<int> dram_qpes_;       // the QPEs with a DRAM port, ascending
+  std::vector<QpeCoord> coords_;     // per QPE, its place in the mesh
   std::function<void(int, std::uint64_t)> on_idle_;
   std::function<void(int, std::uint64_t, bool)> on_mla_row_;
   std::uint64_t clock_ = 0, last_evaluated_ = 0;

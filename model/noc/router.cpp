@@ -73,8 +73,7 @@ int Router::channel_of(const Packet& p) const {
   return port * kNocClasses + p.cls();
 }
 
-int Router::decide() const {
-  if (waiting_ == 0) return -1;
+int Router::arbitrate() const {
   std::uint32_t eligible = 0;
   for (std::uint32_t m = nonempty_; m != 0; m &= m - 1) {
     const int c = std::countr_zero(m);
@@ -86,8 +85,7 @@ int Router::decide() const {
   return eligible ? arbitration_->pick(eligible) : -1;
 }
 
-void Router::apply(int accepted) {
-  if (accepted < 0 && in_pipe_ == 0) return;
+void Router::move(int accepted) {
   const int last = p_.latency - 1;
   // packets leave the pipeline: a local port's from the last stage, a link's from the one before
   for (int s = last - 1; s <= last; ++s) {

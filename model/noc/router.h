@@ -66,8 +66,10 @@ class Router {
   static bool is_mesh_channel(int channel) { return channel >= kPortNorth * kNocClasses; }
 
   // One edge: decide() on the state before it (the input channel to accept, or -1), then apply() it.
-  int decide() const;
-  void apply(int accepted);
+  int decide() const { return waiting_ == 0 ? -1 : arbitrate(); }
+  void apply(int accepted) {
+    if (accepted >= 0 || in_pipe_ > 0) move(accepted);
+  }
   // Nothing in the pipeline, the input channels or the output FIFOs.
   bool idle() const;
   int waiting() const { return waiting_; }       // packets in the input channels
@@ -92,6 +94,8 @@ class Router {
   std::uint64_t hops() const;
 
  private:
+  int arbitrate() const;        // decide() with packets waiting
+  void move(int accepted);      // apply() with something to move
   Params p_;
   std::unique_ptr<Arbitration> arbitration_;
   std::array<Fifo*, kNocChannels> in_{};
