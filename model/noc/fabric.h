@@ -13,7 +13,9 @@
 // A clock is two NoC edges: one of the routers alone, then the PEs' edge (the RTL's order: the PE clock
 // enable falls on every second NoC edge). Clocks in which nothing can move are skipped: next_event()
 // says which clock something happens in next (a DRAM's data or acknowledgement due), so that the NoC costs
-// nothing while every transfer waits for a DRAM.
+// nothing while every transfer waits for a DRAM. Inside a clock only the PEs that can change are evaluated:
+// a PE whose engines are idle, or whose DMA only waits for a packet, costs nothing until a packet reaches it
+// or an engine starts (set_evaluate_every_clock keeps the straightforward evaluation, the tests' reference).
 #pragma once
 
 #include <cstdint>
