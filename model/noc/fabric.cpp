@@ -1,6 +1,7 @@
 #include "model/noc/fabric.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -24,8 +25,10 @@ void NocFabric::configure(const HwConfig& cfg) {
   sram_cycles_ = cfg.sram_cycles_per_access();
   const int n = cfg.chip.qpes();
   routers_.clear();
+  coords_.clear();
   for (int q = 0; q < n; ++q) {
     const QpeCoord c = cfg.chip.qpe_coord(q);
+    coords_.push_back(c);
     routers_.push_back(std::make_unique<Router>(Router::Params{c.x, c.y, cfg.router_latency_noc_cycles, 4, 8}));
   }
   pes_.assign(static_cast<std::size_t>(n * kPesPerQpe), PeNode{});
@@ -46,6 +49,9 @@ void NocFabric::configure(const HwConfig& cfg) {
       at_[static_cast<std::size_t>(q)].port = static_cast<int>(k);
     }
   }
+  dram_qpes_.clear();
+  for (int q = 0; q < n; ++q)
+    if (at_[static_cast<std::size_t>(q)].dram >= 0) dram_qpes_.push_back(q);
   // the input channels: each PE's outbound FIFOs, the DRAM port's inbound FIFOs, the neighbours' links
   for (int q = 0; q < n; ++q) {
     Router& r = *routers_[static_cast<std::size_t>(q)];
@@ -90,6 +96,7 @@ void NocFabric::reset() {
     for (auto& p : d.ports) p.data.clear(), p.acks.clear();
     std::fill(d.pe.begin(), d.pe.end(), DramQueues::PeState{});
   }
+  marked_.assign((pes_.size() + 63) / 64, 0);
   clock_ = 0;
   last_evaluated_ = 0;
   evaluated_any_ = false;
@@ -110,6 +117,7 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
     n.far_port = kPortDram;
   }
   n.dma.start(t, load, far_is_pe);
+  mark(pe);
   engine_started(n, clock);
   n.dma_was_busy = true;
   wake_at(clock);
@@ -121,6 +129,7 @@ void NocFabric::start_mla(int pe, const TaskTiles& tiles, int source, std::uint6
   n.mla.start(tiles, clock);
   n.mla_source = source;
   if (!n.mla.busy()) return;  // no tiles
+  mark(pe);
   engine_started(n, clock);
   wake_at(clock);
   ++busy_mlas_;
@@ -154,14 +163,14 @@ void NocFabric::wake_at(std::uint64_t clock) {
 }
 
 void NocFabric::set_destination(Packet& p, int qpe, int port) const {
-  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  const QpeCoord c = coords_[static_cast<std::size_t>(qpe)];
   p.dst_x = static_cast<std::int8_t>(c.x);
   p.dst_y = static_cast<std::int8_t>(c.y);
   p.dst_port = static_cast<std::int8_t>(port);
 }
 
 void NocFabric::set_source(Packet& p, int qpe, int port) const {
-  const QpeCoord c = cfg_.chip.qpe_coord(qpe);
+  const QpeCoord c = coords_[static_cast<std::size_t>(qpe)];
   p.src_x = static_cast<std::int8_t>(c.x);
   p.src_y = static_cast<std::int8_t>(c.y);
   p.src_qpe = static_cast<std::int16_t>(qpe);
@@ -223,7 +232,7 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
   const bool na_req = e.mla.push_a_read;
   e.dma.pkt_ready = !req_full && !na_req;
   e.dma.s_rsp = n.rsp_dma;
-  e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);
+  if (n.dma.busy()) e.out = n.dma.outputs(e.dma.pkt_ready, n.rsp_dma);  // (an idle DMA's are none)
   // the SRAM port, by priority: the NoC slave, the MLA, the DMA
   const bool mla_port = e.mla.port != MlaEngine::PortUse::None;
   if (!n.sram_busy) e.grant = slave_valid ? 0 : (mla_port ? 2 : (e.out.s_valid ? 1 : -1));
@@ -319,7 +328,7 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     n.out[kClassRequest].push(p);
     ++in_flight_;
   }
-  n.dma.clock(e.dma);
+  if (n.dma.busy() || e.dma.ack || e.dma.request_done) n.dma.clock(e.dma);  // (an idle DMA counts only these)
   if (n.mla.busy()) {
     const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
     if (ev.done) {
@@ -449,29 +458,51 @@ void NocFabric::step() {
   if (decisions_.size() != static_cast<std::size_t>(nq)) decisions_.resize(static_cast<std::size_t>(nq));
   if (dram_edges_.size() != static_cast<std::size_t>(nq)) dram_edges_.resize(static_cast<std::size_t>(nq));
   if (pe_edges_.size() != static_cast<std::size_t>(np)) pe_edges_.resize(static_cast<std::size_t>(np));
-  if (involved_.size() != static_cast<std::size_t>(np)) involved_.resize(static_cast<std::size_t>(np));
   for (int edge = 0; edge < 2; ++edge) {
     const bool pe_edge = edge == 1;
-    for (int q = 0; q < nq; ++q) {
-      decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
-      dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
-    }
-    if (pe_edge)
-      for (int p = 0; p < np; ++p) {
-        involved_[static_cast<std::size_t>(p)] = pe_involved(p);
-        if (involved_[static_cast<std::size_t>(p)]) pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
+    for (int q = 0; q < nq; ++q) decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
+    for (int q : dram_qpes_) dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
+    if (pe_edge) {
+      involved_.clear();
+      if (evaluate_every_clock_) {
+        for (int p = 0; p < np; ++p)
+          if (pe_involved(p, true)) {
+            pe_edges_[static_cast<std::size_t>(p)] = pe_decide(p);
+            involved_.push_back(p);
+          }
+      } else {
+        // A PE's edge reads and writes only its own state and its own FIFOs with its router (which the
+        // routers' decisions, taken before, do not read again), so each PE decides and applies at once.
+        // Only PEs that may take part are looked at: those marked when something started on them, those
+        // with packets from their router, and those that took part in the last clock.
+        for (int q = 0; q < nq; ++q) {
+          const std::uint32_t out = routers_[static_cast<std::size_t>(q)]->outputs_nonempty();
+          for (int local = 0; local < kPesPerQpe; ++local)
+            if ((out >> (local * kNocClasses)) & 3u) mark(q * kPesPerQpe + local);
+        }
+        for (std::size_t w = 0; w < marked_.size(); ++w)
+          for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+            const int p = static_cast<int>(w * 64) + std::countr_zero(bits);
+            if (!pe_involved(p, false)) {
+              marked_[w] &= ~(1ull << (p % 64));
+              continue;
+            }
+            pe_apply(p, pe_decide(p));
+            involved_.push_back(p);
+          }
       }
-    for (int q = 0; q < nq; ++q) {
-      routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
-      dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     }
-    if (pe_edge)
-      for (int p = 0; p < np; ++p)
-        if (involved_[static_cast<std::size_t>(p)]) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
+    // (a DRAM port after its router: it takes what the router's pipeline put out in this edge, and its
+    // packet enters the router's input after the router took from there; DRAMs in the order of their ports)
+    for (int q = 0; q < nq; ++q) routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
+    for (int q : dram_qpes_) dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
+    if (pe_edge && evaluate_every_clock_)
+      for (int p : involved_) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
   }
   last_evaluated_ = clock_;
   evaluated_any_ = true;
-  for (int p = 0; p < np; ++p) {
+  // a DMA goes idle only in its PE's edge: the involved PEs' (the reference looks at every PE)
+  const auto idle_check = [&](int p) {
     PeNode& n = pes_[static_cast<std::size_t>(p)];
     if (n.dma_was_busy && !n.dma.busy()) {
       n.dma_was_busy = false;
@@ -479,19 +510,26 @@ void NocFabric::step() {
       engine_ended(n, clock_ + 1);
       if (on_idle_) on_idle_(p, clock_ + 1);
     }
-  }
+  };
+  if (evaluate_every_clock_)
+    for (int p = 0; p < np; ++p) idle_check(p);
+  else
+    for (int p : involved_) idle_check(p);
   ++clock_;
   if (busy_dmas_ > 0 && busy_mlas_ == 0 && quiet()) clock_ = std::max(clock_, next_release());
 }
 
-// Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use.
-bool NocFabric::pe_involved(int p) const {
+// Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use. A
+// DMA that only waits for a packet (waiting_only) with nothing else of the PE in use would leave the PE as
+// it is (pe_decide grants nothing, pushes and pops nothing, and its clock() changes nothing).
+bool NocFabric::pe_involved(int p, bool waiting_dma) const {
   const PeNode& n = pes_[static_cast<std::size_t>(p)];
-  if (n.dma.busy() || n.mla.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma) return true;
+  if (n.mla.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma) return true;
   if (!n.out[0].empty() || !n.out[1].empty()) return true;
   const Router& r = *routers_[static_cast<std::size_t>(p / kPesPerQpe)];
   const int local = p % kPesPerQpe;
-  return !r.output(local * kNocClasses).empty() || !r.output(local * kNocClasses + 1).empty();
+  if (!r.output(local * kNocClasses).empty() || !r.output(local * kNocClasses + 1).empty()) return true;
+  return n.dma.busy() && (waiting_dma || !n.dma.waiting_only());
 }
 
 bool NocFabric::quiet() const {

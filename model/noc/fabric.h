@@ -13,7 +13,9 @@
 // A clock is two NoC edges: one of the routers alone, then the PEs' edge (the RTL's order: the PE clock
 // enable falls on every second NoC edge). Clocks in which nothing can move are skipped: next_event()
 // says which clock something happens in next (a DRAM's data or acknowledgement due), so that the NoC costs
-// nothing while every transfer waits for a DRAM.
+// nothing while every transfer waits for a DRAM. Inside a clock only the PEs that can change are evaluated:
+// a PE whose engines are idle, or whose DMA only waits for a packet, costs nothing until a packet reaches it
+// or an engine starts (set_evaluate_every_clock keeps the straightforward evaluation, the tests' reference).
 #pragma once
 
 #include <cstdint>
@@ -62,6 +64,10 @@ class NocFabric {
   // Evaluates clock clock() (its two NoC edges) and moves on to the next clock in which something can
   // happen (at least clock() + 1). Something is in flight while a DMA or an MLA is busy.
   void step();
+  // Test-only: evaluate every PE with anything busy in every clock, as the straightforward model does (the
+  // reference the faster evaluation is held to, clock for clock: tests/noc_fabric_speed_test.cpp). Off (the
+  // default): a PE whose DMA only waits for a packet, with nothing else of it in use, is left alone.
+  void set_evaluate_every_clock(bool on) { evaluate_every_clock_ = on; }
 
   // Statistics since the last reset.
   std::uint64_t link_packets(int from_qpe, int to_qpe) const;
@@ -143,7 +149,8 @@ class NocFabric {
   };
   PeEdge pe_decide(int pe) const;
   void pe_apply(int pe, const PeEdge& e);
-  bool pe_involved(int pe) const;
+  // Whether PE `pe` takes part in this clock; `waiting_dma`: a busy DMA that only waits counts (the reference).
+  bool pe_involved(int pe, bool waiting_dma) const;
   DramEdge dram_decide(int qpe) const;
   void dram_apply(int qpe, const DramEdge& e);
   void dram_receive(int dram, const Packet& p);
@@ -163,6 +170,8 @@ class NocFabric {
   std::vector<PeNode> pes_;
   std::vector<DramQueues> drams_;
   std::vector<DramAttachment> at_;  // per QPE
+  std::vector<int> dram_qpes_;       // the QPEs with a DRAM port, ascending
+  std::vector<QpeCoord> coords_;     // per QPE, its place in the mesh
   std::function<void(int, std::uint64_t)> on_idle_;
   std::function<void(int, std::uint64_t, bool)> on_mla_row_;
   std::uint64_t clock_ = 0, last_evaluated_ = 0;
@@ -171,7 +180,11 @@ class NocFabric {
   std::vector<int> decisions_;
   std::vector<DramEdge> dram_edges_;
   std::vector<PeEdge> pe_edges_;
-  std::vector<char> involved_;  // the PEs taking part in the edge being evaluated
+  std::vector<int> involved_;  // the PEs taking part in the clock being evaluated, ascending
+  // bit p: PE p may take part in the next PE edge (the fast evaluation's; a PE not marked does not)
+  std::vector<std::uint64_t> marked_;
+  void mark(int pe) { marked_[static_cast<std::size_t>(pe) / 64] |= 1ull << (pe % 64); }
+  bool evaluate_every_clock_ = false;
   int busy_dmas_ = 0, busy_mlas_ = 0;
 };
 

@@ -44,9 +44,9 @@ class Fifo {
   bool full() const { return count_ == depth_; }
   int size() const { return count_; }
   const Packet& front() const { return slot_[static_cast<std::size_t>(head_)]; }
-  const Packet& at(int i) const { return slot_[static_cast<std::size_t>((head_ + i) % depth_)]; }
+  const Packet& at(int i) const { return slot_[static_cast<std::size_t>(wrap(head_ + i))]; }
   void push(const Packet& p) {
-    slot_[static_cast<std::size_t>((head_ + count_) % depth_)] = p;
+    slot_[static_cast<std::size_t>(wrap(head_ + count_))] = p;
     ++count_;
     if (waiting_) {
       ++*waiting_;
@@ -55,7 +55,7 @@ class Fifo {
     if (owner_nonempty_) *owner_nonempty_ |= owner_bit_;
   }
   void pop() {
-    head_ = (head_ + 1) % depth_;
+    head_ = wrap(head_ + 1);
     --count_;
     if (waiting_) {
       --*waiting_;
@@ -85,6 +85,8 @@ class Fifo {
   }
 
  private:
+  // i % depth_ for i < 2 * depth_, without a division (the NoC's every push and pop)
+  int wrap(int i) const { return i >= depth_ ? i - depth_ : i; }
   std::array<Packet, kMaxDepth> slot_{};
   int depth_ = 4, head_ = 0, count_ = 0;
   int* waiting_ = nullptr;

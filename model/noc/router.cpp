@@ -30,7 +30,7 @@ int Router::edges_to_exit() const {
   const int last = p_.latency - 1;
   int edges = kMaxLatency + 1;
   for (int s = 0; s <= last; ++s) {
-    const Stage& st = pipe_[static_cast<std::size_t>(s)];
+    const Stage& st = stage(s);
     if (!st.valid) continue;
     const int exit_stage = is_mesh_channel(st.channel) ? last - 1 : last;  // (apply's exits)
     edges = std::min(edges, exit_stage - s + 1);
@@ -41,15 +41,15 @@ int Router::edges_to_exit() const {
 void Router::skip_quiet_edges(int edges) {
   if (edges <= 0 || in_pipe_ == 0) return;
   if (edges >= edges_to_exit()) throw std::logic_error("router: a quiet jump over a packet leaving the pipeline (model bug)");
-  for (int s = p_.latency - 1; s >= 0; --s) {
-    pipe_[static_cast<std::size_t>(s)] = s >= edges ? pipe_[static_cast<std::size_t>(s - edges)] : Stage{};
-  }
+  // every stage moves on by `edges` (none beyond the last holds a packet), the first `edges` come in empty
+  head_ = (head_ - edges) & (kMaxLatency - 1);
+  for (int s = 0; s < edges; ++s) stage(s).valid = false;
 }
 
 void Router::append_state(std::vector<std::int64_t>& key) const {
   key.push_back(arbitration_->state());
   for (int s = 0; s < p_.latency; ++s) {
-    const Stage& st = pipe_[static_cast<std::size_t>(s)];
+    const Stage& st = stage(s);
     if (!st.valid) continue;
     key.insert(key.end(), {s, st.channel, st.packet.src_port, st.packet.dst_port, static_cast<std::int64_t>(st.packet.kind), st.packet.a_read});
   }
@@ -73,8 +73,7 @@ int Router::channel_of(const Packet& p) const {
   return port * kNocClasses + p.cls();
 }
 
-int Router::decide() const {
-  if (waiting_ == 0) return -1;
+int Router::arbitrate() const {
   std::uint32_t eligible = 0;
   for (std::uint32_t m = nonempty_; m != 0; m &= m - 1) {
     const int c = std::countr_zero(m);
@@ -86,20 +85,20 @@ int Router::decide() const {
   return eligible ? arbitration_->pick(eligible) : -1;
 }
 
-void Router::apply(int accepted) {
-  if (accepted < 0 && in_pipe_ == 0) return;
+void Router::move(int accepted) {
   const int last = p_.latency - 1;
   // packets leave the pipeline: a local port's from the last stage, a link's from the one before
   for (int s = last - 1; s <= last; ++s) {
-    Stage& st = pipe_[static_cast<std::size_t>(s)];
+    Stage& st = stage(s);
     if (!st.valid || (s == last - 1 && !is_mesh_channel(st.channel))) continue;
     out_[static_cast<std::size_t>(st.channel)].push(st.packet);
     --reserved_[static_cast<std::size_t>(st.channel)];
     st.valid = false;
     --in_pipe_;
   }
-  for (int s = last; s > 0; --s) pipe_[static_cast<std::size_t>(s)] = pipe_[static_cast<std::size_t>(s - 1)];
-  Stage& first = pipe_[0];
+  // every stage moves on by one: the last one (empty now) goes out of the ring's window
+  head_ = (head_ - 1) & (kMaxLatency - 1);
+  Stage& first = stage(0);
   first.valid = accepted >= 0;
   if (accepted < 0) return;
   ++in_pipe_;
@@ -125,6 +124,7 @@ bool Router::idle() const { return in_pipe_ == 0 && waiting_ == 0 && out_nonempt
 void Router::reset() {
   for (Fifo& f : out_) f.clear();
   for (Stage& s : pipe_) s.valid = false;
+  head_ = 0;
   in_pipe_ = 0;
   reserved_.fill(0);
   arbitration_->reset();

@@ -66,12 +66,15 @@ class Router {
   static bool is_mesh_channel(int channel) { return channel >= kPortNorth * kNocClasses; }
 
   // One edge: decide() on the state before it (the input channel to accept, or -1), then apply() it.
-  int decide() const;
-  void apply(int accepted);
+  int decide() const { return waiting_ == 0 ? -1 : arbitrate(); }
+  void apply(int accepted) {
+    if (accepted >= 0 || in_pipe_ > 0) move(accepted);
+  }
   // Nothing in the pipeline, the input channels or the output FIFOs.
   bool idle() const;
   int waiting() const { return waiting_; }       // packets in the input channels
   bool outputs_empty() const { return out_nonempty_ == 0; }
+  std::uint32_t outputs_nonempty() const { return out_nonempty_; }  // bit c: output FIFO c holds a packet
   // Edges from the last one until a packet in the pipeline enters its output FIFO (in that edge); 0: the
   // pipeline is empty.
   int edges_to_exit() const;
@@ -91,6 +94,8 @@ class Router {
   std::uint64_t hops() const;
 
  private:
+  int arbitrate() const;        // decide() with packets waiting
+  void move(int accepted);      // apply() with something to move
   Params p_;
   std::unique_ptr<Arbitration> arbitration_;
   std::array<Fifo*, kNocChannels> in_{};
@@ -101,7 +106,13 @@ class Router {
     int channel = 0;
     Packet packet;
   };
+  // A ring: stage s (0 the newest) is pipe_[(head_ + s) % kMaxLatency], so that moving every packet on by
+  // an edge is one step of head_, not a copy of every stage.
   std::array<Stage, kMaxLatency> pipe_{};
+  int head_ = 0;
+  static_assert((kMaxLatency & (kMaxLatency - 1)) == 0);
+  Stage& stage(int s) { return pipe_[static_cast<std::size_t>((head_ + s) & (kMaxLatency - 1))]; }
+  const Stage& stage(int s) const { return pipe_[static_cast<std::size_t>((head_ + s) & (kMaxLatency - 1))]; }
   std::array<int, kNocChannels> reserved_{};  // packets in the pipeline per output channel
   int waiting_ = 0;   // packets in the input channels (kept by their FIFOs)
   std::uint32_t nonempty_ = 0;  // bit c: input channel c holds a packet
