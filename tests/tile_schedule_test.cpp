@@ -1,8 +1,9 @@
-// The clock-level tile schedule (model/qpe/tile_schedule.cpp), rewritten for speed, against the engine it
-// replaced (model/qpe/tile_schedule_reference.cpp, built only into this test): on every situation the model
-// asks it for, every PE's tile ends (and so its output rows' ends) and its phase clocks must be equal.
-// Situations come from the random suite's tasks (every MAC shape, the 2-clock SRAM flaw off and on, operand A
-// local and from each neighbour, the STARTs' real offsets and others) and from random tile runs.
+// The clock-level tile schedule (model/qpe/tile_schedule.cpp): skipping the periods of a steady state changes no
+// clock (every PE's tile ends and phase clocks equal to evaluating every clock) on every situation the random
+// suite asks for (every MAC shape, the 2-clock SRAM flaw off and on, the event and the clock schedule, two sets
+// of start offsets) and on random tile runs; and its router, packed for the loop (model/qpe/qpe_noc.h), is the
+// NoC fabric's (noc/router.h) edge by edge. (Its rewrite for speed was held equal to the engine before it on
+// the same situations until that engine was deleted, 2026-11-27.)
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,7 +14,6 @@
 #include "model/qpe/qpe_noc.h"
 #include "model/qpe/task_timing.h"
 #include "model/qpe/tile_schedule.h"
-#include "model/qpe/tile_schedule_reference.h"
 #include "model/splitmix64.h"
 #include "tests/test_support.h"
 
@@ -31,64 +31,10 @@ std::string describe(const TileSituation& s) {
   return d + (s.next_follows ? " next follows" : "");
 }
 
-// Both engines on one situation: equal tile ends and phases on every PE. Returns the clocks the old engine
-// resolved (a test that compared nothing would show as 0).
-std::uint64_t expect_same_as_reference(const HwConfig& cfg, const TileSituation& s, const TileTiming& fast) {
-  std::uint64_t clocks = 0;
-  const TileTiming ref = reference::resolve(cfg, s, &clocks);
-  for (int p = 0; p < kPesPerQpe; ++p) {
-    SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
-    EXPECT_EQ(fast[p].tile_end, ref[p].tile_end);
-    EXPECT_EQ(fast[p].setup, ref[p].setup);
-    EXPECT_EQ(fast[p].compute, ref[p].compute);
-    EXPECT_EQ(fast[p].output, ref[p].output);
-    EXPECT_EQ(fast[p].a_wait, ref[p].a_wait);
-    EXPECT_EQ(fast[p].b_wait, ref[p].b_wait);
-  }
-  return clocks;
-}
-
-
 std::array<bool, kPesPerQpe> pes_of(const Task& t) {
   std::array<bool, kPesPerQpe> active{};
   for (int p : t.pes()) active[p] = true;
   return active;
-}
-
-// The random suite as the model runs it (the STARTs one NoC clock apart: PEs 2 and 3 a PE clock after 0 and 1)
-// and with the PEs a clock apart each; the event schedule with the model's window and the clock-level schedule
-// over whole tasks (no extrapolation). Every situation either asks for is compared.
-TEST(TileSchedule, EqualsTheReferenceOnEveryRandomSuiteSituation) {
-  for (const HwConfig& base : mac_shape_configs_with_sram2clk()) {
-    SCOPED_TRACE(base.mac_shape() + (base.flaws.sram2clk ? " sram2clk" : ""));
-    const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
-    ASSERT_EQ(tasks.size(), 240u);
-    for (const char* schedule : {"event", "clock"}) {
-      HwConfig cfg = base;
-      cfg.model_schedule = schedule;
-      const std::uint64_t window =
-          cfg.model_schedule == "event" ? static_cast<std::uint64_t>(cfg.model_resolve_window_cycles) : 1ull << 40;
-      TileSchedule fast(cfg);
-      int neighbour = 0;
-      for (const Task& t : tasks) {
-        for (const std::array<std::uint64_t, kPesPerQpe>& start :
-             {std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1}, std::array<std::uint64_t, kPesPerQpe>{3, 2, 1, 0}})
-          task_timing(t, cfg, fast, pes_of(t), start, window);
-        neighbour += t.a_from_neighbor();
-      }
-      EXPECT_GT(neighbour, 50);
-      std::uint64_t clocks = 0;
-      std::size_t contended = 0;
-      for (const auto& [s, timing] : fast.resolved()) {
-        clocks += expect_same_as_reference(cfg, s, timing);
-        int running = 0;
-        for (bool a : s.active) running += a;
-        contended += running > 1 && s.tiles.front().a_via_noc;
-      }
-      EXPECT_GT(contended, 100u) << schedule << ": situations where PEs meet at the router";
-      EXPECT_GT(clocks, 100000u) << schedule;
-    }
-  }
 }
 
 // Random tile runs: shapes, operand-A paths and sources, the PEs that run, their offsets, runs that go on.
@@ -130,53 +76,65 @@ std::vector<TileSituation> random_tile_runs(const HwConfig& cfg, std::uint64_t s
   return runs;
 }
 
-TEST(TileSchedule, EqualsTheReferenceOnRandomTileRuns) {
-  for (const HwConfig& cfg : mac_shape_configs_with_sram2clk()) {
-    SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
-    TileSchedule fast(cfg);
-    std::uint64_t clocks = 0;
-    for (const TileSituation& s : random_tile_runs(cfg, 31, 150)) clocks += expect_same_as_reference(cfg, s, fast.tile(s));
-    EXPECT_GT(clocks, 50000u);
-  }
-}
-
 // Skipping whole periods of a steady state is a shortcut, not a model: every tile end and phase clock must be
 // what evaluating every clock gives, on the random suite's situations and on random tile runs.
 TEST(TileSchedule, SkippingSteadyStatesChangesNoClock) {
-  for (const HwConfig& cfg : mac_shape_configs_with_sram2clk()) {
-    SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk" : ""));
-    TileSchedule fast(cfg);
-    const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), cfg);
-    for (const Task& t : tasks)
-      task_timing(t, cfg, fast, pes_of(t), std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1},
-                  static_cast<std::uint64_t>(cfg.model_resolve_window_cycles));
-    std::vector<TileSituation> situations;
-    for (const auto& [s, timing] : fast.resolved()) situations.push_back(s);
-    for (const TileSituation& s : random_tile_runs(cfg, 77, 150)) situations.push_back(s);
-    TileSchedule every_clock(cfg, false);
-    std::size_t differing = 0;
-    for (const TileSituation& s : situations) {
-      const TileTiming& a = fast.tile(s);
-      const TileTiming& b = every_clock.tile(s);
-      bool same = true;
-      for (int p = 0; p < kPesPerQpe; ++p) {
-        SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
-        same = same && a[p].tile_end == b[p].tile_end && a[p].compute == b[p].compute && a[p].a_wait == b[p].a_wait &&
-               a[p].b_wait == b[p].b_wait && a[p].setup == b[p].setup && a[p].output == b[p].output;
-        if (differing < 5) {
-          EXPECT_EQ(a[p].tile_end, b[p].tile_end);
-          EXPECT_EQ(a[p].compute, b[p].compute);
-          EXPECT_EQ(a[p].a_wait, b[p].a_wait);
-          EXPECT_EQ(a[p].b_wait, b[p].b_wait);
-        }
+  for (const HwConfig& base : mac_shape_configs_with_sram2clk()) {
+    const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
+    ASSERT_EQ(tasks.size(), 240u);
+    for (const char* schedule : {"event", "clock"}) {
+      HwConfig cfg = base;
+      cfg.model_schedule = schedule;
+      SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk " : " ") + schedule);
+      // the random suite as the model runs it (the STARTs one NoC clock apart: PEs 2 and 3 a PE clock after 0
+      // and 1) and with the PEs a clock apart each; the event schedule with the model's window, the clock-level
+      // one over whole tasks
+      const std::uint64_t window =
+          cfg.model_schedule == "event" ? static_cast<std::uint64_t>(cfg.model_resolve_window_cycles) : 1ull << 40;
+      TileSchedule fast(cfg);
+      int neighbour = 0;
+      for (const Task& t : tasks) {
+        for (const std::array<std::uint64_t, kPesPerQpe>& start :
+             {std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1}, std::array<std::uint64_t, kPesPerQpe>{3, 2, 1, 0}})
+          task_timing(t, cfg, fast, pes_of(t), start, window);
+        neighbour += t.a_from_neighbor();
       }
-      differing += !same;
+      EXPECT_GT(neighbour, 50);
+      std::vector<TileSituation> situations;
+      std::size_t contended = 0;
+      for (const auto& [s, timing] : fast.resolved()) {
+        situations.push_back(s);
+        int running = 0;
+        for (bool a : s.active) running += a;
+        contended += running > 1 && s.tiles.front().a_via_noc;
+      }
+      EXPECT_GT(contended, 100u) << "situations where PEs meet at the router";
+      for (const TileSituation& s : random_tile_runs(cfg, 77, 150)) situations.push_back(s);
+      TileSchedule every_clock(cfg, false);
+      std::size_t differing = 0;
+      for (const TileSituation& s : situations) {
+        const TileTiming& a = fast.tile(s);
+        const TileTiming& b = every_clock.tile(s);
+        bool same = true;
+        for (int p = 0; p < kPesPerQpe; ++p) {
+          same = same && a[p].tile_end == b[p].tile_end && a[p].setup == b[p].setup && a[p].compute == b[p].compute &&
+                 a[p].output == b[p].output && a[p].a_wait == b[p].a_wait && a[p].b_wait == b[p].b_wait;
+          if (differing < 3) {  // the first few in full
+            SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
+            EXPECT_EQ(a[p].tile_end, b[p].tile_end);
+            EXPECT_EQ(a[p].compute, b[p].compute);
+            EXPECT_EQ(a[p].a_wait, b[p].a_wait);
+            EXPECT_EQ(a[p].b_wait, b[p].b_wait);
+          }
+        }
+        differing += !same;
+      }
+      EXPECT_EQ(differing, 0u) << "of " << situations.size() << " situations";
+      // the shortcut was taken: most clocks were skipped (evaluating every clock skips almost none)
+      EXPECT_GT(every_clock.clocks_resolved(), 100000u);
+      EXPECT_GT(fast.clocks_skipped(), fast.clocks_resolved() / 3);
+      EXPECT_LT(every_clock.clocks_skipped(), every_clock.clocks_resolved() / 1000);
     }
-    EXPECT_EQ(differing, 0u) << "of " << situations.size() << " situations";
-    EXPECT_GT(fast.clocks_resolved(), 0u);
-    // the shortcut was taken: most clocks were skipped (evaluating every clock skips almost none)
-    EXPECT_GT(fast.clocks_skipped(), fast.clocks_resolved() / 3);
-    EXPECT_LT(every_clock.clocks_skipped(), every_clock.clocks_resolved() / 1000);
   }
 }
 
