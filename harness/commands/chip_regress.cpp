@@ -347,15 +347,8 @@ void print_chip_summary(const ChipRegressRequest& req, const ResultSet& results,
                                                          t.unspecified_streams)
                                            : "");
   // simulated PE clocks per wall second inside each backend (a stream's clocks: the host's start to its end)
-  double model_clocks = 0, rtl_clocks = 0;
-  for (const CheckResult& c : results.checks) {
-    model_clocks += double(c.model_cycles.value_or(0));
-    rtl_clocks += double(c.rtl_cycles.value_or(0));
-  }
-  auto rate = [](double clocks, double wall) { return wall > 0 ? fmt::format(" ({:.2e} simulated PE clocks per second)", clocks / wall) : ""; };
-  out << fmt::format("wall: model {:.1f} s{}, RTL {:.1f} s{}{}\n", sum.model_wall_s, rate(model_clocks, sum.model_wall_s),
-                     sum.rtl_wall_s, rate(rtl_clocks, sum.rtl_wall_s),
-                     req.backend != "model" ? "; RTL simulated with " + req.rtl_sim.describe() : "");
+  out << format_wall_and_speed(results)
+      << (req.backend != "model" ? "; RTL simulated with " + req.rtl_sim.describe() : std::string()) << "\n";
   out << format_activity_and_energy(results);
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 }

@@ -506,6 +506,7 @@ bool write_reports(const SnnRequest& req, const SnnSetup& s, const SnnSession& j
   results.figures = snn_report_figures(layouts);
   if (!req.quiet) print_table(layouts, out);
   out << "\n" << format_status_counts(results) << "\n";
+  out << format_wall_and_speed(results) << "\n";  // the layouts run here (taken from a journal: their wall times then)
   if (const std::string counts = format_activity_and_energy(results); !counts.empty()) out << counts;
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
 

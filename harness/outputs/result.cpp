@@ -461,6 +461,20 @@ std::string results_junit(const ResultSet& r) {
   return out;
 }
 
+std::string format_wall_and_speed(const ResultSet& r) {
+  const RunSummary sum = summarize(r);
+  double model_clocks = 0, rtl_clocks = 0;
+  for (const CheckResult& c : r.checks) {
+    model_clocks += double(c.model_cycles.value_or(0));
+    rtl_clocks += double(c.rtl_cycles.value_or(0));
+  }
+  auto rate = [](double clocks, double wall) {
+    return wall > 0 ? fmt::format(" ({:.2e} simulated PE clocks per second)", clocks / wall) : std::string();
+  };
+  return fmt::format("wall: model {:.1f} s{}, RTL {:.1f} s{}", sum.model_wall_s, rate(model_clocks, sum.model_wall_s),
+                     sum.rtl_wall_s, rate(rtl_clocks, sum.rtl_wall_s));
+}
+
 std::string xml_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());

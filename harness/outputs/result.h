@@ -122,6 +122,9 @@ std::string format_energy(double pj);
 // The console's lines on the counts and the energy ("" when no check has counts): how far the model's counts
 // are from the RTL's at most, events and clocks apart, over which checks; with a table, the run's energy per component and its stamp.
 std::string format_activity_and_energy(const ResultSet& r);
+// "wall: model 1.2 s (3.40e+05 simulated PE clocks per second), RTL 9.8 s (...)": each backend's wall seconds
+// and simulated clocks per wall second, summed over the checks (their model_cycles / rtl_cycles); no newline.
+std::string format_wall_and_speed(const ResultSet& r);
 
 // Parses "pass", "mismatch", ...; throws std::invalid_argument for anything else.
 Status parse_status(const std::string& s);
