@@ -145,11 +145,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// The lines a file holds (0 if it does not exist).
+// The whole lines a file holds, each ended by its newline (0 if it does not exist). A line being written is not
+// counted: a reader can see the first pages of a long write before the rest.
 inline std::size_t lines_in(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::size_t n = 0;
-  for (std::string l; std::getline(in, l);) ++n;
+  for (char c; in.get(c);) n += c == '\n';
   return n;
 }
 
