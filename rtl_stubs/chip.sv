@@ -65,7 +65,8 @@ module chip
     input  logic [NPE*32-1:0] arm_data,
     // status, per chip PE
     output logic [31:0]       cycle,
-    output logic [NQ-1:0]     qpe_idle,     // per QPE: nothing in flight (qpe.sv idle)
+    output logic [NQ-1:0]     qpe_quiescent, // per QPE: only waiting, if at all (qpe.sv quiescent)
+    output logic [NQ-1:0]     qpe_edge_quiet, // per QPE: its next edge changes nothing but ce (qpe.sv edge_quiet)
     output logic [NPE-1:0]    pe_busy,
     output logic [NPE-1:0]    pe_irq_done,
     output logic [NPE-1:0]    dma_busy,
@@ -146,7 +147,7 @@ module chip
         .noc_packets(noc_packets[q*64 +: 64]), .noc_packet_hops(noc_packet_hops[q*64 +: 64]),
         .arm_wr(arm_wr[q*NUM_PE +: NUM_PE]), .arm_idx(arm_idx[q*NUM_PE*5 +: NUM_PE*5]),
         .arm_data(arm_data[q*NUM_PE*32 +: NUM_PE*32]),
-        .cycle(qpe_cycle[q]), .idle(qpe_idle[q]), .pe_busy(pe_busy[q*NUM_PE +: NUM_PE]), .pe_irq_done(pe_irq_done[q*NUM_PE +: NUM_PE]),
+        .cycle(qpe_cycle[q]), .quiescent(qpe_quiescent[q]), .edge_quiet(qpe_edge_quiet[q]), .pe_busy(pe_busy[q*NUM_PE +: NUM_PE]), .pe_irq_done(pe_irq_done[q*NUM_PE +: NUM_PE]),
         .dma_busy(dma_busy[q*NUM_PE +: NUM_PE]),
         .stat_pe, .stat_sel, .stat_value(qpe_stat[q]),
         .bd_pe, .bd_we(bd_we && 32'(sel_qpe) == q), .bd_line, .bd_wdata, .bd_rdata(qpe_bd[q]));

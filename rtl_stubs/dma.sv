@@ -33,6 +33,10 @@ module dma
     input  logic [4:0]   reg_idx,
     input  logic [31:0]  reg_data,
     output logic         busy,
+    // waiting for the far end (rtl_stubs/README.md, "Activity-driven evaluation"): every request sent and
+    // its data or acknowledgements outstanding, or a store's next row held back by the rows unacknowledged;
+    // until a packet arrives a clock changes none of its registers
+    output logic         waiting,
     // packets to the DRAM, through the PE's outbound request FIFO
     output logic         pkt_valid,
     output noc_pkt_t     pkt,
@@ -99,6 +103,7 @@ module dma
   logic [127:0] peer_s_wdata;
   logic [15:0]  peer_s_be;
   logic         peer;  // the transfer running is the peer engine's
+  logic         peer_waiting;
   assign peer = state == S_PEER;
   assign pkt_valid = peer ? peer_pkt_valid : dram_pkt_valid;
   assign pkt = peer ? peer_pkt : dram_pkt;
@@ -151,6 +156,9 @@ module dma
   assign request_sent = state == S_STORE_LINES && sent && lines_to_send == 14'd1;
 
   assign busy = state != S_IDLE;
+  assign waiting = !request_done && !ack && !rd_rsp_valid && !s_rsp &&
+                   ((state == S_DRAIN && outstanding != 0) || (state == S_STORE_HDR && !dram_pkt_valid) ||
+                    (peer && peer_waiting));
 
   logic far_is_pe;  // REG_DMA_START names another PE's SRAM
   dma_start_t go;
@@ -162,7 +170,7 @@ module dma
       .clk, .rst_n, .ce, .me, .start(peer_start), .store(go.store), .far(go.node),
       .far_addr(dram_addr[16:0]), .far_row_stride(dram_row_stride[16:0]), .far_plane_stride(dram_plane_stride[16:0]),
       .own_addr(sram_addr), .own_row_stride(sram_row_stride), .own_plane_stride(sram_plane_stride),
-      .row_bytes, .rows, .planes, .busy(peer_busy),
+      .row_bytes, .rows, .planes, .busy(peer_busy), .waiting(peer_waiting),
       .pkt_valid(peer_pkt_valid), .pkt(peer_pkt), .pkt_ready,
       .rsp_valid(rd_rsp_valid), .rsp_data(rd_rsp_data), .ack(ack && peer),
       .s_valid(peer_s_valid), .s_we(peer_s_we), .s_addr(peer_s_addr), .s_wdata(peer_s_wdata), .s_be(peer_s_be),

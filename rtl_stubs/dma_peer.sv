@@ -37,6 +37,9 @@ module dma_peer
     input  logic [16:0]  rows,
     input  logic [16:0]  planes,
     output logic         busy,
+    // waiting for the far PE (dma.sv waiting): nothing to read or ask for (every line asked for, the line
+    // buffer full, or a store's rows unacknowledged at the limit), nothing to write or send, not ending
+    output logic         waiting,
     // packets to the far PE
     output logic         pkt_valid,
     output noc_pkt_t     pkt,
@@ -134,6 +137,8 @@ module dma_peer
   assign rd_fire = rd_go && (is_store ? s_grant : pkt_ready);
   assign dst_fire = active && dst_valid && (is_store ? pkt_ready : s_grant);
   assign busy = active;
+  assign waiting = active && !rd_go && buf_empty && !dst_valid && !(written_all && rows_open == 0) &&
+                   !rsp_valid && !ack && !s_rsp;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin

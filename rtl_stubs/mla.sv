@@ -11,6 +11,7 @@ module mla
     input  logic         clk,
     input  logic         rst_n,
     input  logic         ce,
+    input  logic [31:0]  cycle,      // PE clocks since reset (the phase counters count by edges: clocks_while)
     input  logic         flaw_sram2clk,
     input  logic         flaw_mm_wide_a,
     // task (from the task controller)
@@ -30,6 +31,11 @@ module mla
     input  logic [1:0]   a_src_pe,
     output logic         busy,
     output logic         done_pulse,
+    // waiting for an operand (rtl_stubs/README.md, "Activity-driven evaluation"): in its CONV/MM stage, not
+    // stepping, asking for nothing and receiving nothing; until an operand arrives a clock changes none of
+    // its registers but the edge-counted statistics', and those only while not counts_settled
+    output logic         waiting,
+    output logic         counts_settled,
     // SRAM masters: operand A (local MM), operand B, output writes
     output logic         sa_valid,
     output logic [16:0]  sa_addr,
@@ -249,6 +255,24 @@ module mla
   assign last_tile = (xt == n_xt - 1) && (y == ho - 1) && (g == n_groups - 1);
 
   assign busy = (state != S_IDLE);
+  assign waiting = (state == S_COMPUTE) && !fire && !sa_valid && !sb_valid && !na_req_valid && !a_arrive && !b_rsp_now;
+
+  // The CONV/MM stage's clocks and its stalls on operand A (none there, or the last step held: end_hold) and
+  // on operand B tick while the MLA waits: counted by their edges (clocks_while), so that waiting changes
+  // no register. A task's start clears them.
+  logic task_start;
+  assign task_start = (state == S_IDLE) && start;
+  logic [2:0] settled;
+  clocks_while u_compute_clocks (
+      .clk, .rst_n, .ce, .cycle, .clear(task_start), .cond(state == S_COMPUTE), .count(st_compute_cycles),
+      .settled(settled[0]));
+  clocks_while u_a_wait_clocks (
+      .clk, .rst_n, .ce, .cycle, .clear(task_start), .cond((state == S_COMPUTE) && !fire && (!a_ok || end_hold)),
+      .count(st_a_wait), .settled(settled[1]));
+  clocks_while u_b_wait_clocks (
+      .clk, .rst_n, .ce, .cycle, .clear(task_start), .cond((state == S_COMPUTE) && !fire && a_ok && !end_hold),
+      .count(st_b_wait), .settled(settled[2]));
+  assign counts_settled = settled == '1;
 
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
@@ -260,7 +284,7 @@ module mla
       a_outstanding <= '0;
       a_rd <= '0;
       a_wr <= '0;
-      st_compute_cycles <= '0; st_output_cycles <= '0; st_a_wait <= '0; st_b_wait <= '0;
+      st_output_cycles <= '0;
       st_tiles <= '0; st_steps <= '0;
       act_mac_ops <= '0; act_mac_padding_ops <= '0;
     end else if (ce) begin
@@ -297,7 +321,7 @@ module mla
             refills_per_row <= (dim_wf + 16'd2) >> 2;  // ceil((Wf-1)/4)
           end
           g <= '0; y <= '0; xt <= '0;
-          st_compute_cycles <= '0; st_output_cycles <= '0; st_a_wait <= '0; st_b_wait <= '0;
+          st_output_cycles <= '0;
           st_tiles <= '0; st_steps <= '0;
           state <= S_SETUP;
         end
@@ -311,11 +335,6 @@ module mla
           state <= S_COMPUTE;
         end
         S_COMPUTE: begin
-          st_compute_cycles <= st_compute_cycles + 1;
-          if (!fire) begin
-            if (!a_ok || end_hold) st_a_wait <= st_a_wait + 1;
-            else st_b_wait <= st_b_wait + 1;
-          end
           // operand-B fetch unit
           if (sb_valid && sb_grant) begin
             b_inflight <= 1'b1;

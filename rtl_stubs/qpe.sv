@@ -64,7 +64,8 @@ module qpe
     input  logic [127:0] arm_data,
     // status
     output logic [31:0]  cycle,          // PE clocks since reset
-    output logic         idle,           // nothing in flight anywhere in the QPE (rtl_stubs/README.md)
+    output logic         quiescent,      // with quiet inputs, a clock changes nothing but ce and cycle_q (rtl_stubs/README.md)
+    output logic         edge_quiet,     // with quiet inputs, the next clock edge does (quiescent, or not a PE clock edge)
     output logic [3:0]   pe_busy,
     output logic [3:0]   pe_irq_done,
     output logic [3:0]   dma_busy,
@@ -79,7 +80,7 @@ module qpe
     output logic [127:0] bd_rdata
 );
   // PE clock enable: every second NoC clock edge. The QPE's only free-running state: the harness advances
-  // it by the clocks it did not evaluate an idle QPE (public: rtl_stubs/README.md, "Activity-driven evaluation").
+  // it by the clocks it did not evaluate a quiescent QPE (public: rtl_stubs/README.md, "Activity-driven evaluation").
   logic ce /*verilator public_flat_rw*/;
   logic [31:0] cycle_q /*verilator public_flat_rw*/;
   always_ff @(posedge clk or negedge rst_n) begin
@@ -104,7 +105,7 @@ module qpe
   localparam int HOST_RSP = HOST_PORT * NUM_CLASSES + CLS_RSP;
 
   logic router_idle;
-  logic [NUM_PE-1:0] pe_idle;
+  logic [NUM_PE-1:0] pe_quiescent;
   noc_router u_router (
       .clk, .rst_n, .my_x(qpe_x), .my_y(qpe_y),
       .in_valid(r_in_valid), .in_pkt(r_in_pkt), .in_pop(r_in_pop),
@@ -205,14 +206,24 @@ module qpe
         .clk, .rst_n, .ce, .qpe_x, .qpe_y, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
         .out_valid, .out_pkt, .out_pop, .in_valid, .in_pkt, .in_pop,
         .arm_wr(arm_wr[p]), .arm_idx(arm_idx[5*p +: 5]), .arm_data(arm_data[32*p +: 32]),
-        .busy(pe_busy[p]), .dma_busy(dma_busy[p]), .irq_done(pe_irq_done[p]), .idle(pe_idle[p]),
+        .busy(pe_busy[p]), .dma_busy(dma_busy[p]), .irq_done(pe_irq_done[p]), .quiescent(pe_quiescent[p]),
         .stat_sel, .stat_value(pe_stat[p]),
         .bd_we(bd_we && bd_pe == 2'(p)), .bd_line, .bd_wdata, .bd_rdata(pe_bd_rdata[p]));
   end
 
-  // Nothing in flight: router, host and DRAM-port FIFOs, every PE. With no input (ARM writes, mesh packets, a
-  // DRAM or host packet) a clock then changes nothing but ce and cycle_q, which the harness advances itself.
-  assign idle = router_idle && host_empty && dram_in_empty[CLS_REQ] && dram_in_empty[CLS_RSP] && pe_idle == '1;
+  // Nothing for the router to do: its pipeline and output FIFOs, the host and DRAM-port FIFOs and the PEs'
+  // outbound FIFOs empty.
+  logic noc_idle;
+  always_comb begin
+    noc_idle = router_idle && host_empty && dram_in_empty[CLS_REQ] && dram_in_empty[CLS_RSP];
+    for (int c = 0; c < NUM_PE * NUM_CLASSES; c++) if (r_in_valid[c]) noc_idle = 1'b0;
+  end
+  // That, and every PE quiescent (idle, or its MLA or DMA only waiting for a packet): with no input (ARM
+  // writes, mesh packets, a DRAM or host packet) a clock then changes nothing but ce and cycle_q, which the
+  // harness advances itself. The PEs change state on PE clock edges only (ce), so with the router idle an
+  // edge that is not one (ce low) changes nothing but ce either, whatever the PEs do.
+  assign quiescent = noc_idle && pe_quiescent == '1;
+  assign edge_quiet = noc_idle && (pe_quiescent == '1 || !ce);
 
   assign stat_value = pe_stat[stat_pe];
   assign bd_rdata = pe_bd_rdata[bd_pe];

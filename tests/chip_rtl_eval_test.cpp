@@ -1,11 +1,13 @@
 // How the chip RTL is simulated changes nothing it reports (harness/backends/rtl/linked_qpes.h): the QPEs
-// evaluated on one thread or two, every QPE every clock or only the active ones (the rest advanced by
-// QpeTop::advance_idle), every run gives the same DRAM-port traffic clock for clock, the same command end
+// evaluated on one thread or two, every QPE every clock or only the active ones (the rest, quiescent, advanced
+// by QpeTop::advance_idle), every run gives the same DRAM-port traffic clock for clock, the same command end
 // clocks, activity counts and memories. On the mini chip's random streams (flaws off and on), a small
-// network's block on the prototype chip, and run-net's reports on the mini chip.
+// network's block on the prototype chip, DMAs waiting on a DRAM and on other PEs' SRAMs, an MLA waiting
+// forever for operand A, and run-net's reports on the mini chip.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +23,8 @@
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/hw_config.h"
+#include "model/sram_layout.h"
+#include "model/task_stream.h"
 #include "test_networks.h"
 #include "test_support.h"
 
@@ -37,16 +41,20 @@ struct Run {
   std::vector<DramPortEvent> ports;
 };
 
-Run run_with(const HwConfig& cfg, const RtlSimOptions& sim, const std::vector<TaskStream>& streams, const SystemMemory& start) {
+// `watchdog_cycles` 0: every stream must complete; else each runs until it completes or the watchdog ends it
+Run run_with(const HwConfig& cfg, const RtlSimOptions& sim, const std::vector<TaskStream>& streams, const SystemMemory& start,
+             std::uint64_t watchdog_cycles = 0) {
   Chip chip(cfg, sim);
   Run r;
   r.memory = start;
   chip.log_dram_ports(&r.ports);
   StreamRunOptions opt{false};
-  opt.watchdog_cycles = 5000000;
+  opt.watchdog_cycles = watchdog_cycles ? watchdog_cycles : 5000000;
   for (const TaskStream& s : streams) {
     const StreamResult one = chip.run(s, r.memory, opt);
-    EXPECT_TRUE(one.completed) << s.name << ": " << one.stalled;
+    if (!watchdog_cycles) {
+      EXPECT_TRUE(one.completed) << s.name << ": " << one.stalled;
+    }
     r.result = one;  // the last stream's figures; the port log and memories hold every stream's
   }
   return r;
@@ -57,6 +65,8 @@ void expect_same(const Run& ref, const Run& got, const std::string& what) {
   for (std::size_t i = 0; i < ref.ports.size(); ++i)
     ASSERT_TRUE(ref.ports[i] == got.ports[i]) << what << ": DRAM port packet " << i << " differs: NoC clock "
                                               << ref.ports[i].noc_clock << " against " << got.ports[i].noc_clock;
+  EXPECT_EQ(ref.result.completed, got.result.completed) << what;
+  EXPECT_EQ(ref.result.stalled, got.result.stalled) << what;
   EXPECT_EQ(ref.result.cycles, got.result.cycles) << what;
   EXPECT_EQ(ref.result.pe_end_cycle, got.result.pe_end_cycle) << what;
   EXPECT_EQ(ref.result.command_end_cycle, got.result.command_end_cycle) << what;
@@ -75,13 +85,13 @@ void expect_same(const Run& ref, const Run& got, const std::string& what) {
 // Every way of simulating against the plainest (one thread, every QPE every clock); returns the share of QPE
 // clocks the active-only run evaluated.
 double expect_every_simulation_equal(const HwConfig& cfg, const std::vector<TaskStream>& streams, const SystemMemory& start,
-                                     const std::string& what) {
-  const Run ref = run_with(cfg, RtlSimOptions{1, false}, streams, start);
+                                     const std::string& what, std::uint64_t watchdog_cycles = 0) {
+  const Run ref = run_with(cfg, RtlSimOptions{1, false}, streams, start, watchdog_cycles);
   EXPECT_GT(ref.ports.size(), 0u) << what << ": no DRAM traffic to compare";
   EXPECT_EQ(ref.result.qpe_clocks_evaluated, ref.result.qpe_clocks_simulated) << what << ": 'all' evaluates every QPE clock";
   double share = 1.0;
   for (const RtlSimOptions sim : {RtlSimOptions{1, true}, RtlSimOptions{2, true}}) {
-    const Run got = run_with(cfg, sim, streams, start);
+    const Run got = run_with(cfg, sim, streams, start, watchdog_cycles);
     expect_same(ref, got, what + ", " + sim.describe());
     EXPECT_EQ(got.result.qpe_clocks_simulated, ref.result.qpe_clocks_simulated) << what;
     if (sim.active_only) {
@@ -89,6 +99,7 @@ double expect_every_simulation_equal(const HwConfig& cfg, const std::vector<Task
       share = double(got.result.qpe_clocks_evaluated) / double(got.result.qpe_clocks_simulated);
     }
   }
+  std::printf("%s: %.3f of the QPE clocks evaluated (active QPEs only)\n", what.c_str(), share);
   return share;
 }
 
@@ -100,6 +111,49 @@ std::vector<TaskStream> block_streams(const HwConfig& cfg, const char* network, 
   const BlockStreams bs = distribute(n.blocks[block], split.blocks[block], st, cfg);
   start = stage_block_memory(bs, cfg, block_dram_image(n.blocks[block], split.blocks[block], bs, cfg, 3));
   return bs.streams;
+}
+
+// A cols x rows mesh with its DRAM at the north-west corner's router, as is the host's agent
+HwConfig mesh_with_corner_dram(int cols, int rows) {
+  HwConfig cfg;
+  cfg.chip.name = "test_mesh";
+  cfg.chip.mesh_cols = cols;
+  cfg.chip.mesh_rows = rows;
+  cfg.chip.drams = {{{{0, 0}}}};
+  cfg.chip.host_agents = {{0, 0}};
+  validate(cfg);
+  return cfg;
+}
+
+TaskStream empty_stream(const HwConfig& cfg, const std::string& name) {
+  TaskStream s;
+  s.name = name;
+  s.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
+  s.dram_bytes = 1 << 16;
+  return s;
+}
+
+// `rows` rows of `row_bytes` bytes, packed on both sides, between the DRAM or PE `far_pe`'s SRAM (far_pe >= 0)
+// at `far_addr` and the own SRAM at `own_addr`
+StreamCommand transfer(CommandKind kind, std::uint64_t far_addr, std::uint32_t own_addr, std::uint32_t row_bytes,
+                       std::uint32_t rows, int far_pe = -1) {
+  StreamCommand c;
+  c.kind = kind;
+  c.operation = "MOVE";
+  c.dma.remote = far_pe < 0 ? MemoryRef{MemoryRef::Kind::Dram, 0} : MemoryRef{MemoryRef::Kind::Sram, far_pe};
+  c.dma.dram_addr = far_addr;
+  c.dma.dram_row_stride = row_bytes;
+  c.dma.sram_addr = own_addr;
+  c.dma.sram_row_stride = row_bytes;
+  c.dma.row_bytes = row_bytes;
+  c.dma.rows = rows;
+  return c;
+}
+
+std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>((i * 131 + seed * 17 + (i >> 8)) & 0xff);
+  return v;
 }
 
 }  // namespace
@@ -146,6 +200,54 @@ TEST(ChipRtlEval, ASmallNetworksBlockOnThePrototypeChipIsTheSameAndMostQpeClocks
   const double share = expect_every_simulation_equal(cfg, streams, start, "small CONV_1 fuse_reuse");
   // a small block keeps few of the 36 QPEs busy: activity-driven evaluation must skip most of their clocks
   EXPECT_LT(share, 0.5);
+}
+
+TEST(ChipRtlEval, DmasWaitingOnTheDramAndOnOtherPesSramsSleepAndAreTheSame) {
+  // 3x3 mesh, its DRAM at (0, 0): the PEs of QPE 8 (2, 2) and QPE 6 (0, 2) each load 4 KB from the DRAM and
+  // store it back elsewhere (the DRAM serves one load after the other: the DMAs wait their turn, and for
+  // their acknowledgements); PE 8 (QPE 2) loads 2 KB from PE 33's SRAM and PE 17 (QPE 4) stores 2 KB into PE
+  // 25's (a transfer with another PE's SRAM waits for its reads' data and its rows' acknowledgements)
+  const HwConfig cfg = mesh_with_corner_dram(3, 3);
+  TaskStream s = empty_stream(cfg, "waiting_dmas");
+  for (int p : {24, 25, 26, 27, 32, 33, 34, 35}) {
+    const std::uint64_t k = static_cast<std::uint64_t>(p % 4 + (p >= 32 ? 4 : 0));
+    s.pe[static_cast<std::size_t>(p)].push_back(transfer(CommandKind::DmaLoad, k * 4096, 0, 64, 64));
+    s.pe[static_cast<std::size_t>(p)].push_back(transfer(CommandKind::DmaStore, 32768 + k * 4096, 0, 64, 64));
+  }
+  s.pe[8].push_back(transfer(CommandKind::DmaLoad, 65536 + 16, 4096, 128, 16, 33));
+  s.pe[17].push_back(transfer(CommandKind::DmaStore, 65536 + 8, 4096 + 4, 100, 20, 25));
+  SystemMemory mem;
+  mem.drams = {pattern(1 << 16, 1)};
+  for (int p : {8, 17, 25, 33}) mem.sram[p] = pattern(128 * 1024, 10 + static_cast<unsigned>(p));
+  const double share = expect_every_simulation_equal(cfg, {s}, mem, "waiting DMAs");
+  // a QPE whose DMAs only wait sleeps: 0.45 of the QPE clocks evaluated (0.53 when a QPE slept only with
+  // nothing in flight)
+  EXPECT_LT(share, 0.5);
+}
+
+TEST(ChipRtlEval, AnMlaWaitingForeverForOperandASleepsAndHangsTheSame) {
+  // mm_wide_a: PE 4 (QPE 1) multiplies with operand A in PE 5's SRAM, 32 words per row group: its last step
+  // waits for ever, its MLA asking for and receiving nothing (quiescent) until the watchdog. PE 0 loads from
+  // the DRAM meanwhile.
+  HwConfig cfg = mesh_with_corner_dram(2, 1);
+  cfg.flaws.mm_wide_a = true;
+  TaskStream s = empty_stream(cfg, "mm_wide_a_hang");
+  Task t = make_mm_task("wide_a", MmShape{128, 4, 16, 128}, 0, 3);
+  t.a_src_shift = 1;
+  const SramLayout l = sram_layout(t, cfg);
+  s.pe[4].push_back(mla_command("MM", t, l.a_base, l.b_base, l.o_base));
+  s.pe[0].push_back(transfer(CommandKind::DmaLoad, 0, 0, 256, 16));
+  SystemMemory mem;
+  mem.drams = {pattern(1 << 16, 2)};
+  for (int p : {4, 5}) mem.sram[p] = pattern(128 * 1024, 30 + static_cast<unsigned>(p));
+  const std::uint64_t watchdog_cycles = 20000;
+  const auto hung = run_with(cfg, RtlSimOptions{1, true}, {s}, mem, watchdog_cycles);
+  EXPECT_FALSE(hung.result.completed);
+  EXPECT_NE(hung.result.stalled.find("PE 4 (QPE 1, PE 0)"), std::string::npos) << hung.result.stalled;
+  const double share = expect_every_simulation_equal(cfg, {s}, mem, "mm_wide_a hang", watchdog_cycles);
+  // QPE 1 sleeps through the hang: 0.02 of the QPE clocks evaluated (0.51 when a QPE slept only with nothing
+  // in flight)
+  EXPECT_LT(share, 0.1);
 }
 
 namespace {

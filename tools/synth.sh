@@ -27,7 +27,7 @@ command -v yosys > /dev/null || { echo "synth.sh: yosys not found (tools/install
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # the PE's files; s2_pkg.svh first (every file includes it, guarded)
-sources="s2_pkg.svh fifo.sv sram.sv noc_if.sv task_ctrl.sv dma_realigner.sv dma_peer.sv dma.sv mla.sv pe.sv"
+sources="s2_pkg.svh fifo.sv clocks_while.sv sram.sv noc_if.sv task_ctrl.sv dma_realigner.sv dma_peer.sv dma.sv mla.sv pe.sv"
 
 for s in "${shapes[@]}"; do
   cols=${s%x*}

@@ -8,9 +8,11 @@
 //
 // How it is simulated (RtlSimOptions, backend.h) changes only the wall time: the QPEs of a phase are evaluated
 // on a pool of threads (worker_pool.h; each QPE's model is its own, the links are copied between phases on
-// one thread), and with active_only a QPE that is idle (qpe.sv `idle`: nothing in flight) and has no input
-// this clock (no ARM write, mesh packet or DRAM packet) is not evaluated: a clock would change nothing in it
-// but its PE clock enable and count, which QpeTop::advance_idle moves on when it next wakes. Waveforms
+// one thread), and with active_only a QPE that is quiescent (qpe.sv `quiescent`: nothing in flight, its units
+// idle or waiting for a packet) and has no input this clock (no ARM write, mesh packet or DRAM packet) is not
+// evaluated: a clock would change nothing in it but its PE clock enable and count, which
+// QpeTop::advance_idle moves on when it next wakes. One that is not skips the next edge alone when that edge
+// changes nothing either (qpe.sv `edge_quiet`: not a PE clock edge, its router with nothing to do). Waveforms
 // evaluate every QPE.
 #pragma once
 
@@ -57,12 +59,13 @@ class LinkedQpes {
         if (nb >= 0) links_[static_cast<std::size_t>(q)].push_back({m, nb, ((d + 2) % Mesh::kDirections) * 2 + m % 2});
       }
     quiet_.assign(static_cast<std::size_t>(n), 0);
+    quiet_edge_.assign(static_cast<std::size_t>(n), 0);
     awake_.assign(static_cast<std::size_t>(n), 1);
     skipped_edges_.assign(static_cast<std::size_t>(n), 0);
     simulate(RtlSimOptions{});
   }
 
-  // How the next runs are simulated. Activity-driven evaluation needs every QPE to report idle and publish
+  // How the next runs are simulated. Activity-driven evaluation needs every QPE to report quiescent and publish
   // its free-running state (QpeTop::can_sleep); a QPE RTL that does not is evaluated every clock
   // (active_only() says which applies).
   void simulate(const RtlSimOptions& sim) {
@@ -103,6 +106,7 @@ class LinkedQpes {
       t->flaw_mm_wide_a = flaws.mm_wide_a;
     }
     std::fill(quiet_.begin(), quiet_.end(), 0);
+    std::fill(quiet_edge_.begin(), quiet_edge_.end(), 0);
     std::fill(awake_.begin(), awake_.end(), 1);
     std::fill(skipped_edges_.begin(), skipped_edges_.end(), 0);
     evaluated_ = clocks_ = 0;
@@ -111,7 +115,8 @@ class LinkedQpes {
   // The inputs of this NoC clock set (ARM and DRAM ports), settles the rest as chip.sv's wiring does: every
   // QPE's mesh inputs are its neighbours' link FIFO heads (registered, so settled since the last edge); a first
   // evaluation settles what each router takes, whose pops go back to the neighbours' link FIFOs. A QPE that
-  // is quiet (idle after the last edge) and gets no input sleeps through this clock; a sleeping QPE's router
+  // is quiet (quiescent, or edge_quiet for this edge alone, after the last edge) and gets no input sleeps
+  // through this clock; a sleeping QPE's router
   // takes nothing, so it pops nothing.
   void settle() {
     const int n = qpes();
@@ -127,7 +132,8 @@ class LinkedQpes {
         copy_bits(o.mesh_out_pkt.data(), l.back * kNocPacketBits, t.mesh_in_pkt.data(), l.channel * kNocPacketBits, kNocPacketBits);
       }
       t.mesh_in_valid = valid;
-      const bool wake = !active || !quiet_[static_cast<std::size_t>(q)] || valid || t.arm_wr || t.dram_valid || t.host_valid;
+      const bool quiet = quiet_[static_cast<std::size_t>(q)] || quiet_edge_[static_cast<std::size_t>(q)];
+      const bool wake = !active || !quiet || valid || t.arm_wr || t.dram_valid || t.host_valid;
       awake_[static_cast<std::size_t>(q)] = wake;
       if (wake) awake_list_.push_back(q);
     }
@@ -146,15 +152,21 @@ class LinkedQpes {
     }
   }
   // the rising edge, everywhere awake (the falling edge is evaluated with the next clock's inputs); a
-  // sleeping QPE counts the edge it missed
+  // sleeping QPE counts the edge it missed (one that was quiet for this edge alone is evaluated again next)
   void clock_edge() {
     const bool active = active_only();
     pool_->for_each(static_cast<int>(awake_list_.size()), [this, active](int i) {
-      const int q = awake_list_[static_cast<std::size_t>(i)];
-      qpe(q).clock_edge();
-      quiet_[static_cast<std::size_t>(q)] = active && qpe(q).idle();
+      const std::size_t q = static_cast<std::size_t>(awake_list_[static_cast<std::size_t>(i)]);
+      QpeTop<V>& t = qpe(static_cast<int>(q));
+      t.clock_edge();
+      quiet_[q] = active && t.quiescent();
+      quiet_edge_[q] = active && !quiet_[q] && t.edge_quiet();
     });
-    for (int q = 0; q < qpes(); ++q) skipped_edges_[static_cast<std::size_t>(q)] += !awake_[static_cast<std::size_t>(q)];
+    for (std::size_t q = 0; q < skipped_edges_.size(); ++q)
+      if (!awake_[q]) {
+        ++skipped_edges_[q];
+        quiet_edge_[q] = 0;
+      }
   }
 
   // FST waveforms, one per QPE (qpe_x<x>_y<y>.fst in `dir`); recorded while dumping(true)
@@ -185,7 +197,7 @@ class LinkedQpes {
   // caught up and evaluated again from the next clock (as if it had not been quiet)
   void wake(int q) {
     catch_up(q);
-    quiet_[static_cast<std::size_t>(q)] = 0;
+    quiet_[static_cast<std::size_t>(q)] = quiet_edge_[static_cast<std::size_t>(q)] = 0;
     awake_[static_cast<std::size_t>(q)] = 1;
   }
   struct Link {
@@ -198,8 +210,9 @@ class LinkedQpes {
   std::unique_ptr<WorkerPool> pool_;
   bool can_sleep_ = false;
   bool waves_ = false;
-  // per QPE: idle after its last edge; evaluated this clock; NoC clock edges missed since it last was
-  std::vector<std::uint8_t> quiet_, awake_;
+  // per QPE: quiescent after its last edge; edge_quiet (but not quiescent) after it; evaluated this clock;
+  // NoC clock edges missed since it last was
+  std::vector<std::uint8_t> quiet_, quiet_edge_, awake_;
   std::vector<std::uint64_t> skipped_edges_;
   std::vector<int> awake_list_;                   // this clock's awake QPEs, the pool's items
   std::uint64_t evaluated_ = 0, clocks_ = 0;

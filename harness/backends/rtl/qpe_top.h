@@ -224,14 +224,21 @@ class QpeTop {
     top_->eval();
     return top_->stat_value;
   }
-  // Activity-driven evaluation (rtl_stubs/README.md): a QPE that reports `idle` (nothing in flight) and
-  // publishes its free-running state (the PE clock enable `ce` and the PE clock count `cycle_q`) may go
-  // unevaluated while its inputs are quiet; advance_idle then moves that state on by the NoC clock edges it
-  // missed, exactly as they would have. A QPE RTL without them is evaluated every clock.
+  // Activity-driven evaluation (rtl_stubs/README.md): a QPE that reports `quiescent` (nothing in flight but
+  // units waiting for a packet: a clock would change none of its registers) and publishes its free-running
+  // state (the PE clock enable `ce` and the PE clock count `cycle_q`) may go unevaluated while its inputs are
+  // quiet; advance_idle then moves that state on by the NoC clock edges it missed, exactly as they would
+  // have. A QPE RTL without them is evaluated every clock.
   bool can_sleep() const { return ce_ != nullptr; }
-  bool idle() {
-    if constexpr (requires(V& v) { v.idle; }) return top_->idle != 0;
+  bool quiescent() {
+    if constexpr (requires(V& v) { v.quiescent; }) return top_->quiescent != 0;
     else return false;
+  }
+  // only the next NoC clock edge would change nothing but ce and cycle_q (qpe.sv `edge_quiet`: not a PE clock
+  // edge, the router with nothing to do), or quiescent
+  bool edge_quiet() {
+    if constexpr (requires(V& v) { v.edge_quiet; }) return top_->edge_quiet != 0;
+    else return quiescent();
   }
   // the PE clock count after `edges` more NoC clock edges with nothing else happening: one every second edge,
   // on the edges that find ce set
@@ -304,9 +311,9 @@ class QpeTop {
     if (dumping_) fst_->dump(time_ns_);
     ++time_ns_;
   }
-  // the QPE's ce and cycle_q (qpe.sv, public), if it reports idle and has them: then it can sleep
+  // the QPE's ce and cycle_q (qpe.sv, public), if it reports quiescent and has them: then it can sleep
   void find_free_running_state(const std::string& name) {
-    if constexpr (requires(V& v) { v.idle; }) {
+    if constexpr (requires(V& v) { v.quiescent; }) {
       const VerilatedScope* s = ctx_->scopeFind((name + ".qpe").c_str());
       const VerilatedVar* ce = s ? s->varFind("ce") : nullptr;
       const VerilatedVar* cycle = s ? s->varFind("cycle_q") : nullptr;
