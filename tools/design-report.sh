@@ -34,24 +34,15 @@ s2=build/s2cosim
 mkdir -p "$out"
 
 # one run: NET SHAPE; kept when its report is there, resumed when only its journal is
+# shellcheck source=tools/lib/run-net-resumable.sh
+source tools/lib/run-net-resumable.sh
 run_one() {
   local net=$1 mac=$2
   local name
   name=$(basename "$net")
-  local base="$out/${name%.*}-$mac"  # vgg16-16x4, or tiny_cnn-8x4 for vectors/nets/tiny_cnn.onnx
-  if [ -s "$base.json" ]; then echo "design-report.sh: $net $mac: kept ($base.json)"; return 0; fi
-  local resume=()
-  [ -s "$base.json.jsonl" ] && resume=(--resume "$base.json.jsonl")
-  echo "design-report.sh: $net $mac: running (console in $base.txt)"
-  local rc=0
-  $s2 run-net --net "$net" --target s2 --preset "$preset" --whole --strategy nofuse_noreuse,fuse_noreuse,fuse_reuse \
-    --mac "$mac" --energy="$energy" --json "$base.json" "${resume[@]}" > "$base.txt" 2>&1 || rc=$?
-  # 1: a block did not pass; the report is written and design-report says which
-  if [ $rc -gt 1 ] || [ ! -s "$base.json" ]; then
-    echo "design-report.sh: $net $mac: run-net exited $rc (see $base.txt); run the script again to resume" >&2
-    rm -f "$base.json"
-    return 1
-  fi
+  # vgg16-16x4, or tiny_cnn-8x4 for vectors/nets/tiny_cnn.onnx
+  run_net_resumable "design-report.sh: $net $mac" "$out/${name%.*}-$mac" "$s2" --net "$net" --target s2 --preset "$preset" \
+    --whole --strategy nofuse_noreuse,fuse_noreuse,fuse_reuse --mac "$mac" --energy="$energy"
 }
 
 pids=()

@@ -60,26 +60,16 @@ if [ $slurm -eq 1 ]; then
 fi
 
 # one shard: NET I; kept when its report is there, resumed when only its journal is
+# shellcheck source=tools/lib/run-net-resumable.sh
+source tools/lib/run-net-resumable.sh
 run_shard() {
   local net=$1 i=$2
-  local dir base
+  local dir args
   dir="$out/$(name_of "$net")"
-  base="$dir/shard_$i"
   mkdir -p "$dir"
-  if [ -s "$base.json" ]; then echo "regress-networks.sh: $net shard $i/$shards: kept ($base.json)"; return 0; fi
-  local resume=()
-  [ -s "$base.json.jsonl" ] && resume=(--resume "$base.json.jsonl")
-  echo "regress-networks.sh: $net shard $i/$shards: running (console in $base.txt)"
-  local rc=0 args
   read -r -a args <<< "$(run_args "$net")"
-  $s2 run-net "${args[@]}" --shard "$i/$shards" --json "$base.json" --junit "$base.xml" "${resume[@]}" "${extra[@]}" \
-    > "$base.txt" 2>&1 || rc=$?
-  # 1: a block run did not pass; the report is written and says which
-  if [ $rc -gt 1 ] || [ ! -s "$base.json" ]; then
-    echo "regress-networks.sh: $net shard $i/$shards: run-net exited $rc (see $base.txt); run the script again to resume" >&2
-    rm -f "$base.json"
-    return 1
-  fi
+  run_net_resumable "regress-networks.sh: $net shard $i/$shards" "$dir/shard_$i" "$s2" "${args[@]}" --shard "$i/$shards" \
+    --junit "$dir/shard_$i.xml" "${extra[@]}"
 }
 
 pids=()
