@@ -50,14 +50,6 @@ StreamCommand plain(CommandKind kind, int group = 0) {
   return c;
 }
 
-TaskStream empty_stream(const HwConfig& cfg) {
-  TaskStream s;
-  s.name = "racy";
-  s.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
-  s.dram_bytes = 1 << 16;
-  return s;
-}
-
 }  // namespace
 
 TEST(ChipRandom, TheSameSeedGivesTheSameStreamAndMemory) {
@@ -153,7 +145,7 @@ TEST(ChipRandom, TheRaceCheckerFindsRaces) {
   const HwConfig cfg = chip_random_config("mini");
   const MemoryRef dram{MemoryRef::Kind::Dram, 0};
   {  // two PEs store to the same DRAM bytes with nothing between them
-    TaskStream s = empty_stream(cfg);
+    TaskStream s = empty_stream(cfg, "racy");
     s.pe[0].push_back(dma(CommandKind::DmaStore, dram, 100, 0, 32));
     s.pe[5].push_back(dma(CommandKind::DmaStore, dram, 120, 0, 32));
     EXPECT_NE(find_stream_race(s, cfg).find("PE 0 command 0 (dma_store T) and PE 5 command 0"), std::string::npos)
@@ -162,7 +154,7 @@ TEST(ChipRandom, TheRaceCheckerFindsRaces) {
     EXPECT_EQ(find_stream_race(s, cfg), "");
   }
   {  // a PE reads what another writes: racy without a Sync, ordered with one
-    TaskStream s = empty_stream(cfg);
+    TaskStream s = empty_stream(cfg, "racy");
     s.pe[0].push_back(dma(CommandKind::DmaStore, dram, 100, 0, 32));
     s.pe[5].push_back(dma(CommandKind::DmaLoad, dram, 100, 0, 32));
     EXPECT_NE(find_stream_race(s, cfg), "");
@@ -177,7 +169,7 @@ TEST(ChipRandom, TheRaceCheckerFindsRaces) {
     EXPECT_EQ(find_stream_race(s, cfg), "");
   }
   {  // an async load and an ARM operation on its bytes; the DMA's next command orders them, an MLA's does not
-    TaskStream s = empty_stream(cfg);
+    TaskStream s = empty_stream(cfg, "racy");
     s.pe[1].push_back(dma(CommandKind::DmaLoad, dram, 0, 64, 64, true));
     StreamCommand relu = plain(CommandKind::Arm);
     relu.arm.kind = ArmOpKind::Relu8;
@@ -190,7 +182,7 @@ TEST(ChipRandom, TheRaceCheckerFindsRaces) {
     EXPECT_EQ(find_stream_race(s, cfg), "");
   }
   {  // an MLA reading operand A from a neighbour whose DMA writes it at the same time
-    TaskStream s = empty_stream(cfg);
+    TaskStream s = empty_stream(cfg, "racy");
     StreamCommand m = plain(CommandKind::Mla);
     m.mla.op = Op::Mm;
     m.mla.mm = {8, 4, 16, 8};
@@ -210,7 +202,7 @@ TEST(ChipRandom, TheBytesAnMlaTaskLeavesUnspecifiedAreKnownAndReadingThemIsFound
   // an MM with W_B = 6: results (i, j) for j < 6 at o_base + (i * 16 + j) * 4; the RTL writes j = 6, 7 too
   const HwConfig cfg = chip_random_config("mini");
   const MemoryRef dram{MemoryRef::Kind::Dram, 0};
-  TaskStream s = empty_stream(cfg);
+  TaskStream s = empty_stream(cfg, "racy");
   StreamCommand m = plain(CommandKind::Mla);
   m.mla.op = Op::Mm;
   m.mla.mm = {8, 3, 6, 8};

@@ -125,29 +125,12 @@ HwConfig mesh_with_corner_dram(int cols, int rows) {
   return cfg;
 }
 
-TaskStream empty_stream(const HwConfig& cfg, const std::string& name) {
-  TaskStream s;
-  s.name = name;
-  s.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
-  s.dram_bytes = 1 << 16;
-  return s;
-}
-
 // `rows` rows of `row_bytes` bytes, packed on both sides, between the DRAM or PE `far_pe`'s SRAM (far_pe >= 0)
 // at `far_addr` and the own SRAM at `own_addr`
 StreamCommand transfer(CommandKind kind, std::uint64_t far_addr, std::uint32_t own_addr, std::uint32_t row_bytes,
                        std::uint32_t rows, int far_pe = -1) {
-  StreamCommand c;
-  c.kind = kind;
-  c.operation = "MOVE";
-  c.dma.remote = far_pe < 0 ? MemoryRef{MemoryRef::Kind::Dram, 0} : MemoryRef{MemoryRef::Kind::Sram, far_pe};
-  c.dma.dram_addr = far_addr;
-  c.dma.dram_row_stride = row_bytes;
-  c.dma.sram_addr = own_addr;
-  c.dma.sram_row_stride = row_bytes;
-  c.dma.row_bytes = row_bytes;
-  c.dma.rows = rows;
-  return c;
+  return packed_transfer(kind, far_pe < 0 ? MemoryRef{MemoryRef::Kind::Dram, 0} : MemoryRef{MemoryRef::Kind::Sram, far_pe},
+                         far_addr, own_addr, row_bytes, rows);
 }
 
 std::vector<std::uint8_t> pattern(std::size_t n, unsigned seed) {

@@ -40,20 +40,6 @@ HwConfig row_of(int cols) {
   return cfg;
 }
 
-StreamCommand dma(CommandKind kind, MemoryRef remote, std::uint64_t remote_addr, std::uint32_t sram_addr, std::uint32_t row_bytes,
-                  std::uint32_t rows) {
-  StreamCommand c;
-  c.kind = kind;
-  c.operation = "MOVE";
-  c.dma.remote = remote;
-  c.dma.dram_addr = remote_addr;
-  c.dma.dram_row_stride = row_bytes;
-  c.dma.sram_addr = sram_addr;
-  c.dma.sram_row_stride = row_bytes;
-  c.dma.row_bytes = row_bytes;
-  c.dma.rows = rows;
-  return c;
-}
 const MemoryRef kDram0{MemoryRef::Kind::Dram, 0};
 
 TaskStream stream_of(const HwConfig& cfg, const std::string& name) {
@@ -126,7 +112,7 @@ TEST(NocDramActivity, ALoadAndAStoreTwoHopsFromTheirDram) {
   // 16 lines and an acknowledgement. Every packet crosses both links.
   const HwConfig cfg = row_of(3);
   TaskStream s = stream_of(cfg, "two_hops");
-  s.pe[8] = {dma(CommandKind::DmaLoad, kDram0, 0, 0, 256, 16), dma(CommandKind::DmaStore, kDram0, 0x8000, 0, 256, 16)};
+  s.pe[8] = {packed_transfer(CommandKind::DmaLoad, kDram0, 0, 0, 256, 16), packed_transfer(CommandKind::DmaStore, kDram0, 0x8000, 0, 256, 16)};
   SystemMemory mem;
   mem.drams = {std::vector<std::uint8_t>(1 << 16, 7)};
   const std::uint64_t from_pe = 2 + 16 * (1 + 16), from_dram = 256 + 16;
@@ -140,7 +126,7 @@ TEST(NocDramActivity, RowsAtOddAlignmentsAtTheQpesOwnDramMoveWholeOperationsAndN
   // lines; 2 operations each). No packet leaves the QPE.
   const HwConfig cfg = row_of(1);
   TaskStream s = stream_of(cfg, "odd_rows");
-  s.pe[1] = {dma(CommandKind::DmaLoad, kDram0, 3, 5, 100, 1), dma(CommandKind::DmaStore, kDram0, 0x1001, 40, 20, 3)};
+  s.pe[1] = {packed_transfer(CommandKind::DmaLoad, kDram0, 3, 5, 100, 1), packed_transfer(CommandKind::DmaStore, kDram0, 0x1001, 40, 20, 3)};
   SystemMemory mem;
   mem.drams = {std::vector<std::uint8_t>(1 << 16, 3)};
   const std::uint64_t packets = (2 + 7) + 3 * (1 + 2 + 1);
@@ -152,7 +138,7 @@ TEST(NocDramActivity, ATransferBetweenTwoPesOfOneQpeCrossesNoLink) {
   // line, no hop, no DRAM byte
   const HwConfig cfg = row_of(2);
   TaskStream s = stream_of(cfg, "in_qpe");
-  s.pe[0] = {dma(CommandKind::DmaLoad, MemoryRef{MemoryRef::Kind::Sram, 3}, 0x100, 0x200, 64, 1)};
+  s.pe[0] = {packed_transfer(CommandKind::DmaLoad, MemoryRef{MemoryRef::Kind::Sram, 3}, 0x100, 0x200, 64, 1)};
   SystemMemory mem;
   mem.drams = {std::vector<std::uint8_t>(1 << 16, 1)};
   expect_both(run_both(cfg, s, mem), cfg, NocDram(8, 0, 0, 0), {NocDram(8, 0, 0, 0), NocDram(0, 0, 0, 0)});

@@ -6,6 +6,7 @@
 //   configuration  config(shape, sram2clk), mac_shape_configs, mac_shape_configs_with_sram2clk
 //   tasks          make_task, make_mm_task, make_conv_task, and the directed tasks of rtl_mla_tile_test.cpp and
 //                  model_timing_test.cpp (mm_tile, conv_tile, multi_tile_conv, multi_tile_mm)
+//   streams        empty_stream (a chip stream with no command), packed_transfer (a DMA command)
 //   checks         run_with_watchdog, expect_golden, ExpectedTiming / expect_lone_pe_timing
 #pragma once
 
@@ -245,6 +246,34 @@ inline Task conv_tile() { return make_conv_task("conv_tile", ConvShape{16, 1, 4,
 // model's resolve windows. pe -1: all 4 PEs.
 inline Task multi_tile_conv(int pe) { return make_conv_task("multi_tile_conv", ConvShape{27, 6, 3, 5, 3, 6, 1}, pe, 5); }
 inline Task multi_tile_mm(int pe) { return make_mm_task("multi_tile_mm", MmShape{21, 7, 37, 21}, pe, 6); }
+
+// ---------------------------------------------------------------- streams
+
+// A stream for every PE of cfg's chip with no command yet, a 64 KB DRAM image.
+inline TaskStream empty_stream(const HwConfig& cfg, const std::string& name = "test") {
+  TaskStream s;
+  s.name = name;
+  s.pe.assign(static_cast<std::size_t>(cfg.chip.qpes() * kPesPerQpe), {});
+  s.dram_bytes = 1 << 16;
+  return s;
+}
+
+// A DMA command (operation "MOVE") of `rows` rows of `row_bytes` bytes, packed on both sides, between `remote`
+// (a DRAM or a PE's SRAM) at `remote_addr` and the own SRAM at `own_addr`.
+inline StreamCommand packed_transfer(CommandKind kind, MemoryRef remote, std::uint64_t remote_addr, std::uint32_t own_addr,
+                                     std::uint32_t row_bytes, std::uint32_t rows) {
+  StreamCommand c;
+  c.kind = kind;
+  c.operation = "MOVE";
+  c.dma.remote = remote;
+  c.dma.dram_addr = remote_addr;
+  c.dma.dram_row_stride = row_bytes;
+  c.dma.sram_addr = own_addr;
+  c.dma.sram_row_stride = row_bytes;
+  c.dma.row_bytes = row_bytes;
+  c.dma.rows = rows;
+  return c;
+}
 
 // ---------------------------------------------------------------- running and checking
 
