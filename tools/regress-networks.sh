@@ -94,9 +94,9 @@ for net in "${nets[@]}"; do
   $s2 merge --json "$out/$name.json" --html "$out/$name.html" --junit "$out/$name.xml" "${reports[@]}" || rc=$?
   [ $rc -le 1 ] || { echo "regress-networks.sh: merging $name's shards failed ($rc)" >&2; exit $rc; }
   [ $rc -eq 0 ] || status=1
-  python3 - "$out/$name.json" "$out/$name-wall-times.md" "$(date -u +%Y-%m-%d)" "$(nproc)" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" <<'EOF'
+  python3 - "$out/$name.json" "$out/$name-wall-times.md" "$(date -u +%Y-%m-%d)" "$(nproc)" "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$jobs" <<'EOF'
 import json, sys
-report, table, date, cores, commit = sys.argv[1:6]
+report, table, date, cores, commit, jobs = sys.argv[1:7]
 j = json.load(open(report))
 ops = j["operations"]
 rows, model_s, rtl_s = [], 0.0, 0.0
@@ -109,7 +109,7 @@ for o in ops:
 sim = j.get("rtl_simulation", {})
 title = j.get("results", {}).get("title", j["network"])
 with open(table, "w") as f:
-    f.write(f"{title}: {len(ops)} block runs, {date}, {cores} cores, commit {commit}"
+    f.write(f"{title}: {len(ops)} block runs, {date}, {cores} cores, {jobs} shard(s) at a time, commit {commit}"
             f"{', chip RTL on ' + str(sim.get('threads')) + ' thread(s), eval ' + str(sim.get('eval')) if sim else ''}\n\n")
     f.write("| block | strategy | status | model s | RTL s |\n| --- | --- | --- | ---: | ---: |\n")
     f.write("\n".join(rows) + "\n")
