@@ -14,6 +14,7 @@
 #include "harness/backends/backend.h"
 #include "model/hw_config.h"
 #include "model/task_stream.h"
+#include "tests/test_support.h"
 
 using namespace s2;
 
@@ -33,19 +34,10 @@ HwConfig mesh(int cols, int rows, bool two_drams = false) {
   return cfg;
 }
 
+// a DMA command between DRAM `dram` and the own SRAM, packed on both sides
 StreamCommand transfer(CommandKind kind, int dram, std::uint64_t remote_addr, std::uint32_t sram_addr, std::uint32_t bytes,
                        std::uint32_t rows = 1) {
-  StreamCommand c;
-  c.kind = kind;
-  c.operation = "MOVE";
-  c.dma.remote = {MemoryRef::Kind::Dram, dram};
-  c.dma.dram_addr = remote_addr;
-  c.dma.dram_row_stride = bytes;
-  c.dma.sram_addr = sram_addr;
-  c.dma.sram_row_stride = bytes;
-  c.dma.row_bytes = bytes;
-  c.dma.rows = rows;
-  return c;
+  return test::packed_transfer(kind, {MemoryRef::Kind::Dram, dram}, remote_addr, sram_addr, bytes, rows);
 }
 
 StreamCommand sync(int group = 0) {

@@ -45,17 +45,10 @@ run_one() {
     --whole --strategy nofuse_noreuse,fuse_noreuse,fuse_reuse --mac "$mac" --energy="$energy"
 }
 
-pids=()
-failed=0
 for net in "${nets[@]}"; do
-  for mac in "${macs[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
-    run_one "$net" "$mac" &
-    pids+=($!)
-  done
+  for mac in "${macs[@]}"; do start_job "$jobs" run_one "$net" "$mac"; done
 done
-for p in "${pids[@]}"; do wait "$p" || failed=1; done
-[ $failed -eq 0 ] || exit 1
+wait_jobs || exit 1
 
 synth=()
 if [ -s "$out/synth.json" ]; then

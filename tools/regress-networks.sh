@@ -72,17 +72,10 @@ run_shard() {
     --junit "$dir/shard_$i.xml" "${extra[@]}"
 }
 
-pids=()
-failed=0
 for net in "${nets[@]}"; do
-  for ((i = 1; i <= shards; i++)); do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
-    run_shard "$net" "$i" &
-    pids+=($!)
-  done
+  for ((i = 1; i <= shards; i++)); do start_job "$jobs" run_shard "$net" "$i"; done
 done
-for p in "${pids[@]}"; do wait "$p" || failed=1; done
-[ $failed -eq 0 ] || exit 1
+wait_jobs || exit 1
 
 status=0
 for net in "${nets[@]}"; do

@@ -1,4 +1,6 @@
-# Sourced by tools/design-report.sh and tools/regress-networks.sh: one run-net run that survives interruptions.
+# shellcheck shell=bash
+# Sourced by tools/design-report.sh and tools/regress-networks.sh: one run-net run that survives interruptions,
+# and a few of them at a time.
 #
 #   run_net_resumable LABEL BASE S2COSIM RUN-NET ARGS...
 #
@@ -20,4 +22,22 @@ run_net_resumable() {
     rm -f "$base.json"
     return 1
   fi
+}
+
+# At most J runs at a time, each in the background:
+#   start_job J COMMAND ARGS...   waits while J of the jobs started here run, then starts COMMAND
+#   wait_jobs                     waits for every job started; returns 1 if any failed
+job_pids=()
+start_job() {
+  local j=$1
+  shift
+  while [ "$(jobs -rp | wc -l)" -ge "$j" ]; do sleep 1; done
+  "$@" &
+  job_pids+=($!)
+}
+wait_jobs() {
+  local p failed=0
+  for p in "${job_pids[@]}"; do wait "$p" || failed=1; done
+  job_pids=()
+  return $failed
 }
