@@ -97,6 +97,35 @@ TEST(RunNet, AWholeNetworkOnTheChipSumsItsClocksPerTable510Category) {
   }
 }
 
+// A whole run prints the wall-time target of what it ran (issue 31): the model alone its 5 s, both backends their
+// 15 min; a whole run of some blocks (--layers) neither. The bounds are set to 0 and to a day so that met and missed do not depend
+// on this machine's speed.
+TEST(RunNet, AWholeRunPrintsTheWallTimeTargetOfItsBackends) {
+  const auto run = [](const std::string& backend, double bound_s, std::vector<std::string> layers = {}) {
+    RunNetRequest req;
+    req.net = write_temp("small_residual.net", test_networks::kSmallResidual);
+    req.target = "s2";
+    req.preset = "mini";
+    req.whole = true;
+    req.layers = std::move(layers);
+    req.backend = backend;
+    req.policy.net.whole_model_wall_seconds = req.policy.net.whole_both_wall_seconds = bound_s;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+    return out.str();
+  };
+  const std::string model_line = "whole network on the model, data checked, in under", both_line = "whole network on both backends in under";
+  const std::string model_missed = run("model", 0.0), both_met = run("both", 86400.0), both_missed = run("both", 0.0);
+  EXPECT_NE(model_missed.find("[MISS] " + model_line), std::string::npos) << model_missed;
+  EXPECT_EQ(model_missed.find(both_line), std::string::npos) << model_missed;
+  EXPECT_NE(both_met.find("[met ] " + both_line + " 1440 min wall"), std::string::npos) << both_met;
+  EXPECT_EQ(both_met.find(model_line), std::string::npos) << both_met;
+  EXPECT_NE(both_missed.find("[MISS] " + both_line + " 0 min wall"), std::string::npos) << both_missed;
+  const std::string some = run("both", 0.0, {"CONV_1"});  // some blocks of the network, not the whole
+  EXPECT_EQ(some.find(model_line), std::string::npos) << some;
+  EXPECT_EQ(some.find(both_line), std::string::npos) << some;
+}
+
 // --timing-only: the same clocks, counts and categories as the run with data, every data field marked not
 // checked (null), and refused where it cannot mean anything.
 TEST(RunNet, TimingOnlyGivesTheSameClocksAndMarksTheDataNotChecked) {

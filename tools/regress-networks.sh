@@ -11,8 +11,9 @@
 # --slurm: submits each network as a Slurm job array of N shards and a merge job instead (tools/slurm/submit.sh
 # --run-net DIR/NET --shards N); run the script again without --slurm once they are done for the tables.
 # Each shard's chip RTL uses --threads (default: every core); with J > 1 give e.g. `-- --threads 1`.
-# Needs build/s2cosim (bash tools/build.sh). About four hours on a 2-core machine for both networks on both
-# backends (docs/figures.md, "Every block in every strategy").
+# Needs build/s2cosim (bash tools/build.sh). VGG-16 on both backends took 77 min on a 2-core machine with
+# `--net vgg16 --shards 4 --jobs 2 -- --threads 1`; ResNet-50 has about three times as many block runs
+# (docs/figures.md, "Every block in every strategy on both backends").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=network-regress
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
     --slurm) slurm=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "regress-networks.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

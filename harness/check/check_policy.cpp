@@ -53,7 +53,8 @@ nlohmann::ordered_json to_json(const CheckPolicy& p) {
             {"whole_timing_only_wall_seconds", n.whole_timing_only_wall_seconds},
             {"chip_speed_ratio", n.chip_speed_ratio},
             {"rtl_two_thread_speedup", n.rtl_two_thread_speedup},
-            {"rtl_active_speedup", n.rtl_active_speedup}}}};
+            {"rtl_active_speedup", n.rtl_active_speedup},
+            {"whole_both_wall_seconds", n.whole_both_wall_seconds}}}};
 }
 
 std::string policy_hash(const CheckPolicy& p) { return text_hash(to_json(p).dump()); }
@@ -102,7 +103,8 @@ CheckPolicy check_policy_from_json(const nlohmann::json& j) {
            json_member_or<double>(n, "whole_timing_only_wall_seconds", NetTargets{}.whole_timing_only_wall_seconds),
            json_member<double>(n, "chip_speed_ratio"),
            json_member_or<double>(n, "rtl_two_thread_speedup", NetTargets{}.rtl_two_thread_speedup),
-           json_member_or<double>(n, "rtl_active_speedup", NetTargets{}.rtl_active_speedup)};
+           json_member_or<double>(n, "rtl_active_speedup", NetTargets{}.rtl_active_speedup),
+           json_member_or<double>(n, "whole_both_wall_seconds", NetTargets{}.whole_both_wall_seconds)};
   return p;
 }
 

@@ -51,6 +51,7 @@ struct NetTargets {
   double chip_speed_ratio = 100.0;            // on the chip: the model's clocks per wall second over the RTL's
   double rtl_two_thread_speedup = 1.6;        // --threads 2,1: the chip RTL on 2 threads over 1, wall time
   double rtl_active_speedup = 3.0;            // --rtl-eval active,all: active QPEs only over every QPE every clock
+  double whole_both_wall_seconds = 900.0;     // --whole on both backends: the wall time to stay under (issue 31: VGG-16 in 15 min)
 };
 
 struct CheckPolicy {

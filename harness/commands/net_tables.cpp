@@ -405,6 +405,10 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
     target(wall_s < bound, fmt::format("whole network on the model, {}, in under {:g} s wall: {:.1f} s",
                                        req.timing_only ? "timing only (no data)" : "data checked", bound, wall_s));
   }
+  if (req.whole && rep.model && rep.rtl && req.layers.empty()) {  // (this process's wall time: a resumed run's is its rest)
+    const double bound = policy.net.whole_both_wall_seconds;
+    target(wall_s < bound, fmt::format("whole network on both backends in under {:g} min wall: {:.1f} min", bound / 60, wall_s / 60));
+  }
   const bool both_rates = speed.model_rate() > 0 && speed.rtl_rate() > 0;
   if (both_rates && target_is_chip(req))
     target(speed.model_rate() >= policy.net.chip_speed_ratio * speed.rtl_rate(),
