@@ -77,66 +77,82 @@ std::vector<TileSituation> random_tile_runs(const HwConfig& cfg, std::uint64_t s
 }
 
 // Skipping whole periods of a steady state is a shortcut, not a model: every tile end and phase clock must be
-// what evaluating every clock gives, on the random suite's situations and on random tile runs.
-TEST(TileSchedule, SkippingSteadyStatesChangesNoClock) {
-  for (const HwConfig& base : mac_shape_configs_with_sram2clk()) {
-    const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
-    ASSERT_EQ(tasks.size(), 240u);
-    for (const char* schedule : {"event", "clock"}) {
-      HwConfig cfg = base;
-      cfg.model_schedule = schedule;
-      SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk " : " ") + schedule);
-      // the random suite as the model runs it (the STARTs one NoC clock apart: PEs 2 and 3 a PE clock after 0
-      // and 1) and with the PEs a clock apart each; the event schedule with the model's window, the clock-level
-      // one over whole tasks
-      const std::uint64_t window =
-          cfg.model_schedule == "event" ? static_cast<std::uint64_t>(cfg.model_resolve_window_cycles) : 1ull << 40;
-      TileSchedule fast(cfg);
-      int neighbour = 0;
-      for (const Task& t : tasks) {
-        for (const std::array<std::uint64_t, kPesPerQpe>& start :
-             {std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1}, std::array<std::uint64_t, kPesPerQpe>{3, 2, 1, 0}})
-          task_timing(t, cfg, fast, pes_of(t), start, window);
-        neighbour += t.a_from_neighbor();
-      }
-      EXPECT_GT(neighbour, 50);
-      std::vector<TileSituation> situations;
-      std::size_t contended = 0;
-      for (const auto& [s, timing] : fast.resolved()) {
-        situations.push_back(s);
-        int running = 0;
-        for (bool a : s.active) running += a;
-        contended += running > 1 && s.tiles.front().a_via_noc;
-      }
-      EXPECT_GT(contended, 100u) << "situations where PEs meet at the router";
-      for (const TileSituation& s : random_tile_runs(cfg, 77, 150)) situations.push_back(s);
-      TileSchedule every_clock(cfg, false);
-      std::size_t differing = 0;
-      for (const TileSituation& s : situations) {
-        const TileTiming& a = fast.tile(s);
-        const TileTiming& b = every_clock.tile(s);
-        bool same = true;
-        for (int p = 0; p < kPesPerQpe; ++p) {
-          same = same && a[p].tile_end == b[p].tile_end && a[p].setup == b[p].setup && a[p].compute == b[p].compute &&
-                 a[p].output == b[p].output && a[p].a_wait == b[p].a_wait && a[p].b_wait == b[p].b_wait;
-          if (differing < 3) {  // the first few in full
-            SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
-            EXPECT_EQ(a[p].tile_end, b[p].tile_end);
-            EXPECT_EQ(a[p].compute, b[p].compute);
-            EXPECT_EQ(a[p].a_wait, b[p].a_wait);
-            EXPECT_EQ(a[p].b_wait, b[p].b_wait);
-          }
-        }
-        differing += !same;
-      }
-      EXPECT_EQ(differing, 0u) << "of " << situations.size() << " situations";
-      // the shortcut was taken: most clocks were skipped (evaluating every clock skips almost none)
-      EXPECT_GT(every_clock.clocks_resolved(), 100000u);
-      EXPECT_GT(fast.clocks_skipped(), fast.clocks_resolved() / 3);
-      EXPECT_LT(every_clock.clocks_skipped(), every_clock.clocks_resolved() / 1000);
+// what evaluating every clock gives, on the random suite's situations and on random tile runs. One test per MAC
+// shape with the 2-clock SRAM flaw off and on (a few seconds each, and they run side by side).
+std::string name_of(const HwConfig& c) { return c.mac_shape() + (c.flaws.sram2clk ? "_sram2clk" : ""); }
+
+std::vector<std::string> configuration_names() {
+  std::vector<std::string> names;
+  for (const HwConfig& c : mac_shape_configs_with_sram2clk()) names.push_back(name_of(c));
+  return names;
+}
+
+class TileScheduleSkipping : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TileScheduleSkipping, SkippingSteadyStatesChangesNoClock) {
+  HwConfig base;
+  for (const HwConfig& c : mac_shape_configs_with_sram2clk())
+    if (name_of(c) == GetParam()) base = c;
+  ASSERT_EQ(name_of(base), GetParam());
+  const std::vector<Task> tasks = read_task_vectors(source_path("vectors/random_suite.csv"), base);
+  ASSERT_EQ(tasks.size(), 240u);
+  for (const char* schedule : {"event", "clock"}) {
+    HwConfig cfg = base;
+    cfg.model_schedule = schedule;
+    SCOPED_TRACE(cfg.mac_shape() + (cfg.flaws.sram2clk ? " sram2clk " : " ") + schedule);
+    // the random suite as the model runs it (the STARTs one NoC clock apart: PEs 2 and 3 a PE clock after 0
+    // and 1) and with the PEs a clock apart each; the event schedule with the model's window, the clock-level
+    // one over whole tasks
+    const std::uint64_t window =
+        cfg.model_schedule == "event" ? static_cast<std::uint64_t>(cfg.model_resolve_window_cycles) : 1ull << 40;
+    TileSchedule fast(cfg);
+    int neighbour = 0;
+    for (const Task& t : tasks) {
+      for (const std::array<std::uint64_t, kPesPerQpe>& start :
+           {std::array<std::uint64_t, kPesPerQpe>{0, 0, 1, 1}, std::array<std::uint64_t, kPesPerQpe>{3, 2, 1, 0}})
+        task_timing(t, cfg, fast, pes_of(t), start, window);
+      neighbour += t.a_from_neighbor();
     }
+    EXPECT_GT(neighbour, 50);
+    std::vector<TileSituation> situations;
+    std::size_t contended = 0;
+    for (const auto& [s, timing] : fast.resolved()) {
+      situations.push_back(s);
+      int running = 0;
+      for (bool a : s.active) running += a;
+      contended += running > 1 && s.tiles.front().a_via_noc;
+    }
+    EXPECT_GT(contended, 100u) << "situations where PEs meet at the router";
+    for (const TileSituation& s : random_tile_runs(cfg, 77, 150)) situations.push_back(s);
+    TileSchedule every_clock(cfg, false);
+    std::size_t differing = 0;
+    for (const TileSituation& s : situations) {
+      const TileTiming& a = fast.tile(s);
+      const TileTiming& b = every_clock.tile(s);
+      bool same = true;
+      for (int p = 0; p < kPesPerQpe; ++p) {
+        same = same && a[p].tile_end == b[p].tile_end && a[p].setup == b[p].setup && a[p].compute == b[p].compute &&
+               a[p].output == b[p].output && a[p].a_wait == b[p].a_wait && a[p].b_wait == b[p].b_wait;
+        if (differing < 3) {  // the first few in full
+          SCOPED_TRACE(describe(s) + ", PE " + std::to_string(p));
+          EXPECT_EQ(a[p].tile_end, b[p].tile_end);
+          EXPECT_EQ(a[p].compute, b[p].compute);
+          EXPECT_EQ(a[p].a_wait, b[p].a_wait);
+          EXPECT_EQ(a[p].b_wait, b[p].b_wait);
+        }
+      }
+      differing += !same;
+    }
+    EXPECT_EQ(differing, 0u) << "of " << situations.size() << " situations";
+    // the shortcut was taken: most clocks were skipped (evaluating every clock skips almost none)
+    EXPECT_GT(every_clock.clocks_resolved(), 100000u);
+    EXPECT_GT(fast.clocks_skipped(), fast.clocks_resolved() / 3);
+    EXPECT_LT(every_clock.clocks_skipped(), every_clock.clocks_resolved() / 1000);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(MacShapes, TileScheduleSkipping, ::testing::ValuesIn(configuration_names()),
+                         [](const auto& info) { return info.param; });
 
 // The tile schedule's packed router (model/qpe/qpe_noc.h) and the NoC fabric's (noc/router.h) are two
 // layouts of one set of rules: under the same random operand-A traffic, edge by edge, they accept the same
