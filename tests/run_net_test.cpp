@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/commands/net_block_run.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
 #include "mapper/network.h"
@@ -176,6 +177,41 @@ TEST(RunNet, TimingOnlyGivesTheSameClocksAndMarksTheDataNotChecked) {
     EXPECT_EQ(run_net(req, out, err), 2) << what;
     EXPECT_NE(err.str().find("--timing-only"), std::string::npos) << err.str();
   }
+}
+
+// A block must read at least the input its outputs depend on; windows that stop short of the last rows (a
+// 2x2 pooling of an odd map) or skip rows (a stride longer than the window) leave the rest unread, and a
+// floor of the whole input would call a correct run a deviation.
+TEST(RunNet, ABlocksInputFloorIsWhatItsWindowsRead) {
+  const char* net =
+      "network unread_edges\n"
+      "input 35 21 8\n"
+      "pool avg 2 2 stride=2\n"          // POOL_1: 35x21 -> 17x10 from 34x20 of it
+      "conv 3 3 8 8 stride=2\n"          // CONV_2: 17x10 -> 8x4, its windows over 17x9
+      "conv 2 2 8 8 stride=3 pad=1\n"    // CONV_3: 8x4 padded to 10x6 -> 3x2, windows over columns 0 2 3 5 6, rows 0 2 3
+      "conv 1 1 8 8 stride=2\n"          // CONV_4: 3x2 -> 2x1 from columns 0 and 2 of row 0
+      "fc 16 4\n";
+  const mapper::ParsedNetwork n = mapper::parse_network(mapper::parse_layer_list(net, "unread_edges.net"));
+  ASSERT_EQ(n.blocks.size(), 5u);
+  const std::uint64_t input[] = {34 * 20 * 8, 17 * 9 * 8, 5 * 3 * 8, 2 * 1 * 8, 16};
+  const std::uint64_t weights[] = {0, 3 * 3 * 8 * 8, 2 * 2 * 8 * 8, 8 * 8, 16 * 4};
+  for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+    EXPECT_EQ(block_activity_floor(n.blocks[i], {}).dram_read_bytes, input[i] + weights[i]) << n.blocks[i].name();
+    mapper::BlockResidency in_storage;
+    in_storage.input_in_storage = true;
+    EXPECT_EQ(block_activity_floor(n.blocks[i], in_storage).dram_read_bytes, weights[i]) << n.blocks[i].name();
+  }
+  // and the runs on both backends meet it: every block in every strategy passes
+  RunNetRequest req;
+  req.net = write_temp("unread_edges.net", net);
+  req.backend = "both";
+  req.json_out = ::testing::TempDir() + "unread_edges.json";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+  nlohmann::json j;
+  std::ifstream(req.json_out) >> j;
+  ASSERT_GE(j["operations"].size(), 5u);
+  for (const auto& op : j["operations"]) EXPECT_EQ(op["status"], "pass") << op["name"] << " " << op["strategy"];
 }
 
 TEST(RunNet, PresetsNeedTheChip) {

@@ -339,6 +339,19 @@ void check_block_activity(BlockRun& r, const ActivityFloor& floor, const CheckPo
   }
 }
 
+// How many of an input's `length` rows (or columns) `outputs` windows of `window` at `stride` read, the input
+// padded by `pad` on each side: a stride longer than the window skips some, and the rows after the last
+// window are never read (a 2x2 pooling of 35 rows reads 34).
+std::uint64_t positions_read(int length, int pad, int window, int stride, int outputs) {
+  std::uint64_t read = 0;
+  long long next = pad;  // the first position, in padded coordinates, not yet counted
+  for (long long o = 0; o < outputs; ++o) {
+    const long long from = std::max(o * stride, next), to = std::min(o * stride + window, static_cast<long long>(pad) + length);
+    if (to > from) read += static_cast<std::uint64_t>(to - from), next = to;
+  }
+  return read;
+}
+
 }  // namespace
 
 Status block_status(const BlockRun& r, double deviation_bound) {
@@ -354,20 +367,23 @@ Status block_status(const BlockRun& r, double deviation_bound) {
 ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper::BlockResidency& where) {
   ActivityFloor f;
   const mapper::Operation& core = b.core_op();
-  std::uint64_t weights = 0;
-  bool reads_all_input = true;
-  if (core.kind == mapper::PrimitiveKind::Convolution) {
-    weights = std::uint64_t(core.Wf) * core.Hf * core.in.D * core.out.D;
-    f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.in.D;
-    reads_all_input = core.stride <= std::min(core.Wf, core.Hf);
-  } else if (core.kind == mapper::PrimitiveKind::MatMul) {
+  // the block's input as its first operation takes it (before any padding): what of it the outputs depend on
+  const mapper::Shape3& input = b.ops.front().in;
+  std::uint64_t weights = 0, input_read = static_cast<std::uint64_t>(input.elements());
+  if (core.kind == mapper::PrimitiveKind::MatMul) {
     weights = std::uint64_t(core.in.elements()) * std::uint64_t(core.out.elements());
     f.mac_ops = weights;
   } else {
-    reads_all_input = core.stride <= std::min(core.Wf, core.Hf);
+    if (core.kind == mapper::PrimitiveKind::Convolution) {
+      weights = std::uint64_t(core.Wf) * core.Hf * core.in.D * core.out.D;
+      f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.in.D;
+    }
+    const int pad_w = (core.in.W - input.W) / 2, pad_h = (core.in.H - input.H) / 2;  // a PADD before the core
+    input_read = positions_read(input.W, pad_w, core.Wf, core.stride, core.out.W) *
+                 positions_read(input.H, pad_h, core.Hf, core.stride, core.out.H) * std::uint64_t(input.D);
   }
-  // int8 maps and weights; the block's input as its first operation takes it (before any padding)
-  f.dram_read_bytes = weights + (where.input_in_storage || !reads_all_input ? 0 : std::uint64_t(b.ops.front().in.elements()));
+  // int8 maps and weights
+  f.dram_read_bytes = weights + (where.input_in_storage ? 0 : input_read);
   f.dram_write_bytes = where.output_in_storage ? 0 : std::uint64_t(b.out().elements());
   return f;
 }
