@@ -88,8 +88,9 @@ struct BlockRun {
 inline constexpr const char* kBelowBlockFloor = "activity below what the block implies";
 
 // What a block's work implies about its counts (a lower bound per count; activity_comparator.h): every MAC of
-// its core operation issued; its weights read from DRAM at least once, its input too where it is in DRAM
-// (a stride larger than the filter skips input, so then none), its output written to DRAM where it goes there.
+// its core operation issued; its weights read from DRAM at least once, its input too where it is in DRAM (the
+// rows and columns its windows read: a stride longer than the window skips some, and those after the last
+// window are not read), its output written to DRAM where it goes there.
 ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper::BlockResidency& where);
 // Both backends' counts as the reports hold them.
 BackendActivity block_activity(const BlockRun& r);
