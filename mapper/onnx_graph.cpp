@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -196,7 +197,7 @@ void Importer::visit(const Ctx& c) {
     if (why.find(" is not supported (the import takes") != std::string::npos)
       why = path_ + ": " + c.label + ": op type " + in_quotes(c.n.op_type()) + " is not supported: " + hint_for(c.n.op_type());
     problems_.push_back(why);
-    std::optional<Act> like;
+    std::optional<Act> like = refused_output(c);
     for (int k = 0; k < c.n.input_size() && !like; ++k)
       if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) like = it->second;
     for (int k = 0; k < c.n.output_size(); ++k) {
@@ -210,6 +211,79 @@ void Importer::visit(const Ctx& c) {
       }
     }
   }
+}
+
+std::optional<Act> Importer::refused_output(const Ctx& c) const {
+  const std::string& t = c.n.op_type();
+  std::vector<Act> in;
+  for (int k = 0; k < c.n.input_size(); ++k)
+    if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) in.push_back(it->second);
+  if (in.empty()) return std::nullopt;
+  const Act& x = in.front();
+  auto ints = [&](const char* name) -> std::vector<std::int64_t> {
+    for (const onnx::AttributeProto& a : c.n.attribute())
+      if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+    return {};
+  };
+  auto integer = [&](const char* name, std::int64_t otherwise) {
+    for (const onnx::AttributeProto& a : c.n.attribute())
+      if (a.name() == name) return a.i();
+    return otherwise;
+  };
+  auto weights = [&](int k) -> const Const* {
+    const auto it = k < c.n.input_size() ? consts_.find(c.n.input(k)) : consts_.end();
+    return it == consts_.end() ? nullptr : &it->second;
+  };
+  const bool conv = t == "Conv" || t == "QLinearConv", pool = t == "MaxPool" || t == "AveragePool";
+  if ((conv || pool) && x.rank == 4) {
+    std::vector<std::int64_t> k = ints("kernel_shape");
+    const Const* w = conv ? weights(t == "Conv" ? 1 : 3) : nullptr;
+    if (k.size() != 2 && w && w->dims.size() == 4) k = {w->dims[2], w->dims[3]};
+    if (k.size() != 2 || (conv && (!w || w->dims.size() != 4))) return std::nullopt;
+    std::vector<std::int64_t> s = ints("strides"), d = ints("dilations"), p = ints("pads");
+    if (s.size() != 2) s = {1, 1};
+    if (d.size() != 2) d = {1, 1};
+    if (p.size() != 4) p = {0, 0, 0, 0};
+    const auto within = [](const std::vector<std::int64_t>& v, std::int64_t lo) {
+      return std::all_of(v.begin(), v.end(), [&](std::int64_t e) { return e >= lo && e <= kMaxSide; });
+    };
+    if (!within(k, 1) || !within(s, 1) || !within(d, 1) || !within(p, 0)) return std::nullopt;  // what a fuzzer writes
+    std::string auto_pad;
+    for (const onnx::AttributeProto& a : c.n.attribute())
+      if (a.name() == "auto_pad") auto_pad = a.s();
+    const bool ceil = integer("ceil_mode", 0) != 0;
+    // ONNX's output size along one axis (0: height, 1: width)
+    auto side = [&](std::int64_t n, int axis) -> std::int64_t {
+      if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") return (n + s[axis] - 1) / s[axis];
+      const std::int64_t span = n + (auto_pad == "VALID" ? 0 : p[axis] + p[axis + 2]) - d[axis] * (k[axis] - 1) - 1;
+      if (span < 0) return 0;
+      return (ceil ? (span + s[axis] - 1) / s[axis] : span / s[axis]) + 1;
+    };
+    const std::int64_t H = side(x.shape.H, 0), W = side(x.shape.W, 1), D = conv ? w->dims[0] : x.shape.D;
+    if (H < 1 || W < 1 || D < 1 || H > kMaxSide || W > kMaxSide || D > kMaxChannels) return std::nullopt;
+    return Act{{static_cast<int>(W), static_cast<int>(H), static_cast<int>(D)}, 4, 0};
+  }
+  if ((t == "GlobalAveragePool" || t == "GlobalMaxPool") && x.rank == 4) return Act{{1, 1, x.shape.D}, 4, 0};
+  if (t == "Flatten" && x.rank == 4 && integer("axis", 1) == 1)
+    return Act{{static_cast<int>(x.shape.elements()), 1, 1}, 2, 0};
+  if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul") {
+    const Const* w = weights(t == "QLinearMatMul" ? 3 : 1);
+    if (!w || w->dims.size() != 2) return std::nullopt;
+    const std::int64_t n = w->dims[t == "Gemm" && integer("transB", 0) != 0 ? 0 : 1];
+    if (n < 1 || n > kMaxChannels) return std::nullopt;
+    return Act{{static_cast<int>(n), 1, 1}, 2, 0};
+  }
+  if (t == "Concat" && x.rank == 4 && (integer("axis", 1) == 1 || integer("axis", 1) == -3) &&
+      in.size() == static_cast<std::size_t>(c.n.input_size())) {
+    long long D = 0;
+    for (const Act& a : in) {
+      if (a.rank != 4 || a.shape.H != x.shape.H || a.shape.W != x.shape.W) return std::nullopt;
+      D += a.shape.D;
+    }
+    if (D > kMaxChannels) return std::nullopt;
+    return Act{{x.shape.W, x.shape.H, static_cast<int>(D)}, 4, 0};
+  }
+  return std::nullopt;
 }
 
 void Importer::read_graph() {

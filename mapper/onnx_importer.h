@@ -248,6 +248,10 @@ class Importer {
   // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in as copies of its
   // first map input, so that the nodes after it are checked too.
   void visit(const Ctx& c);
+  // The output of a node the check refused, as ONNX defines it (a Conv's, a pooling's, a Gemm's, a Concat's,
+  // a Flatten's), so that the nodes after it are checked against the shape the model has rather than its
+  // input's; nullopt: not one of these, or not enough known to tell (the input's shape is taken then).
+  std::optional<Act> refused_output(const Ctx& c) const;
   // The graph: initializers, its one input and output, then every node in order (ONNX keeps them in
   // topological order, so each node's inputs are known when it comes).
   void read_graph();

@@ -317,6 +317,10 @@ TEST(OnnxImport, CheckListsEveryProblemAtOnce) {
   EXPECT_NE(bad.problems[1].find("node tanh (Tanh): op type 'Tanh' is not supported: "), std::string::npos) << bad.problems[1];
   EXPECT_NE(bad.problems[1].find("retrain with ReLU"), std::string::npos) << bad.problems[1];
   EXPECT_NE(bad.problems[2].find("node gconv (Conv): group=5"), std::string::npos) << bad.problems[2];
+  // the nodes after a refused one are checked against the shape ONNX gives its output, not its input's
+  const OnnxCheck one = check_onnx(model("bad_cascade.onnx"));
+  ASSERT_EQ(one.problems.size(), 1u) << ::testing::PrintToString(one.problems);
+  EXPECT_NE(one.problems[0].find("node asym (Conv): asymmetric pads [1,0,1,0]"), std::string::npos) << one.problems[0];
   const OnnxCheck good = check_onnx(model("eq_batchnorm_a.onnx"));
   EXPECT_TRUE(good.problems.empty()) << ::testing::PrintToString(good.problems);
   ASSERT_TRUE(good.network.has_value());

@@ -772,6 +772,12 @@ def refusals():
     refused("bad_many", [conv_node("dil", "x", "wdil", "d", dilations=[2, 2]), oh.make_node("Tanh", ["d"], ["t"], name="tanh"),
                          conv_node("gconv", "t", "wg5", "y", group=5)],
             [w("wdil", (4, 3, 3, 3), 0.1), w("wg5", (5, 1, 3, 3), 0.1)], "tanh", "Tanh", "not supported", check=False)
+    # one problem, then nodes that fit the shapes ONNX gives: check reports the one, not what would follow from
+    # taking the refused node's input shape for its output
+    refused("bad_cascade", [conv_node("asym", "x", "wa", "a", pads=[1, 0, 1, 0]), conv_node("c2", "a", "wc", "c", pads=[1, 1, 1, 1]),
+                            oh.make_node("Flatten", ["c"], ["f"], name="flat", axis=1),
+                            oh.make_node("Gemm", ["f", "wfc"], ["y"], name="fc", transB=1)],
+            [w("wa", (4, 3, 3, 1), 0.1), w("wc", (6, 4, 3, 3), 0.1), w("wfc", (10, 6 * 8 * 8), 0.1)], "asym", "Conv", "asymmetric pads")
 
 
 # ---------------------------------------------------------------- malformed files
