@@ -491,7 +491,9 @@ Importer::Window Importer::window(const Ctx& c, const Attrs& a, const Shape3& in
     c.fail("auto_pad " + in_quotes(auto_pad) + " is not supported");
   }
   if (!(pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]))
-    c.fail("asymmetric pads " + dims_str(pads) + " (top, left, bottom, right): the hardware pads every side alike");
+    c.fail("asymmetric pads " + dims_str(pads) +
+           " (top, left, bottom, right): a layer's PADD pads every side alike (one pad per layer, as the thesis's "
+           "parser takes it)");
   if (pads[0] < 0 || pads[0] > kMaxSide) c.fail("pads " + dims_str(pads) + " are out of range");
   Window w;
   w.stride = static_cast<int>(s);
