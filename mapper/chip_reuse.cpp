@@ -100,6 +100,10 @@ void via_storage(std::vector<StreamCommand>& out, const StreamCommand& c, std::u
       }
   }
   const std::size_t n = out.size() - start;
+  if (n == 0) {  // it moves nothing (a piece's rows all in the padding): kept as it is, as from DRAM
+    out.push_back(c);
+    return;
+  }
   std::rotate(out.begin() + static_cast<std::ptrdiff_t>(start), out.begin() + static_cast<std::ptrdiff_t>(start + first % n), out.end());
 }
 

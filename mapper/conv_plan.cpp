@@ -193,9 +193,13 @@ void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPi
   }
   DmaTransfer t = input_window(p, cp, p.map.input);  // window rows (padding implies no gathering)
   const int Wi = cp.task.Wi, Hi = cp.task.Hi;
-  const int x_lo = std::max(cp.x0, p.pad), x_hi = std::min(cp.x0 + Wi, p.pad + p.in.W);
-  const int y_lo = std::max(cp.y0, p.pad), y_hi = std::min(cp.y0 + Hi, p.pad + p.in.H);
-  t.dram_addr = p.map.input + (std::uint64_t(cp.d0) * p.in.H + (y_lo - p.pad)) * p.in.W + (x_lo - p.pad);
+  // the window's part inside the map; a window shorter than the padding can lie wholly in it (x_hi <= x_lo or
+  // y_hi <= y_lo): then nothing is loaded and the ARM's pad writes the whole window
+  int x_lo = std::max(cp.x0, p.pad), x_hi = std::min(cp.x0 + Wi, p.pad + p.in.W);
+  int y_lo = std::max(cp.y0, p.pad), y_hi = std::min(cp.y0 + Hi, p.pad + p.in.H);
+  const bool inside = x_hi > x_lo && y_hi > y_lo;
+  if (!inside) x_lo = x_hi = cp.x0, y_lo = y_hi = cp.y0;
+  t.dram_addr = p.map.input + (inside ? (std::uint64_t(cp.d0) * p.in.H + (y_lo - p.pad)) * p.in.W + (x_lo - p.pad) : 0);
   t.dram_row_stride = p.in.W;
   t.dram_plane_stride = std::uint64_t(p.in.W) * p.in.H;
   t.sram_addr = static_cast<std::uint32_t>((y_lo - cp.y0)) * t.sram_row_stride + static_cast<std::uint32_t>(x_lo - cp.x0);

@@ -179,6 +179,33 @@ TEST(ChipDistributor, MapsAreKeptInTheStorageQpesOnlyForTheirOneReaderAndWhereTh
   for (const BlockResidency& r : storage_residency(n, qsplit, HwConfig{})) EXPECT_FALSE(r.output_in_storage || r.input_in_storage);
 }
 
+// A window shorter than the padding (a 5x1 filter, padding 2) has output rows whose input rows are all
+// padding: the pieces of them load nothing and the ARM's pad writes their whole window, from DRAM and from
+// the storage QPEs (the window's rows once came out negative, and the storage QPEs' split divided by zero).
+TEST(ChipDistributor, APieceWhoseInputIsAllPaddingLoadsNothingAndIsExact) {
+  const HwConfig cfg = chip();
+  const ParsedNetwork n = parse_text("network p\ninput 23 10 1\nconv 5 5 1 4 act=relu\nconv 5 1 4 7 pad=2 act=relu\n");
+  const NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  int strategies = 0;
+  for (Strategy st : kAllStrategies) {
+    if (!distributable(n.blocks[1], split.blocks[1], st, cfg, nullptr)) continue;
+    SCOPED_TRACE(to_string(st));
+    EXPECT_TRUE(runs_exact(n.blocks[1], split.blocks[1], st, cfg));
+    ++strategies;
+  }
+  EXPECT_EQ(strategies, 3);
+  const std::vector<BlockResidency> where = storage_residency(n, split, cfg);
+  ASSERT_EQ(where.size(), 2u);
+  ASSERT_TRUE(where[1].input_in_storage);
+  BlockStreams bs;
+  EXPECT_TRUE(runs_exact(n.blocks[1], split.blocks[1], Strategy::FuseReuse, cfg, &bs, where[1]));
+  int empty_loads = 0;
+  for (const TaskStream& st : bs.streams)
+    for (const auto& pe : st.pe)
+      for (const StreamCommand& c : pe) empty_loads += c.kind == CommandKind::DmaLoad && c.dma.rows == 0;
+  EXPECT_GT(empty_loads, 0) << "the case this test is about: loads of padding rows only";
+}
+
 TEST(ChipDistributor, PresetsAreConfigurationAndChangeTheHash) {
   HwConfig qpe, proto;
   apply_preset(proto, "prototype");
