@@ -245,8 +245,8 @@ class Importer {
   void parse(const std::string& bytes);
   // A TensorProto's values; `what` names it in messages.
   Const read_tensor(const onnx::TensorProto& t, const std::string& what) const;
-  // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in as copies of its
-  // first map input, so that the nodes after it are checked too.
+  // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in with the shape ONNX
+  // gives them (refused_output), else as copies of its first map input, so that the nodes after it are checked too.
   void visit(const Ctx& c);
   // The output of a node the check refused, as ONNX defines it (a Conv's, a pooling's, a Gemm's, a Concat's,
   // a Flatten's), so that the nodes after it are checked against the shape the model has rather than its
