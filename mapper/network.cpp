@@ -9,7 +9,7 @@
 
 #include "model/splitmix64.h"
 #include "model/text_file.h"
-#include "onnx_import.h"
+#include "mapper/onnx/import.h"
 
 namespace s2::mapper {
 

@@ -57,7 +57,7 @@ struct LayerSpec {
   int workers = 0;
   // conv, fc and a projection's residual end: the trained int8 weights, as ONNX and PyTorch order them
   // (conv [C][D][Hf][Wf], fc [OUT][IN]); null: drawn from the seed like the test data. A layer list has
-  // none; an ONNX model (onnx_import.h) brings them.
+  // none; an ONNX model (mapper/onnx/import.h) brings them.
   std::shared_ptr<const std::vector<std::int8_t>> weights;
   // conv, fc and a projection's residual end: the per-output-channel int32 bias the ARM adds to the sums
   // before the ReLU and QUAN's shift (at the sums' scale, 2^-(e_x + e_w)); null: none. An ONNX model brings
@@ -98,7 +98,7 @@ Network read_layer_list(const std::string& path);
 // The thesis's networks (thesis 2.2, Appendices G/I), as layer lists.
 const std::string& vgg16_layer_list();
 const std::string& resnet50_layer_list();
-// "vgg16", "resnet50", an ONNX model (a path ending in .onnx: onnx_import.h, without calibration), or a
+// "vgg16", "resnet50", an ONNX model (a path ending in .onnx: mapper/onnx/import.h, without calibration), or a
 // layer-list file.
 Network load_network(const std::string& name_or_path);
 // Whether `name` is a built-in network's (vgg16, resnet50) rather than a file.

@@ -1,4 +1,4 @@
-// The ONNX import (mapper/onnx_import.h): every accepted form gives the layer list, int8 weights, shifts and
+// The ONNX import (mapper/onnx/import.h): every accepted form gives the layer list, int8 weights, shifts and
 // exponents that tests/onnx/make_test_models.py worked out on its own (a numpy run of the float graph and
 // docs/real_networks.md's quantization); the QDQ and QLinear forms of each network import to the same; every
 // refused form and malformed file is a NetworkError naming the node and op type (tests/onnx/README.md).
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "mapper/network.h"
-#include "mapper/onnx_import.h"
+#include "mapper/onnx/import.h"
 #include "mapper/parser.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-// The SNN paper's Dominant/Subordinate deployment (mapper/snn_deployment.h) end to end: layers a PE's budget
+// The SNN paper's Dominant/Subordinate deployment (mapper/snn/deployment.h) end to end: layers a PE's budget
 // cannot hold, split over the Subordinates of a QPE (neighbour operands) and over a chip's QPEs (DMA copies of
 // operand A), on the model and on the RTL, their currents bit-exact against the golden reference; every PE
 // within its budget, as few PEs as fit, refusals that say why, and the mm_wide_a flaw striking a Subordinate
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
-#include "mapper/snn_deployment.h"
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/deployment.h"
+#include "mapper/snn/layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
 #include "snn_support.h"

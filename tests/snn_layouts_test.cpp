@@ -1,4 +1,4 @@
-// SNN synaptic processing end to end on one PE: each layout (mapper/snn_layouts.h) of small layers run on the
+// SNN synaptic processing end to end on one PE: each layout (mapper/snn/layouts.h) of small layers run on the
 // model and on the RTL, its currents bit-exact against the golden reference straight from the synapse list,
 // the model's clocks against the RTL's. Shapes around the MAC array's edges: post 16k - 1, 16k, 16k + 1, one
 // delay, more delays than MAC rows, empty spike trains and every neuron spiking.
@@ -15,8 +15,8 @@
 
 #include "harness/backends/backend.h"
 #include "harness/commands/snn_runner.h"
-#include "mapper/snn_echelon.h"
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/echelon.h"
+#include "mapper/snn/layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
 #include "snn_support.h"

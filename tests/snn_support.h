@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "harness/backends/backend.h"
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/layouts.h"
 #include "model/hw_config.h"
 #include "model/snn_layer.h"
 

@@ -8,7 +8,7 @@
 
 #include "harness/outputs/output_files.h"
 #include "mapper/distributor.h"
-#include "mapper/onnx_import.h"
+#include "mapper/onnx/import.h"
 #include "mapper/parser.h"
 
 namespace s2 {

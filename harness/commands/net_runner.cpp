@@ -20,7 +20,7 @@
 #include "harness/session/progress.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
-#include "mapper/onnx_import.h"
+#include "mapper/onnx/import.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 

@@ -20,7 +20,7 @@
 #include "harness/outputs/snn_outputs.h"
 #include "harness/session/journal.h"
 #include "harness/stimulus/snn_files.h"
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/layouts.h"
 #include "model/json_field.h"
 
 namespace s2 {

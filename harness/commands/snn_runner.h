@@ -1,12 +1,12 @@
 // `s2cosim snn`: an SNN layer's synaptic processing (model/snn_layer.h) in the SNN paper's layouts
-// (mapper/snn_layouts.h) on the model and/or the RTL. Per layout: the currents bit-exact against the golden
+// (mapper/snn/layouts.h) on the model and/or the RTL. Per layout: the currents bit-exact against the golden
 // reference computed straight from the synapse list (on each backend), the clocks per timestep model against
 // RTL (equation 5.1), hangs; and what the paper's Figure 10 reports: PEs, SRAM bytes by kind and as a percentage
 // of original_mac's, MLA and ARM clocks per timestep and the time as a percentage of serial_arm's. Every layout
 // is a result record (harness/outputs/result.h): JSON, JUnit, HTML and rerun lines as for the other commands.
 //
 // A layer one PE's budget holds runs on one PE; a larger one on a Dominant PE and Subordinates
-// (mapper/snn_deployment.h), inside a QPE (--target qpe) or over a chip's QPEs (--target s2 --preset P). The layer
+// (mapper/snn/deployment.h), inside a QPE (--target qpe) or over a chip's QPEs (--target s2 --preset P). The layer
 // is drawn from a seed (--pre, --post, ...) or read from .npy files.
 //
 // Each finished layout goes to the journal as it finishes (commands/snn_records.h); --resume takes the layouts a

@@ -8,7 +8,7 @@
 
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/snn_figures.h"
-#include "mapper/snn_echelon.h"
+#include "mapper/snn/echelon.h"
 #include "model/snn_layer.h"
 
 namespace s2 {

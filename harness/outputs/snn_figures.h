@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/outputs/result.h"
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/layouts.h"
 #include "model/task_stream.h"
 
 namespace s2 {

@@ -1,4 +1,4 @@
-// libFuzzer target: an ONNX model as --net FILE.onnx reads it (mapper/onnx_import.h, Debian's libonnx
+// libFuzzer target: an ONNX model as --net FILE.onnx reads it (mapper/onnx/import.h, Debian's libonnx
 // protobuf behind it), then, if it imports, once more calibrated on an input of its size (the float
 // evaluator), and parsed into blocks; and as s2cosim check reads it (every node checked, refusals
 // collected). Any input must end in a network, a NetworkError or a list of problems naming what is wrong;
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mapper/onnx_import.h"
+#include "mapper/onnx/import.h"
 #include "mapper/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

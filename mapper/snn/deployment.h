@@ -25,7 +25,7 @@
 
 #include <cstdint>
 
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/layouts.h"
 
 namespace s2::mapper {
 

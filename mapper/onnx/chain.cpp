@@ -1,6 +1,6 @@
 #include <set>
 
-#include "onnx_importer.h"
+#include "mapper/onnx/importer.h"
 
 namespace s2::mapper::onnx_reader {
 

@@ -1,4 +1,4 @@
-#include "mapper/snn_echelon.h"
+#include "mapper/snn/echelon.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "mapper/snn_blocks.h"
+#include "mapper/snn/blocks.h"
 
 #include "mapper/stream_commands.h"
 

@@ -1,13 +1,13 @@
-// The ONNX import's reader (onnx_import.h): one model read node by node into the layer list an equivalent
+// The ONNX import's reader (import.h): one model read node by node into the layer list an equivalent
 // file gives. Inside the mapper only; its parts by role:
-//   onnx_graph.cpp     reading and checking the protobuf graph: tensors, the input, each node's inputs,
+//   graph.cpp          reading and checking the protobuf graph: tensors, the input, each node's inputs,
 //                      attributes, scales and window, and the node's op type to the function that takes it
-//   onnx_layers.cpp    the nodes that become layers (Conv, Gemm / MatMul, pooling, ReLU, Clip, Add, flattening)
-//   onnx_folds.cpp     the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
+//   layers.cpp         the nodes that become layers (Conv, Gemm / MatMul, pooling, ReLU, Clip, Add, flattening)
+//   folds.cpp          the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
 //                      DequantizeLinear, Constant, BatchNormalization, a constant Add, Pad, Identity / Dropout,
 //                      a final Softmax / LogSoftmax / Sigmoid)
-//   onnx_chain.cpp     the walk from the input to the output: the chain, residual units, the layer list
-//   onnx_quantize.cpp  the exponents (calibration of a float model), each layer's shift, weights and bias
+//   chain.cpp          the walk from the input to the output: the chain, residual units, the layer list
+//   quantize.cpp       the exponents (calibration of a float model), each layer's shift, weights and bias
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "onnx_import.h"
+#include "mapper/onnx/import.h"
 
 // Not "onnx": that is the protobuf classes' namespace.
 namespace s2::mapper::onnx_reader {
@@ -233,7 +233,7 @@ class Importer {
   [[noreturn]] void fail(const std::string& why) const { throw NetworkError(path_ + ": " + why); }
   [[noreturn]] void fail_at(const Node& n, const std::string& why) const;
 
-  // ---------------------------------------------------------------- reading the graph (onnx_graph.cpp)
+  // ---------------------------------------------------------------- reading the graph (graph.cpp)
 
   // A convolution's or pooling's window on `in`: one stride for both directions, the same padding on every side.
   struct Window {
@@ -278,7 +278,7 @@ class Importer {
   // Registers a computing node; its output (returned) is a map of its own exponent (own_scale) or its input's.
   std::string finish(const Ctx& c, Node nd, std::vector<std::string> in, Act out, bool own_scale);
 
-  // ---------------------------------------------------------------- nodes that become layers (onnx_layers.cpp)
+  // ---------------------------------------------------------------- nodes that become layers (layers.cpp)
 
   // Weights as the layer takes them: float (a float model) or int8 with a power-of-two scale.
   void take_weights(const Ctx& c, const Const& w, const std::string& name, Node& nd, bool transpose);
@@ -310,7 +310,7 @@ class Importer {
   // stores it, so nothing moves.
   void flatten(const Ctx& c, bool reshape);
 
-  // ---------------------------------------------------------------- nodes folded into layers, scales (onnx_folds.cpp)
+  // ---------------------------------------------------------------- nodes folded into layers, scales (folds.cpp)
 
   void constant(const Ctx& c);
   void quantize_linear(const Ctx& c);
@@ -340,7 +340,7 @@ class Importer {
   // at its exponent (run-net says so and its output record holds it).
   void final_activation(const Ctx& c);
 
-  // ---------------------------------------------------------------- the chain (onnx_chain.cpp)
+  // ---------------------------------------------------------------- the chain (chain.cpp)
 
   int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
   void merge(const Node& at, const std::string& a, const std::string& b, const std::string& calib);
@@ -359,7 +359,7 @@ class Importer {
   // A residual unit from `x`, the map both its branches read: returns the map after its Add (and ReLU).
   std::string residual(const std::string& x, std::set<std::size_t>& seen);
 
-  // ---------------------------------------------------------------- quantization (onnx_quantize.cpp)
+  // ---------------------------------------------------------------- quantization (quantize.cpp)
 
   // docs/real_networks.md: the float model run on the calibration inputs; the largest |value| of each map
   // that calibrates an exponent.

@@ -1,13 +1,13 @@
-#include "mapper/snn_layouts.h"
+#include "mapper/snn/layouts.h"
 
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-#include "mapper/snn_blocks.h"
-#include "mapper/snn_deployment.h"
-#include "mapper/snn_echelon.h"
+#include "mapper/snn/blocks.h"
+#include "mapper/snn/deployment.h"
+#include "mapper/snn/echelon.h"
 #include "mapper/stream_commands.h"
 #include "model/noc/mesh.h"
 #include "model/sram_layout.h"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "onnx_importer.h"
+#include "mapper/onnx/importer.h"
 
 namespace s2::mapper::onnx_reader {
 

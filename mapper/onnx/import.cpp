@@ -1,11 +1,11 @@
-// The import's entry points and its two runs over a model (the reader's parts: onnx_importer.h).
-#include "onnx_import.h"
+// The import's entry points and its two runs over a model (the reader's parts: importer.h).
+#include "mapper/onnx/import.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include "onnx_importer.h"
+#include "mapper/onnx/importer.h"
 
 namespace s2::mapper {
 

@@ -4,7 +4,7 @@
 // stripe k, and spans the columns from 16k to the map's aligned end; each band's height is a multiple of 4, its
 // lower line shifted down until it is (a row moved into the band above is still inside its rectangle).
 //
-// The weight-delay map is operand_stack's (mapper/snn_layouts.h): row n = q * pre + i holds W[D - 1 - q][i][:].
+// The weight-delay map is operand_stack's (mapper/snn/layouts.h): row n = q * pre + i holds W[D - 1 - q][i][:].
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 //   operand_stack  one multiplication per D steps: the shifted spike map (operand A: D rows of D x pre values,
 //                  row r of step t0 + r holding s[t0 + r - d] for each delay) times the weight-delay map
 //                  (operand B: the D matrices stacked, delay D - 1 first), giving D steps' currents at once
-//   echelon        operand_stack's map with its rows in echelon order (mapper/snn_echelon.h), cut into 16-column
+//   echelon        operand_stack's map with its rows in echelon order (mapper/snn/echelon.h), cut into 16-column
 //                  aligned rectangles; the spike map's columns permuted to match on the ARM (Circle Reverse);
 //                  one multiplication per rectangle and row group, the ARM adding each into the currents
 //   echelon_mixed  echelon with the last post mod 16 columns on the ARM (MacInt8, unpadded), not the MLA
@@ -59,7 +59,7 @@ struct SnnMemory {
 };
 
 // A PE of a plan and what it keeps. The Dominant takes the spikes in, builds operand A and gathers the
-// currents; a Subordinate holds weights and computes partial currents (mapper/snn_deployment.h). A plan on
+// currents; a Subordinate holds weights and computes partial currents (mapper/snn/deployment.h). A plan on
 // one PE has the Dominant only, doing both.
 struct SnnPe {
   int pe = 0;                     // chip PE index (QPE q's PE p is q x 4 + p)
@@ -84,7 +84,7 @@ struct SnnPlan {
 };
 
 // Lays `layer` out in `layout` on as few PEs as hold it within `budget_bytes` of SRAM each: one PE (the Dominant
-// doing everything) if it fits, else one Dominant and Subordinates (mapper/snn_deployment.h). Throws
+// doing everything) if it fits, else one Dominant and Subordinates (mapper/snn/deployment.h). Throws
 // std::invalid_argument if the layer is bad or no deployment on the system fits (saying why).
 SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& cfg, std::uint64_t budget_bytes);
 

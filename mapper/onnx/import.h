@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "network.h"
+#include "mapper/network.h"
 
 namespace s2::mapper {
 

@@ -2,7 +2,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "onnx_importer.h"
+#include "mapper/onnx/importer.h"
 
 namespace s2::mapper::onnx_reader {
 

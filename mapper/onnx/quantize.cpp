@@ -1,7 +1,7 @@
 #include <cmath>
 #include <limits>
 
-#include "onnx_importer.h"
+#include "mapper/onnx/importer.h"
 
 namespace s2::mapper::onnx_reader {
 

@@ -1,4 +1,4 @@
-// The pieces every SNN stream is written from (mapper/snn_layouts.h on one PE, mapper/snn_deployment.h over
+// The pieces every SNN stream is written from (mapper/snn/layouts.h on one PE, mapper/snn/deployment.h over
 // several): SRAM allocation, the DRAM's spike train and currents, their DMA transfers, the ARM's clearing, the
 // ring buffer's slot runs and the stacked layouts' shifted spike map. Inside the SNN mapper only.
 #pragma once

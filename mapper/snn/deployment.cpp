@@ -1,12 +1,12 @@
-#include "mapper/snn_deployment.h"
+#include "mapper/snn/deployment.h"
 
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
-#include "mapper/snn_blocks.h"
-#include "mapper/snn_echelon.h"
+#include "mapper/snn/blocks.h"
+#include "mapper/snn/echelon.h"
 #include "mapper/stream_commands.h"
 
 namespace s2::mapper {
@@ -186,7 +186,7 @@ class Deployment {
     }
     for (int t0 = 0; t0 < l_.timesteps; t0 += p.steps_per_batch) batch(p, regs, t0);
     p.notes.push_back(std::to_string(n) + " Subordinate PE(s) beside the Dominant; weights preloaded in the Subordinates' SRAM, "
-                      "split into groups of equal weight bytes (mapper/snn_deployment.h)");
+                      "split into groups of equal weight bytes (mapper/snn/deployment.h)");
     p.notes.push_back("operand A: neighbour reads inside the Dominant's QPE, a DMA copy beyond it or where the ARM needs the values; "
                       "partial currents written back into the Dominant's slots by DMA and added by its ARM");
     p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: the ARM model's (assumptions, docs/snn.md)");
