@@ -28,7 +28,10 @@ class NetworkError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class LayerKind { Conv, Pool, Fc, ResidualBegin, ResidualEnd };
+// Conv, Pool, Fc: the thesis's layers (a block on the MLA or the ARM); ResidualBegin/End: a residual unit;
+// Concat, Slice, Shuffle: layouts (channels of maps gathered: no computation, the maps' [C][H][W] planes
+// are read where they lie); Elementwise: an int8 operation on the ARM (ElementwiseSpec).
+enum class LayerKind { Conv, Pool, Fc, ResidualBegin, ResidualEnd, Concat, Slice, Shuffle, Elementwise };
 enum class PoolType { Max, Avg };
 enum class Shortcut { Identity, Projection };
 
@@ -38,6 +41,28 @@ struct Shape3 {
   bool operator==(const Shape3&) const = default;
 };
 std::string to_string(const Shape3& s);  // "[W,H,D]"
+
+// An element-wise operation on int8 maps, carried out by the ARM (docs/real_networks.md, "Element-wise
+// operations"). Every result is saturated to [-128, 127] (an Affine with `relu`, a Table as built, to [0, 127]).
+enum class EltOp {
+  Table,       // y = table[t][x + 128]: any int8 -> int8 function (an activation at its scales: tables.h)
+  Affine,      // y = (x * scale[c] + offset[c]) >> shift, per channel c (a BatchNorm that no layer absorbs)
+  Add,         // y = ((a << shift_a) + (b << shift_b)) >> shift: two maps of one shape
+  Mul,         // y = (a * b) >> shift: two maps of one shape
+  ChannelMul,  // y = (a * b[c]) >> shift: a map times a per-channel vector b, [1,1,C] (squeeze-and-excitation)
+};
+const char* to_string(EltOp op);  // "table", "affine", "add", "mul", "channel_mul"
+struct ElementwiseSpec {
+  EltOp op = EltOp::Table;
+  // Table: 256 entries per table, indexed by x + 128; one table for every channel, or one per channel
+  std::vector<std::int8_t> table;
+  std::string function;  // Table: what it computes ("sigmoid", "hardswish", ...), for reports
+  std::vector<std::int32_t> scale, offset;  // Affine: one per channel
+  int shift = 0;                // right shift of the int32 result (arithmetic: rounds toward minus infinity)
+  int shift_a = 0, shift_b = 0;  // Add: left shifts that bring both operands to one exponent
+  bool relu = false;            // Affine, Add: max(0, .) before saturating
+  int tables() const { return static_cast<int>(table.size() / 256); }
+};
 
 // One line of a layer list.
 struct LayerSpec {
@@ -66,6 +91,18 @@ struct LayerSpec {
   bool bias_drawn = false;
   // conv, fc: QUAN's largest int8 result (127; a Clip such as ReLU6 lowers it to its quantized bound)
   int clamp_high = 127;  // `bias=seed`: the parser draws the bias (drawn_bias)
+  // The maps a layer reads (`in=A,B`): names given by earlier layers' `as=`, or "input"; empty: the output of
+  // the layer before it (a chain). Concat reads two or more, Add and Mul two, the others one. A residual end
+  // with `in=X` takes X as the unit's input (what its shortcut adds, or its projection reads) instead of the
+  // map at the open `residual begin` (which it then needs none of).
+  std::vector<std::string> inputs;
+  std::string name;  // `as=NAME`: later layers may read this layer's output by NAME
+  int first = 0, count = 0;  // Slice: channels [first, first + count) of its input
+  int groups = 1;            // Shuffle: channel c = i * (D / groups) + j moves to j * groups + i (ShuffleNet)
+  // Pool: zero padding after the last row and column on top of `pad` (a ceil-mode pooling's last window
+  // over the edge; a max pooling only, of a map that cannot be negative)
+  int pad_end = 0;
+  std::shared_ptr<const ElementwiseSpec> elementwise;  // Elementwise
   int line = 0;            // where it was written
 };
 

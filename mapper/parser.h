@@ -19,7 +19,8 @@
 
 namespace s2::mapper {
 
-enum class PrimitiveKind { Padding, Convolution, MatMul, ReLU, Quantization, Pooling, ElementwiseAdd };
+// Elementwise: an ElementwiseSpec's operation on the ARM (a Table, Affine, Add, Mul or ChannelMul block)
+enum class PrimitiveKind { Padding, Convolution, MatMul, ReLU, Quantization, Pooling, ElementwiseAdd, Elementwise };
 const char* to_string(PrimitiveKind k);
 
 struct Operation {
@@ -37,10 +38,15 @@ struct Operation {
   std::shared_ptr<const std::vector<std::int8_t>> weights;
   // convolution, matrix multiplication: the layer's per-output-channel int32 bias (LayerSpec::bias), null: none
   std::shared_ptr<const std::vector<std::int32_t>> bias;
+  // pooling: zero padding after the last row and column on top of `pad` (LayerSpec::pad_end)
+  int pad_end = 0;
+  // element-wise: what the ARM computes (LayerSpec::elementwise)
+  std::shared_ptr<const ElementwiseSpec> elementwise;
   bool on_mla() const { return kind == PrimitiveKind::Convolution || kind == PrimitiveKind::MatMul; }
 };
 
-enum class BlockKind { Convolution, Pooling, MatMul };
+// Elementwise: an int8 operation of the ARM on one or two maps (EltOp), pieces of channels and rows
+enum class BlockKind { Convolution, Pooling, MatMul, Elementwise };
 const char* to_string(BlockKind k);
 
 // Operations whose intermediate results stay in the PE (thesis 4.1, operator fusion); only the core
@@ -58,10 +64,28 @@ struct OperationBlock {
   Shape3 out() const { return ops.back().out; }
 };
 
+// A map no block computes: other maps' channels gathered (a Concat, a Slice, a Shuffle). A block that reads it
+// reads each channel plane where it lies, as the DRAM holds maps in [C][H][W] order: a concatenation's producers
+// write their planes side by side, a slice is a range of planes, a shuffle a permutation of them (no copy).
+struct ChannelSource {
+  std::string map;  // a block's name, or "input"
+  int channel = 0;
+  bool operator==(const ChannelSource&) const = default;
+};
+struct MapView {
+  std::string name;   // CAT_n, SLICE_n, SHUFFLE_n
+  Shape3 shape;
+  std::vector<ChannelSource> channels;  // channel k of the view is channels[k] (views of views resolved)
+  int line = 0;
+};
+
 struct ParsedNetwork {
   std::string name;
   Shape3 input;
   std::vector<OperationBlock> blocks;   // in execution order
+  std::vector<MapView> views;           // the maps blocks read that no block computes
+  // The map a block or view names (OperationBlock::inputs) is: a view, or nullptr (a block's output or "input").
+  const MapView* find_view(const std::string& name) const;
   const OperationBlock* find(const std::string& core_name) const;
 };
 
