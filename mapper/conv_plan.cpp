@@ -78,7 +78,8 @@ void set_input(ConvPlan& p, const OperationBlock& b) {
   p.pad = padd ? padd->pad : 0;
   p.padd = padd ? padd->name : "";
   p.core = p.conv->name;
-  p.in = {p.conv->in.W - 2 * p.pad, p.conv->in.H - 2 * p.pad, p.conv->in.D};
+  p.pad_end = padd ? padd->pad_end : 0;
+  p.in = {p.conv->in.W - 2 * p.pad - p.pad_end, p.conv->in.H - 2 * p.pad - p.pad_end, p.conv->in.D};
 }
 
 Task window_task(const ConvPlan& p, const ConvPiece& cp) {
@@ -187,7 +188,7 @@ DmaTransfer input_window(const ConvPlan& p, const ConvPiece& cp, std::uint64_t b
 
 void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded,
                 const std::string& load_op) {
-  if (from_padded || p.pad == 0) {
+  if (from_padded || !p.padded()) {
     out.push_back(dma_command(CommandKind::DmaLoad, load_op, input_window(p, cp, from_padded ? p.map.padded : p.map.input)));
     return;
   }

@@ -35,6 +35,8 @@ struct ConvPlan {
   std::vector<const Operation*> tail;  // the block's operations after the core, in order
   HwConfig cfg;
   int pad = 0, stride = 1;
+  int pad_end = 0;  // a ceil-mode pooling's extra zeros after the last row and column
+  bool padded() const { return pad > 0 || pad_end > 0; }
   RowMode rows = RowMode::Window;
   Shape3 in;       // unpadded input
   int Wo = 0, Ho = 0, C = 0;  // convolution output

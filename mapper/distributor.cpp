@@ -5,6 +5,7 @@
 #include "chip_reuse.h"
 #include "conv_plan.h"
 #include "conv_strategies.h"
+#include "elementwise_streams.h"
 #include "mm_streams.h"
 #include "pool_streams.h"
 #include "workers.h"
@@ -50,6 +51,10 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
     if (strategy == Strategy::FuseReuse) return no("MM blocks have no data reuse (thesis 4.3.3)");
     return true;
   }
+  if (b.kind == BlockKind::Elementwise) {
+    if (strategy == Strategy::FuseReuse) return no("element-wise blocks have no weights to reuse");
+    return true;
+  }
   if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
   if (b.workers > 0 && strategy == Strategy::FuseReuse)
@@ -90,6 +95,12 @@ BlockStreams distribute_streams(const OperationBlock& b, const BlockSplit& s, St
     r.quant_shift = p.shift;
     if (nofuse) r.streams = mm_nofuse(p);
     else r.streams.push_back(mm_fuse(p));
+    return r;
+  }
+  if (b.kind == BlockKind::Elementwise) {
+    const ConvPlan p = elementwise_plan(b, s, cfg);
+    r.map = p.map;
+    r.streams = elementwise_streams(p, nofuse);
     return r;
   }
   if (b.kind == BlockKind::Pooling) {

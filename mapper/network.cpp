@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -9,6 +11,7 @@
 
 #include "model/splitmix64.h"
 #include "model/text_file.h"
+#include "mapper/activations.h"
 #include "mapper/onnx/import.h"
 
 namespace s2::mapper {
@@ -22,6 +25,17 @@ std::string to_string(const Shape3& s) {
   t += std::to_string(s.D);
   t += "]";
   return t;
+}
+
+const char* to_string(EltOp op) {
+  switch (op) {
+    case EltOp::Table: return "table";
+    case EltOp::Affine: return "affine";
+    case EltOp::Add: return "add";
+    case EltOp::Mul: return "mul";
+    case EltOp::ChannelMul: return "channel_mul";
+  }
+  return "?";
 }
 
 namespace {
@@ -102,29 +116,105 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.Wf = field(2, "Wf", 1, kMaxSide);
       l.Hf = field(3, "Hf", 1, kMaxSide);
       l.stride = l.Wf;
-      allowed = {"stride", "pad", "workers"};
+      allowed = {"stride", "pad", "padend", "workers"};
     } else if (kw == "fc") {
       need(3, "fc IN OUT [act=relu|none] [shift=N] [bias=seed|none] [workers=N]");
       l.kind = LayerKind::Fc;
       l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
       l.C = field(2, "OUT", 1, kMaxChannels);
       allowed = {"act", "shift", "bias", "workers"};
+    } else if (kw == "concat") {
+      need(1, "concat in=A,B[,...] [as=NAME]");
+      l.kind = LayerKind::Concat;
+    } else if (kw == "slice") {
+      need(3, "slice FIRST COUNT [in=A] [as=NAME]");
+      l.kind = LayerKind::Slice;
+      l.first = field(1, "FIRST", 0, kMaxChannels - 1);
+      l.count = field(2, "COUNT", 1, kMaxChannels);
+    } else if (kw == "shuffle") {
+      need(2, "shuffle G [in=A] [as=NAME]");
+      l.kind = LayerKind::Shuffle;
+      l.groups = field(1, "G", 1, kMaxChannels);
+    } else if (kw == "act" || kw == "affine" || kw == "add" || kw == "mul") {
+      l.kind = LayerKind::Elementwise;
+      if (kw == "act") {
+        need(2, "act FUNC [ein=E] [eout=E] [alpha=X] [beta=X] [in=A] [as=NAME] [workers=N]");
+        allowed = {"ein", "eout", "alpha", "beta", "workers"};
+      } else {
+        need(1, kw == "affine" ? "affine [shift=N] [act=relu|none] [in=A] [as=NAME] [workers=N]"
+                : kw == "add"  ? "add in=A,B [shift=N] [shifta=N] [shiftb=N] [act=relu|none] [as=NAME] [workers=N]"
+                               : "mul in=A,B [shift=N] [as=NAME] [workers=N]");
+        allowed = kw == "affine" ? std::vector<std::string>{"shift", "act", "workers"}
+                  : kw == "add"  ? std::vector<std::string>{"shift", "shifta", "shiftb", "act", "workers"}
+                                 : std::vector<std::string>{"shift", "workers"};
+        l.relu = false;
+      }
     } else if (kw == "residual") {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
         fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none] [shift=N] [bias=seed|none]");
       l.kind = pos[1] == "begin" ? LayerKind::ResidualBegin : LayerKind::ResidualEnd;
       if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift", "bias"};
     } else {
-      fail(source, line, "unknown keyword '" + kw + "' (expected network, input, conv, pool, fc or residual)");
+      fail(source, line, "unknown keyword '" + kw +
+                             "' (expected network, input, conv, pool, fc, residual, concat, slice, shuffle, act, affine, add or mul)");
     }
     if (kw == "network" || kw == "input") {
       if (!opts.empty()) fail(source, line, "'" + kw + "' takes no options");
       continue;
     }
     bool shortcut_given = false;
+    // every layer reads maps by name and names its output (a graph, docs/real_networks.md)
+    allowed.push_back("in");
+    allowed.push_back("as");
+    ElementwiseSpec elt;
+    Activation act;
+    int ein = 4, eout = 4;
+    if (kw == "act") {
+      try {
+        act = default_activation(pos[1]);
+      } catch (const std::invalid_argument& e) {
+        fail(source, line, std::string("field FUNC: ") + e.what());
+      }
+    }
+    auto real = [&](const std::string& f, const std::string& v) {
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x)) fail(source, line, "field " + f + ": expected a number, got '" + v + "'");
+      return x;
+    };
     for (const auto& [k, v] : opts) {
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
         fail(source, line, "unknown option '" + k + "' for " + kw);
+      if (k == "in") {
+        std::stringstream names(v);
+        for (std::string n; std::getline(names, n, ',');) {
+          if (n.empty()) fail(source, line, "field in: an empty map name in '" + v + "'");
+          l.inputs.push_back(n);
+        }
+        if (l.inputs.empty()) fail(source, line, "field in: expected map names, e.g. in=A,B");
+        continue;
+      }
+      if (k == "as") {
+        if (v.empty() || v.find(',') != std::string::npos) fail(source, line, "field as: expected one map name, got '" + v + "'");
+        l.name = v;
+        continue;
+      }
+      if (k == "ein" || k == "eout") {
+        (k == "ein" ? ein : eout) = to_int(source, line, k, v, -31, 31);
+        continue;
+      }
+      if (k == "alpha" || k == "beta") {
+        (k == "alpha" ? act.alpha : act.beta) = real(k, v);
+        continue;
+      }
+      if (k == "padend") {
+        l.pad_end = to_int(source, line, "padend", v, 0, kMaxSide);
+        continue;
+      }
+      if (k == "shifta" || k == "shiftb") {
+        (k == "shifta" ? elt.shift_a : elt.shift_b) = to_int(source, line, k, v, 0, 21);
+        continue;
+      }
       if (k == "stride") {
         l.stride = to_int(source, line, "stride", v, 1, kMaxSide);
       } else if (k == "pad") {
@@ -154,6 +244,25 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         else fail(source, line, "field shortcut: expected identity or projection, got '" + v + "'");
       }
     }
+    if (l.kind == LayerKind::Elementwise) {
+      elt.op = kw == "act" ? EltOp::Table : kw == "affine" ? EltOp::Affine : kw == "add" ? EltOp::Add : EltOp::Mul;
+      elt.relu = l.relu;
+      elt.shift = l.shift >= 0 ? l.shift : (kw == "affine" ? 8 : 0);
+      if (kw == "act") {
+        elt.table = activation_table(act, ein, eout);
+        elt.function = to_string(act);
+      } else if (kw == "affine") {
+        // a layer list has no trained values: m in [2^(shift-2), 2^shift] (the map scaled by 1/4 to 1) and
+        // o within a few output steps, drawn from the line (the channels are known to the parser: drawn here
+        // for as many as a layer may have, and cut to the input's channels there)
+        elt.function = "drawn";
+      }
+      l.elementwise = std::make_shared<const ElementwiseSpec>(std::move(elt));
+    }
+    if ((kw == "add" || kw == "mul") && l.inputs.size() != 2)
+      fail(source, line, "field in: '" + kw + "' reads two maps, in=A,B");
+    if (l.kind == LayerKind::Concat && l.inputs.size() < 2)
+      fail(source, line, "field in: 'concat' reads two or more maps, in=A,B[,...]");
     if (l.kind == LayerKind::ResidualEnd && !shortcut_given)
       fail(source, line, "field shortcut: 'residual end' needs shortcut=identity or shortcut=projection");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.stride != 1)
@@ -177,6 +286,18 @@ std::vector<std::int32_t> drawn_bias(int line, int outputs, int shift) {
   std::vector<std::int32_t> b(static_cast<std::size_t>(outputs));
   for (auto& v : b) v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * half)) - half);
   return b;
+}
+
+void draw_affine(int line, int channels, ElementwiseSpec& e) {
+  SplitMix64 rng{0xbb67ae8584caa73bull ^ static_cast<std::uint64_t>(line)};  // the same on every machine
+  const std::int64_t lo = std::int64_t(1) << std::clamp(e.shift - 2, 0, 29), hi = std::int64_t(1) << std::clamp(e.shift, 0, 29);
+  const std::int64_t half = std::int64_t(1) << std::clamp(e.shift + 3, 0, 29);
+  e.scale.resize(static_cast<std::size_t>(channels));
+  e.offset.resize(static_cast<std::size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    e.scale[std::size_t(c)] = static_cast<std::int32_t>(lo + static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(hi - lo + 1)));
+    e.offset[std::size_t(c)] = static_cast<std::int32_t>(static_cast<std::int64_t>(rng.next() % static_cast<std::uint64_t>(2 * half)) - half);
+  }
 }
 
 Network read_layer_list(const std::string& path) {

@@ -126,6 +126,9 @@ struct Network {
 // drawn from the line, as large as a few steps of the layer's output (+-2^(shift+3)),
 // so that it changes the result without drowning it.
 std::vector<std::int32_t> drawn_bias(int line, int outputs, int shift);
+// A layer list's `affine` (no trained values): per channel m in [2^(shift-2), 2^shift] (the map scaled by 1/4
+// to 1) and o within a few output steps (+-2^(shift+3)), drawn from the line; `e.shift` given.
+void draw_affine(int line, int channels, ElementwiseSpec& e);
 
 // Reads a layer list; syntax errors are NetworkError naming the file, line and field. Shapes are checked
 // later, by the parser (parse_network in parser.h).

@@ -72,7 +72,7 @@ ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   BlockDramMap& m = p.map;
   DramPlacer dram;
   dram.place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
-  if (nofuse && p.pad > 0) dram.place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
+  if (nofuse && p.padded()) dram.place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
   dram.place(m.output, m.output_bytes, std::uint64_t(p.Wo) * p.Ho * p.C);
   m.total = dram.at;
   return p;
@@ -88,7 +88,7 @@ std::vector<TaskStream> pool_streams(const ConvPlan& p, bool nofuse) {
         for (int iw = 0; iw < s.w.count(); ++iw)
           f(st.pe[static_cast<std::size_t>(pick.next(ih * s.w.count() + iw))], pool_piece(p, iw, ih, ic));
   };
-  if (nofuse && p.pad > 0) {
+  if (nofuse && p.padded()) {
     TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map, p.workers);
     for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
       load_ifmap(cmds, p, cp, false, p.padd);
@@ -98,7 +98,7 @@ std::vector<TaskStream> pool_streams(const ConvPlan& p, bool nofuse) {
   }
   TaskStream st = new_stream(p.core + (nofuse ? " nofuse_noreuse" : " fuse_noreuse"), p.map, p.workers);
   for_each_piece([&](std::vector<StreamCommand>& cmds, const ConvPiece& cp) {
-    load_ifmap(cmds, p, cp, nofuse && p.pad > 0, p.core);
+    load_ifmap(cmds, p, cp, nofuse && p.padded(), p.core);
     pool_and_store(cmds, p, cp);
   }, st);
   out.push_back(std::move(st));

@@ -296,8 +296,23 @@ struct ConvSplitter {
   }
 };
 
-// ---- pooling blocks ----
+// ---- pooling and element-wise blocks ----
 
+}  // namespace
+
+std::uint64_t elementwise_param_bytes(const ElementwiseSpec& e, int c) {
+  switch (e.op) {
+    case EltOp::Table: return e.tables() > 1 ? 256ull * std::uint64_t(c) : 256;
+    case EltOp::Affine: return 8ull * std::uint64_t(c);
+    case EltOp::ChannelMul: return std::uint64_t(align_up(c, 16));
+    default: return 0;
+  }
+}
+
+namespace {
+
+// Both run on the ARM over pieces of channels, rows and columns: a pooling's window (thesis 4.2.2), an
+// element-wise operation's values in place (its second operand beside them, its parameters after).
 BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
   const Operation& p = b.core_op();
   BlockSplit best;
@@ -306,7 +321,12 @@ BlockSplit split_pool(const OperationBlock& b, const SplitRules& r) {
   auto piece_bytes = [&](int w, int h, int c) {
     AlignedSizes a;  // 8-bit in and out; rows of the input aligned to 16 bytes (slides, "Splitter")
     a.operand_b_bytes = std::uint64_t(align_up((w - 1) * p.stride + p.Wf, 16)) * ((h - 1) * p.stride + p.Hf) * c;
-    a.result_bytes = std::uint64_t(align_up(w, 16)) * h * c;
+    if (p.elementwise) {
+      const bool two_maps = p.elementwise->op == EltOp::Add || p.elementwise->op == EltOp::Mul;
+      a.operand_a_bytes = elementwise_param_bytes(*p.elementwise, c) + (two_maps ? a.operand_b_bytes : 0);
+    } else {
+      a.result_bytes = std::uint64_t(align_up(w, 16)) * h * c;
+    }
     return a;
   };
   auto evaluate = [&](BlockSplit& s) {
@@ -455,6 +475,7 @@ BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
              ((op.out.D + rules.mac_rows - 1) / rules.mac_rows);
       break;
     case BlockKind::Pooling:
+    case BlockKind::Elementwise:
       most = std::uint64_t(op.out.W) * op.out.H * op.out.D;
       break;
     case BlockKind::MatMul:
@@ -477,6 +498,7 @@ BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
       return cs.run();
     }
     case BlockKind::Pooling:
+    case BlockKind::Elementwise:
       return split_pool(b, r);
     case BlockKind::MatMul:
       return split_mm(b, r);
@@ -562,7 +584,8 @@ BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, cons
   const auto fail = [&](const std::string& field, const std::string& what) {
     throw std::invalid_argument(choice.source + ": " + choice.operation + ", field " + field + ": expected " + what);
   };
-  if (b.kind == BlockKind::Pooling) fail("operation", "a convolution or matrix multiplication block (a pooling block is split by the splitter)");
+  if (b.kind == BlockKind::Pooling || b.kind == BlockKind::Elementwise)
+    fail("operation", "a convolution or matrix multiplication block (a pooling or element-wise block is split by the splitter)");
   if (b.kind == BlockKind::MatMul) {
     // W_B and H_B parts of the weight
     if (!choice.c.sizes.empty()) fail("C parts", "none (a matrix multiplication has W_B and H_B parts only)");

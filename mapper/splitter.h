@@ -136,4 +136,8 @@ struct MmPiece {
 };
 MmPiece mm_piece(const OperationBlock& b, const BlockSplit& s, int iw, int ih);
 
+// An element-wise operation's parameters for c channels of a piece, in SRAM: its table (256 bytes, or 256 per
+// channel), an affine's int32 m and o per channel, a channel multiply's int8 factors (aligned to 16 bytes).
+std::uint64_t elementwise_param_bytes(const ElementwiseSpec& e, int c);
+
 }  // namespace s2::mapper

@@ -48,6 +48,9 @@ std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const Netw
     if (!reuses(i) || !reuses(i + 1) || n.blocks[i + 1].inputs.empty() || n.blocks[i + 1].inputs.front() != b.name()) continue;
     int readers = 0;
     for (const OperationBlock& c : n.blocks) readers += static_cast<int>(std::count(c.inputs.begin(), c.inputs.end(), b.name()));
+    // a map read through a view (a concatenation, slice or shuffle) is read from DRAM (docs/real_networks.md)
+    for (const MapView& v : n.views)
+      readers += static_cast<int>(std::count_if(v.channels.begin(), v.channels.end(), [&](const ChannelSource& c) { return c.map == b.name(); }) > 0);
     const std::uint64_t bytes = align_up(storage_region(cfg.chip, b.out(), 0).chunk_bytes(), 16);
     if (readers == 1 && bytes <= sram) chunk[i] = bytes;
   }

@@ -257,7 +257,12 @@ nlohmann::json to_json(const HwConfig& c) {
         {"permute_entry_per_word", c.arm.permute_entry_per_word},
         {"permute_move_per_word", c.arm.permute_move_per_word},
         {"permute_cycle_start", c.arm.permute_cycle_start},
-        {"copy_per_word", c.arm.copy_per_word}}},
+        {"copy_per_word", c.arm.copy_per_word},
+        {"table_per_pixel", c.arm.table_per_pixel},
+        {"affine_per_pixel", c.arm.affine_per_pixel},
+        {"add_scaled_per_pixel", c.arm.add_scaled_per_pixel},
+        {"mul_per_pixel", c.arm.mul_per_pixel},
+        {"channel_mul_per_pixel", c.arm.channel_mul_per_pixel}}},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
@@ -334,6 +339,11 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(a, "permute_move_per_word", c.arm.permute_move_per_word);
     take(a, "permute_cycle_start", c.arm.permute_cycle_start);
     take(a, "copy_per_word", c.arm.copy_per_word);
+    take(a, "table_per_pixel", c.arm.table_per_pixel);
+    take(a, "affine_per_pixel", c.arm.affine_per_pixel);
+    take(a, "add_scaled_per_pixel", c.arm.add_scaled_per_pixel);
+    take(a, "mul_per_pixel", c.arm.mul_per_pixel);
+    take(a, "channel_mul_per_pixel", c.arm.channel_mul_per_pixel);
   }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
@@ -389,7 +399,8 @@ void validate(const HwConfig& c) {
                    c.arm.relu_8bit_per_pixel, c.arm.maxpool_32bit_per_pixel, c.arm.maxpool_8bit_per_pixel,
                    c.arm.elementwise_add_per_pixel, c.arm.bias_add_per_pixel, c.arm.spike_test_per_value,
                    c.arm.synapse_add_per_weight, c.arm.permute_entry_per_word, c.arm.permute_move_per_word,
-                   c.arm.permute_cycle_start, c.arm.copy_per_word})
+                   c.arm.permute_cycle_start, c.arm.copy_per_word, c.arm.table_per_pixel, c.arm.affine_per_pixel,
+                   c.arm.add_scaled_per_pixel, c.arm.mul_per_pixel, c.arm.channel_mul_per_pixel})
     need(v >= 0 && v <= 10000, "arm_clocks", "0 to 10000 clocks per word or pixel");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1 && c.model_resolve_window_cycles <= 100000000, "model_resolve_window_cycles",

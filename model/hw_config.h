@@ -62,6 +62,16 @@ struct ArmOpClocks {
   double permute_cycle_start = 8.0;
   // a copied 32-bit word: a load and a store
   double copy_per_word = 4.0;
+  // A network's element-wise operations on int8 maps (docs/real_networks.md): assumptions by analogy with
+  // Table 5.9's loops. Table8: an 8-bit ReLU's load, compare and store, and the dependent table load;
+  // Affine8: QUAN's loop and a multiply (the channel's m and o in registers); AddScaled8: the element-wise
+  // add's loop, two shifts and the rounding add; Mul8: the add's loop, a multiply and the rounding add;
+  // ChannelMul8: as Affine8 (the channel's factor in a register).
+  double table_per_pixel = 4.0;
+  double affine_per_pixel = 9.0;
+  double add_scaled_per_pixel = 11.0;
+  double mul_per_pixel = 10.0;
+  double channel_mul_per_pixel = 9.0;
 };
 
 // A QPE's place in the chip's mesh: column x (0 = west), row y (0 = north).

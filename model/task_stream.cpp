@@ -22,6 +22,11 @@ const char* to_string(ArmOpKind k) {
     case ArmOpKind::MacInt8: return "mac8";
     case ArmOpKind::PermuteWords: return "permute32";
     case ArmOpKind::Copy8: return "copy8";
+    case ArmOpKind::Table8: return "table8";
+    case ArmOpKind::Affine8: return "affine8";
+    case ArmOpKind::AddScaled8: return "addscaled8";
+    case ArmOpKind::Mul8: return "mul8";
+    case ArmOpKind::ChannelMul8: return "channelmul8";
   }
   return "?";
 }

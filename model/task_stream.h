@@ -58,6 +58,13 @@ enum class ArmOpKind {
   PermuteWords, // 32-bit words in place, per plane of `width` words: new[table[s]] = old[s], table at `table`
                 // (uint16 per word; a permutation), cycle by cycle with one word held (the paper's Circle Reverse)
   Copy8,        // int8 planes x height rows of `width` bytes from src to dst (each side its strides)
+  // A network's element-wise operations on int8 maps (mapper's Elementwise blocks; docs/real_networks.md), each
+  // saturated to [-128, 127] (to [0, 127] with `relu`); `>>` is arithmetic, r = 2^(shift-1) if shift > 0, else 0:
+  Table8,       // in place: x = t[x + 128], the 256-byte table of plane d at table + d * table_plane_step
+  Affine8,      // in place: x = (x * m + o) >> shift, plane d's int32 m and o at table + 8 d (wrapping 32-bit)
+  AddScaled8,   // dst = ((dst << shift_a) + (src << shift_b) + r) >> shift
+  Mul8,         // dst = (dst * src + r) >> shift
+  ChannelMul8,  // in place: x = (x * f[d] + r) >> shift, plane d's int8 factor f[d] at table + d
 };
 const char* to_string(ArmOpKind k);
 
@@ -69,7 +76,7 @@ struct ArmCommand {
   std::uint32_t src_plane_stride = 0;          // bytes, 0 = height x src_row_stride
   std::uint32_t dst_plane_stride = 0;          // bytes, 0 = height x dst_row_stride (pooling: output rows)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
-  int shift = 0;                               // Quantize
+  int shift = 0;                               // Quantize, Affine8, AddScaled8, Mul8, ChannelMul8: right shift
   int window = 2;                              // MaxPool8, AvgPool8: the window's width (output = (width - window) / stride + 1 columns)
   int window_h = 0;                            // MaxPool8, AvgPool8: its height, 0 = window (a global pooling of a non-square map)
   int stride = 0;                              // MaxPool8, AvgPool8: 0 = window
@@ -92,8 +99,11 @@ struct ArmCommand {
   // four rows), the weights, and the reduction's length
   std::uint32_t a_col_stride = 1, depth = 0;
   std::uint32_t weights = 0, weights_row_stride = 0, weights_plane_stride = 0;
-  // PermuteWords: where its table sits
+  // PermuteWords: where its table sits; Table8, Affine8, ChannelMul8: their table, parameters or factors
   std::uint32_t table = 0;
+  std::uint32_t table_plane_step = 0;  // Table8: bytes between planes' tables (0: one table for all)
+  int shift_a = 0, shift_b = 0;        // AddScaled8: the operands' left shifts
+  bool relu = false;                   // Affine8, AddScaled8: max(0, .) before saturating
   int pool_stride() const { return stride > 0 ? stride : window; }
   int window_height() const { return window_h > 0 ? window_h : window; }
   std::size_t source_plane_stride() const {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "mapper/activations.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 
@@ -149,4 +150,169 @@ TEST(MapperParser, OnlyMaxPoolingJoinsTheConvolutionBlock) {
   const ParsedNetwork avg = parse_network(parse_layer_list("input 8 8 4\nconv 3 3 4 8 pad=1\npool avg 8 8\n", "t"));
   ASSERT_EQ(avg.blocks.size(), 2u);
   EXPECT_EQ(avg.blocks[1].kind, BlockKind::Pooling);
+}
+
+// ---- graphs: named maps, layouts as views, element-wise blocks (docs/real_networks.md, "Graphs ...") ----
+
+namespace {
+
+const char* kFire = R"(input 8 8 3
+conv 3 3 3 8 pad=1 as=stem
+conv 1 1 8 4 as=sq
+conv 1 1 4 6 in=sq as=e1
+conv 3 3 4 6 pad=1 in=sq as=e3
+concat in=e1,e3 as=cat
+shuffle 3 as=sh
+slice 2 5 as=part
+act sigmoid ein=4 eout=7
+)";
+
+std::vector<ChannelSource> sources(std::initializer_list<std::pair<const char*, int>> l) {
+  std::vector<ChannelSource> v;
+  for (const auto& [m, c] : l) v.push_back({m, c});
+  return v;
+}
+
+}  // namespace
+
+TEST(MapperParser, ConcatSliceAndShuffleAreViewsOfTheirProducersChannels) {
+  const ParsedNetwork n = parse_network(parse_layer_list(kFire, "fire.txt"));
+  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "CONV_2", "CONV_3", "CONV_4", "LUT_8"}));
+  // both expands read the squeeze, not the layer before them
+  EXPECT_EQ(n.find("CONV_3")->inputs, (std::vector<std::string>{"CONV_2"}));
+  EXPECT_EQ(n.find("CONV_4")->inputs, (std::vector<std::string>{"CONV_2"}));
+  ASSERT_EQ(n.views.size(), 3u);
+  const MapView& cat = n.views[0];
+  EXPECT_EQ(cat.name, "CAT_5");
+  EXPECT_EQ(cat.shape, (Shape3{8, 8, 12}));
+  EXPECT_EQ(cat.channels, sources({{"CONV_3", 0}, {"CONV_3", 1}, {"CONV_3", 2}, {"CONV_3", 3}, {"CONV_3", 4}, {"CONV_3", 5},
+                                   {"CONV_4", 0}, {"CONV_4", 1}, {"CONV_4", 2}, {"CONV_4", 3}, {"CONV_4", 4}, {"CONV_4", 5}}));
+  // 3 groups of 4: output j * 3 + i is input i * 4 + j
+  const MapView& sh = n.views[1];
+  EXPECT_EQ(sh.name, "SHUFFLE_6");
+  EXPECT_EQ(sh.channels, sources({{"CONV_3", 0}, {"CONV_3", 4}, {"CONV_4", 2}, {"CONV_3", 1}, {"CONV_3", 5}, {"CONV_4", 3},
+                                  {"CONV_3", 2}, {"CONV_4", 0}, {"CONV_4", 4}, {"CONV_3", 3}, {"CONV_4", 1}, {"CONV_4", 5}}));
+  // a view of a view is resolved to the blocks' channels
+  const MapView& part = n.views[2];
+  EXPECT_EQ(part.name, "SLICE_7");
+  EXPECT_EQ(part.shape, (Shape3{8, 8, 5}));
+  EXPECT_EQ(part.channels, (std::vector<ChannelSource>(sh.channels.begin() + 2, sh.channels.begin() + 7)));
+  const OperationBlock& lut = *n.find("LUT_8");
+  EXPECT_EQ(lut.kind, BlockKind::Elementwise);
+  EXPECT_EQ(lut.inputs, (std::vector<std::string>{"SLICE_7"}));
+  EXPECT_EQ(lut.out(), (Shape3{8, 8, 5}));
+  ASSERT_TRUE(lut.core_op().elementwise);
+  EXPECT_EQ(lut.core_op().elementwise->table.size(), 256u);
+  EXPECT_EQ(lut.core_op().elementwise->function, "sigmoid");
+}
+
+TEST(MapperParser, ElementwiseBlocksReadTheirMapsAndAMulByAVectorIsPerChannel) {
+  const ParsedNetwork n = parse_network(parse_layer_list(R"(input 6 6 4
+conv 3 3 4 4 pad=1 as=x
+pool avg 6 6 as=gap
+conv 1 1 4 4 act=none
+act hardsigmoid ein=3 eout=7 as=gate
+mul in=x,gate shift=7 as=se
+add in=se,x shift=1 act=relu
+affine shift=10 act=relu
+)", "se.txt"));
+  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "POOL_2", "CONV_3", "LUT_4", "MUL_5", "ADD_6", "AFFINE_7"}));
+  const OperationBlock& mul = *n.find("MUL_5");
+  EXPECT_EQ(mul.inputs, (std::vector<std::string>{"CONV_1", "LUT_4"}));
+  EXPECT_EQ(mul.core_op().elementwise->op, EltOp::ChannelMul);  // the gate is [1,1,4]
+  EXPECT_EQ(mul.out(), (Shape3{6, 6, 4}));
+  const ElementwiseSpec& add = *n.find("ADD_6")->core_op().elementwise;
+  EXPECT_EQ(add.op, EltOp::Add);
+  EXPECT_EQ(n.find("ADD_6")->inputs, (std::vector<std::string>{"MUL_5", "CONV_1"}));
+  EXPECT_TRUE(add.relu);
+  EXPECT_EQ(add.shift, 1);
+  // a layer list's affine draws its m and o per channel of its input, from its line
+  const ElementwiseSpec& aff = *n.find("AFFINE_7")->core_op().elementwise;
+  ASSERT_EQ(aff.scale.size(), 4u);
+  ASSERT_EQ(aff.offset.size(), 4u);
+  for (std::int32_t m : aff.scale) {
+    EXPECT_GE(m, 1 << 8);
+    EXPECT_LE(m, 1 << 10);
+  }
+}
+
+TEST(MapperParser, AMapReadTwiceKeepsItsBlockAsItIs) {
+  // CONV_1's output is read by the pooling and by the add: the pooling may not join its block (the add would
+  // then read the pooled map), so it is a block of its own; likewise the residual end cannot add into CONV_3's
+  // block, which the last layer reads too: an element-wise Add stands for it
+  const ParsedNetwork n = parse_network(parse_layer_list(R"(input 8 8 4
+conv 3 3 4 4 pad=1 as=a
+pool max 2 2 stride=2
+conv 3 3 4 4 pad=1 in=a as=b
+residual end shortcut=identity in=a
+conv 1 1 4 4 in=b
+)", "twice.txt"));
+  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "POOL_2", "CONV_3", "ADD_4", "CONV_5"}));
+  EXPECT_EQ(n.find("CONV_1")->fused_pool(), nullptr);
+  EXPECT_EQ(n.find("ADD_4")->inputs, (std::vector<std::string>{"CONV_3", "CONV_1"}));
+  EXPECT_EQ(n.find("ADD_4")->core_op().elementwise->shift, 0);
+  EXPECT_EQ(n.find("CONV_5")->inputs, (std::vector<std::string>{"CONV_3"}));
+  // read once, they fuse as before (MAT_ELE into the unit's last convolution)
+  const ParsedNetwork once = parse_network(parse_layer_list(R"(input 8 8 4
+conv 3 3 4 4 pad=1 as=a
+conv 3 3 4 4 pad=1
+residual end shortcut=identity in=a
+)", "once.txt"));
+  EXPECT_EQ(op_names(once.blocks.back()), (std::vector<std::string>{"PADD_2", "CONV_2", "ACTI_2", "QUAN_2", "MAT_ELE_2", "ACTI_2"}));
+  EXPECT_EQ(once.blocks.back().inputs, (std::vector<std::string>{"CONV_1", "CONV_1"}));
+}
+
+TEST(MapperParser, CeilModePoolingPadsTheEnd) {
+  const ParsedNetwork n = parse_network(parse_layer_list("input 7 7 2\nconv 1 1 2 2\npool max 3 3 stride=2 padend=1\n", "ceil.txt"));
+  const OperationBlock& p = *n.find("POOL_2");
+  EXPECT_EQ(op_names(p), (std::vector<std::string>{"PADD_2", "POOL_2"}));
+  EXPECT_EQ(p.ops[0].pad, 0);
+  EXPECT_EQ(p.ops[0].pad_end, 1);
+  EXPECT_EQ(p.core_op().in, (Shape3{8, 8, 2}));
+  EXPECT_EQ(p.out(), (Shape3{3, 3, 2}));  // ceil((7 - 3) / 2) + 1
+}
+
+TEST(MapperParser, GraphMistakesNameTheLineAndField) {
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2 in=nothing\n"),
+            "net.txt:2: layer CONV_1, field in: no earlier layer writes a map named 'nothing' (name one with as=NAME, or read 'input')");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2 as=a\npool max 2 2 as=b\nconcat in=a,b\n"),
+            "net.txt:4: layer CAT_3, field in: map 'b' [2,2,2] differs in width or height from the first, a [4,4,...]");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2\nslice 1 2\n"),
+            "net.txt:3: layer SLICE_2, field COUNT: channels [1, 3) are not within the output of CONV_1 [4,4,2]");
+  EXPECT_EQ(error_of("input 4 4 6\nshuffle 4\nconv 1 1 6 2\n"),
+            "net.txt:2: layer SHUFFLE_1, field G: expected a divisor of the channels of the network input [4,4,6], got 4");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2 as=a\nconv 1 1 2 3 in=input as=b\nadd in=a,b\n"),
+            "net.txt:4: layer ADD_3, field in: the two maps differ in shape: [4,4,2] and [4,4,3]");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2 as=a\nconv 1 1 2 2 as=a\n"),
+            "net.txt:3: field as: the name 'a' is already taken by an earlier layer");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2\npool avg 2 2 padend=1\n"),
+            "net.txt:3: layer POOL_2, field padend: end padding (a ceil-mode window) is for max pooling only: an average's divisor would differ");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2 as=a\nconv 1 1 2 2 in=input as=b\nconcat in=a,b\n"),
+            "net.txt: the network ends in CAT_3, a layout (concatenation, slice or shuffle) of maps: its output must be a computing layer's");
+  EXPECT_EQ(error_of("input 4 4 2\nact swish\n"),
+            "net.txt:2: field FUNC: unknown activation 'swish' (expected one of relu, relu6, sigmoid, hardsigmoid, hardswish, silu, tanh, leakyrelu)");
+  EXPECT_EQ(error_of("input 4 4 2\nadd in=input\n"), "net.txt:2: field in: 'add' reads two maps, in=A,B");
+  EXPECT_EQ(error_of("input 4 4 2\nconv 1 1 2 2\nadd in=input,input shifta=22\n"), "net.txt:3: field shifta: expected at most 21, got 22");
+}
+
+TEST(MapperParser, ActivationTablesRoundTheFloatFunctionAtTheScales) {
+  // sigmoid at e_in 4 (x / 16), e_out 7 (y * 128): t[x + 128] = round_half_even(sigmoid(x / 16) * 128), at most 127
+  const std::vector<std::int8_t> t = activation_table(default_activation("sigmoid"), 4, 7);
+  EXPECT_EQ(t[128], 64);        // sigmoid(0) = 0.5
+  EXPECT_EQ(t[128 + 16], 94);   // sigmoid(1) * 128 = 93.58
+  EXPECT_EQ(t[128 - 16], 34);   // sigmoid(-1) * 128 = 34.42
+  EXPECT_EQ(t[255], 127);       // sigmoid(127/16) * 128 = 127.96: saturated
+  EXPECT_EQ(t[0], 0);           // sigmoid(-8) * 128 = 0.04
+  // hardswish at e 4 in and out: x * relu6(x + 3) / 6; x = 1 (16): 16 * 4 / 6 = 10.67 -> 11; x = -1: -2 / 6 * 16 = -5.33 -> -5
+  const std::vector<std::int8_t> h = activation_table(default_activation("hardswish"), 4, 4);
+  EXPECT_EQ(h[128 + 16], 11);
+  EXPECT_EQ(h[128 - 16], -5);
+  EXPECT_EQ(h[128 - 64], 0);    // x = -4: 0
+  // half to even: leakyrelu 0.5 at e 0 -> 0: x = -3 gives -1.5 -> -2, x = -1 gives -0.5 -> -0
+  Activation leaky = default_activation("leakyrelu");
+  leaky.alpha = 0.5;
+  const std::vector<std::int8_t> l = activation_table(leaky, 0, 0);
+  EXPECT_EQ(l[128 - 3], -2);
+  EXPECT_EQ(l[128 - 1], 0);
+  EXPECT_EQ(l[128 + 5], 5);
 }

@@ -13,6 +13,7 @@
 #include "harness/commands/net_block_run.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
+#include "harness/stimulus/npy_file.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "test_networks.h"
@@ -253,4 +254,42 @@ TEST(RunNet, PublishedFiguresGoByTheNetworksLayersNotItsName) {
   EXPECT_EQ(figures->whole_model_us, 688);
   const std::string wider = "network octopus_mlp\ninput 784 1 1\nfc 784 512\nfc 512 256\nfc 256 17 act=none\n";
   EXPECT_FALSE(silicon_figures(mapper::parse_network(mapper::parse_layer_list(wider, "w.net"))).has_value());
+}
+
+TEST(RunNet, AGraphOfLayoutsAndElementwiseBlocksIsExactOnBothBackends) {
+  const std::string net = std::string(S2_SOURCE_DIR) + "/vectors/graph_cnn.net";
+  // every block in every strategy it has, on QPE-DRAM; then the whole network on its data, on the mini chip
+  RunNetRequest req;
+  req.net = net;
+  req.backend = "both";
+  req.json_out = ::testing::TempDir() + "graph_cnn.json";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+  nlohmann::json j;
+  std::ifstream(req.json_out) >> j;
+  int elementwise = 0;
+  for (const auto& op : j["operations"]) {
+    EXPECT_EQ(op["status"], "pass") << op["name"] << " " << op["strategy"];
+    const std::string name = op["name"];
+    elementwise += name.starts_with("LUT_") || name.starts_with("MUL_") || name.starts_with("ADD_") || name.starts_with("AFFINE_");
+  }
+  EXPECT_EQ(elementwise, 2 * 6);  // six element-wise blocks, each in nofuse_noreuse and fuse_noreuse
+  std::vector<std::int8_t> x(3 * 12 * 12);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::int8_t>((i * 37 + 11) % 256 - 128);
+  RunNetRequest whole;
+  whole.net = net;
+  whole.target = "s2";
+  whole.preset = "mini";
+  whole.backend = "both";
+  whole.whole = true;
+  whole.input_npy = ::testing::TempDir() + "graph_cnn_in.npy";
+  whole.output_npy = ::testing::TempDir() + "graph_cnn_out.npy";
+  whole.json_out = ::testing::TempDir() + "graph_cnn_whole.json";
+  write_npy(whole.input_npy, {3, 12, 12}, x);
+  std::ostringstream out2, err2;
+  ASSERT_EQ(run_net(whole, out2, err2), 0) << err2.str() << out2.str();
+  nlohmann::json w;
+  std::ifstream(whole.json_out) >> w;
+  EXPECT_EQ(w["output"]["equals_golden"], true) << out2.str();
+  EXPECT_EQ(w["output"]["backend"], "RTL");
 }

@@ -18,6 +18,10 @@ namespace s2 {
 
 namespace {
 
+// pooling and element-wise blocks run on the ARM: no MAC utilisation
+bool on_arm(mapper::BlockKind k) { return k == mapper::BlockKind::Pooling || k == mapper::BlockKind::Elementwise; }
+
+
 std::string bytes_cell(std::uint64_t aligned, std::uint64_t raw) {
   if (aligned == raw) return fmt::format("{}", aligned);
   return fmt::format("{} [{} ({:.2f}%)]", aligned, raw, aligned ? 100.0 * double(raw) / double(aligned) : 0.0);
@@ -44,7 +48,7 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
     const bool mm = b.kind == mapper::BlockKind::MatMul;
     t += fmt::format("{:<11} {:<14} {:<14} {:<11} {:<9} {:>7}  {:>5}  {:>5.2f}  {}\n", b.name, b.w.to_string(),
                      b.h.to_string(), mm ? "-" : b.c.to_string(), mm ? "-" : b.d.to_string(), b.pieces,
-                     b.kind == mapper::BlockKind::Pooling ? "ARM" : fmt::format("{:.2f}", b.mac_utilization),
+                     on_arm(b.kind) ? "ARM" : fmt::format("{:.2f}", b.mac_utilization),
                      b.sram_utilization_max, ops_of(n.blocks[i]));
   }
   t += "\npieces by shape (as thesis Table G.2)\n";
@@ -55,7 +59,7 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
   for (const mapper::BlockSplit& b : s.blocks) {
     pieces += b.pieces;
     worst_sram = std::max(worst_sram, b.sram_utilization_max);
-    if (b.kind != mapper::BlockKind::Pooling) min_mac = std::min(min_mac, b.mac_utilization);
+    if (!on_arm(b.kind)) min_mac = std::min(min_mac, b.mac_utilization);
     for (const mapper::PieceGroup& g : b.groups) {
       // checked here, not assumed from the splitter: the aligned piece (and a second filter buffer) fits
       const std::uint64_t need = mapper::piece_footprint_bytes(g.aligned, b.kind, s.rules);
@@ -71,7 +75,7 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
       t += fmt::format("{:<11} {:>6}  {:<30} {:<26} {:<22} {:<24} {:>5} {:>5.2f}\n", b.name, g.count, g.shape,
                        bytes_cell(in_a, in_r), w_a ? bytes_cell(w_a, w_r) : "-",
                        bytes_cell(g.aligned.result_bytes, g.raw.result_bytes),
-                       b.kind == mapper::BlockKind::Pooling ? "ARM" : fmt::format("{:.2f}", g.mac_utilization),
+                       on_arm(b.kind) ? "ARM" : fmt::format("{:.2f}", g.mac_utilization),
                        g.sram_utilization);
     }
   }
@@ -122,7 +126,7 @@ std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSpli
     o["block_operations"] = names;
     o["inputs"] = blk.inputs;
     o["pieces"] = b.pieces;
-    o["mac_utilization"] = b.kind == mapper::BlockKind::Pooling ? nlohmann::json(nullptr) : nlohmann::json(b.mac_utilization);
+    o["mac_utilization"] = on_arm(b.kind) ? nlohmann::json(nullptr) : nlohmann::json(b.mac_utilization);
     o["sram_utilization"] = b.sram_utilization_max;
     o["split"] = {{"w", b.w.sizes}, {"h", b.h.sizes}, {"c", b.c.sizes}, {"d", b.d.sizes}};
     o["aligned_bytes_moved"] = b.aligned_bytes_moved;

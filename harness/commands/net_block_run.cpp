@@ -378,9 +378,16 @@ ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper
       weights = std::uint64_t(core.Wf) * core.Hf * core.in.D * core.out.D;
       f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.in.D;
     }
-    const int pad_w = (core.in.W - input.W) / 2, pad_h = (core.in.H - input.H) / 2;  // a PADD before the core
+    const mapper::Operation* padd = mapper::find_op(b, mapper::PrimitiveKind::Padding);  // a PADD before the core
+    const int pad_w = padd ? padd->pad : 0, pad_h = pad_w;
     input_read = positions_read(input.W, pad_w, core.Wf, core.stride, core.out.W) *
                  positions_read(input.H, pad_h, core.Hf, core.stride, core.out.H) * std::uint64_t(input.D);
+  }
+  if (core.kind == mapper::PrimitiveKind::Elementwise) {  // its second map (or factors) and table or parameters
+    const mapper::ElementwiseSpec& e = *core.elementwise;
+    const bool two_maps = e.op == mapper::EltOp::Add || e.op == mapper::EltOp::Mul;
+    weights = (two_maps ? std::uint64_t(core.in.elements()) : e.op == mapper::EltOp::ChannelMul ? std::uint64_t(core.in.D) : 0) +
+              (e.op == mapper::EltOp::Table ? e.table.size() : e.op == mapper::EltOp::Affine ? 8 * e.scale.size() : 0);
   }
   // int8 maps and weights
   f.dram_read_bytes = weights + (where.input_in_storage ? 0 : input_read);

@@ -232,11 +232,24 @@ NetworkData golden_chain(const mapper::ParsedNetwork& n, const mapper::NetworkSp
                          std::vector<std::int8_t> input, std::uint64_t seed) {
   NetworkData d;
   std::map<std::string, std::vector<std::int8_t>> maps{{"input", std::move(input)}};
+  // a block's output or the input by name; a view's channels gathered from where they lie
+  auto map_named = [&](const std::string& name) {
+    const mapper::MapView* v = n.find_view(name);
+    if (!v) return maps.at(name);
+    const std::size_t plane = std::size_t(v->shape.W) * v->shape.H;
+    std::vector<std::int8_t> m(plane * v->channels.size());
+    for (std::size_t k = 0; k < v->channels.size(); ++k) {
+      const std::vector<std::int8_t>& from = maps.at(v->channels[k].map);
+      std::copy_n(from.begin() + static_cast<std::ptrdiff_t>(plane * std::size_t(v->channels[k].channel)), plane,
+                  m.begin() + static_cast<std::ptrdiff_t>(plane * k));
+    }
+    return m;
+  };
   for (std::size_t i = 0; i < n.blocks.size(); ++i) {
     const mapper::OperationBlock& b = n.blocks[i];
     BlockInputs bi;
-    bi.input = maps.at(b.inputs.at(0));
-    if (b.inputs.size() > 1) bi.shortcut = maps.at(b.inputs[1]);
+    bi.input = map_named(b.inputs.at(0));
+    if (b.inputs.size() > 1) bi.shortcut = map_named(b.inputs[1]);
     std::optional<mapper::BlockStreams> bs;
     std::string why;
     for (mapper::Strategy st : {mapper::Strategy::FuseNoreuse, mapper::Strategy::NofuseNoreuse, mapper::Strategy::FuseReuse})

@@ -22,10 +22,11 @@ using mapper::Shape3;
 namespace {
 
 // The block's unpadded [D][h0][w0] input from the image, into a [D][H][W] map with `pad` zeros on every side
-// (as PADD gives it).
+// and `pad_end` more after the last row and column (as PADD gives it).
 template <class T>
-std::vector<T> padded_input(const std::vector<std::uint8_t>& img, const BlockStreams& bs, const Shape3& padded, int pad) {
-  const int W = padded.W, H = padded.H, w0 = W - 2 * pad, h0 = H - 2 * pad;
+std::vector<T> padded_input(const std::vector<std::uint8_t>& img, const BlockStreams& bs, const Shape3& padded, int pad,
+                            int pad_end = 0) {
+  const int W = padded.W, H = padded.H, w0 = W - 2 * pad - pad_end, h0 = H - 2 * pad - pad_end;
   std::vector<T> in(std::size_t(W) * H * padded.D, 0);
   for (int d = 0; d < padded.D; ++d)
     for (int y = 0; y < h0; ++y)
@@ -38,6 +39,10 @@ std::vector<T> padded_input(const std::vector<std::uint8_t>& img, const BlockStr
 int padding_of(const OperationBlock& b) {
   const Operation* padd = mapper::find_op(b, PrimitiveKind::Padding);
   return padd ? padd->pad : 0;
+}
+int end_padding_of(const OperationBlock& b) {
+  const Operation* padd = mapper::find_op(b, PrimitiveKind::Padding);
+  return padd ? padd->pad_end : 0;
 }
 
 // the bias, added in 32 bits (wrapping as the ARM's ADD) before the ReLU and the shift
@@ -88,7 +93,7 @@ std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s
 std::vector<std::uint8_t> golden_pool(const OperationBlock& b, const BlockStreams& bs, const std::vector<std::uint8_t>& img) {
   const Operation& o = b.core_op();
   const int W = o.in.W, H = o.in.H;
-  const std::vector<int> in = padded_input<int>(img, bs, o.in, padding_of(b));
+  const std::vector<int> in = padded_input<int>(img, bs, o.in, padding_of(b), end_padding_of(b));
   std::vector<std::uint8_t> out(static_cast<std::size_t>(o.out.elements()));
   for (int d = 0; d < o.out.D; ++d)
     for (int y = 0; y < o.out.H; ++y)
@@ -103,6 +108,47 @@ std::vector<std::uint8_t> golden_pool(const OperationBlock& b, const BlockStream
         const int r = o.pool == PoolType::Max ? m : sum / (o.Wf * o.Hf);
         out[(std::size_t(d) * o.out.H + y) * o.out.W + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(r));
       }
+  return out;
+}
+
+// An element-wise block (docs/real_networks.md, "Element-wise operations"), from the image's maps and parameters,
+// as the specification states it (not as the ARM's loop does: model/pe/arm_ops.cpp is checked against this).
+std::vector<std::uint8_t> golden_elementwise(const OperationBlock& b, const BlockStreams& bs, const std::vector<std::uint8_t>& img) {
+  const Operation& o = b.core_op();
+  const mapper::ElementwiseSpec& e = *o.elementwise;
+  const std::size_t plane = std::size_t(o.out.W) * o.out.H, n = plane * std::size_t(o.out.D);
+  auto at = [&](std::uint64_t base, std::size_t j) { return std::int64_t(static_cast<std::int8_t>(img.at(static_cast<std::size_t>(base + j)))); };
+  auto i32 = [&](std::uint64_t addr) {
+    std::uint32_t u = 0;
+    for (int k = 3; k >= 0; --k) u = (u << 8) | img.at(static_cast<std::size_t>(addr + std::uint64_t(k)));
+    return std::int64_t(static_cast<std::int32_t>(u));
+  };
+  // >> of a possibly negative value rounds toward minus infinity: the floor division by 2^s
+  auto shifted = [](std::int64_t v, int s) { return s > 0 ? (v + (std::int64_t(1) << (s - 1))) >> s : v; };
+  std::vector<std::uint8_t> out(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t c = j / plane;
+    const std::int64_t x = at(bs.map.input, j);
+    std::int64_t y = 0;
+    switch (e.op) {
+      case mapper::EltOp::Table:
+        y = static_cast<std::int8_t>(img.at(static_cast<std::size_t>(bs.map.weights + (e.tables() > 1 ? 256 * c : 0) + std::size_t(x + 128))));
+        break;
+      case mapper::EltOp::Affine: {
+        // in 32 bits, wrapping, as the specification's int32 sum (the import keeps it from wrapping)
+        const std::int64_t v = static_cast<std::int32_t>(static_cast<std::uint32_t>(x * i32(bs.map.weights + 8 * c) + i32(bs.map.weights + 8 * c + 4)));
+        y = v >> e.shift;
+        break;
+      }
+      case mapper::EltOp::Add:
+        y = shifted(x * (std::int64_t(1) << e.shift_a) + at(bs.map.shortcut, j) * (std::int64_t(1) << e.shift_b), e.shift);
+        break;
+      case mapper::EltOp::Mul: y = shifted(x * at(bs.map.shortcut, j), e.shift); break;
+      case mapper::EltOp::ChannelMul: y = shifted(x * at(bs.map.shortcut, c), e.shift); break;
+    }
+    if (e.relu) y = std::max<std::int64_t>(0, y);
+    out[j] = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int64_t>(y, -128, 127)));
+  }
   return out;
 }
 
@@ -279,6 +325,22 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
   const std::vector<std::int8_t> in = given_or_drawn(&data.input, bs.map.input_bytes, "input");
   std::copy(in.begin(), in.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.input));
   if (b.kind == BlockKind::Pooling) return img;
+  if (b.kind == BlockKind::Elementwise) {
+    // the second map (or a channel multiply's factors), then the operation's table or parameters (its "weights")
+    const std::vector<std::int8_t> second = given_or_drawn(&data.shortcut, bs.map.shortcut_bytes, "second operand");
+    std::copy(second.begin(), second.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.shortcut));
+    const mapper::ElementwiseSpec& e = *core.elementwise;
+    if (e.op == mapper::EltOp::Table)
+      std::transform(e.table.begin(), e.table.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.weights),
+                     [](std::int8_t v) { return static_cast<std::uint8_t>(v); });
+    if (e.op == mapper::EltOp::Affine)
+      for (std::size_t c = 0; c < e.scale.size(); ++c)
+        for (int k = 0; k < 4; ++k) {
+          img[bs.map.weights + 8 * c + std::size_t(k)] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(e.scale[c]) >> (8 * k));
+          img[bs.map.weights + 8 * c + 4 + std::size_t(k)] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(e.offset[c]) >> (8 * k));
+        }
+    return img;
+  }
   // filters [C][D][Hf][Wf], packed in MAC-row groups (mapper/dram_layout.h)
   const Operation& conv = core;
   const int rows = cfg.mac_rows, D = conv.in.D, C = conv.out.D;
@@ -300,6 +362,7 @@ std::vector<std::uint8_t> golden_block_output(const OperationBlock& b, const Blo
                                               const HwConfig& cfg, const std::vector<std::uint8_t>& img) {
   if (b.kind == BlockKind::MatMul) return golden_mm(b, s, bs, cfg, img);
   if (b.kind == BlockKind::Pooling) return golden_pool(b, bs, img);
+  if (b.kind == BlockKind::Elementwise) return golden_elementwise(b, bs, img);
   return golden_conv_block(b, s, bs, cfg, img);
 }
 

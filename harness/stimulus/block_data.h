@@ -15,7 +15,8 @@
 namespace s2 {
 
 // A block's data from outside (run-net --input): its input map ([D][H][W] int8, unpadded; an MM block's
-// input vector) and the map a residual block adds ([C][H][W] int8). Empty: drawn from the seed.
+// input vector) and the map a residual block adds ([C][H][W] int8), or an element-wise block's second operand.
+// Empty: drawn from the seed.
 struct BlockInputs {
   std::vector<std::int8_t> input, shortcut;
 };

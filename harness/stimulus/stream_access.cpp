@@ -56,7 +56,8 @@ std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cf
     case CommandKind::Arm: {
       const ArmCommand& a = c.arm;
       if (a.kind == ArmOpKind::Pad) break;
-      if (a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8) {
+      if (a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8 ||
+          !snn_op_extents(a).empty()) {
         for (const Span& s : snn_arm_spans(a, pe)) v.push_back(s);  // every byte they span (bounds)
         break;
       }
@@ -107,7 +108,8 @@ std::vector<Span> snn_arm_spans(const ArmCommand& a, int pe) {
 }
 
 std::vector<Span> arm_spans(const ArmCommand& a, int pe) {
-  if (a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8) return snn_arm_spans(a, pe);
+  if (!snn_op_extents(a).empty() || a.kind == ArmOpKind::MacInt8 || a.kind == ArmOpKind::PermuteWords || a.kind == ArmOpKind::Copy8)
+    return snn_arm_spans(a, pe);
   const std::uint64_t sp = a.source_plane_stride();
   std::vector<Span> v{{sram_of(pe), a.src, a.src + a.planes * sp}};
   const bool in_place = a.kind == ArmOpKind::Pad || a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Relu8;

@@ -67,6 +67,13 @@ std::int32_t add32(std::int32_t a, std::int32_t b) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
 
+// An element-wise result to int8: max(0, v) with a ReLU, then saturated.
+std::uint8_t saturate8(std::int32_t v, bool relu) {
+  return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(relu ? std::max(0, v) : v, -128, 127)));
+}
+// The rounding term of a right shift by s: half a step (rounds half up), none without a shift.
+std::int32_t rounding(int s) { return s > 0 ? std::int32_t(1) << (s - 1) : 0; }
+
 // MacInt8's operand value (row, k).
 std::int8_t mac_operand(const ArmCommand& c, const std::uint8_t* sram, std::size_t row, std::size_t k) {
   return static_cast<std::int8_t>(sram[c.src + row * c.src_row_stride + k * c.a_col_stride]);
@@ -118,9 +125,20 @@ std::vector<SramExtent> snn_op_extents(const ArmCommand& c) {
       if (c.planes == 0) return {{c.table, c.table + 2ull * c.width}};  // the table is read all the same
       return {{c.src, c.src + (c.planes - 1ull) * sp + 4ull * c.width}, {c.table, c.table + 2ull * c.width}};
     case ArmOpKind::Copy8:
+    case ArmOpKind::AddScaled8:
+    case ArmOpKind::Mul8:
       if (c.planes == 0 || c.height == 0 || c.width == 0) return {};
       return {{c.src, c.src + (c.planes - 1ull) * sp + (c.height - 1ull) * c.src_row_stride + c.width},
               {c.dst, c.dst + (c.planes - 1ull) * dp + (c.height - 1ull) * c.dst_row_stride + c.width}};
+    case ArmOpKind::Table8:
+    case ArmOpKind::Affine8:
+    case ArmOpKind::ChannelMul8: {
+      if (c.planes == 0 || c.height == 0 || c.width == 0) return {};
+      const u64 params = c.kind == ArmOpKind::Table8    ? (c.planes - 1ull) * c.table_plane_step + 256
+                         : c.kind == ArmOpKind::Affine8 ? 8ull * c.planes
+                                                        : u64(c.planes);
+      return {{c.src, c.src + (c.planes - 1ull) * sp + (c.height - 1ull) * c.src_row_stride + c.width}, {c.table, c.table + params}};
+    }
     default:
       return {};
   }
@@ -164,6 +182,12 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
       break;
     }
     case ArmOpKind::Copy8: b = {px, px}; break;
+    // a value read and written each; a table byte per value, a plane's parameters once (kept in registers)
+    case ArmOpKind::Table8: b = {2 * px, px}; break;
+    case ArmOpKind::Affine8: b = {px + 8ull * c.planes, px}; break;
+    case ArmOpKind::AddScaled8:
+    case ArmOpKind::Mul8: b = {2 * px, px}; break;
+    case ArmOpKind::ChannelMul8: b = {px + c.planes, px}; break;
   }
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     b.read += 4 * u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
@@ -205,6 +229,11 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
     case ArmOpKind::Copy8:
       clocks = k.copy_per_word * double(std::uint64_t(c.planes) * c.height * ((c.width + 3) / 4));
       break;
+    case ArmOpKind::Table8: clocks = k.table_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::Affine8: clocks = k.affine_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::AddScaled8: clocks = k.add_scaled_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::Mul8: clocks = k.mul_per_pixel * double(pixels(c)); break;
+    case ArmOpKind::ChannelMul8: clocks = k.channel_mul_per_pixel * double(pixels(c)); break;
   }
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     clocks += k.bias_add_per_pixel * double(pixels(c));
@@ -343,6 +372,42 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
           }
         }
       }
+      return;
+    }
+    case ArmOpKind::Table8:
+      need_extents(c, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& p = sram[c.src + d * sp + y * c.src_row_stride + x];
+        p = sram[c.table + d * c.table_plane_step + std::size_t(static_cast<std::int8_t>(p) + 128)];
+      });
+      return;
+    case ArmOpKind::Affine8:
+      need_extents(c, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& p = sram[c.src + d * sp + y * c.src_row_stride + x];
+        const std::int32_t m = load32(sram + c.table + 8 * d), o = load32(sram + c.table + 8 * d + 4);
+        const std::int32_t v = add32(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::int8_t>(p)) * static_cast<std::uint32_t>(m)), o);
+        p = saturate8(v >> c.shift, c.relu);
+      });
+      return;
+    case ArmOpKind::ChannelMul8:
+      need_extents(c, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& p = sram[c.src + d * sp + y * c.src_row_stride + x];
+        const std::int32_t v = static_cast<std::int8_t>(p) * static_cast<std::int8_t>(sram[c.table + d]);
+        p = saturate8((v + rounding(c.shift)) >> c.shift, false);
+      });
+      return;
+    case ArmOpKind::AddScaled8:
+    case ArmOpKind::Mul8: {
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_extents(c, size);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::uint8_t& q = sram[c.dst + d * dp + y * c.dst_row_stride + x];
+        const std::int32_t a = static_cast<std::int8_t>(q), b = static_cast<std::int8_t>(sram[c.src + d * sp + y * c.src_row_stride + x]);
+        const std::int32_t v = c.kind == ArmOpKind::Mul8 ? a * b : a * (1 << c.shift_a) + b * (1 << c.shift_b);
+        q = saturate8((v + rounding(c.shift)) >> c.shift, c.relu);
+      });
       return;
     }
     case ArmOpKind::Copy8: {

@@ -19,8 +19,9 @@ namespace s2 {
 // and every word moved.
 std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& clocks, const std::uint8_t* sram = nullptr,
                             std::size_t sram_bytes = 0);
-// The SRAM byte ranges [lo, hi) an SNN operation (MacInt8, PermuteWords, Copy8) reads or writes, each bounded:
-// its operand, weights or table, and destination (none for an empty operation, or another kind). arm_apply
+// The SRAM byte ranges [lo, hi) an SNN operation (MacInt8, PermuteWords, Copy8) or a network's element-wise
+// operation (Table8, Affine8, AddScaled8, Mul8, ChannelMul8) reads or writes, each bounded: its operand,
+// weights, table or parameters, and destination (none for an empty operation, or another kind). arm_apply
 // checks them against the SRAM; the chip streams' race check takes them as the operation's accesses.
 struct SramExtent {
   std::uint64_t lo = 0, hi = 0;
