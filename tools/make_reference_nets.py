@@ -15,6 +15,22 @@ quantization error, and for the hot input how many values each clamp changes; it
 (onnx.checker), re-reads every .npy, evaluates the ONNX graphs on both inputs with a small NumPy/PyTorch
 interpreter of the operators they use (and with onnxruntime if present), and stops if the hot inputs leave
 a clamp that must saturate unsaturated (check_saturation).
+
+Then the graph networks (GRAPH_NETWORKS: fire_cnn, dense_cnn, shuffle_cnn, se_cnn), one for each form of
+docs/real_networks.md, "Graphs, layouts and element-wise operations": concatenation, slice and shuffle,
+tables (SiLU, Sigmoid, Hardswish, Hardsigmoid), Affine (a BatchNorm no convolution absorbs, its ReLU folded),
+Add, Mul and channel multiply, an identity residual unit whose input is a named map, ceil-mode max pooling.
+Each is a list of nodes naming the maps they read; the float model is written as torchvision (and timm)
+write these blocks (x.chunk, torch.cat, channel_shuffle's view/transpose/view, nn.SiLU, ...), exported
+the same way, its folded weights and its BatchNormalization parameters read back from the file; exponents
+are calibrated per group of maps that share planes (a concatenation and its inputs), the integer reference
+follows the docs integer by integer, the QDQ file is built by hand, and the layer list uses the graph syntax
+(`in=`, `as=`, concat, slice, shuffle, act, affine, add, mul, `residual end ... in=X`, `pool ... padend=E`).
+Their checks: the float ONNX file evaluated against the torch model, the QDQ file evaluated with each
+QuantizeLinear rounding as the integer network does there (QUAN floors, tables round half to even, Add and
+Mul round half up, average pooling truncates) equal to the reference map by map (an Affine's and a
+Hardswish's map may be one step away from the float graph's: counted and printed), and the correlation of
+the float model's output with the dequantized reference.
 """
 
 import json
@@ -2363,6 +2379,36 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 | `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end`: what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
 | `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w, e_y, shift and largest accumulator, in order |
 
+The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) have the same files but
+`NAME_qlinear.onnx`, with these differences:
+
+- `NAME.onnx`: as `torch.onnx.export` (PyTorch 1.13, opset 13, constant folding) writes the blocks: `torch.cat` a
+  `Concat`; `x.chunk(2, dim=1)` a `Slice` whose ends come from `Shape`, `Gather`, `Add`, `Div`, `Mul` (fire and
+  dense have none) or, after a `channel_shuffle` (whose `view(b, -1, h, w)` leaves the channel count unknown to
+  the exporter), a `SplitToSequence` with `SequenceAt` (its split computed by `ConstantOfShape`, `Equal`,
+  `Where`, `Expand`, `Sub`), and the second `channel_shuffle`'s shapes computed by `Shape`, `Gather`, `Div`,
+  `Cast`, `Unsqueeze`, `Concat`; `nn.SiLU` is `Sigmoid` and `Mul`, `nn.Hardswish` `HardSigmoid` (alpha 1/6 as
+  float32, beta 0.5) and `Mul`, `nn.Hardsigmoid` `HardSigmoid`; `nn.AdaptiveAvgPool2d(1)` a
+  `GlobalAveragePool`, `x.mean((2, 3), keepdim=True)` and `x.mean([2, 3])` a `ReduceMean` (keepdims 1 and 0);
+  `MaxPool2d(3, 2, ceil_mode=True)` a `MaxPool` with `ceil_mode = 1`; a BatchNorm after a convolution is
+  folded, one after a concatenation or a pooling stays a `BatchNormalization`.
+- `NAME_qdq.onnx`: a QuantizeLinear/DequantizeLinear pair after every node that makes a map (a Flatten
+  excepted), at the map's scale: convolutions and Gemm as above; `Concat`; a slice as `Split` (static sizes);
+  a shuffle as `Reshape` [1, g, C/g, H, W], `Transpose` [0, 2, 1, 3, 4], `Reshape` [1, C, H, W]; a table as its
+  activation between the pairs (SiLU as `Sigmoid` and `Mul` by the map, Hardswish as `HardSigmoid` and `Mul`);
+  an Affine as the exported file's float `BatchNormalization` and its `Relu`; Add and Mul as `Add`/`Mul` (and
+  `Relu`); the residual unit as `Add`; pooling as `MaxPool` (`ceil_mode`), `AveragePool`, `GlobalAveragePool`
+  or `ReduceMean`.
+- `NAME.net`: the layer list with the graph syntax (below); every line has `as=NAME` (the node's name, as in
+  the JSON) and `in=A,B` where it does not read the line before it.
+- `NAME_quant.json`: every map's e, shape, QDQ tensor, its calibrated max |a| and, for a map that shares its
+  exponent with others, which maps it came from (`exponent_from`); every node in order with its `inputs`, its
+  `net_line` in `NAME.net`, and its integers: conv/fc as above; `table` with `function`, e_x, e_y (`alpha`,
+  `beta`) and the 256 entries `t[x + 128]`; `affine` with `m`, `o`, `S`, `relu`, the ONNX node and its
+  float32 epsilon; `add` with `shift`, `shift_a`, `shift_b`, `relu`; `mul` / `channel_mul` with `shift`;
+  `slice` first/count, `shuffle` groups, `concat`, a pooling's `pad_end` and `ceil_mode`, `residual_end`
+  with its `unit_input`.
+
 ## How they were made
 
 - Weights: normal, standard deviation sqrt(2 / fan_in) before a ReLU and sqrt(1 / fan_in) otherwise (a
@@ -2414,6 +2460,37 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 - With ONNX's rounding (half to even) instead of the hardware's floor, each layer's int8 result can be one
   step higher than the hardware's for the same input; through the layers the differences spread both ways
   and grow: the last line under each table gives how far a runtime's int8 output is from the reference.
+
+### The graph networks
+
+- Written as torchvision writes the blocks (SqueezeNet's fire module, DenseNet's dense layer and transition,
+  ShuffleNet v2's units and `channel_shuffle`, EfficientNet's MBConv with its squeeze-and-excitation), the
+  MobileNetV3-like squeeze-and-excitation as timm writes it (`x.mean((2, 3), keepdim=True)`, Hardsigmoid);
+  biases as torchvision has them (none before a BatchNorm; DenseNet none at all), BatchNorm statistics, weights
+  and inputs drawn as above (weights: sqrt(2 / fan_in) before a ReLU or an activation table, else
+  sqrt(1 / fan_in); se_cnn's second 3x3 convolution sqrt(6 / fan_in), so that the Add's operands differ in
+  exponent).
+- Exponents (docs/real_networks.md, "Post-training quantization" and "Graphs"): the maps joined by a
+  concatenation (its inputs, itself, and its slices, shuffles and poolings, transitively: shuffle_cnn's two
+  units are one group, dense_cnn's stem, both new-feature maps and both concatenations another) share the
+  exponent of the largest |value| over the calibrated maps among them; a slice, shuffle, pooling and flattening
+  keep their input's; the identity residual unit's last convolution and sum take its input's; every other map
+  (convolution, FC, table, Affine, Add, Mul, after a folded ReLU) is calibrated on its float values.
+- Integers: a table is `t[x + 128] = clamp(round_half_even(f(x * 2^-e_x) * 2^e_y))`, f computed in double
+  operation by operation as `mapper/activations.cpp` does (Hardsigmoid with alpha = float32(1/6), what the ONNX
+  attribute holds; the script checks that exact 1/6 gives the same table); an Affine's `m_c`, `o_c`, `S` from
+  the exported file's float32 gamma, beta, mean, var and epsilon in double, `y = (x * m_c + o_c) >> S`, then the
+  ReLU; Add `((a << shift_a) + (b << shift_b) + r) >> shift`, Mul `(a * b + r) >> shift` (b per channel for
+  squeeze-and-excitation), `r = 2^(shift-1)` if shift > 0; concatenation, slice and shuffle gather channels
+  (shuffle: output channel `j * g + i` is input channel `i * (C/g) + j`); the residual unit's MAT_ELE saturates;
+  a ceil-mode max pooling pads `pad_end` zeros after the last row and column (its input is after a ReLU); every
+  average pooling truncates toward zero (dense_cnn's 2x2 pooling and se_cnn's squeeze-and-excitation poolings
+  average maps with negative values).
+- Hardswish: torch exports it as `HardSigmoid(alpha = float32(1/6)) * x`; the table (docs: the import takes
+  that pattern as the table `hardswish`, `x * clamp(x / 6 + 1/2, 0, 1)` in double) and that float graph round
+  differently where the exact value is a tie: se_cnn's table (e_x = e_y = 2) at x = -6 and 6 (-1.5 and 1.5:
+  the table gives -2 and 4, half to even; the float32 alpha gives -1 and 5); `se_cnn_quant.json` names them.
+- These networks have biases and are not held to the hot inputs' saturation check.
 
 ## The networks
 
@@ -2477,6 +2554,8 @@ def main():
                     "same integer network:\n\n```\n%s\n```\n\n%s.\n\nHot reference output (int8): `%s`.\n" % (
                         s["name"], HOT_GAIN, s["name"], s["hot_seed"], "\n".join(s["hot_rows"]),
                         s["hot_line"][0].upper() + s["hot_line"][1:], s["ref_hot"]))
+        if "extra" in s:
+            text.append("%s\n\n`%s.net`:\n\n```\n%s```\n" % (s["extra"], s["name"], s["net_text"]))
         text.append("Files: %s.\n" % s["files"])
         for w in s["warnings"]:
             text.append("Warning: %s.\n" % w)
