@@ -17,6 +17,7 @@ Activation default_activation(const std::string& function) {
   Activation a{function, 0, 0};
   if (function == "leakyrelu") a.alpha = 0.01;
   else if (function == "hardsigmoid") a = {function, 0.2, 0.5};
+  else if (function == "hardswish") a = {function, 1.0 / 6, 0.5};
   else if (std::find(activation_names().begin(), activation_names().end(), function) == activation_names().end()) {
     std::string known;
     for (const std::string& n : activation_names()) known += (known.empty() ? "" : ", ") + n;
@@ -31,7 +32,9 @@ double activation_value(const Activation& a, double x) {
   if (f == "relu6") return std::clamp(x, 0.0, 6.0);
   if (f == "sigmoid") return 1 / (1 + std::exp(-x));
   if (f == "hardsigmoid") return std::clamp(a.alpha * x + a.beta, 0.0, 1.0);
-  if (f == "hardswish") return x * std::clamp(x / 6 + 0.5, 0.0, 1.0);  // ONNX HardSwish: x * HardSigmoid(1/6, 1/2)
+  // x * HardSigmoid(alpha, beta): ONNX's HardSwish has alpha 1/6 and beta 1/2; PyTorch's nn.Hardswish exported at
+  // opset 13 is a HardSigmoid with alpha float32(1/6) times x, which the import takes with that alpha as it is
+  if (f == "hardswish") return x * std::clamp(a.alpha * x + a.beta, 0.0, 1.0);
   if (f == "silu") return x / (1 + std::exp(-x));
   if (f == "tanh") return std::tanh(x);
   if (f == "leakyrelu") return x >= 0 ? x : a.alpha * x;
@@ -51,6 +54,8 @@ std::vector<std::int8_t> activation_table(const Activation& a, int e_in, int e_o
 std::string to_string(const Activation& a) {
   if (a.function == "leakyrelu") return fmt::format("leakyrelu(alpha={:g})", a.alpha);
   if (a.function == "hardsigmoid") return fmt::format("hardsigmoid(alpha={:g}, beta={:g})", a.alpha, a.beta);
+  if (a.function == "hardswish" && !(a == default_activation("hardswish")))
+    return fmt::format("hardswish(alpha={:.17g}, beta={:g})", a.alpha, a.beta);
   return a.function;
 }
 

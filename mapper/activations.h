@@ -12,7 +12,8 @@ namespace s2::mapper {
 
 // A float activation: `function` one of activation_names(); `alpha` and `beta` its parameters where it has
 // them (LeakyRelu's slope alpha; HardSigmoid's max(0, min(1, alpha * x + beta)), ONNX's defaults 0.2 and 0.5,
-// PyTorch's 1/6 and 1/2).
+// PyTorch's 1/6 and 1/2; HardSwish's x * HardSigmoid(alpha, beta), 1/6 and 1/2 unless an exported graph's
+// float32 alpha says otherwise).
 struct Activation {
   std::string function;
   double alpha = 0, beta = 0;

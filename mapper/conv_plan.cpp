@@ -129,7 +129,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.shift = quant_shift(b, K);
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
   // its own task would put it
-  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0, bias_bytes = 0;
+  std::uint32_t a_base = 0, a_bytes = 0, o_bytes = 0, sc_bytes = 0, bias_bytes = 0, shift_bytes = 0;
   for (int iw = 0; iw < s.w.count(); ++iw)
     for (int ih = 0; ih < s.h.count(); ++ih)
       for (int ic = 0; ic < s.c.count(); ++ic) {
@@ -140,6 +140,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
         o_bytes = std::max(o_bytes, l.o_bytes);
         sc_bytes = std::max(sc_bytes, static_cast<std::uint32_t>(cp.task.C * cp.out_w * cp.out_h));
         bias_bytes = std::max(bias_bytes, bias_slice_bytes(*p.conv, cp.task.C));
+        shift_bytes = std::max(shift_bytes, shift_slice_bytes(b, cp.task.C));
         p.a_group_stride = l.a_group_stride;
       }
   p.a_base = a_base;
@@ -148,7 +149,8 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.sc_base = s.d.count() > 1 ? static_cast<std::uint32_t>(align_up(std::uint64_t(p.o2_base) + o_bytes, 16)) : p.o2_base;
   const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
   p.bias_base = static_cast<std::uint32_t>(align_up(residual ? std::uint64_t(p.sc_base) + sc_bytes : p.sc_base, 16));
-  const std::uint32_t end = p.bias_base + bias_bytes;
+  p.shift_base = p.bias_base + bias_bytes;  // (both 16-byte multiples)
+  const std::uint32_t end = p.shift_base + shift_bytes;
   p.layout_end = end;
   if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
@@ -162,6 +164,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.dram_group_stride = filter_group_bytes(*p.conv, cfg.mac_rows);
   dram.place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
   if (p.conv->bias) dram.place(m.bias, m.bias_bytes, 4 * std::uint64_t(p.C));
+  if (per_channel_shifts(b)) dram.place(m.shifts, m.shift_bytes, std::uint64_t(p.C));
   if (nofuse) dram.place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
   dram.place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
   if (residual) dram.place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
@@ -324,6 +327,13 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.shift = p.shift;
           a.saturate_high = o->saturate_high;
           with_bias(a, o->name, run);
+          if (o->shifts) {  // a shift per filter: the DMA loads the piece's slice of them, as the bias's
+            a.per_channel_shift = true;
+            a.shift_addr = p.shift_base;
+            (v.rows_are_filters ? a.bias_row_step : a.bias_plane_step) = 1;
+            const int filters = static_cast<int>(v.rows_are_filters ? v.rows : v.planes);
+            if (run) out.push_back(dma_command(CommandKind::DmaLoad, o->name, shift_slice(p.map, cp.c0, filters, p.shift_base)));
+          }
           if (run) out.push_back(arm_command(o->name, a));
         }
         int8 = true;

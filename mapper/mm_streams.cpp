@@ -53,6 +53,12 @@ void mm_quantize(std::vector<StreamCommand>& out, const MmPlan& p, std::uint32_t
   q.shift = p.shift;
   q.saturate_high = p.saturate_high;
   if (!p.relu) mm_bias(out, p.quan, q, p, col0, width);
+  if (per_channel_shifts(*p.b)) {  // a shift per column: the DMA loads the part's slice of them
+    out.push_back(dma_command(CommandKind::DmaLoad, p.quan, shift_slice(p.map, col0, width, p.shift_base)));
+    q.per_channel_shift = true;
+    q.shift_addr = p.shift_base;
+    q.bias_col_step = 1;
+  }
   out.push_back(arm_command(p.quan, q));
 }
 
@@ -104,6 +110,7 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   });
   dram.place(m.weights, m.weight_bytes, wbytes);
   if (b.core_op().bias) dram.place(m.bias, m.bias_bytes, 4 * static_cast<std::uint64_t>(p.W_B));
+  if (per_channel_shifts(b)) dram.place(m.shifts, m.shift_bytes, static_cast<std::uint64_t>(p.W_B));
   if (nofuse) {
     dram.place(m.raw, m.raw_bytes, std::uint64_t(s.h.count()) * p.W_B * 4);
     dram.place(m.sums, m.sums_bytes, std::uint64_t(p.W_B) * 4);
@@ -115,7 +122,8 @@ MmPlan mm_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg
   p.o_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.a_base) + a_bytes, 16));
   p.acc_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.o_base) + o_bytes, 16));
   p.bias_base = static_cast<std::uint32_t>(align_up(std::uint64_t(p.acc_base) + o_bytes, 16));
-  const std::uint64_t end = std::uint64_t(p.bias_base) + bias_slice_bytes(b.core_op(), s.w.largest());
+  p.shift_base = p.bias_base + bias_slice_bytes(b.core_op(), s.w.largest());
+  const std::uint64_t end = std::uint64_t(p.shift_base) + shift_slice_bytes(b, s.w.largest());
   if (end > static_cast<std::uint64_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": a weight piece, its input, two result areas and the bias need " +
                                 std::to_string(end) + " bytes, more than the SRAM's " +

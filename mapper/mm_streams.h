@@ -21,6 +21,7 @@ struct MmPlan {
   std::vector<std::uint64_t> piece_offset;  // packed weight pieces, by (iw, ih) = iw * H parts + ih
   std::uint32_t a_base = 0, b_base = 0, o_base = 0, acc_base = 0;
   std::uint32_t bias_base = 0;  // a biased layer: a column part's slice of the bias (int32 per column)
+  std::uint32_t shift_base = 0;  // per-column QUAN shifts: a column part's slice of them (uint8 per column)
   BlockDramMap map;
   std::string core, fce, acti, quan;
   bool relu = true;

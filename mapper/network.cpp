@@ -106,7 +106,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.Hf = field(2, "Hf", 1, kMaxSide);
       l.D = field(3, "D", 1, kMaxChannels);
       l.C = field(4, "C", 1, kMaxChannels);
-      allowed = {"stride", "pad", "act", "shift", "bias", "workers"};
+      allowed = {"stride", "pad", "act", "shift", "shifts", "bias", "workers"};
     } else if (kw == "pool") {
       need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N] [workers=N]");
       l.kind = LayerKind::Pool;
@@ -122,7 +122,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       l.kind = LayerKind::Fc;
       l.D = field(1, "IN", 1, static_cast<int>(kMaxMapValues));
       l.C = field(2, "OUT", 1, kMaxChannels);
-      allowed = {"act", "shift", "bias", "workers"};
+      allowed = {"act", "shift", "shifts", "bias", "workers"};
     } else if (kw == "concat") {
       need(1, "concat in=A,B[,...] [as=NAME]");
       l.kind = LayerKind::Concat;
@@ -153,7 +153,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       if (pos.size() != 2 || (pos[1] != "begin" && pos[1] != "end"))
         fail(source, line, "'residual' expects: residual begin | residual end shortcut=identity|projection [stride=S] [act=relu|none] [shift=N] [bias=seed|none]");
       l.kind = pos[1] == "begin" ? LayerKind::ResidualBegin : LayerKind::ResidualEnd;
-      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift", "bias"};
+      if (l.kind == LayerKind::ResidualEnd) allowed = {"shortcut", "stride", "act", "shift", "shifts", "bias"};
     } else {
       fail(source, line, "unknown keyword '" + kw +
                              "' (expected network, input, conv, pool, fc, residual, concat, slice, shuffle, act, affine, add or mul)");
@@ -207,6 +207,15 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         (k == "alpha" ? act.alpha : act.beta) = real(k, v);
         continue;
       }
+      if (k == "shifts") {  // QUAN's shift per output channel, comma-separated
+        auto s = std::make_shared<std::vector<std::uint8_t>>();
+        std::stringstream list(v);
+        for (std::string n; std::getline(list, n, ',');)
+          s->push_back(static_cast<std::uint8_t>(to_int(source, line, "shifts", n, 0, 31)));
+        if (s->empty()) fail(source, line, "field shifts: expected one shift per output channel, e.g. shifts=7,8,7,9");
+        l.shifts = std::move(s);
+        continue;
+      }
       if (k == "padend") {
         l.pad_end = to_int(source, line, "padend", v, 0, kMaxSide);
         continue;
@@ -246,7 +255,7 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
     }
     if (l.kind == LayerKind::Elementwise) {
       elt.op = kw == "act" ? EltOp::Table : kw == "affine" ? EltOp::Affine : kw == "add" ? EltOp::Add : EltOp::Mul;
-      elt.relu = l.relu;
+      elt.relu = (kw == "affine" || kw == "add") && l.relu;  // (a table is its own function; mul has no act=)
       elt.shift = l.shift >= 0 ? l.shift : (kw == "affine" ? 8 : 0);
       if (kw == "act") {
         elt.table = activation_table(act, ein, eout);
@@ -269,6 +278,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
       fail(source, line, "field stride: an identity shortcut has no stride");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.bias_drawn)
       fail(source, line, "field bias: an identity shortcut has no convolution to bias (bias= is for a projection)");
+    if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.shifts)
+      fail(source, line, "field shifts: an identity shortcut has no quantization (shifts= is for a projection)");
     if (l.kind == LayerKind::ResidualEnd && l.shortcut == Shortcut::Identity && l.shift >= 0)
       fail(source, line, "field shift: an identity shortcut has no quantization (shift= is for a projection)");
     if (!have_input) fail(source, line, "the 'input W H D' line must come before the first layer");

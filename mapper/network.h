@@ -77,6 +77,9 @@ struct LayerSpec {
   // conv, fc and a projection's residual end: QUAN's right shift (`shift=N`); -1: the distributor's rule
   // for test data (mapper/README.md, "Distributor")
   int shift = -1;
+  // conv, fc and a projection's residual end: QUAN's right shift per output channel (a layer whose weights are
+  // quantized per channel: docs/real_networks.md), each 0..31; null: `shift` for every channel
+  std::shared_ptr<const std::vector<std::uint8_t>> shifts;
   // conv, pool, fc: the PEs that work on the layer (`workers=N`; 0: every PE the target has), as the
   // OctopuScheduler paper gives its MLP's layers 8, 4 and 1 workers
   int workers = 0;

@@ -187,6 +187,16 @@ struct Chain {
                                 std::to_string(l.bias->size()));
     return l.bias;
   }
+  // a layer's per-channel shifts, if it has them: one per output channel, each 0..31
+  std::shared_ptr<const std::vector<std::uint8_t>> shifts_of(const LayerSpec& l, const std::string& name, int outputs) const {
+    if (!l.shifts) return nullptr;
+    if (static_cast<std::int64_t>(l.shifts->size()) != outputs)
+      fail(l, name, "shifts", "expected " + std::to_string(outputs) + " values (one per output channel), got " +
+                                  std::to_string(l.shifts->size()));
+    for (std::uint8_t s : *l.shifts)
+      if (s > 31) fail(l, name, "shifts", "expected shifts of 0 to 31, got " + std::to_string(s));
+    return l.shifts;
+  }
   // a feature map the model can hold (network.h, kMaxMapValues)
   void bounded(const LayerSpec& l, const std::string& name, const Shape3& s) const {
     if (s.elements() > kMaxMapValues)
@@ -200,6 +210,7 @@ struct Chain {
     if (l.relu) b.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));
     Operation q = op("QUAN", n, PrimitiveKind::Quantization, o, o);
     q.shift = l.shift;
+    q.shifts = shifts_of(l, name, static_cast<int>(o.elements() / (b.kind == BlockKind::MatMul ? 1 : std::max(1, o.W * o.H))));
     q.saturate_high = l.clamp_high;
     b.ops.push_back(q);
     out.blocks.push_back(std::move(b));
@@ -329,6 +340,7 @@ struct Chain {
       sc.ops.push_back(c);
       Operation q = op("QUAN_SC", n, PrimitiveKind::Quantization, o, o);
       q.shift = l.shift;
+      q.shifts = shifts_of(l, name, o.D);
       sc.ops.push_back(q);
       sc.ops.push_back(op("MAT_ELE", n, PrimitiveKind::ElementwiseAdd, o, o));
       if (l.relu) sc.ops.push_back(op("ACTI", n, PrimitiveKind::ReLU, o, o));

@@ -33,6 +33,8 @@ struct Operation {
   int Wf = 1, Hf = 1, stride = 1, pad = 0;
   PoolType pool = PoolType::Max;
   int shift = -1;  // quantization: the right shift its layer gives (LayerSpec::shift); -1: the distributor's rule
+  // quantization: one right shift per output channel (LayerSpec::shifts), null: `shift` for all
+  std::shared_ptr<const std::vector<std::uint8_t>> shifts;
   int saturate_high = 127;  // quantization: its largest int8 result (LayerSpec::clamp_high: ReLU6's quantized 6)
   // convolution, matrix multiplication: the layer's trained weights (LayerSpec::weights), null: drawn
   std::shared_ptr<const std::vector<std::int8_t>> weights;

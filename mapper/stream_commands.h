@@ -28,6 +28,13 @@ DmaTransfer bias_slice(const BlockDramMap& m, int first, int count, std::uint32_
 // The SRAM bytes a piece's bias slice of `count` values takes (0 for an unbiased layer), 16-byte aligned.
 std::uint32_t bias_slice_bytes(const Operation& core, int count);
 
+// The same for a layer's per-channel QUAN shifts (uint8 each; the block's QUAN operation has them), and their
+// bytes in SRAM (0 without them).
+DmaTransfer shift_slice(const BlockDramMap& m, int first, int count, std::uint32_t sram_addr);
+std::uint32_t shift_slice_bytes(const OperationBlock& b, int count);
+// Whether the block's QUAN takes a shift per output channel.
+bool per_channel_shifts(const OperationBlock& b);
+
 // A block's stream with no commands yet, one command list per PE of the system.
 TaskStream new_stream(const std::string& name, const BlockDramMap& m, const Workers& w);
 

@@ -92,6 +92,11 @@ struct ArmCommand {
   // a convolution's planes are its filters (or, one task per output row, its rows are), an FC's columns are.
   bool add_bias = false;
   std::uint32_t bias_addr = 0;
+  // Quantize: a right shift per output channel (a layer quantized with per-channel weight scales), the uint8 at
+  // shift_addr + (d * bias_plane_step + y * bias_row_step + x * bias_col_step) instead of `shift`: the DMA loads
+  // the piece's slice of them as it does the bias's, and the steps index both
+  bool per_channel_shift = false;
+  std::uint32_t shift_addr = 0;
   std::uint32_t bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
   // Quantize: the largest int8 result (127; lower for a clamp such as ReLU6's at the quantized 6)
   int saturate_high = 127;

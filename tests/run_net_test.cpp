@@ -14,8 +14,10 @@
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
 #include "harness/stimulus/npy_file.h"
+#include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
+#include "mapper/splitter.h"
 #include "test_networks.h"
 
 using namespace s2;
@@ -292,4 +294,70 @@ TEST(RunNet, AGraphOfLayoutsAndElementwiseBlocksIsExactOnBothBackends) {
   std::ifstream(whole.json_out) >> w;
   EXPECT_EQ(w["output"]["equals_golden"], true) << out2.str();
   EXPECT_EQ(w["output"]["backend"], "RTL");
+}
+
+TEST(RunNet, TheGraphReferenceNetsLayerListsRunExactOnBothBackends) {
+  // vectors/nets/'s graph networks as layer lists (their structure, test data drawn): every block in every strategy
+  for (const char* name : {"fire_cnn", "dense_cnn", "shuffle_cnn", "se_cnn"}) {
+    RunNetRequest req;
+    req.net = std::string(S2_SOURCE_DIR) + "/vectors/nets/" + name + ".net";
+    req.backend = "both";
+    req.json_out = ::testing::TempDir() + name + "_blocks.json";
+    std::ostringstream out, err;
+    ASSERT_EQ(run_net(req, out, err), 0) << name << "\n" << err.str() << out.str();
+    nlohmann::json j;
+    std::ifstream(req.json_out) >> j;
+    for (const auto& op : j["operations"]) EXPECT_EQ(op["status"], "pass") << name << " " << op["name"] << " " << op["strategy"];
+  }
+}
+
+TEST(RunNet, PerChannelShiftsQuantizeEachFilterByItsOwn) {
+  // a shift per output channel in every place QUAN runs: a convolution (its filters as planes), a strided one (its
+  // filters as rows of a per-row task), a projection shortcut and a fully connected layer (columns)
+  const char* net =
+      "network per_channel\n"
+      "input 10 10 4\n"
+      "conv 3 3 4 8 pad=1 shifts=6,7,8,9,6,7,8,9 bias=seed\n"
+      "residual begin\n"
+      "conv 3 3 8 8 stride=2 pad=1 shifts=5,6,7,8,9,10,11,12\n"
+      "conv 1 1 8 8 act=none shifts=4,5,6,7,4,5,6,7\n"
+      "residual end shortcut=projection stride=2 shifts=7,7,8,8,9,9,10,10\n"
+      "pool avg 5 5\n"
+      "fc 8 6 act=none shifts=3,4,5,6,7,8 bias=seed\n";
+  const mapper::ParsedNetwork n = mapper::parse_network(mapper::parse_layer_list(net, "per_channel.net"));
+  ASSERT_NE(n.find("FC_5"), nullptr);
+  ASSERT_NE(n.find("CONV_SC_3"), nullptr);
+  ASSERT_TRUE(mapper::find_op(*n.find("FC_5"), mapper::PrimitiveKind::Quantization)->shifts);
+  ASSERT_TRUE(mapper::find_op(*n.find("CONV_SC_3"), mapper::PrimitiveKind::Quantization)->shifts);
+  for (const char* target : {"qpe", "s2"}) {
+    RunNetRequest req;
+    req.net = write_temp("per_channel.net", net);
+    req.target = target;
+    if (std::string(target) == "s2") req.preset = "mini";
+    req.backend = "both";
+    req.json_out = ::testing::TempDir() + "per_channel.json";
+    std::ostringstream out, err;
+    ASSERT_EQ(run_net(req, out, err), 0) << target << "\n" << err.str() << out.str();
+    nlohmann::json j;
+    std::ifstream(req.json_out) >> j;
+    ASSERT_GE(j["operations"].size(), 10u);
+    for (const auto& op : j["operations"]) EXPECT_EQ(op["status"], "pass") << target << " " << op["name"] << " " << op["strategy"];
+  }
+  // every block with them lays them out in DRAM and each piece's QUAN reads its slice (not the one shift)
+  const HwConfig cfg = build_hw_config("", "", {});
+  const mapper::NetworkSplit split = mapper::split_network(n, mapper::split_rules(mapper::Target::Qpe, cfg));
+  for (std::size_t i = 0; i < n.blocks.size(); ++i) {
+    const mapper::Operation* q = mapper::find_op(n.blocks[i], mapper::PrimitiveKind::Quantization);
+    if (!q) continue;
+    const mapper::BlockStreams bs = mapper::distribute(n.blocks[i], split.blocks[i], mapper::Strategy::FuseNoreuse, cfg);
+    EXPECT_EQ(bs.map.shift_bytes, q->shifts->size()) << n.blocks[i].name();
+    int quantizes = 0;
+    for (const auto& cmds : bs.streams.at(0).pe)
+      for (const StreamCommand& c : cmds)
+        if (c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Quantize) {
+          EXPECT_TRUE(c.arm.per_channel_shift) << n.blocks[i].name();
+          ++quantizes;
+        }
+    EXPECT_GT(quantizes, 0) << n.blocks[i].name();
+  }
 }

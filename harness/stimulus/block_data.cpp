@@ -57,6 +57,11 @@ std::int32_t image_bias(const std::vector<std::uint8_t>& img, const BlockStreams
   return static_cast<std::int32_t>(u);
 }
 
+// QUAN's right shift for output channel (or column) j: the layer's per-channel shift from the image, else the block's.
+int shift_for(const BlockStreams& bs, const std::vector<std::uint8_t>& img, std::size_t j) {
+  return bs.map.shift_bytes > 0 ? std::min<int>(img.at(static_cast<std::size_t>(bs.map.shifts + j)), 31) : bs.quant_shift;
+}
+
 // An MM block: partial sums per weight piece, each with the accumulator's wrap, added in 32 bits as FCE does;
 // then the bias, ReLU and QUAN.
 std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs, const HwConfig& cfg,
@@ -65,8 +70,8 @@ std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s
   const Operation* quan = mapper::find_op(b, PrimitiveKind::Quantization);
   const int high = quan ? quan->saturate_high : 127;
   const bool biased = bs.map.bias_bytes > 0;
-  auto quant = [&](std::int32_t v) {
-    v = (relu ? std::max<std::int32_t>(0, v) : v) >> bs.quant_shift;
+  auto quant = [&](std::int32_t v, std::size_t j) {
+    v = (relu ? std::max<std::int32_t>(0, v) : v) >> shift_for(bs, img, j);
     return static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v, -128, high)));
   };
   const int W_B = static_cast<int>(b.core_op().out.elements());
@@ -85,7 +90,8 @@ std::vector<std::uint8_t> golden_mm(const OperationBlock& b, const BlockSplit& s
   std::vector<std::uint8_t> out(static_cast<std::size_t>(W_B));
   for (int j = 0; j < W_B; ++j)
     out[j] = quant(biased ? add_bias(static_cast<std::int32_t>(sum[j]), image_bias(img, bs, std::size_t(j)))
-                          : static_cast<std::int32_t>(sum[j]));
+                          : static_cast<std::int32_t>(sum[j]),
+                   std::size_t(j));
   return out;
 }
 
@@ -205,7 +211,8 @@ std::vector<std::uint8_t> golden_conv_block(const OperationBlock& b, const Block
         for (auto& x : v) x = std::max(0, x);
         break;
       case PrimitiveKind::Quantization:
-        for (auto& x : v) x = std::clamp(x >> bs.quant_shift, -128, o.saturate_high);
+        for (std::size_t j = 0; j < v.size(); ++j)
+          v[j] = std::clamp(v[j] >> shift_for(bs, img, j / (std::size_t(Ho) * Wo)), -128, o.saturate_high);
         break;
       case PrimitiveKind::Pooling: {
         const int k = o.stride, hp = Ho / k, wp = Wo / k;
@@ -301,6 +308,13 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
     for (std::size_t j = 0; j < core.bias->size(); ++j)
       for (int k = 0; k < 4; ++k)
         img[bs.map.bias + 4 * j + std::size_t(k)] = static_cast<std::uint8_t>(static_cast<std::uint32_t>((*core.bias)[j]) >> (8 * k));
+  }
+  // per-channel QUAN shifts, one byte per output channel or column
+  if (const Operation* q = mapper::find_op(b, PrimitiveKind::Quantization); q && q->shifts) {
+    if (q->shifts->size() != bs.map.shift_bytes)
+      throw std::invalid_argument(b.name() + ": " + std::to_string(q->shifts->size()) + " per-channel shifts, expected " +
+                                  std::to_string(bs.map.shift_bytes));
+    std::copy(q->shifts->begin(), q->shifts->end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.shifts));
   }
   if (b.kind == BlockKind::MatMul) {
     const int H_B = static_cast<int>(core.in.elements()), W_B = static_cast<int>(core.out.elements());

@@ -53,6 +53,15 @@ std::size_t bias_byte(const ArmCommand& c, std::size_t d, std::size_t y, std::si
   return c.bias_addr + 4 * (d * c.bias_plane_step + y * c.bias_row_step + x * c.bias_col_step);
 }
 
+// The byte address of the per-channel shift of value (d, y, x) of a Quantize (indexed as its bias is).
+std::size_t shift_byte(const ArmCommand& c, std::size_t d, std::size_t y, std::size_t x) {
+  return c.shift_addr + d * c.bias_plane_step + y * c.bias_row_step + x * c.bias_col_step;
+}
+void need_shifts(const ArmCommand& c, std::size_t size) {
+  if (!c.per_channel_shift || c.planes == 0 || c.height == 0 || c.width == 0) return;
+  need(shift_byte(c, c.planes - 1, c.height - 1, c.width - 1) + 1, size, c);
+}
+
 // A command's bias values must lie in the SRAM (the distributor loads a piece's slice of them).
 void need_bias(const ArmCommand& c, std::size_t size) {
   if (!c.add_bias || c.planes == 0 || c.height == 0 || c.width == 0) return;
@@ -191,6 +200,9 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
   }
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     b.read += 4 * u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
+  // a channel's shift, like its bias, is loaded once and kept in a register across the values that share it
+  if (c.per_channel_shift && c.kind == ArmOpKind::Quantize)
+    b.read += u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
   return b;
 }
 
@@ -269,12 +281,14 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       const std::size_t dp = c.destination_plane_stride(c.height);
       need_planes(c, sp, dp, size);
       need_bias(c, size);
+      need_shifts(c, size);
       const std::int32_t high = std::clamp(c.saturate_high, -128, 127);
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
         if (c.add_bias) v = add32(v, load32(sram + bias_byte(c, d, y, x)));
+        const int s = c.per_channel_shift ? std::min<int>(sram[shift_byte(c, d, y, x)], 31) : c.shift;
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
-            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v >> c.shift, -128, high)));
+            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v >> s, -128, high)));
       });
       return;
     }
