@@ -150,7 +150,9 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   const bool residual = find_op(b, PrimitiveKind::ElementwiseAdd) != nullptr;
   p.bias_base = static_cast<std::uint32_t>(align_up(residual ? std::uint64_t(p.sc_base) + sc_bytes : p.sc_base, 16));
   p.shift_base = p.bias_base + bias_bytes;  // (both 16-byte multiples)
-  const std::uint32_t end = p.shift_base + shift_bytes;
+  p.table_base = p.shift_base + shift_bytes;
+  const Operation* table = find_op(b, PrimitiveKind::Elementwise);  // a fused activation
+  const std::uint32_t end = p.table_base + (table ? 256u : 0u);
   p.layout_end = end;
   if (end > static_cast<std::uint32_t>(cfg.sram_bytes))
     throw std::invalid_argument(p.core + ": the pieces' common SRAM layout needs " + std::to_string(end) +
@@ -165,6 +167,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   dram.place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
   if (p.conv->bias) dram.place(m.bias, m.bias_bytes, 4 * std::uint64_t(p.C));
   if (per_channel_shifts(b)) dram.place(m.shifts, m.shift_bytes, std::uint64_t(p.C));
+  if (table) dram.place(m.table, m.table_bytes, 256);
   if (nofuse) dram.place(m.raw, m.raw_bytes, std::uint64_t(p.Wx) * p.Ho * p.C * 4);
   dram.place(m.output, m.output_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
   if (residual) dram.place(m.shortcut, m.shortcut_bytes, std::uint64_t(p.Wp) * p.Hp * p.C);
@@ -347,6 +350,18 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
         }
         v.rows /= static_cast<std::uint32_t>(o->stride);
         v.width /= static_cast<std::uint32_t>(o->stride);
+        break;
+      case PrimitiveKind::Elementwise:  // a fused activation on the int8 results, through its table
+        if (run) {
+          DmaTransfer t;
+          t.dram_addr = p.map.table;
+          t.sram_addr = p.table_base;
+          t.row_bytes = 256;
+          out.push_back(dma_command(CommandKind::DmaLoad, o->name, t));
+          ArmCommand a = view_op(ArmOpKind::Table8, v, base, v.width, v.rows * v.width);
+          a.table = p.table_base;
+          out.push_back(arm_command(o->name, a));
+        }
         break;
       case PrimitiveKind::ElementwiseAdd:
         if (run) {

@@ -47,6 +47,7 @@ struct ConvPlan {
   std::uint32_t a_base = 0, o_base = 0, o2_base = 0, sc_base = 0;
   std::uint32_t bias_base = 0;          // a biased layer: the piece's slice of the bias (int32 per filter)
   std::uint32_t shift_base = 0;         // per-channel QUAN shifts: the piece's slice of them (uint8 per filter)
+  std::uint32_t table_base = 0;         // a fused activation's table (256 bytes)
   std::uint32_t layout_end = 0;         // the first byte after the common layout
   std::uint32_t a_group_stride = 0;     // filter groups in SRAM (a piece's input channels)
   std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels)

@@ -21,6 +21,7 @@ struct BlockDramMap {
   std::uint64_t weights = 0, weight_bytes = 0;     // packed for the MLA
   std::uint64_t bias = 0, bias_bytes = 0;          // a biased layer: int32 per output channel (conv) or column (mm)
   std::uint64_t shifts = 0, shift_bytes = 0;       // per-channel QUAN shifts: uint8 per output channel or column
+  std::uint64_t table = 0, table_bytes = 0;        // a convolution block's fused activation: its 256-byte table
   std::uint64_t raw = 0, raw_bytes = 0;            // nofuse: the core operation's int32 results (conv:
                                                    // [C][Ho][every column computed at stride 1])
   std::uint64_t sums = 0, sums_bytes = 0;          // mm nofuse: FCE's int32 sums

@@ -462,6 +462,17 @@ struct Chain {
       shapes.push_back(m.shape);
     }
     ElementwiseSpec e = *l.elementwise;
+    // thesis 4.1's operator fusion: an activation table right after a convolution, which nothing else reads,
+    // joins its block (the ARM applies it to the int8 results in the PE, as it does a ReLU)
+    if (e.op == EltOp::Table && e.tables() == 1 && l.inputs.empty() && last == LayerKind::Conv && !prev_read_elsewhere() &&
+        !out.blocks.empty() && out.blocks.back().kind == BlockKind::Convolution && producer == out.blocks.back().name() &&
+        out.blocks.back().fused_pool() == nullptr && find_op(out.blocks.back(), PrimitiveKind::Elementwise) == nullptr &&
+        (l.workers == 0 || l.workers == out.blocks.back().workers)) {
+      Operation o = op("LUT", ++counter, PrimitiveKind::Elementwise, cur, cur);
+      o.elementwise = std::make_shared<const ElementwiseSpec>(std::move(e));
+      out.blocks.back().ops.push_back(o);
+      return;
+    }
     if (e.op == EltOp::Affine && e.scale.empty() && e.function == "drawn") draw_affine(l.line, cur.D, e);
     add_elementwise(l, std::move(e), std::move(in), std::move(shapes));
   }

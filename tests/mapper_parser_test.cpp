@@ -216,9 +216,12 @@ mul in=x,gate shift=7 as=se
 add in=se,x shift=1 act=relu
 affine shift=10 act=relu
 )", "se.txt"));
-  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "POOL_2", "CONV_3", "LUT_4", "MUL_5", "ADD_6", "AFFINE_7"}));
+  // the gate's table follows its convolution, which nothing else reads: it joins that block (operator fusion)
+  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "POOL_2", "CONV_3", "MUL_5", "ADD_6", "AFFINE_7"}));
+  EXPECT_EQ(op_names(*n.find("CONV_3")), (std::vector<std::string>{"CONV_3", "QUAN_3", "LUT_4"}));
+  EXPECT_EQ(n.find("CONV_3")->ops.back().kind, PrimitiveKind::Elementwise);
   const OperationBlock& mul = *n.find("MUL_5");
-  EXPECT_EQ(mul.inputs, (std::vector<std::string>{"CONV_1", "LUT_4"}));
+  EXPECT_EQ(mul.inputs, (std::vector<std::string>{"CONV_1", "CONV_3"}));
   EXPECT_EQ(mul.core_op().elementwise->op, EltOp::ChannelMul);  // the gate is [1,1,4]
   EXPECT_EQ(mul.out(), (Shape3{6, 6, 4}));
   const ElementwiseSpec& add = *n.find("ADD_6")->core_op().elementwise;
@@ -315,4 +318,18 @@ TEST(MapperParser, ActivationTablesRoundTheFloatFunctionAtTheScales) {
   EXPECT_EQ(l[128 - 3], -2);
   EXPECT_EQ(l[128 - 1], 0);
   EXPECT_EQ(l[128 + 5], 5);
+}
+
+TEST(MapperParser, AnActivationTableJoinsTheConvolutionBeforeItUnlessAnotherLayerReadsIt) {
+  const ParsedNetwork n = parse_network(parse_layer_list(R"(input 8 8 4
+conv 3 3 4 4 pad=1 act=none
+act silu ein=4 eout=4
+conv 3 3 4 4 pad=1 act=none as=x
+act silu ein=4 eout=4
+add in=x,input
+)", "fuse.txt"));
+  EXPECT_EQ(core_names(n), (std::vector<std::string>{"CONV_1", "CONV_3", "LUT_4", "ADD_5"}));
+  EXPECT_EQ(op_names(*n.find("CONV_1")), (std::vector<std::string>{"PADD_1", "CONV_1", "QUAN_1", "LUT_2"}));
+  EXPECT_EQ(n.find("CONV_3")->inputs, (std::vector<std::string>{"CONV_1"}));
+  EXPECT_EQ(n.find("ADD_5")->inputs, (std::vector<std::string>{"CONV_3", "input"}));  // x: the map before the table
 }

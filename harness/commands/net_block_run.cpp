@@ -13,10 +13,13 @@ namespace s2 {
 namespace {
 
 // The Table 5.10 category of an operation (thesis naming: CONV_SC_14 is a convolution, FCE_19 the
-// partial sums of a matrix multiplication).
+// partial sums of a matrix multiplication); a network's element-wise operations on the ARM (tables, affines,
+// adds and multiplies of maps: LUT_n, AFFINE_n, ADD_n, MUL_n), which the thesis's networks do not have, are ELT.
 std::string category_of(const std::string& operation) {
   for (const char* c : {"MAT_ELE", "CONV", "FCE", "FC", "PADD", "ACTI", "QUAN", "POOL"})
     if (operation.rfind(c, 0) == 0) return std::string(c) == "FCE" ? "FC" : c;
+  for (const char* c : {"LUT_", "AFFINE_", "ADD_", "MUL_"})
+    if (operation.rfind(c, 0) == 0) return "ELT";
   return "CONV";
 }
 

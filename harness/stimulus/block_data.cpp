@@ -231,6 +231,9 @@ std::vector<std::uint8_t> golden_conv_block(const OperationBlock& b, const Block
       case PrimitiveKind::ElementwiseAdd:
         for (std::size_t j = 0; j < v.size(); ++j) v[j] = sat8(v[j] + static_cast<std::int8_t>(img[bs.map.shortcut + j]));
         break;
+      case PrimitiveKind::Elementwise:  // a fused activation's table, from the image
+        for (auto& x : v) x = static_cast<std::int8_t>(img.at(static_cast<std::size_t>(bs.map.table + std::uint64_t(x + 128))));
+        break;
       default: break;
     }
   }
@@ -309,6 +312,11 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
       for (int k = 0; k < 4; ++k)
         img[bs.map.bias + 4 * j + std::size_t(k)] = static_cast<std::uint8_t>(static_cast<std::uint32_t>((*core.bias)[j]) >> (8 * k));
   }
+  // a convolution block's fused activation: its table
+  if (b.kind == BlockKind::Convolution)
+    if (const Operation* t = mapper::find_op(b, PrimitiveKind::Elementwise))
+      std::transform(t->elementwise->table.begin(), t->elementwise->table.end(), img.begin() + static_cast<std::ptrdiff_t>(bs.map.table),
+                     [](std::int8_t v) { return static_cast<std::uint8_t>(v); });
   // per-channel QUAN shifts, one byte per output channel or column
   if (const Operation* q = mapper::find_op(b, PrimitiveKind::Quantization); q && q->shifts) {
     if (q->shifts->size() != bs.map.shift_bytes)
