@@ -126,19 +126,24 @@ void Importer::batch_norm(const Ctx& c) {
     if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " (training statistics) is not supported");
   const std::string x = canon(c.in(0));
   if (!acts_.count(x)) c.fail("input " + in_quotes(c.in(0)) + " is not a feature map");
-  Node& n = *foldable_layer(c, x, "a BatchNormalization");
-  if (n.op != Op::Conv) c.fail("follows " + n.label + "; only a BatchNormalization after a Conv is folded");
+  const double eps = a.f("epsilon", 1e-5f);
   const char* roles[] = {"scale", "B", "mean", "var"};
+  const std::size_t channels = acts_.at(x).rank == 4 ? static_cast<std::size_t>(acts_.at(x).shape.D) : 0;
   std::vector<const Const*> p;
   for (int k = 1; k <= 4; ++k) {
     const Const& t = const_in(c, k, roles[k - 1]);
-    if (!t.is_float() || t.v.size() != static_cast<std::size_t>(n.C))
+    if (!t.is_float() || t.v.size() != channels)
       c.fail(std::string(roles[k - 1]) + " " + in_quotes(c.in(k)) + " has shape " + dims_str(t.dims) + "; expected [" +
-             std::to_string(n.C) + "] float");
+             std::to_string(channels) + "] float");
     p.push_back(&t);
   }
-  if (!n.bq.empty()) c.fail("follows " + n.label + ", whose bias is int32; expected a float model");
-  const double eps = a.f("epsilon", 1e-5f);
+  // right after a float Conv (its output read by nothing else yet): folded into its weights; elsewhere an affine
+  if (nodes_.empty() || nodes_.back().out != x || nodes_.back().op != Op::Conv || !nodes_.back().float_weights ||
+      !nodes_.back().bq.empty()) {
+    affine(c, p, eps);
+    return;
+  }
+  Node& n = nodes_.back();
   const std::size_t per_filter = n.wf.size() / static_cast<std::size_t>(n.C);
   if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
   for (std::size_t f = 0; f < static_cast<std::size_t>(n.C); ++f) {
@@ -277,6 +282,23 @@ void Importer::shape_arithmetic(const Ctx& c) {
     r.dims.clear();
     std::size_t from = 0;
     for (std::int64_t k = 0; k < rank; ++k) r.dims.push_back(one[static_cast<std::size_t>(k)] ? 1 : x.dims[from++]);
+  } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
+    // integers of a shape (a channel count halved for a Split written as two Slices): one value, or two of one size
+    const Attrs a(c, {});
+    c.inputs(2, 2);
+    const Const& x = constant_in(0);
+    const Const& y = constant_in(1);
+    if (x.v.size() != y.v.size() && x.v.size() != 1 && y.v.size() != 1)
+      c.fail("operands " + dims_str(x.dims) + " and " + dims_str(y.dims) + ": only shape arithmetic on constants is evaluated");
+    r = x.v.size() >= y.v.size() ? x : y;
+    for (std::size_t i = 0; i < r.v.size(); ++i) {
+      const std::int64_t p = whole(x.v[x.v.size() == 1 ? 0 : i]), q = whole(y.v[y.v.size() == 1 ? 0 : i]);
+      if (t == "Div" && q == 0) c.fail("divides by zero");
+      // int64 division truncates toward zero, as ONNX's Div of integers
+      r.v[i] = double(t == "Add" ? p + q : t == "Sub" ? p - q : t == "Mul" ? p * q : p / q);
+    }
+    if (!std::all_of(r.v.begin(), r.v.end(), [](double v) { return std::fabs(v) <= 1e15; }))
+      c.fail("holds values beyond a shape's");
   } else {  // Concat
     const Attrs a(c, {"axis"});
     c.inputs(1, 64);
@@ -294,6 +316,14 @@ void Importer::shape_arithmetic(const Ctx& c) {
   r.what = c.label + " output " + in_quotes(o);
   r.scale.reset();
   consts_[o] = std::move(r);
+}
+
+void Importer::arithmetic(const Ctx& c) {
+  if (c.n.input_size() == 2 && consts_.count(c.in(0)) && consts_.count(c.in(1))) {
+    shape_arithmetic(c);
+    return;
+  }
+  c.fail("op type " + in_quotes(c.n.op_type()) + " of feature maps is not supported: " + hint_for(c.n.op_type()));
 }
 
 void Importer::final_activation(const Ctx& c) {
