@@ -319,6 +319,13 @@ TEST(OnnxImport, CheckListsEveryProblemAtOnce) {
   EXPECT_NE(bad.problems[1].find("node elu (Elu): op type 'Elu' is not supported: "), std::string::npos) << bad.problems[1];
   EXPECT_NE(bad.problems[1].find("retrain with one of them"), std::string::npos) << bad.problems[1];
   EXPECT_NE(bad.problems[2].find("node gconv (Conv): group=5"), std::string::npos) << bad.problems[2];
+  // the graph forms: a reduction over channels, a Transpose, a Slice with a step, each once (the convolutions
+  // after them fit the shapes ONNX gives their outputs)
+  const OnnxCheck graph = check_onnx(model("bad_many_graph.onnx"));
+  ASSERT_EQ(graph.problems.size(), 3u) << ::testing::PrintToString(graph.problems);
+  EXPECT_NE(graph.problems[0].find("node mean (ReduceMean): reduces axes [1]"), std::string::npos) << graph.problems[0];
+  EXPECT_NE(graph.problems[1].find("node tr (Transpose): transposes a feature map"), std::string::npos) << graph.problems[1];
+  EXPECT_NE(graph.problems[2].find("node slice (Slice): step 2"), std::string::npos) << graph.problems[2];
   // the nodes after a refused one are checked against the shape ONNX gives its output, not its input's
   const OnnxCheck one = check_onnx(model("bad_cascade.onnx"));
   ASSERT_EQ(one.problems.size(), 1u) << ::testing::PrintToString(one.problems);

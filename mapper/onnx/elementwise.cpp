@@ -104,6 +104,12 @@ void Importer::concat(const Ctx& c) {
   const Attrs a(c, {"axis"});
   c.inputs(1, 1 << 16);
   const std::int64_t axis = a.i("axis", 1);
+  if (c.n.input_size() == 1) {  // torch.cat of one map (DenseNet's first layer of a block): the map itself
+    const auto [x, m] = act_in(c, 0);
+    alias_[new_output(c)] = x;
+    notes_.push_back(c.label + ": concatenates one map: passes it on");
+    return;
+  }
   std::vector<std::string> in;
   Shape3 out;
   for (int k = 0; k < c.n.input_size(); ++k) {

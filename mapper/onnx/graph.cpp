@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -275,10 +276,34 @@ std::optional<Act> Importer::refused_output(const Ctx& c, int out) const {
   }
   if ((t == "GlobalAveragePool" || t == "GlobalMaxPool") && x.rank == 4) return Act{{1, 1, x.shape.D}, 4, 0};
   if ((t == "ReduceMean" || t == "ReduceMax") && x.rank == 4) {
-    const std::vector<std::int64_t> axes = ints("axes");
-    if (axes.size() != 2 || (axes[0] % 4 + 4) % 4 + (axes[1] % 4 + 4) % 4 != 5) return std::nullopt;
-    if (integer("keepdims", 1) == 0) return Act{{x.shape.D, 1, 1}, 2, 0};
-    return Act{{1, 1, x.shape.D}, 4, 0};
+    std::vector<std::int64_t> axes = ints("axes");
+    if (const Const* a = weights(1); a && axes.empty())
+      for (const double v : a->v) axes.push_back(static_cast<std::int64_t>(v));
+    std::vector<std::int64_t> d = x.dims();
+    std::vector<bool> reduced(4, axes.empty());
+    for (const std::int64_t ax : axes) {
+      if (ax < -4 || ax > 3) return std::nullopt;
+      reduced[static_cast<std::size_t>((ax + 4) % 4)] = true;
+    }
+    std::vector<std::int64_t> kept;
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (reduced[k]) d[k] = 1;
+      if (!reduced[k]) kept.push_back(d[k]);
+    }
+    if (integer("keepdims", 1) != 0) return Act{{static_cast<int>(d[3]), static_cast<int>(d[2]), static_cast<int>(d[1])}, 4, 0};
+    if (kept.size() == 2 && kept[0] == 1) return Act{{static_cast<int>(kept[1]), 1, 1}, 2, 0};
+    return std::nullopt;
+  }
+  if (t == "Slice" && x.rank == 4 && c.n.input_size() >= 4) {
+    // a range of channels with any step, as ONNX computes it
+    const Const *st = weights(1), *en = weights(2), *ax = weights(3), *sp = c.n.input_size() > 4 ? weights(4) : nullptr;
+    if (!st || !en || !ax || st->v.size() != 1 || en->v.size() != 1 || ax->v.size() != 1 || (ax->v[0] != 1 && ax->v[0] != -3))
+      return std::nullopt;
+    const double D = x.shape.D, step = sp && sp->v.size() == 1 ? sp->v[0] : 1;
+    auto at = [&](double v) { return std::clamp(v < 0 ? v + D : v, 0.0, D); };
+    const double b = at(st->v[0]), e = at(en->v[0]);
+    if (!(step >= 1) || e <= b) return std::nullopt;
+    return Act{{x.shape.W, x.shape.H, static_cast<int>(std::ceil((e - b) / step))}, 4, 0};
   }
   if (t == "Split" && x.rank == 4 && (integer("axis", 0) == 1 || integer("axis", 0) == -3)) {
     std::vector<std::int64_t> sizes = ints("split");

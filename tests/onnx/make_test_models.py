@@ -1108,6 +1108,14 @@ def graph_models():
             "clip", "Clip", "max 6 (ReLU6) only")
     refused("bad_prelu_slope", [c1, oh.make_node("PRelu", ["c1_out", "sl"], ["y"], name="prelu")],
             [w1, nh.from_array(np.array([0.1, 0.2, 0.3], np.float32), "sl")], "prelu", "PRelu", "one per channel", check=False)
+    # three problems in a graph: check names each once, the nodes after them checked against the shapes ONNX gives
+    refused("bad_many_graph", [c1, oh.make_node("ReduceMean", ["c1_out"], ["m"], name="mean", axes=[1], keepdims=1),
+                               conv_node("c2", "m", "wc2", "c2_out", pads=[1, 1, 1, 1]),
+                               oh.make_node("Transpose", ["c2_out"], ["t"], name="tr", perm=[0, 1, 3, 2]),
+                               oh.make_node("Slice", ["t", "st", "en", "ax", "sp"], ["s"], name="slice"),
+                               conv_node("c3", "s", "wc3", "y", pads=[1, 1, 1, 1])],
+            [w1, wg("wc2", (2, 1, 3, 3)), const("st", [0]), const("en", [2]), const("ax", [1]), const("sp", [2]),
+             wg("wc3", (2, 1, 3, 3))], "mean", "ReduceMean", "only over H and W")
     # quantized: Concat inputs at two scales, a Mul whose output is finer than its product
     n_ = qdq("x", 5, "in") + [c1] + qdq("c1_out", 4, "c1") + [
         oh.make_node("Concat", ["c1_out_d", "x_d"], ["y"], name="cat", axis=1)] + qdq("y", 4, "y")
