@@ -224,9 +224,7 @@ void Importer::shape_arithmetic(const Ctx& c) {
   // a constant input, or the reason this op is not shape arithmetic
   auto constant_in = [&](int k) -> const Const& {
     if (!consts_.count(c.in(k)) && (alias_.count(c.in(k)) || acts_.count(c.in(k))))
-      c.fail(t == "Concat" ? "concatenates feature maps, which is not supported: the hardware runs a chain with residual "
-                             "units: export one branch, or rewrite the concatenation as a convolution"
-                           : "input " + in_quotes(c.in(k)) + " is a feature map; only shape arithmetic on constants is evaluated");
+      c.fail("input " + in_quotes(c.in(k)) + " is a feature map; only shape arithmetic on constants is evaluated");
     return const_in(c, k, "data");
   };
   auto whole = [&](double v) {
