@@ -64,6 +64,9 @@ void Importer::walk() {
     Node& n = nodes_[k];
     if (readers_[n.out].empty() && n.out != output_)
       fail(n.label + ": its output " + in_quotes(n.out) + " is not used and is not the graph's output (a branch that leads nowhere)");
+    for (const std::string& m : n.in)
+      if (n.op != Op::Add && !map_layer_.count(m))
+        fail_at(n, "reads " + in_quotes(m) + ", which no layer before it computes (a graph out of topological order?)");
     std::vector<std::size_t> main, shortcut;
     std::size_t add = 0;
     if (n.in.size() == 1 && map_layer_.at(n.in[0]) == map_layer_.at(chain_) &&
@@ -83,7 +86,7 @@ void Importer::walk() {
     if (!seen_[k]) fail_at(nodes_[k], "is not on a path from the graph's input to its output");
   if (net_.layers.empty()) fail("the model has no layers");
   if (net_.layers.size() > kMaxLayers) fail("expected at most " + std::to_string(kMaxLayers) + " layers");
-  if (map_layer_.at(output_) != static_cast<int>(net_.layers.size()) - 1)
+  if (const auto o = map_layer_.find(output_); o == map_layer_.end() || o->second != static_cast<int>(net_.layers.size()) - 1)
     fail("the graph's output " + in_quotes(output_) + " is not the last layer's output (the hardware's output is the last block's)");
   final_ = output_;
 }
@@ -404,6 +407,8 @@ void Importer::graph_add(std::size_t k) {
   }
   for (const std::string& m : {a, b})
     if (const auto p = deferred(m)) emit_now(*p);
+  for (const std::string& m : {a, b})
+    if (!map_layer_.count(m)) fail_at(add, "reads " + in_quotes(m) + ", which no layer before it computes");
   for (const auto& [s, o] : {std::pair{b, a}, std::pair{a, b}}) {
     if (s == o || !branch_end(o, s) || !one_scale({s, o, add.out})) continue;
     LayerSpec end;
