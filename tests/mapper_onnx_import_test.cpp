@@ -675,5 +675,14 @@ TEST(OnnxImport, GraphFormsThatWereRefusedImport) {
   EXPECT_EQ(sig.layers[1].elementwise->function, "sigmoid");
   const Network ceil = import_onnx(model("graph_maxpool_ceil.onnx"));
   EXPECT_EQ(ceil.layers.back().pad_end, 1);
-  for (const Network* n : {&two, &nested, &relu, &bn, &sig, &ceil}) EXPECT_NO_THROW(parse_network(*n)) << n->name;
+  // opset 14's HardSwish op: a table; a BatchNorm after it is an affine, with a note that it could fold into the
+  // convolution after it
+  const Network hs = import_onnx(model("graph_hardswish.onnx"));
+  ASSERT_EQ(hs.layers.size(), 4u);
+  EXPECT_EQ(hs.layers[1].elementwise->function, "hardswish");
+  EXPECT_EQ(hs.layers[2].elementwise->op, EltOp::Affine);
+  const std::string notes = ::testing::PrintToString(hs.notes);
+  EXPECT_NE(notes.find("node bn (BatchNormalization): its affine could fold into the next convolution, node c2 (Conv)"),
+            std::string::npos) << notes;
+  for (const Network* n : {&two, &nested, &relu, &bn, &sig, &ceil, &hs}) EXPECT_NO_THROW(parse_network(*n)) << n->name;
 }

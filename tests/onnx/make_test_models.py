@@ -1128,6 +1128,12 @@ def graph_models():
     refused("bad_concat_scales", n_, qi, "cat", "Concat", "one exponent", out=[vinfo("out", None)])
     n_ = qdq("x", 5, "in") + [oh.make_node("Mul", ["x_d", "x_d"], ["y"], name="square")] + qdq("y", 11, "y")
     n_[-1].output[0] = "out"
+    # opset 14: HardSwish as an op; a BatchNorm after it, read by a convolution it could fold into (a note)
+    graph("graph_hardswish", [conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1]), oh.make_node("HardSwish", ["c1_out"], ["hs"], name="hswish"),
+                              oh.make_node("BatchNormalization", ["hs", "g4", "b4", "m4", "v4"], ["bn"], name="bn"),
+                              conv_node("c2", "bn", "wc2h", "y", pads=[1, 1, 1, 1])],
+          [w1, nh.from_array(gam, "g4"), nh.from_array(bet, "b4"), nh.from_array(mean, "m4"), nh.from_array(var, "v4"),
+           nh.from_array(np.full((2, 4, 3, 3), 0.1, np.float32), "wc2h")], opset=14)
     refused("bad_mul_shift", n_, [nh.from_array(np.array(2.0 ** -11, np.float32), "s11"), nh.from_array(np.array(2.0 ** -5, np.float32), "s5"),
                                   nh.from_array(np.array(0, np.int8), "zp")], "square", "Mul", "negative", out=[vinfo("out", None)])
 
