@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -544,6 +545,38 @@ TEST(OnnxImport, GraphReferenceNetworksImportToTheirLayerLists) {
       EXPECT_EQ(flt.layers[i].kind, want.layers[i].kind) << "layer " << i + 1;
       EXPECT_EQ(input_layers(flt, i), input_layers(want, i)) << "layer " << i + 1;
     }
+  }
+}
+
+namespace {
+
+// A float32 .npy file's values, C order (the reference networks' inputs; the harness's reader is not linked here).
+std::vector<float> read_npy_f32(const std::string& path) {
+  const std::string b = read_text(path);
+  EXPECT_EQ(b.rfind("\x93NUMPY", 0), 0u) << path;
+  const std::size_t len = static_cast<unsigned char>(b[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8);
+  const std::string header = b.substr(10, len);
+  EXPECT_NE(header.find("'<f4'"), std::string::npos) << header;
+  EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
+  std::vector<float> v((b.size() - 10 - len) / 4);
+  std::memcpy(v.data(), b.data() + 10 + len, v.size() * 4);
+  return v;
+}
+
+}  // namespace
+
+// The float files calibrated on NAME_input.npy, as the script calibrated them: every exponent, shift, table and
+// element-wise shift as in the layer list (a concatenation's group on the largest |value| over its maps).
+TEST(OnnxImport, GraphReferenceNetworksCalibrateAsTheScriptDid) {
+  for (const std::string name : {"fire_cnn", "dense_cnn", "se_cnn"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = source_path("vectors/nets/");
+    const Network want = read_layer_list(dir + name + ".net");
+    const Network flt = import_onnx(dir + name + ".onnx", {read_npy_f32(dir + name + "_input.npy")});
+    expect_graph(flt, want, name + ".onnx calibrated");
+    const nlohmann::json quant = read_json(dir + name + "_quant.json");
+    EXPECT_EQ(flt.input_exponent, std::optional<int>(quant.at("input").at("e").get<int>()));
+    EXPECT_EQ(flt.output_exponent, std::optional<int>(quant.at("output").at("e").get<int>()));
   }
 }
 

@@ -131,7 +131,7 @@ void Importer::concat(const Ctx& c) {
   const std::string o = finish(c, std::move(nd), in, Act{out, 4, 0}, true);
   // one exponent for all (the hardware has no rescaling there), calibrated on the concatenation
   for (const std::string& m : in) {
-    const std::string why = scales_.merge(acts_.at(o).cls, acts_.at(m).cls, o);
+    const std::string why = scales_.merge(acts_.at(o).cls, acts_.at(m).cls, o, true);
     if (!why.empty()) c.fail("map " + in_quotes(m) + ": " + why);
   }
 }

@@ -81,11 +81,14 @@ struct Scales {
   std::vector<std::optional<int>> e;
   std::vector<std::string> by;     // the node that set e, for messages
   std::vector<std::string> calib;  // the tensor whose float values calibrate it (a float model)
+  // tensors calibrated with it: a concatenation's group takes the largest |value| over all its maps
+  std::vector<std::vector<std::string>> also;
   int make(const std::string& calib_tensor) {
     parent.push_back(static_cast<int>(parent.size()));
     e.emplace_back();
     by.emplace_back();
     calib.push_back(calib_tensor);
+    also.emplace_back();
     return parent.back();
   }
   int root(int c) {
@@ -102,26 +105,31 @@ struct Scales {
     by[c] = who;
     return "";
   }
-  std::string merge(int a, int b, const std::string& calib_tensor) {
+  // One class for a and b, calibrated on calib_tensor (and what either was calibrated with too, if `join`: a
+  // concatenation's inputs and output).
+  std::string merge(int a, int b, const std::string& calib_tensor, bool join = false) {
     a = root(a);
     b = root(b);
     if (a != b && e[a] && e[b] && *e[a] != *e[b])
       return "maps at scales " + scale_str(*e[a]) + " (" + by[a] + ") and " + scale_str(*e[b]) + " (" + by[b] +
              ") meet here, and the hardware has one exponent for them";
+    if (join) {
+      also[a].push_back(calib[a]);
+      also[a].push_back(calib[b]);
+    }
     if (a != b) {
       parent[b] = a;
       if (!e[a] && e[b]) {
         e[a] = e[b];
         by[a] = by[b];
       }
+      also[a].insert(also[a].end(), also[b].begin(), also[b].end());
     }
     calib[a] = calib_tensor;
     return "";
   }
 };
 
-// Add: a residual unit's or an element-wise one (the walk decides); Table: an activation, Affine: a BatchNorm no
-// convolution absorbs, Mul: two maps or a map and a per-channel vector (channel); Concat, Slice, Shuffle: layouts
 enum class Op { Conv, Fc, Relu, Clip, MaxPool, AvgPool, Flatten, Add, Concat, Slice, Shuffle, Table, Affine, Mul };
 
 // A node that computes (the Q/DQ nodes and constants are gone: they only give scales and weights).

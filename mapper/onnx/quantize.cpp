@@ -24,8 +24,11 @@ int exponent_for_max(double max) {
 
 std::map<std::string, double> Importer::calibrate(const std::vector<std::vector<float>>& inputs) {
   std::set<std::string> wanted;
-  for (std::size_t c = 0; c < scales_.parent.size(); ++c)
-    wanted.insert(scales_.calib[scales_.root(static_cast<int>(c))]);
+  for (std::size_t c = 0; c < scales_.parent.size(); ++c) {
+    const int r = scales_.root(static_cast<int>(c));
+    wanted.insert(scales_.calib[r]);
+    wanted.insert(scales_.also[r].begin(), scales_.also[r].end());
+  }
   std::map<std::string, double> max;
   for (const std::string& w : wanted) max[w] = 0;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -177,10 +180,12 @@ void Importer::quantize(const std::vector<std::vector<float>>& calibration) {
     }
     if (!calibrated) return std::nullopt;
     const std::string& t = scales_.calib[c];
-    if (!(max.at(t) > 0))
+    double m = max.at(t);
+    for (const std::string& a : scales_.also[c]) m = std::max(m, max.at(a));  // a concatenation's group
+    if (!(m > 0))
       fail(producer_.at(t) + ": the calibration gives all zeros in " + in_quotes(t) +
            ", whose exponent floor(log2(127 / max|a|)) is then undefined");
-    return exponent_for_max(max.at(t));
+    return exponent_for_max(m);
   };
   for (const Weighted& w : weighted_) {
     const Node& n = *w.node;
