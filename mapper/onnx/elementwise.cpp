@@ -170,6 +170,49 @@ void Importer::split(const Ctx& c) {
   }
 }
 
+void Importer::split_to_sequence(const Ctx& c) {
+  const Attrs a(c, {"axis", "keepdims"});
+  c.inputs(2, 2);
+  const auto [x, in] = act_in(c, 0);
+  const std::int64_t axis = a.i("axis", 0);
+  if (in.rank != 4 || (axis != 1 && axis != -3))
+    c.fail("axis " + std::to_string(axis) + " of " + dims_str(in.dims()) + ": only a split of channels (axis 1) is taken");
+  std::vector<int> sizes;
+  const Const& s = const_in(c, 1, "split");
+  if (s.dims.empty() && s.v.size() == 1) {  // chunks of one size, the last what is left
+    if (!(s.v[0] >= 1)) c.fail("split " + std::to_string(s.v[0]) + ": expected a positive size");
+    for (int left = in.shape.D; left > 0; left -= std::min(left, static_cast<int>(s.v[0])))
+      sizes.push_back(std::min(left, static_cast<int>(s.v[0])));
+  } else {
+    for (const double v : s.v) {
+      if (!(v >= 1) || v > in.shape.D) c.fail("split " + dims_str(s.dims) + ": expected positive sizes");
+      sizes.push_back(static_cast<int>(v));
+    }
+  }
+  if (std::accumulate(sizes.begin(), sizes.end(), 0) != in.shape.D)
+    c.fail("split sizes add up to " + std::to_string(std::accumulate(sizes.begin(), sizes.end(), 0)) + ", not its " +
+           std::to_string(in.shape.D) + " channels");
+  sequences_[new_output(c)] = {x, sizes};
+}
+
+void Importer::sequence_at(const Ctx& c) {
+  const Attrs a(c, {});
+  c.inputs(2, 2);
+  const auto q = sequences_.find(c.in(0));
+  if (q == sequences_.end()) c.fail("reads " + in_quotes(c.in(0)) + ", which is not a SplitToSequence's output");
+  const Const& p = const_in(c, 1, "position");
+  const auto n = static_cast<std::int64_t>(q->second.second.size());
+  std::int64_t k = p.v.size() == 1 ? static_cast<std::int64_t>(p.v[0]) : n;
+  if (k < 0) k += n;
+  if (k < 0 || k >= n) c.fail("position " + dims_str(p.dims) + " is outside the sequence of " + std::to_string(n));
+  const Act& in = acts_.at(q->second.first);
+  Node nd;
+  nd.op = Op::Slice;
+  for (std::int64_t i = 0; i < k; ++i) nd.first += q->second.second[static_cast<std::size_t>(i)];
+  nd.count = q->second.second[static_cast<std::size_t>(k)];
+  finish(c, std::move(nd), {q->second.first}, Act{{in.shape.W, in.shape.H, nd.count}, 4, 0}, false);
+}
+
 void Importer::slice(const Ctx& c) {
   const Attrs a(c, {});
   c.inputs(3, 5);

@@ -288,7 +288,8 @@ void Importer::shape_arithmetic(const Ctx& c) {
     const Const& y = constant_in(1);
     if (x.v.size() != y.v.size() && x.v.size() != 1 && y.v.size() != 1)
       c.fail("operands " + dims_str(x.dims) + " and " + dims_str(y.dims) + ": only shape arithmetic on constants is evaluated");
-    r = x.v.size() >= y.v.size() ? x : y;
+    // the broadcast shape: the operand with more values, or more dimensions ([1] and a scalar give [1])
+    r = x.v.size() > y.v.size() || (x.v.size() == y.v.size() && x.dims.size() >= y.dims.size()) ? x : y;
     for (std::size_t i = 0; i < r.v.size(); ++i) {
       const std::int64_t p = whole(x.v[x.v.size() == 1 ? 0 : i]), q = whole(y.v[y.v.size() == 1 ? 0 : i]);
       if (t == "Div" && q == 0) c.fail("divides by zero");
@@ -297,6 +298,59 @@ void Importer::shape_arithmetic(const Ctx& c) {
     }
     if (!std::all_of(r.v.begin(), r.v.end(), [](double v) { return std::fabs(v) <= 1e15; }))
       c.fail("holds values beyond a shape's");
+  } else if (t == "Cast") {
+    const Attrs a(c, {"to"});
+    c.inputs(1, 1);
+    r = constant_in(0);
+    r.dtype = static_cast<int>(a.i("to", onnx::TensorProto::FLOAT));
+    if (element_bytes(r.dtype) == 0) c.fail("casts to type " + std::to_string(r.dtype) + ", which the import does not read");
+    if (r.dtype != onnx::TensorProto::FLOAT && r.dtype != onnx::TensorProto::DOUBLE)
+      for (double& v : r.v) v = std::trunc(v);  // to an integer type: toward zero
+  } else if (t == "ConstantOfShape") {
+    const Attrs a(c, {"value"});
+    c.inputs(1, 1);
+    const Const& shape = constant_in(0);
+    Const fill;
+    fill.v = {0.0};
+    fill.dtype = onnx::TensorProto::FLOAT;
+    if (const onnx::TensorProto* v = a.t("value")) fill = read_tensor(*v, c.label + " value");
+    if (fill.v.size() != 1) c.fail("value is not one value");
+    std::int64_t n = 1;
+    for (const double d : shape.v) {
+      if (d < 0 || d > 1 << 20 || n * whole(d) > 1 << 20) c.fail("shape " + dims_str(fill.dims) + " is not a small shape");
+      r.dims.push_back(whole(d));
+      n *= whole(d);
+    }
+    r.dtype = fill.dtype;
+    r.v.assign(static_cast<std::size_t>(n), fill.v[0]);
+  } else if (t == "Equal" || t == "Where" || t == "Expand") {
+    // the rest of a chunk's sizes as torch.onnx writes them (SplitToSequence's split): one value, or a few of one size
+    const Attrs a(c, {});
+    c.inputs(t == "Where" ? 3 : 2, t == "Where" ? 3 : 2);
+    std::vector<const Const*> x;
+    for (int k = 0; k < c.n.input_size(); ++k) x.push_back(&constant_in(k));
+    std::size_t n = 1;
+    if (t == "Expand") {
+      for (const double d : x[1]->v) {
+        if (d < 1 || d > 1 << 20 || n * static_cast<std::size_t>(whole(d)) > 1 << 20) c.fail("expands to a shape that is not small");
+        n *= static_cast<std::size_t>(whole(d));
+      }
+      if (x[0]->v.size() != 1 && x[0]->v.size() != n) c.fail("expands " + dims_str(x[0]->dims) + ": only one value, or as many");
+      r.dtype = x[0]->dtype;
+      r.dims.clear();
+      for (const double d : x[1]->v) r.dims.push_back(whole(d));
+      for (std::size_t i = 0; i < n; ++i) r.v.push_back(x[0]->v[x[0]->v.size() == 1 ? 0 : i]);
+    } else {
+      for (const Const* k : x) n = std::max(n, k->v.size());
+      for (const Const* k : x)
+        if (k->v.size() != 1 && k->v.size() != n) c.fail("operands " + dims_str(k->dims) + ": one value, or as many as the others");
+      const Const& big = **std::max_element(x.begin(), x.end(), [](const Const* p, const Const* q) { return p->v.size() < q->v.size(); });
+      r.dims = big.dims;
+      auto at = [&](std::size_t k, std::size_t i) { return x[k]->v[x[k]->v.size() == 1 ? 0 : i]; };
+      r.dtype = t == "Equal" ? onnx::TensorProto::BOOL : x[1]->dtype;
+      for (std::size_t i = 0; i < n; ++i)
+        r.v.push_back(t == "Equal" ? double(at(0, i) == at(1, i)) : at(0, i) != 0 ? at(1, i) : at(2, i));
+    }
   } else {  // Concat
     const Attrs a(c, {"axis"});
     c.inputs(1, 64);

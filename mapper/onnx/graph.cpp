@@ -19,7 +19,7 @@ const char* const kOps[] = {
     "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
     "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze", "Shape", "Gather", "Unsqueeze", "Concat",
     "Split", "Slice", "Transpose", "ReduceMean", "ReduceMax", "Mul", "Tanh", "HardSigmoid", "HardSwish", "LeakyRelu", "PRelu",
-    "Sub", "Div"};
+    "Sub", "Div", "ConstantOfShape", "Equal", "Where", "Expand", "SplitToSequence", "SequenceAt", "Cast"};
 
 template <class T>
 double load(const char* p) {
@@ -625,6 +625,12 @@ void Importer::node(const Ctx& c) {
     arithmetic(c);
   else if (t == "Split")
     split(c);
+  else if (t == "SplitToSequence")
+    split_to_sequence(c);
+  else if (t == "SequenceAt")
+    sequence_at(c);
+  else if (t == "ConstantOfShape" || t == "Equal" || t == "Where" || t == "Expand" || t == "Cast")
+    shape_arithmetic(c);
   else if (t == "Slice")
     slice(c);
   else if (t == "ReduceMean" || t == "ReduceMax")

@@ -362,6 +362,9 @@ class Importer {
   // Split (sizes as an input, an attribute, or equal) and Slice of channels: one Slice node per output.
   void split(const Ctx& c);
   void slice(const Ctx& c);
+  // SplitToSequence of channels (torch.onnx's chunk with sizes it computes) and SequenceAt of it: a Slice.
+  void split_to_sequence(const Ctx& c);
+  void sequence_at(const Ctx& c);
   // ShuffleNet's channel shuffle: Reshape to [1,g,C/g,H,W], Transpose [0,2,1,3,4], Reshape to [1,C,H,W];
   // `stage` is which of the three `c` is (the parts between are kept in shuffle_parts_, not as maps).
   void shuffle(const Ctx& c, int stage);
@@ -493,6 +496,7 @@ class Importer {
     int groups = 1, stage = 1;
   };
   std::map<std::string, ShufflePart> shuffle_parts_;
+  std::map<std::string, std::pair<std::string, std::vector<int>>> sequences_;  // a SplitToSequence's: map, sizes
   std::set<std::size_t> fused_;  // tables x * f(x) took in (fuse_tables)
   std::map<std::string, std::size_t> node_of_;  // a node's output: the node
   std::map<std::string, std::size_t> table_of_;  // a table node's output: its node (x * f(x))
