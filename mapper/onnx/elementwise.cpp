@@ -145,7 +145,7 @@ void Importer::split(const Ctx& c) {
     c.fail("axis " + std::to_string(axis) + " of " + dims_str(in.dims()) + ": only a split of channels (axis 1) is taken");
   std::vector<std::int64_t> sizes;
   if (c.has(1))
-    for (const double v : const_in(c, 1, "split").v) sizes.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "split").v) sizes.push_back(to_i64(v));
   else if (const auto s = a.ints("split"))
     sizes = *s;
   const int n = c.n.output_size();
@@ -181,8 +181,8 @@ void Importer::split_to_sequence(const Ctx& c) {
   const Const& s = const_in(c, 1, "split");
   if (s.dims.empty() && s.v.size() == 1) {  // chunks of one size, the last what is left
     if (!(s.v[0] >= 1)) c.fail("split " + std::to_string(s.v[0]) + ": expected a positive size");
-    for (int left = in.shape.D; left > 0; left -= std::min(left, static_cast<int>(s.v[0])))
-      sizes.push_back(std::min(left, static_cast<int>(s.v[0])));
+    const int size = static_cast<int>(std::min<double>(s.v[0], in.shape.D));
+    for (int left = in.shape.D; left > 0; left -= std::min(left, size)) sizes.push_back(std::min(left, size));
   } else {
     for (const double v : s.v) {
       if (!(v >= 1) || v > in.shape.D) c.fail("split " + dims_str(s.dims) + ": expected positive sizes");
@@ -202,7 +202,7 @@ void Importer::sequence_at(const Ctx& c) {
   if (q == sequences_.end()) c.fail("reads " + in_quotes(c.in(0)) + ", which is not a SplitToSequence's output");
   const Const& p = const_in(c, 1, "position");
   const auto n = static_cast<std::int64_t>(q->second.second.size());
-  std::int64_t k = p.v.size() == 1 ? static_cast<std::int64_t>(p.v[0]) : n;
+  std::int64_t k = p.v.size() == 1 ? to_i64(p.v[0]) : n;
   if (k < 0) k += n;
   if (k < 0 || k >= n) c.fail("position " + dims_str(p.dims) + " is outside the sequence of " + std::to_string(n));
   const Act& in = acts_.at(q->second.first);
@@ -325,7 +325,7 @@ void Importer::reduce(const Ctx& c, bool max) {
   std::vector<std::int64_t> axes;
   if (const auto at = a.ints("axes")) axes = *at;
   else if (c.has(1))
-    for (const double v : const_in(c, 1, "axes").v) axes.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "axes").v) axes.push_back(to_i64(v));
   for (std::int64_t& ax : axes)
     if (ax < 0) ax += in.rank;
   std::sort(axes.begin(), axes.end());

@@ -278,7 +278,7 @@ std::optional<Act> Importer::refused_output(const Ctx& c, int out) const {
   if ((t == "ReduceMean" || t == "ReduceMax") && x.rank == 4) {
     std::vector<std::int64_t> axes = ints("axes");
     if (const Const* a = weights(1); a && axes.empty())
-      for (const double v : a->v) axes.push_back(static_cast<std::int64_t>(v));
+      for (const double v : a->v) axes.push_back(to_i64(v));
     std::vector<std::int64_t> d = x.dims();
     std::vector<bool> reduced(4, axes.empty());
     for (const std::int64_t ax : axes) {
@@ -308,7 +308,7 @@ std::optional<Act> Importer::refused_output(const Ctx& c, int out) const {
   if (t == "Split" && x.rank == 4 && (integer("axis", 0) == 1 || integer("axis", 0) == -3)) {
     std::vector<std::int64_t> sizes = ints("split");
     if (const Const* s = weights(1); s && sizes.empty())
-      for (const double v : s->v) sizes.push_back(static_cast<std::int64_t>(v));
+      for (const double v : s->v) sizes.push_back(to_i64(v));
     if (sizes.empty() && c.n.output_size() > 0 && x.shape.D % c.n.output_size() == 0)
       sizes.assign(static_cast<std::size_t>(c.n.output_size()), x.shape.D / c.n.output_size());
     if (static_cast<int>(sizes.size()) != c.n.output_size()) return std::nullopt;

@@ -44,6 +44,11 @@ std::string dims_str(const std::vector<std::int64_t>& d);
 std::size_t element_bytes(int dtype);
 // one element of raw_data (little-endian, as the host)
 double raw_value(int dtype, const char* p);
+// A constant's value as an integer, clamped to +-2^62 (a forged value would otherwise overflow the cast).
+inline std::int64_t to_i64(double v) {
+  if (!(v == v)) return 0;
+  return static_cast<std::int64_t>(std::clamp(v, -4.6e18, 4.6e18));
+}
 inline std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
 // 2^-e as a text ("2^-5"), for messages about scales
 inline std::string scale_str(int e) { return "2^" + std::to_string(-e); }
