@@ -8,7 +8,7 @@
 //   folds.cpp          the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
 //                      DequantizeLinear, Constant, BatchNormalization, a constant Add, Pad, Identity / Dropout,
 //                      a final Softmax / LogSoftmax / Sigmoid)
-//   chain.cpp          the walk from the input to the output: the chain, residual units, the layer list
+//   chain.cpp          the walk over the graph in its order: residual units, the maps each layer reads, the layer list
 //   quantize.cpp       the exponents (calibration of a float model), each layer's shift, weights and bias
 #pragma once
 
@@ -142,7 +142,7 @@ struct Node {
   Op op = Op::Conv;
   int index = 0;  // 1-based, in the graph's node list
   std::string label;
-  std::vector<std::string> in;  // feature maps (canonical names): one, two for Add
+  std::vector<std::string> in;  // feature maps (canonical names): one; two for Add and Mul; a Concat's all
   std::string out;
   int kW = 1, kH = 1, stride = 1, pad = 0;  // conv, pools
   int C = 0, D = 0;                         // conv: filters, channels; fc: outputs, inputs
@@ -410,7 +410,7 @@ class Importer {
   // Sub and Div: shape arithmetic on constants, refused on maps.
   void arithmetic(const Ctx& c);
 
-  // ---------------------------------------------------------------- the chain (chain.cpp)
+  // ---------------------------------------------------------------- the walk (chain.cpp)
 
   int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
   void merge(const Node& at, const std::string& a, const std::string& b, const std::string& calib);
