@@ -229,6 +229,9 @@ void Importer::emit(Node& n) {
       l.relu = false;
       elementwise_.push_back({net_.layers.size(), &n, n.in, n.out, false});
       push_layer(l, n.in, n.out, n.in.size() > 1);
+      if (n.op == Op::Table)
+        notes_.push_back(n.label + ": a table on the ARM (" + (n.times_x ? "x * " + to_string(n.acts[0]) + "(x)" : to_string(n.acts[0])) +
+                         (n.acts.size() > 1 ? ", one per channel" : "") + ")");
       if (n.op == Op::Table && std::all_of(n.acts.begin(), n.acts.end(), [](const Activation& a) {
             return a.function == "relu" || a.function == "relu6";
           }))

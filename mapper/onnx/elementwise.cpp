@@ -44,8 +44,6 @@ void Importer::activation(const Ctx& c) {
   }
   finish(c, std::move(nd), {x}, Act{in.shape, in.rank, 0}, true);
   table_of_[nodes_.back().out] = nodes_.size() - 1;
-  notes_.push_back(c.label + ": a table on the ARM (" + to_string(nodes_.back().acts[0]) +
-                   (nodes_.back().acts.size() > 1 ? ", one per channel" : "") + ")");
 }
 
 void Importer::mul(const Ctx& c) {
