@@ -191,7 +191,7 @@ void Importer::pad(const Ctx& c) {
     pads = *p;
   } else {
     if (!c.has(1)) c.fail("has no pads");
-    for (const double v : const_in(c, 1, "pads").v) pads.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "pads").v) pads.push_back(to_i64(v));
   }
   double value = a.f("value", 0);
   if (c.has(2)) {

@@ -319,7 +319,7 @@ void Importer::squeeze(const Ctx& c) {
   std::vector<std::int64_t> axes;
   if (const auto at = a.ints("axes")) axes = *at;
   else if (c.has(1))
-    for (const double v : const_in(c, 1, "axes").v) axes.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "axes").v) axes.push_back(to_i64(v));
   std::vector<bool> drop(d.size(), axes.empty());
   for (std::int64_t ax : axes) {
     if (ax < 0) ax += static_cast<std::int64_t>(d.size());
