@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mapper/activations.h"
 #include "mapper/network.h"
 #include "mapper/onnx/import.h"
 #include "mapper/parser.h"
@@ -242,7 +244,8 @@ TEST(OnnxImport, MalformedFilesAreNetworkErrors) {
   for (const Refusal& r : refusals()) listed.push_back(r.file);
   for (const auto& f : std::filesystem::directory_iterator(model(""))) {
     const std::string n = f.path().filename().string();
-    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0 || n.rfind("eq_", 0) == 0) continue;
+    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0 || n.rfind("eq_", 0) == 0 || n.rfind("graph_", 0) == 0)
+      continue;
     EXPECT_NE(std::find(listed.begin(), listed.end(), n), listed.end()) << n << " is not in refused.txt";
   }
 }
@@ -314,9 +317,16 @@ TEST(OnnxImport, CheckListsEveryProblemAtOnce) {
   EXPECT_FALSE(bad.network.has_value());
   ASSERT_EQ(bad.problems.size(), 3u) << ::testing::PrintToString(bad.problems);
   EXPECT_NE(bad.problems[0].find("node dil (Conv): dilations"), std::string::npos) << bad.problems[0];
-  EXPECT_NE(bad.problems[1].find("node tanh (Tanh): op type 'Tanh' is not supported: "), std::string::npos) << bad.problems[1];
-  EXPECT_NE(bad.problems[1].find("retrain with ReLU"), std::string::npos) << bad.problems[1];
+  EXPECT_NE(bad.problems[1].find("node elu (Elu): op type 'Elu' is not supported: "), std::string::npos) << bad.problems[1];
+  EXPECT_NE(bad.problems[1].find("retrain with one of them"), std::string::npos) << bad.problems[1];
   EXPECT_NE(bad.problems[2].find("node gconv (Conv): group=5"), std::string::npos) << bad.problems[2];
+  // the graph forms: a reduction over channels, a Transpose, a Slice with a step, each once (the convolutions
+  // after them fit the shapes ONNX gives their outputs)
+  const OnnxCheck graph = check_onnx(model("bad_many_graph.onnx"));
+  ASSERT_EQ(graph.problems.size(), 3u) << ::testing::PrintToString(graph.problems);
+  EXPECT_NE(graph.problems[0].find("node mean (ReduceMean): reduces axes [1]"), std::string::npos) << graph.problems[0];
+  EXPECT_NE(graph.problems[1].find("node tr (Transpose): transposes a feature map"), std::string::npos) << graph.problems[1];
+  EXPECT_NE(graph.problems[2].find("node slice (Slice): step 2"), std::string::npos) << graph.problems[2];
   // the nodes after a refused one are checked against the shape ONNX gives its output, not its input's
   const OnnxCheck one = check_onnx(model("bad_cascade.onnx"));
   ASSERT_EQ(one.problems.size(), 1u) << ::testing::PrintToString(one.problems);
@@ -416,4 +426,294 @@ TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
         }
       }
   }
+}
+
+// ---------------------------------------------------------------- graphs (issue 45)
+
+namespace {
+
+// The layer a layer's `inputs` name (-1: "input"), by the names the network's layers carry.
+std::vector<int> input_layers(const Network& n, std::size_t i) {
+  std::vector<int> v;
+  for (const std::string& m : n.layers[i].inputs) {
+    int k = -2;
+    if (m == "input") k = -1;
+    for (std::size_t j = 0; j < i; ++j)
+      if (n.layers[j].name == m) k = static_cast<int>(j);
+    v.push_back(k);
+  }
+  return v;
+}
+
+// Two networks alike layer by layer: kinds, sizes, shifts, the maps each reads (as layer numbers: the names
+// differ), slices, groups, end padding, the element-wise operations' shifts and ReLU.
+void expect_graph(const Network& got, const Network& want, const std::string& what) {
+  EXPECT_EQ(got.input, want.input) << what;
+  ASSERT_EQ(got.layers.size(), want.layers.size()) << what;
+  for (std::size_t i = 0; i < want.layers.size(); ++i) {
+    const LayerSpec& g = got.layers[i];
+    const LayerSpec& w = want.layers[i];
+    const std::string at = what + ", layer " + std::to_string(i + 1);
+    ASSERT_EQ(g.kind, w.kind) << at;
+    EXPECT_EQ(input_layers(got, i), input_layers(want, i)) << at;
+    switch (w.kind) {
+      case LayerKind::Conv:
+      case LayerKind::Fc:
+      case LayerKind::Pool:
+        EXPECT_EQ(g.Wf, w.Wf) << at;
+        EXPECT_EQ(g.Hf, w.Hf) << at;
+        EXPECT_EQ(g.stride, w.stride) << at;
+        EXPECT_EQ(g.pad, w.pad) << at;
+        EXPECT_EQ(g.pad_end, w.pad_end) << at;
+        if (w.kind != LayerKind::Pool) {
+          EXPECT_EQ(g.D, w.D) << at;
+          EXPECT_EQ(g.C, w.C) << at;
+          EXPECT_EQ(g.relu, w.relu) << at;
+          EXPECT_EQ(g.shift, w.shift) << at;
+        } else {
+          EXPECT_EQ(g.pool, w.pool) << at;
+        }
+        break;
+      case LayerKind::ResidualEnd:
+        EXPECT_EQ(g.shortcut, w.shortcut) << at;
+        EXPECT_EQ(g.relu, w.relu) << at;
+        break;
+      case LayerKind::Slice:
+        EXPECT_EQ(g.first, w.first) << at;
+        EXPECT_EQ(g.count, w.count) << at;
+        break;
+      case LayerKind::Shuffle:
+        EXPECT_EQ(g.groups, w.groups) << at;
+        break;
+      case LayerKind::Elementwise:
+        ASSERT_NE(g.elementwise, nullptr) << at;
+        EXPECT_EQ(g.elementwise->op, w.elementwise->op == EltOp::Mul && g.elementwise->op == EltOp::ChannelMul
+                                         ? EltOp::ChannelMul : w.elementwise->op) << at;
+        if (w.elementwise->op != EltOp::Table) {  // (a table has no ReLU of its own)
+          EXPECT_EQ(g.elementwise->relu, w.elementwise->relu) << at;
+        }
+        if (w.elementwise->op == EltOp::Table) {
+          EXPECT_EQ(g.elementwise->table, w.elementwise->table) << at << " " << g.elementwise->function;
+        } else if (w.elementwise->op != EltOp::Affine) {
+          EXPECT_EQ(g.elementwise->shift, w.elementwise->shift) << at;
+          EXPECT_EQ(g.elementwise->shift_a, w.elementwise->shift_a) << at;
+          EXPECT_EQ(g.elementwise->shift_b, w.elementwise->shift_b) << at;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+// vectors/nets/'s graph networks (tools/make_reference_nets.py: concat, ceil-mode pooling, an affine BatchNorm,
+// slices and a shuffle, tables, channel and element-wise multiplications, Add, a residual end with in=): their
+// QDQ files import to the layer lists the script wrote, the affines' integers to its NAME_quant.json; the float
+// files (without calibration) to the same layers.
+TEST(OnnxImport, GraphReferenceNetworksImportToTheirLayerLists) {
+  for (const std::string name : {"fire_cnn", "dense_cnn", "shuffle_cnn", "se_cnn"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = source_path("vectors/nets/");
+    const Network want = read_layer_list(dir + name + ".net");
+    const Network qdq = import_onnx(dir + name + "_qdq.onnx");
+    expect_graph(qdq, want, name + "_qdq.onnx");
+    EXPECT_NO_THROW(parse_network(qdq));
+    const nlohmann::json quant = read_json(dir + name + "_quant.json");
+    std::size_t affine = 0;
+    for (const auto& l : quant.at("layers")) {
+      if (l.at("op") != "affine") continue;
+      while (affine < qdq.layers.size() &&
+             !(qdq.layers[affine].elementwise && qdq.layers[affine].elementwise->op == EltOp::Affine))
+        ++affine;
+      ASSERT_LT(affine, qdq.layers.size());
+      const ElementwiseSpec& e = *qdq.layers[affine++].elementwise;
+      EXPECT_EQ(e.shift, l.at("S").get<int>());
+      EXPECT_EQ(e.scale, l.at("m").get<std::vector<std::int32_t>>());
+      EXPECT_EQ(e.offset, l.at("o").get<std::vector<std::int32_t>>());
+    }
+    EXPECT_EQ(qdq.input_exponent, std::optional<int>(quant.at("input").at("e").get<int>()));
+    EXPECT_EQ(qdq.output_exponent, std::optional<int>(quant.at("output").at("e").get<int>()));
+    const Network flt = import_onnx(dir + name + ".onnx");
+    ASSERT_EQ(flt.layers.size(), want.layers.size());
+    for (std::size_t i = 0; i < flt.layers.size(); ++i) {
+      EXPECT_EQ(flt.layers[i].kind, want.layers[i].kind) << "layer " << i + 1;
+      EXPECT_EQ(input_layers(flt, i), input_layers(want, i)) << "layer " << i + 1;
+    }
+  }
+}
+
+namespace {
+
+// A float32 .npy file's values, C order (the reference networks' inputs; the harness's reader is not linked here).
+std::vector<float> read_npy_f32(const std::string& path) {
+  const std::string b = read_text(path);
+  EXPECT_EQ(b.rfind("\x93NUMPY", 0), 0u) << path;
+  const std::size_t len = static_cast<unsigned char>(b[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(b[9])) << 8);
+  const std::string header = b.substr(10, len);
+  EXPECT_NE(header.find("'<f4'"), std::string::npos) << header;
+  EXPECT_NE(header.find("'fortran_order': False"), std::string::npos) << header;
+  std::vector<float> v((b.size() - 10 - len) / 4);
+  std::memcpy(v.data(), b.data() + 10 + len, v.size() * 4);
+  return v;
+}
+
+}  // namespace
+
+// The float files calibrated on NAME_input.npy, as the script calibrated them: every exponent, shift, table and
+// element-wise shift as in the layer list (a concatenation's group on the largest |value| over its maps).
+TEST(OnnxImport, GraphReferenceNetworksCalibrateAsTheScriptDid) {
+  // (shuffle_cnn.onnx writes its chunk as SplitToSequence whose sizes come from shape arithmetic: ConstantOfShape,
+  // Equal, Where, Expand)
+  for (const std::string name : {"fire_cnn", "dense_cnn", "shuffle_cnn", "se_cnn"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = source_path("vectors/nets/");
+    const Network want = read_layer_list(dir + name + ".net");
+    const Network flt = import_onnx(dir + name + ".onnx", {read_npy_f32(dir + name + "_input.npy")});
+    expect_graph(flt, want, name + ".onnx calibrated");
+    const nlohmann::json quant = read_json(dir + name + "_quant.json");
+    EXPECT_EQ(flt.input_exponent, std::optional<int>(quant.at("input").at("e").get<int>()));
+    EXPECT_EQ(flt.output_exponent, std::optional<int>(quant.at("output").at("e").get<int>()));
+  }
+}
+
+// A float graph of every new form: Split, Concat, Slice, a channel shuffle, LeakyRelu, PRelu (a table per
+// channel), Tanh, HardSigmoid, Mul of two maps, SiLU as x * Sigmoid(x) (one table), ReduceMean, a channel Mul,
+// an affine BatchNorm with its Relu, ceil-mode max pooling, ReduceMax keepdims=0 and a Gemm.
+TEST(OnnxImport, AGraphOfEveryFormImportsLayerByLayer) {
+  const std::string path = model("graph_ops.onnx");
+  const Network n = import_onnx(path);
+  using K = LayerKind;
+  const std::vector<K> kinds = {K::Conv,        K::Slice,       K::Slice,       K::Conv,        K::Concat,
+                                K::Shuffle,     K::Slice,       K::Elementwise, K::Elementwise, K::Elementwise,
+                                K::Elementwise, K::Elementwise, K::Elementwise, K::Pool,        K::Elementwise,
+                                K::Elementwise, K::Pool,        K::Pool,        K::Fc};
+  ASSERT_EQ(n.layers.size(), kinds.size());
+  for (std::size_t i = 0; i < kinds.size(); ++i) EXPECT_EQ(n.layers[i].kind, kinds[i]) << "layer " << i + 1;
+  const auto& L = n.layers;
+  EXPECT_TRUE(L[0].relu);
+  EXPECT_EQ(std::make_pair(L[1].first, L[1].count), std::make_pair(0, 3));
+  EXPECT_EQ(std::make_pair(L[2].first, L[2].count), std::make_pair(3, 5));
+  EXPECT_EQ(L[2].inputs, std::vector<std::string>{L[0].name});  // the second slice reads the ReLU's map again
+  EXPECT_EQ(L[0].name, "r1");
+  EXPECT_TRUE(L[3].inputs.empty());
+  EXPECT_EQ(L[4].inputs, (std::vector<std::string>{"sa", "cb_out"}));
+  EXPECT_EQ(L[1].name, "sa");
+  EXPECT_EQ(L[5].groups, 2);
+  EXPECT_EQ(std::make_pair(L[6].first, L[6].count), std::make_pair(1, 4));
+  auto elt = [&](std::size_t i) { return *L[i].elementwise; };
+  EXPECT_EQ(elt(7).function, "leakyrelu(alpha=0.1)");
+  EXPECT_EQ(elt(8).tables(), 4);  // PRelu: a slope per channel
+  EXPECT_EQ(elt(9).function, "tanh");
+  EXPECT_EQ(elt(10).function, "hardsigmoid(alpha=0.25, beta=0.5)");
+  EXPECT_EQ(L[10].inputs, std::vector<std::string>{L[8].name});  // HardSigmoid reads the PRelu's map
+  EXPECT_EQ(elt(11).op, EltOp::Mul);
+  EXPECT_EQ(L[11].inputs, (std::vector<std::string>{"th", "hs"}));
+  EXPECT_EQ(elt(12).function, "silu");  // x * Sigmoid(x): one table of x
+  EXPECT_TRUE(L[12].inputs.empty());
+  EXPECT_EQ(L[13].pool, PoolType::Avg);  // ReduceMean over H and W
+  EXPECT_EQ(std::make_pair(L[13].Wf, L[13].Hf), std::make_pair(8, 8));
+  EXPECT_EQ(elt(14).op, EltOp::ChannelMul);
+  EXPECT_EQ(L[14].inputs, (std::vector<std::string>{"silu", "gate"}));  // the map first, its factors second
+  EXPECT_EQ(elt(15).op, EltOp::Affine);
+  EXPECT_TRUE(elt(15).relu);
+  EXPECT_TRUE(L[15].relu);
+  EXPECT_EQ(L[16].pool, PoolType::Max);  // 3x3/2 ceil_mode on 8x8: 4x4, one zero row and column at the end
+  EXPECT_EQ(L[16].pad_end, 1);
+  EXPECT_EQ(L[17].pool, PoolType::Max);  // ReduceMax over H and W, then flattened
+  EXPECT_EQ(std::make_pair(L[17].Wf, L[17].Hf), std::make_pair(4, 4));
+  EXPECT_EQ(L[18].D, 4);
+  // without calibration: placeholder exponents, said so
+  const std::string notes = ::testing::PrintToString(n.notes);
+  EXPECT_NE(notes.find("placeholder exponent 4"), std::string::npos) << notes;
+  EXPECT_EQ(elt(9).table, activation_table(default_activation("tanh"), 4, 4));
+  // calibrated: every map's exponent known; the tables are the activations' at them
+  const Network c = import_onnx(path, read_calibration("graph_ops"));
+  ASSERT_EQ(c.layers.size(), kinds.size());
+  EXPECT_TRUE(c.output_exponent.has_value());
+  EXPECT_EQ(c.layers[0].shift >= 0, true);
+  EXPECT_NO_THROW(parse_network(c));
+  const OnnxCheck check = check_onnx(path);
+  EXPECT_TRUE(check.problems.empty()) << ::testing::PrintToString(check.problems);
+}
+
+// A QDQ graph whose exponents are known: the affine's m, o and S, the SiLU and LeakyRelu tables, the Add's,
+// Mul's and channel Mul's shifts as make_test_models.py worked them out on its own (graph_qdq.json).
+TEST(OnnxImport, QdqGraphIntegersAreThoseWorkedOutIndependently) {
+  const Network n = import_onnx(model("graph_qdq.onnx"));
+  const nlohmann::json want = read_json(model("graph_qdq.json"));
+  ASSERT_EQ(n.layers.size(), 7u);
+  for (const std::size_t i : {0, 1, 2, 3, 4, 6}) {
+    ASSERT_EQ(n.layers[i].kind, LayerKind::Elementwise) << i;
+    ASSERT_NE(n.layers[i].elementwise, nullptr) << i;
+  }
+  EXPECT_EQ(n.layers[5].kind, LayerKind::Pool);  // ReduceMean: keeps its input's exponent
+  auto elt = [&](std::size_t i) { return *n.layers[i].elementwise; };
+  EXPECT_EQ(elt(0).op, EltOp::Affine);
+  EXPECT_TRUE(elt(0).relu);
+  EXPECT_EQ(elt(0).shift, want.at("affine").at("S").get<int>());
+  EXPECT_EQ(elt(0).scale, want.at("affine").at("m").get<std::vector<std::int32_t>>());
+  EXPECT_EQ(elt(0).offset, want.at("affine").at("o").get<std::vector<std::int32_t>>());
+  auto ints8 = [](const nlohmann::json& j) {
+    std::vector<std::int8_t> v;
+    for (const int x : j.get<std::vector<int>>()) v.push_back(static_cast<std::int8_t>(x));
+    return v;
+  };
+  EXPECT_EQ(elt(1).function, "silu");
+  EXPECT_EQ(elt(1).table, ints8(want.at("silu")));
+  EXPECT_EQ(elt(2).table, ints8(want.at("leaky")));
+  EXPECT_EQ(elt(3).op, EltOp::Add);
+  EXPECT_EQ(elt(3).shift_a, want.at("add").at("shift_a").get<int>());
+  EXPECT_EQ(elt(3).shift_b, want.at("add").at("shift_b").get<int>());
+  EXPECT_EQ(elt(3).shift, want.at("add").at("shift").get<int>());
+  EXPECT_EQ(elt(4).op, EltOp::Mul);
+  EXPECT_EQ(elt(4).shift, want.at("mul").at("shift").get<int>());
+  EXPECT_EQ(elt(6).op, EltOp::ChannelMul);
+  EXPECT_EQ(elt(6).shift, want.at("channel_mul").at("shift").get<int>());
+  EXPECT_EQ(n.input_exponent, std::optional<int>(want.at("exponents")[0].get<int>()));
+  EXPECT_EQ(n.output_exponent, std::optional<int>(want.at("exponents")[1].get<int>()));
+}
+
+// Forms that were refused as not a chain: a map read by an Add of two branches (a residual end with in=), a unit
+// in a unit's branch, a Relu after a pooling (a table), a BatchNorm after a pooling (an affine), a Sigmoid inside
+// the graph (a table), ceil-mode max pooling after a ReLU (pad_end).
+TEST(OnnxImport, GraphFormsThatWereRefusedImport) {
+  // two convolutions of the input side by side: an element-wise Add (neither is computed from the other)
+  const Network two = import_onnx(model("graph_two_branches.onnx"));
+  ASSERT_EQ(two.layers.size(), 3u);
+  ASSERT_EQ(two.layers[2].kind, LayerKind::Elementwise);
+  EXPECT_EQ(two.layers[2].elementwise->op, EltOp::Add);
+  EXPECT_EQ(two.layers[2].inputs, (std::vector<std::string>{"c1_out", "c2_out"}));
+  EXPECT_EQ(two.layers[1].inputs, std::vector<std::string>{"input"});
+  const Network nested = import_onnx(model("graph_nested.onnx"));
+  // the inner unit as a chain has it (b1's map read by b2 and the inner Add); the outer Add adds two maps
+  ASSERT_EQ(nested.layers.size(), 6u);
+  EXPECT_EQ(nested.layers[2].kind, LayerKind::ResidualBegin);
+  EXPECT_EQ(nested.layers[4].kind, LayerKind::ResidualEnd);
+  EXPECT_TRUE(nested.layers[4].inputs.empty());
+  ASSERT_EQ(nested.layers[5].kind, LayerKind::Elementwise);
+  EXPECT_EQ(nested.layers[5].elementwise->op, EltOp::Add);
+  EXPECT_EQ(nested.layers[5].inputs, (std::vector<std::string>{"a", "inner"}));
+  const Network relu = import_onnx(model("graph_relu_after_pool.onnx"));
+  ASSERT_EQ(relu.layers.back().kind, LayerKind::Elementwise);
+  EXPECT_EQ(relu.layers.back().elementwise->function, "relu");
+  const Network bn = import_onnx(model("graph_bn_after_pool.onnx"));
+  ASSERT_EQ(bn.layers.back().kind, LayerKind::Elementwise);
+  EXPECT_EQ(bn.layers.back().elementwise->op, EltOp::Affine);
+  const Network sig = import_onnx(model("graph_sigmoid_mid.onnx"));
+  ASSERT_EQ(sig.layers.size(), 3u);
+  EXPECT_EQ(sig.layers[1].elementwise->function, "sigmoid");
+  const Network ceil = import_onnx(model("graph_maxpool_ceil.onnx"));
+  EXPECT_EQ(ceil.layers.back().pad_end, 1);
+  // opset 14's HardSwish op: a table; a BatchNorm after it is an affine, with a note that it could fold into the
+  // convolution after it
+  const Network hs = import_onnx(model("graph_hardswish.onnx"));
+  ASSERT_EQ(hs.layers.size(), 4u);
+  EXPECT_EQ(hs.layers[1].elementwise->function, "hardswish");
+  EXPECT_EQ(hs.layers[2].elementwise->op, EltOp::Affine);
+  const std::string notes = ::testing::PrintToString(hs.notes);
+  EXPECT_NE(notes.find("node bn (BatchNormalization): its affine could fold into the next convolution, node c2 (Conv)"),
+            std::string::npos) << notes;
+  for (const Network* n : {&two, &nested, &relu, &bn, &sig, &ceil, &hs}) EXPECT_NO_THROW(parse_network(*n)) << n->name;
 }

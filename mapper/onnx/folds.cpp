@@ -126,19 +126,24 @@ void Importer::batch_norm(const Ctx& c) {
     if (!c.n.output(k).empty()) c.fail("output " + std::to_string(k + 1) + " (training statistics) is not supported");
   const std::string x = canon(c.in(0));
   if (!acts_.count(x)) c.fail("input " + in_quotes(c.in(0)) + " is not a feature map");
-  Node& n = *foldable_layer(c, x, "a BatchNormalization");
-  if (n.op != Op::Conv) c.fail("follows " + n.label + "; only a BatchNormalization after a Conv is folded");
+  const double eps = a.f("epsilon", 1e-5f);
   const char* roles[] = {"scale", "B", "mean", "var"};
+  const std::size_t channels = acts_.at(x).rank == 4 ? static_cast<std::size_t>(acts_.at(x).shape.D) : 0;
   std::vector<const Const*> p;
   for (int k = 1; k <= 4; ++k) {
     const Const& t = const_in(c, k, roles[k - 1]);
-    if (!t.is_float() || t.v.size() != static_cast<std::size_t>(n.C))
+    if (!t.is_float() || t.v.size() != channels)
       c.fail(std::string(roles[k - 1]) + " " + in_quotes(c.in(k)) + " has shape " + dims_str(t.dims) + "; expected [" +
-             std::to_string(n.C) + "] float");
+             std::to_string(channels) + "] float");
     p.push_back(&t);
   }
-  if (!n.bq.empty()) c.fail("follows " + n.label + ", whose bias is int32; expected a float model");
-  const double eps = a.f("epsilon", 1e-5f);
+  // right after a float Conv (its output read by nothing else yet): folded into its weights; elsewhere an affine
+  if (nodes_.empty() || nodes_.back().out != x || nodes_.back().op != Op::Conv || !nodes_.back().float_weights ||
+      !nodes_.back().bq.empty()) {
+    affine(c, p, eps);
+    return;
+  }
+  Node& n = nodes_.back();
   const std::size_t per_filter = n.wf.size() / static_cast<std::size_t>(n.C);
   if (n.bf.empty()) n.bf.assign(static_cast<std::size_t>(n.C), 0.0);
   for (std::size_t f = 0; f < static_cast<std::size_t>(n.C); ++f) {
@@ -186,7 +191,7 @@ void Importer::pad(const Ctx& c) {
     pads = *p;
   } else {
     if (!c.has(1)) c.fail("has no pads");
-    for (const double v : const_in(c, 1, "pads").v) pads.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "pads").v) pads.push_back(to_i64(v));
   }
   double value = a.f("value", 0);
   if (c.has(2)) {
@@ -219,9 +224,7 @@ void Importer::shape_arithmetic(const Ctx& c) {
   // a constant input, or the reason this op is not shape arithmetic
   auto constant_in = [&](int k) -> const Const& {
     if (!consts_.count(c.in(k)) && (alias_.count(c.in(k)) || acts_.count(c.in(k))))
-      c.fail(t == "Concat" ? "concatenates feature maps, which is not supported: the hardware runs a chain with residual "
-                             "units: export one branch, or rewrite the concatenation as a convolution"
-                           : "input " + in_quotes(c.in(k)) + " is a feature map; only shape arithmetic on constants is evaluated");
+      c.fail("input " + in_quotes(c.in(k)) + " is a feature map; only shape arithmetic on constants is evaluated");
     return const_in(c, k, "data");
   };
   auto whole = [&](double v) {
@@ -277,6 +280,77 @@ void Importer::shape_arithmetic(const Ctx& c) {
     r.dims.clear();
     std::size_t from = 0;
     for (std::int64_t k = 0; k < rank; ++k) r.dims.push_back(one[static_cast<std::size_t>(k)] ? 1 : x.dims[from++]);
+  } else if (t == "Add" || t == "Sub" || t == "Mul" || t == "Div") {
+    // integers of a shape (a channel count halved for a Split written as two Slices): one value, or two of one size
+    const Attrs a(c, {});
+    c.inputs(2, 2);
+    const Const& x = constant_in(0);
+    const Const& y = constant_in(1);
+    if (x.v.size() != y.v.size() && x.v.size() != 1 && y.v.size() != 1)
+      c.fail("operands " + dims_str(x.dims) + " and " + dims_str(y.dims) + ": only shape arithmetic on constants is evaluated");
+    // the broadcast shape: the operand with more values, or more dimensions ([1] and a scalar give [1])
+    r = x.v.size() > y.v.size() || (x.v.size() == y.v.size() && x.dims.size() >= y.dims.size()) ? x : y;
+    for (std::size_t i = 0; i < r.v.size(); ++i) {
+      const std::int64_t p = whole(x.v[x.v.size() == 1 ? 0 : i]), q = whole(y.v[y.v.size() == 1 ? 0 : i]);
+      if (t == "Div" && q == 0) c.fail("divides by zero");
+      // int64 division truncates toward zero, as ONNX's Div of integers
+      r.v[i] = double(t == "Add" ? p + q : t == "Sub" ? p - q : t == "Mul" ? p * q : p / q);
+    }
+    if (!std::all_of(r.v.begin(), r.v.end(), [](double v) { return std::fabs(v) <= 1e15; }))
+      c.fail("holds values beyond a shape's");
+  } else if (t == "Cast") {
+    const Attrs a(c, {"to"});
+    c.inputs(1, 1);
+    r = constant_in(0);
+    r.dtype = static_cast<int>(a.i("to", onnx::TensorProto::FLOAT));
+    if (element_bytes(r.dtype) == 0) c.fail("casts to type " + std::to_string(r.dtype) + ", which the import does not read");
+    if (r.dtype != onnx::TensorProto::FLOAT && r.dtype != onnx::TensorProto::DOUBLE)
+      for (double& v : r.v) v = std::trunc(v);  // to an integer type: toward zero
+  } else if (t == "ConstantOfShape") {
+    const Attrs a(c, {"value"});
+    c.inputs(1, 1);
+    const Const& shape = constant_in(0);
+    Const fill;
+    fill.v = {0.0};
+    fill.dtype = onnx::TensorProto::FLOAT;
+    if (const onnx::TensorProto* v = a.t("value")) fill = read_tensor(*v, c.label + " value");
+    if (fill.v.size() != 1) c.fail("value is not one value");
+    std::int64_t n = 1;
+    for (const double d : shape.v) {
+      if (d < 0 || d > 1 << 20 || n * whole(d) > 1 << 20) c.fail("shape " + dims_str(fill.dims) + " is not a small shape");
+      r.dims.push_back(whole(d));
+      n *= whole(d);
+    }
+    r.dtype = fill.dtype;
+    r.v.assign(static_cast<std::size_t>(n), fill.v[0]);
+  } else if (t == "Equal" || t == "Where" || t == "Expand") {
+    // the rest of a chunk's sizes as torch.onnx writes them (SplitToSequence's split): one value, or a few of one size
+    const Attrs a(c, {});
+    c.inputs(t == "Where" ? 3 : 2, t == "Where" ? 3 : 2);
+    std::vector<const Const*> x;
+    for (int k = 0; k < c.n.input_size(); ++k) x.push_back(&constant_in(k));
+    std::size_t n = 1;
+    if (t == "Expand") {
+      for (const double d : x[1]->v) {
+        if (d < 1 || d > 1 << 20 || n * static_cast<std::size_t>(whole(d)) > 1 << 20) c.fail("expands to a shape that is not small");
+        n *= static_cast<std::size_t>(whole(d));
+      }
+      if (x[0]->v.size() != 1 && x[0]->v.size() != n) c.fail("expands " + dims_str(x[0]->dims) + ": only one value, or as many");
+      r.dtype = x[0]->dtype;
+      r.dims.clear();
+      for (const double d : x[1]->v) r.dims.push_back(whole(d));
+      for (std::size_t i = 0; i < n; ++i) r.v.push_back(x[0]->v[x[0]->v.size() == 1 ? 0 : i]);
+    } else {
+      for (const Const* k : x) n = std::max(n, k->v.size());
+      for (const Const* k : x)
+        if (k->v.size() != 1 && k->v.size() != n) c.fail("operands " + dims_str(k->dims) + ": one value, or as many as the others");
+      const Const& big = **std::max_element(x.begin(), x.end(), [](const Const* p, const Const* q) { return p->v.size() < q->v.size(); });
+      r.dims = big.dims;
+      auto at = [&](std::size_t k, std::size_t i) { return x[k]->v[x[k]->v.size() == 1 ? 0 : i]; };
+      r.dtype = t == "Equal" ? onnx::TensorProto::BOOL : x[1]->dtype;
+      for (std::size_t i = 0; i < n; ++i)
+        r.v.push_back(t == "Equal" ? double(at(0, i) == at(1, i)) : at(0, i) != 0 ? at(1, i) : at(2, i));
+    }
   } else {  // Concat
     const Attrs a(c, {"axis"});
     c.inputs(1, 64);
@@ -294,6 +368,14 @@ void Importer::shape_arithmetic(const Ctx& c) {
   r.what = c.label + " output " + in_quotes(o);
   r.scale.reset();
   consts_[o] = std::move(r);
+}
+
+void Importer::arithmetic(const Ctx& c) {
+  if (c.n.input_size() == 2 && consts_.count(c.in(0)) && consts_.count(c.in(1))) {
+    shape_arithmetic(c);
+    return;
+  }
+  c.fail("op type " + in_quotes(c.n.op_type()) + " of feature maps is not supported: " + hint_for(c.n.op_type()));
 }
 
 void Importer::final_activation(const Ctx& c) {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -16,7 +17,9 @@ static_assert(std::endian::native == std::endian::little, "ONNX's raw_data is li
 const char* const kOps[] = {
     "Conv",     "Gemm",    "MatMul",  "Relu",           "MaxPool",          "AveragePool", "GlobalAveragePool",
     "Add",      "Flatten", "Reshape", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul",
-    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze", "Shape", "Gather", "Unsqueeze", "Concat"};
+    "Constant", "BatchNormalization", "Identity", "Dropout", "Clip", "Pad", "Softmax", "LogSoftmax", "Sigmoid", "Squeeze", "Shape", "Gather", "Unsqueeze", "Concat",
+    "Split", "Slice", "Transpose", "ReduceMean", "ReduceMax", "Mul", "Tanh", "HardSigmoid", "HardSwish", "LeakyRelu", "PRelu",
+    "Sub", "Div", "ConstantOfShape", "Equal", "Where", "Expand", "SplitToSequence", "SequenceAt", "Cast"};
 
 template <class T>
 double load(const char* p) {
@@ -84,17 +87,23 @@ double raw_value(int dtype, const char* p) {
 std::string hint_for(const std::string& op) {
   if (op == "Sigmoid" || op == "Softmax" || op == "LogSoftmax")
     return "keep it as the network's last node (the host applies it), or end the exported model before it";
-  if (op == "Split" || op == "Slice")
-    return "the hardware runs a chain with residual units: export one branch";
+  if (op == "Split" || op == "Slice" || op == "Concat")
+    return "only channels (axis 1) are split, sliced or concatenated: keep the batch, height and width whole";
+  if (op == "Transpose" || op == "Reshape")
+    return "the only transposition taken is ShuffleNet's channel shuffle (Reshape [1,g,C/g,H,W], Transpose [0,2,1,3,4], "
+           "Reshape [1,C,H,W]); a flattening only before a fully connected layer";
   if (op == "Resize" || op == "Upsample" || op == "ConvTranspose")
     return "upsampling has no counterpart on the MAC array: run it on the host";
   if (op == "Mul" || op == "Sub" || op == "Div")
-    return "fold a constant scaling into the preceding layer's weights before export";
+    return "fold a constant scaling into the preceding layer's weights before export (the ARM multiplies two maps, or a "
+           "map by a per-channel map computed at run time)";
   if (op == "LSTM" || op == "GRU" || op == "RNN")
     return "not a CNN layer: the import takes the ops listed";
-  if (op == "LeakyRelu" || op == "PRelu" || op == "HardSigmoid" || op == "HardSwish" || op == "Elu" || op == "Tanh" ||
-      op == "Gelu")
-    return "the ARM applies only ReLU (and ReLU6 as Clip(0, 6)) in a layer: retrain with ReLU";
+  if (op == "Elu" || op == "Selu" || op == "Gelu" || op == "Softplus" || op == "Softsign" || op == "Mish" || op == "Erf")
+    return "the ARM's tables take Relu, Clip(0, 6), Sigmoid, HardSigmoid, HardSwish, Tanh, LeakyRelu, PRelu and x * "
+           "Sigmoid(x) / HardSigmoid(x): retrain with one of them";
+  if (op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSum")
+    return "only a mean or max over H and W (a global pooling) is taken";
   return "the import takes " + supported_ops();
 }
 
@@ -197,12 +206,14 @@ void Importer::visit(const Ctx& c) {
     if (why.find(" is not supported (the import takes") != std::string::npos)
       why = path_ + ": " + c.label + ": op type " + in_quotes(c.n.op_type()) + " is not supported: " + hint_for(c.n.op_type());
     problems_.push_back(why);
-    std::optional<Act> like = refused_output(c);
-    for (int k = 0; k < c.n.input_size() && !like; ++k)
-      if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) like = it->second;
+    std::optional<Act> first_map;
+    for (int k = 0; k < c.n.input_size() && !first_map; ++k)
+      if (const auto it = acts_.find(canon(c.n.input(k))); it != acts_.end()) first_map = it->second;
     for (int k = 0; k < c.n.output_size(); ++k) {
       const std::string& o = c.n.output(k);
       if (o.empty() || acts_.count(o) || consts_.count(o) || alias_.count(o)) continue;
+      std::optional<Act> like = refused_output(c, k);
+      if (!like) like = first_map;
       if (like) {
         Act a = *like;
         a.cls = scales_.make(o);
@@ -213,7 +224,7 @@ void Importer::visit(const Ctx& c) {
   }
 }
 
-std::optional<Act> Importer::refused_output(const Ctx& c) const {
+std::optional<Act> Importer::refused_output(const Ctx& c, int out) const {
   const std::string& t = c.n.op_type();
   std::vector<Act> in;
   for (int k = 0; k < c.n.input_size(); ++k)
@@ -264,6 +275,49 @@ std::optional<Act> Importer::refused_output(const Ctx& c) const {
     return Act{{static_cast<int>(W), static_cast<int>(H), static_cast<int>(D)}, 4, 0};
   }
   if ((t == "GlobalAveragePool" || t == "GlobalMaxPool") && x.rank == 4) return Act{{1, 1, x.shape.D}, 4, 0};
+  if ((t == "ReduceMean" || t == "ReduceMax") && x.rank == 4) {
+    std::vector<std::int64_t> axes = ints("axes");
+    if (const Const* a = weights(1); a && axes.empty())
+      for (const double v : a->v) axes.push_back(to_i64(v));
+    std::vector<std::int64_t> d = x.dims();
+    std::vector<bool> reduced(4, axes.empty());
+    for (const std::int64_t ax : axes) {
+      if (ax < -4 || ax > 3) return std::nullopt;
+      reduced[static_cast<std::size_t>((ax + 4) % 4)] = true;
+    }
+    std::vector<std::int64_t> kept;
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (reduced[k]) d[k] = 1;
+      if (!reduced[k]) kept.push_back(d[k]);
+    }
+    if (integer("keepdims", 1) != 0) return Act{{static_cast<int>(d[3]), static_cast<int>(d[2]), static_cast<int>(d[1])}, 4, 0};
+    if (kept.size() == 2 && kept[0] == 1) return Act{{static_cast<int>(kept[1]), 1, 1}, 2, 0};
+    return std::nullopt;
+  }
+  if (t == "Slice" && x.rank == 4 && c.n.input_size() >= 4) {
+    // a range of channels with any step, as ONNX computes it
+    const Const *st = weights(1), *en = weights(2), *ax = weights(3), *sp = c.n.input_size() > 4 ? weights(4) : nullptr;
+    if (!st || !en || !ax || st->v.size() != 1 || en->v.size() != 1 || ax->v.size() != 1 || (ax->v[0] != 1 && ax->v[0] != -3))
+      return std::nullopt;
+    const double D = x.shape.D, step = sp && sp->v.size() == 1 ? sp->v[0] : 1;
+    auto at = [&](double v) { return std::clamp(v < 0 ? v + D : v, 0.0, D); };
+    const double b = at(st->v[0]), e = at(en->v[0]);
+    if (!(step >= 1) || e <= b) return std::nullopt;
+    return Act{{x.shape.W, x.shape.H, static_cast<int>(std::ceil((e - b) / step))}, 4, 0};
+  }
+  if (t == "Split" && x.rank == 4 && (integer("axis", 0) == 1 || integer("axis", 0) == -3)) {
+    std::vector<std::int64_t> sizes = ints("split");
+    if (const Const* s = weights(1); s && sizes.empty())
+      for (const double v : s->v) sizes.push_back(to_i64(v));
+    if (sizes.empty() && c.n.output_size() > 0 && x.shape.D % c.n.output_size() == 0)
+      sizes.assign(static_cast<std::size_t>(c.n.output_size()), x.shape.D / c.n.output_size());
+    if (static_cast<int>(sizes.size()) != c.n.output_size()) return std::nullopt;
+    const std::int64_t d = sizes[static_cast<std::size_t>(out)];
+    if (d < 1 || d > x.shape.D) return std::nullopt;
+    return Act{{x.shape.W, x.shape.H, static_cast<int>(d)}, 4, 0};
+  }
+  if ((t == "Mul" || t == "Add") && in.size() == 2 && in[0].rank == 4 && in[1].rank == 4)  // broadcasting
+    return in[0].shape.elements() >= in[1].shape.elements() ? in[0] : in[1];
   if (t == "Flatten" && x.rank == 4 && integer("axis", 1) == 1)
     return Act{{static_cast<int>(x.shape.elements()), 1, 1}, 2, 0};
   if (t == "Gemm" || t == "MatMul" || t == "QLinearMatMul") {
@@ -386,6 +440,9 @@ std::pair<std::string, Act> Importer::act_in(const Ctx& c, int k, bool padded_ok
     c.fail("reads " + in_quotes(name) + ", the map before " + f->second +
            " folded into its layer; only that node may read it (the hardware computes the folded map alone)");
   const std::string cn = canon(name);
+  if (shuffle_parts_.count(cn))
+    c.fail("reads " + in_quotes(name) + ", a part of a channel shuffle: only ShuffleNet's Reshape [1,g,C/g,H,W], Transpose "
+           "[0,2,1,3,4], Reshape [1,C,H,W] is taken");
   if (!padded_ok && pads_.count(cn))
     c.fail("reads " + in_quotes(name) + ", the output of " + producer_.at(cn) +
            "; a Pad is taken only right before a Conv (the hardware pads inside the convolution's block)");
@@ -503,12 +560,14 @@ Importer::Window Importer::window(const Ctx& c, const Attrs& a, const Shape3& in
     c.fail("window " + std::to_string(kH) + "x" + std::to_string(kW) + " is larger than the padded input " +
            std::to_string(ph) + "x" + std::to_string(pw));
   w.out = {static_cast<int>((pw - kW) / s + 1), static_cast<int>((ph - kH) / s + 1), in.D};
+  w.floor_out = w.out;
   if (pool && a.i("ceil_mode", 0) != 0) {
+    // one more window over the end where the rows or columns left over do not fill one: the padding that
+    // makes the last window whole (less than a stride, so an axis without one left over keeps its size)
     const std::int64_t cw = (pw - kW + s - 1) / s + 1, ch = (ph - kH + s - 1) / s + 1;
-    if (cw != w.out.W || ch != w.out.H)
-      c.fail("ceil_mode=1 gives a " + std::to_string(ch) + "x" + std::to_string(cw) +
-             " output where the hardware's " + "pooling gives " + std::to_string(w.out.H) + "x" +
-             std::to_string(w.out.W) + " (it rounds down)");
+    const std::int64_t ew = (cw - 1) * s + kW - pw, eh = (ch - 1) * s + kH - ph;
+    w.pad_end = static_cast<int>(std::max<std::int64_t>({ew, eh, 0}));
+    w.out = {static_cast<int>(cw), static_cast<int>(ch), in.D};
   }
   return w;
 }
@@ -552,8 +611,33 @@ void Importer::node(const Ctx& c) {
     global_pool(c);
   else if (t == "Add")
     add(c);
+  else if (t == "Reshape" && c.has(0) && shuffle_parts_.count(canon(c.in(0))))
+    shuffle(c, 3);
+  else if (t == "Reshape" && c.has(1) && consts_.count(c.in(1)) && consts_.at(c.in(1)).v.size() == 5)
+    shuffle(c, 1);
+  else if (t == "Transpose")
+    shuffle(c, 2);
   else if (t == "Flatten" || t == "Reshape")
     flatten(c, t == "Reshape");
+  else if (t == "Mul")
+    mul(c);
+  else if (t == "Sub" || t == "Div")
+    arithmetic(c);
+  else if (t == "Split")
+    split(c);
+  else if (t == "SplitToSequence")
+    split_to_sequence(c);
+  else if (t == "SequenceAt")
+    sequence_at(c);
+  else if (t == "ConstantOfShape" || t == "Equal" || t == "Where" || t == "Expand" || t == "Cast")
+    shape_arithmetic(c);
+  else if (t == "Slice")
+    slice(c);
+  else if (t == "ReduceMean" || t == "ReduceMax")
+    reduce(c, t == "ReduceMax");
+  else if (t == "Tanh" || t == "HardSigmoid" || t == "HardSwish" || t == "LeakyRelu" || t == "PRelu" ||
+           (t == "Sigmoid" && !(c.n.output_size() == 1 && c.out() == model_.graph().output(0).name())))
+    activation(c);
   else if (t == "Squeeze")
     squeeze(c);
   else if (t == "BatchNormalization")
@@ -566,6 +650,10 @@ void Importer::node(const Ctx& c) {
     pad(c);
   else if (t == "Softmax" || t == "LogSoftmax" || t == "Sigmoid")
     final_activation(c);
+  else if (t == "Concat" && std::any_of(c.n.input().begin(), c.n.input().end(), [&](const std::string& i) {
+             return acts_.count(canon(i)) != 0 || shuffle_parts_.count(canon(i)) != 0;
+           }))
+    concat(c);
   else if (t == "Shape" || t == "Gather" || t == "Unsqueeze" || t == "Concat")
     shape_arithmetic(c);
   else

@@ -3,10 +3,12 @@
 //   graph.cpp          reading and checking the protobuf graph: tensors, the input, each node's inputs,
 //                      attributes, scales and window, and the node's op type to the function that takes it
 //   layers.cpp         the nodes that become layers (Conv, Gemm / MatMul, pooling, ReLU, Clip, Add, flattening)
+//   elementwise.cpp    the ARM's element-wise operations (activation tables, a BatchNorm as an affine, Mul) and
+//                      the layouts (Concat, Split / Slice, ShuffleNet's channel shuffle), ReduceMean / ReduceMax
 //   folds.cpp          the nodes that fold into a layer or only give scales and constants (QuantizeLinear,
 //                      DequantizeLinear, Constant, BatchNormalization, a constant Add, Pad, Identity / Dropout,
 //                      a final Softmax / LogSoftmax / Sigmoid)
-//   chain.cpp          the walk from the input to the output: the chain, residual units, the layer list
+//   chain.cpp          the walk over the graph in its order: residual units, the maps each layer reads, the layer list
 //   quantize.cpp       the exponents (calibration of a float model), each layer's shift, weights and bias
 #pragma once
 
@@ -22,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "mapper/activations.h"
 #include "mapper/onnx/import.h"
 
 // Not "onnx": that is the protobuf classes' namespace.
@@ -30,6 +33,9 @@ namespace s2::mapper::onnx_reader {
 // values in one initializer: as many int8 values as the file cap holds; bounds what a forged dims field
 // makes the reader allocate (the data's size is checked against the dims before anything is)
 inline constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
+// the exponent an element-wise layer's tables and parameters are built at when the maps' are unknown (a float
+// model without calibration): they then map and their clocks count, their values are stand-ins
+inline constexpr int kPlaceholderExponent = 4;
 
 // The ops the import takes, in the order its messages list them, comma-separated.
 std::string supported_ops();
@@ -38,6 +44,11 @@ std::string dims_str(const std::vector<std::int64_t>& d);
 std::size_t element_bytes(int dtype);
 // one element of raw_data (little-endian, as the host)
 double raw_value(int dtype, const char* p);
+// A constant's value as an integer, clamped to +-2^62 (a forged value would otherwise overflow the cast).
+inline std::int64_t to_i64(double v) {
+  if (!(v == v)) return 0;
+  return static_cast<std::int64_t>(std::clamp(v, -4.6e18, 4.6e18));
+}
 inline std::string in_quotes(const std::string& name) { return "'" + name + "'"; }
 // 2^-e as a text ("2^-5"), for messages about scales
 inline std::string scale_str(int e) { return "2^" + std::to_string(-e); }
@@ -75,11 +86,14 @@ struct Scales {
   std::vector<std::optional<int>> e;
   std::vector<std::string> by;     // the node that set e, for messages
   std::vector<std::string> calib;  // the tensor whose float values calibrate it (a float model)
+  // tensors calibrated with it: a concatenation's group takes the largest |value| over all its maps
+  std::vector<std::vector<std::string>> also;
   int make(const std::string& calib_tensor) {
     parent.push_back(static_cast<int>(parent.size()));
     e.emplace_back();
     by.emplace_back();
     calib.push_back(calib_tensor);
+    also.emplace_back();
     return parent.back();
   }
   int root(int c) {
@@ -96,32 +110,39 @@ struct Scales {
     by[c] = who;
     return "";
   }
-  std::string merge(int a, int b, const std::string& calib_tensor) {
+  // One class for a and b, calibrated on calib_tensor (and what either was calibrated with too, if `join`: a
+  // concatenation's inputs and output).
+  std::string merge(int a, int b, const std::string& calib_tensor, bool join = false) {
     a = root(a);
     b = root(b);
     if (a != b && e[a] && e[b] && *e[a] != *e[b])
       return "maps at scales " + scale_str(*e[a]) + " (" + by[a] + ") and " + scale_str(*e[b]) + " (" + by[b] +
              ") meet here, and the hardware has one exponent for them";
+    if (join) {
+      also[a].push_back(calib[a]);
+      also[a].push_back(calib[b]);
+    }
     if (a != b) {
       parent[b] = a;
       if (!e[a] && e[b]) {
         e[a] = e[b];
         by[a] = by[b];
       }
+      also[a].insert(also[a].end(), also[b].begin(), also[b].end());
     }
     calib[a] = calib_tensor;
     return "";
   }
 };
 
-enum class Op { Conv, Fc, Relu, Clip, MaxPool, AvgPool, Flatten, Add };
+enum class Op { Conv, Fc, Relu, Clip, MaxPool, AvgPool, Flatten, Add, Concat, Slice, Shuffle, Table, Affine, Mul };
 
 // A node that computes (the Q/DQ nodes and constants are gone: they only give scales and weights).
 struct Node {
   Op op = Op::Conv;
   int index = 0;  // 1-based, in the graph's node list
   std::string label;
-  std::vector<std::string> in;  // feature maps (canonical names): one, two for Add
+  std::vector<std::string> in;  // feature maps (canonical names): one; two for Add and Mul; a Concat's all
   std::string out;
   int kW = 1, kH = 1, stride = 1, pad = 0;  // conv, pools
   int C = 0, D = 0;                         // conv: filters, channels; fc: outputs, inputs
@@ -141,6 +162,22 @@ struct Node {
   int groups = 1;
   // clip: the bounds (a Clip after a Conv or Gemm: low 0 and a high, as ReLU6)
   double lo = 0, hi = 0;
+  // max pooling with ceil_mode: zero padding after the last row and column (LayerSpec::pad_end)
+  int pad_end = 0;
+  // slice: channels [first, first + count); shuffle: its groups are `groups`
+  int first = 0, count = 0;
+  // table: f(x), or x * f(x) (times_x: SiLU and HardSwish as exported), one activation or one per channel (PRelu)
+  std::vector<Activation> acts;
+  bool times_x = false;
+  // affine: y = x * s[c] + b[c] per channel (a BatchNorm: s = scale / sqrt(var + eps), b = B - mean * s)
+  std::vector<double> s, b;
+  // mul: in[1] is a [1,C,1,1] vector (squeeze-and-excitation's gate), one factor per channel of in[0]
+  bool channel = false;
+  // the activation a table computes, channel c
+  double table_value(double x, std::size_t c) const {
+    const Activation& a = acts[acts.size() == 1 ? 0 : c];
+    return times_x ? x * activation_value(a, x) : activation_value(a, x);
+  }
 };
 // The exponent e of a power-of-two scale 2^-e, or nullopt.
 std::optional<int> exponent_of_scale(double s);
@@ -239,6 +276,10 @@ class Importer {
   struct Window {
     int stride = 1, pad = 0;
     Shape3 out;
+    // a pooling's ceil_mode=1: the zero padding after the last row and column that gives ONNX's output size
+    // (0: none needed), and the size without it
+    int pad_end = 0;
+    Shape3 floor_out;
   };
   Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const;
   std::string read_file() const;
@@ -251,7 +292,7 @@ class Importer {
   // The output of a node the check refused, as ONNX defines it (a Conv's, a pooling's, a Gemm's, a Concat's,
   // a Flatten's), so that the nodes after it are checked against the shape the model has rather than its
   // input's; nullopt: not one of these, or not enough known to tell (the input's shape is taken then).
-  std::optional<Act> refused_output(const Ctx& c) const;
+  std::optional<Act> refused_output(const Ctx& c, int k) const;
   // The graph: initializers, its one input and output, then every node in order (ONNX keeps them in
   // topological order, so each node's inputs are known when it comes).
   void read_graph();
@@ -307,8 +348,35 @@ class Importer {
   // a global pooling writes it: a flattening.
   void squeeze(const Ctx& c);
   // Flatten, or a Reshape to [1,N] or [N]: the map read in [C][H][W] order, which is how the hardware
-  // stores it, so nothing moves.
+  // stores it, so nothing moves. A Reshape to [1,g,C/g,H,W] or back is a channel shuffle's (shuffle()).
   void flatten(const Ctx& c, bool reshape);
+
+  // ---------------------------------------------------------------- element-wise operations, layouts (elementwise.cpp)
+
+  // Registers a node whose output is `out` (a Split's outputs, a reduction's pooling before its flattening).
+  void add_node(const Ctx& c, Node nd, std::vector<std::string> in, const std::string& out, Act a, bool own_scale);
+  // Sigmoid (not the graph's last node), HardSigmoid, HardSwish, Tanh, LeakyRelu, PRelu: a table on the ARM.
+  void activation(const Ctx& c);
+  // Mul of two maps of one shape, of a map and a [1,C,1,1] map (channel), or of a map x and a table of the
+  // same x (x * f(x): SiLU, HardSwish as exported; the walk makes it one table when f(x) has no other reader).
+  void mul(const Ctx& c);
+  // BatchNormalization that no convolution absorbs: an affine per channel (docs/real_networks.md).
+  void affine(const Ctx& c, const std::vector<const Const*>& p, double eps);
+  // Concat of feature maps along channels: a layout; all its inputs and its output share one exponent.
+  void concat(const Ctx& c);
+  // Split (sizes as an input, an attribute, or equal) and Slice of channels: one Slice node per output.
+  void split(const Ctx& c);
+  void slice(const Ctx& c);
+  // SplitToSequence of channels (torch.onnx's chunk with sizes it computes) and SequenceAt of it: a Slice.
+  void split_to_sequence(const Ctx& c);
+  void sequence_at(const Ctx& c);
+  // ShuffleNet's channel shuffle: Reshape to [1,g,C/g,H,W], Transpose [0,2,1,3,4], Reshape to [1,C,H,W];
+  // `stage` is which of the three `c` is (the parts between are kept in shuffle_parts_, not as maps).
+  void shuffle(const Ctx& c, int stage);
+  // A Reshape's target shape with 0 (copy, unless allowzero) and -1 (what is left of n values) resolved.
+  std::vector<std::int64_t> reshape_target(const Ctx& c, const std::vector<std::int64_t>& d, std::int64_t n) const;
+  // ReduceMean / ReduceMax over H and W: a global pooling; keepdims=0 a flattening after it.
+  void reduce(const Ctx& c, bool max);
 
   // ---------------------------------------------------------------- nodes folded into layers, scales (folds.cpp)
 
@@ -339,8 +407,10 @@ class Importer {
   // A Softmax, LogSoftmax or Sigmoid that ends the graph: left to the host, which applies it to the int8 output read
   // at its exponent (run-net says so and its output record holds it).
   void final_activation(const Ctx& c);
+  // Sub and Div: shape arithmetic on constants, refused on maps.
+  void arithmetic(const Ctx& c);
 
-  // ---------------------------------------------------------------- the chain (chain.cpp)
+  // ---------------------------------------------------------------- the walk (chain.cpp)
 
   int cls(const std::string& map) { return scales_.root(acts_.at(map).cls); }
   void merge(const Node& at, const std::string& a, const std::string& b, const std::string& calib);
@@ -351,13 +421,36 @@ class Importer {
     std::string in, out;  // its input and output maps (their classes give e_x and e_y)
   };
 
-  // Follows the graph from its input: a chain of nodes, where a map read twice begins a residual unit that
-  // an Add ends. Emits the layers as a layer list would have them.
+  // Takes the nodes in the graph's (topological) order and emits them as a layer list would have them: a map
+  // read twice that begins a chain-like residual unit gives `residual begin` ... `residual end` as before; any
+  // other layer names the maps it reads (`inputs`) where they are not the previous layer's output, and a map
+  // read out of order names its layer (`name`).
   void walk();
-  // One node of the chain, reading `cur`; returns the map after it.
-  std::string emit(const Node& n, const std::string& cur);
-  // A residual unit from `x`, the map both its branches read: returns the map after its Add (and ReLU).
-  std::string residual(const std::string& x, std::set<std::size_t>& seen);
+  // x * f(x) where the table f(x) has no other reader: one table of x (fuse_tables, before the walk).
+  void fuse_tables();
+  // One node, reading the maps n.in (the previous layer's output, or `inputs`).
+  void emit(Node& n);
+  // Whether the two readers of `x` (the previous layer's output) begin a residual unit as a chain has it: two
+  // paths of one-input nodes that meet in one Add, the shortcut none or a 1x1 convolution, the branch ending
+  // with a Conv; `main` and `shortcut` its nodes.
+  bool chain_unit(const std::string& x, std::vector<std::size_t>& main, std::vector<std::size_t>& shortcut,
+                  std::size_t& add) const;
+  // That unit: `residual begin`, the branch, `residual end`; then a Relu after the Add.
+  void residual(const std::string& x, const std::vector<std::size_t>& main, const std::vector<std::size_t>& shortcut,
+                std::size_t add);
+  // Any other Add of two maps: a residual end that names its input X (a branch from X ending in the Conv just
+  // emitted, plus X or a 1x1 convolution of X), or an element-wise Add.
+  void graph_add(std::size_t k);
+  // Whether map m is computed from map x.
+  bool depends_on(const std::string& m, const std::string& x) const;
+  // Appends a layer whose output is `out`, reading the maps `in` (none: a residual end's is the Conv before it).
+  void push_layer(LayerSpec l, const std::vector<std::string>& in, const std::string& out, bool list_inputs);
+  // A Relu that reads a residual or element-wise Add alone: its layer's (emitted right after it).
+  void relu_after(const Node& add);
+  // The name a layer reading map m gives it: "input", or its layer's (set on that layer).
+  std::string map_name(const std::string& m);
+  // The layer whose output `m` is, if it is the last one and nothing else reads m (a ReLU may join it).
+  bool last_layer_out(const std::string& m) const;
 
   // ---------------------------------------------------------------- quantization (quantize.cpp)
 
@@ -385,12 +478,36 @@ class Importer {
   // the walk
   std::map<std::string, std::vector<std::size_t>> readers_;
   std::vector<Weighted> weighted_;
-  std::size_t relu_layer_ = 0;  // the layer a ReLU reading relu_map_ joins
-  std::string relu_map_;
+  // the walk's layers and maps: each map's layer (-1: the input), each layer's output map, the previous one's
+  std::map<std::string, int> map_layer_;
+  std::vector<std::string> layer_out_;
+  std::string chain_;
+  std::vector<bool> seen_;
+  std::set<std::size_t> projections_;  // 1x1 convolutions an Add may take as its projection (deferred)
+  // element-wise layers, whose tables and parameters the quantization builds (their exponents known then)
+  struct Elementwise {
+    std::size_t layer;
+    const Node* node;
+    std::vector<std::string> in;
+    std::string out;
+    bool relu = false;
+  };
+  std::vector<Elementwise> elementwise_;
+  void build_elementwise(const Elementwise& e, std::optional<int> ea, std::optional<int> eb, std::optional<int> ey);
+  // a channel shuffle's parts between its Reshapes: the map it shuffles, its groups, 1 after the first Reshape
+  // and 2 after the Transpose
+  struct ShufflePart {
+    std::string map;
+    int groups = 1, stage = 1;
+  };
+  std::map<std::string, ShufflePart> shuffle_parts_;
+  std::map<std::string, std::pair<std::string, std::vector<int>>> sequences_;  // a SplitToSequence's: map, sizes
+  std::set<std::size_t> fused_;  // tables x * f(x) took in (fuse_tables)
+  std::map<std::string, std::size_t> node_of_;  // a node's output: the node
+  std::map<std::string, std::size_t> table_of_;  // a table node's output: its node (x * f(x))
   std::set<std::string> non_negative_;  // maps after a ReLU (padded max pooling may read them)
   std::map<std::size_t, double> clip_high_;  // a layer's Clip max (ReLU6: 6), by layer index
   std::string after_relu_map_;               // the map a layer's Relu just gave (a Clip may follow it)
-  std::size_t after_relu_layer_ = 0;
   std::map<std::string, std::string> folded_;  // a map a BatchNormalization or bias was folded into, and by which node
   std::map<std::string, std::pair<std::string, int>> pads_;  // a Pad's output: its input and padding
   // s2cosim check

@@ -235,6 +235,15 @@ void Importer::pool(const Ctx& c, bool max) {
   const Window win = window(c, a, in.shape, nd.kH, nd.kW, true);
   nd.stride = win.stride;
   nd.pad = win.pad + extra_pad;
+  nd.pad_end = win.pad_end;
+  // an average pooling's last window would divide by fewer values than the hardware's (the whole window)
+  if (!max && win.pad_end > 0)
+    c.fail("ceil_mode=1 gives a " + std::to_string(win.out.H) + "x" + std::to_string(win.out.W) +
+           " output where the hardware's average pooling gives " + std::to_string(win.floor_out.H) + "x" +
+           std::to_string(win.floor_out.W) + " (it rounds down; its last window's divisor would differ)");
+  if (win.pad_end > 0)
+    notes_.push_back(c.label + ": ceil_mode=1: " + std::to_string(win.pad_end) +
+                     " more zero row(s) and column(s) at the end give its last window (pad_end)");
   if (!max && win.pad > 0 && a.i("count_include_pad", 0) == 0)
     c.fail(
         "padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
@@ -260,6 +269,10 @@ void Importer::global_pool(const Ctx& c) {
 void Importer::add(const Ctx& c) {
   const Attrs a(c, {});
   c.inputs(2, 2);
+  if (consts_.count(c.in(0)) && consts_.count(c.in(1))) {
+    shape_arithmetic(c);
+    return;
+  }
   if (consts_.count(c.in(0)) || consts_.count(c.in(1))) {
     add_bias(c);
     return;
@@ -306,7 +319,7 @@ void Importer::squeeze(const Ctx& c) {
   std::vector<std::int64_t> axes;
   if (const auto at = a.ints("axes")) axes = *at;
   else if (c.has(1))
-    for (const double v : const_in(c, 1, "axes").v) axes.push_back(static_cast<std::int64_t>(v));
+    for (const double v : const_in(c, 1, "axes").v) axes.push_back(to_i64(v));
   std::vector<bool> drop(d.size(), axes.empty());
   for (std::int64_t ax : axes) {
     if (ax < 0) ax += static_cast<std::int64_t>(d.size());

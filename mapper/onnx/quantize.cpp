@@ -24,8 +24,11 @@ int exponent_for_max(double max) {
 
 std::map<std::string, double> Importer::calibrate(const std::vector<std::vector<float>>& inputs) {
   std::set<std::string> wanted;
-  for (std::size_t c = 0; c < scales_.parent.size(); ++c)
-    wanted.insert(scales_.calib[scales_.root(static_cast<int>(c))]);
+  for (std::size_t c = 0; c < scales_.parent.size(); ++c) {
+    const int r = scales_.root(static_cast<int>(c));
+    wanted.insert(scales_.calib[r]);
+    wanted.insert(scales_.also[r].begin(), scales_.also[r].end());
+  }
   std::map<std::string, double> max;
   for (const std::string& w : wanted) max[w] = 0;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -45,7 +48,9 @@ std::map<std::string, double> Importer::calibrate(const std::vector<std::vector<
     };
     maps[input_].assign(inputs[k].begin(), inputs[k].end());
     note(input_, maps[input_]);
-    for (const Node& n : nodes_) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      if (fused_.count(i)) continue;  // a table a product took in: nothing reads it
       std::vector<double> out = eval(n, maps);
       for (const std::string& m : n.in)
         if (--left[m] == 0) maps.erase(m);
@@ -121,6 +126,39 @@ std::vector<double> Importer::eval(const Node& n, const std::map<std::string, st
       for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[i] + b[i];
       break;
     }
+    case Op::Concat: {
+      y.clear();
+      for (const std::string& m : n.in) y.insert(y.end(), maps.at(m).begin(), maps.at(m).end());
+      break;
+    }
+    case Op::Slice:
+      std::copy_n(x.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(n.first) * H * W), y.size(), y.begin());
+      break;
+    case Op::Shuffle: {
+      // output channel j * g + i is input channel i * (D / g) + j
+      const std::size_t plane = static_cast<std::size_t>(H) * W, per = static_cast<std::size_t>(D / n.groups);
+      for (std::size_t i = 0; i < static_cast<std::size_t>(n.groups); ++i)
+        for (std::size_t j = 0; j < per; ++j)
+          std::copy_n(x.begin() + static_cast<std::ptrdiff_t>((i * per + j) * plane), plane,
+                      y.begin() + static_cast<std::ptrdiff_t>((j * n.groups + i) * plane));
+      break;
+    }
+    case Op::Table:
+    case Op::Affine: {
+      // per channel c (a flattened map's values each count as one plane)
+      const std::size_t plane = in.rank == 4 ? static_cast<std::size_t>(H) * W : 1;
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const std::size_t ch = i / plane;
+        y[i] = n.op == Op::Table ? n.table_value(x[i], ch) : x[i] * n.s[ch] + n.b[ch];
+      }
+      break;
+    }
+    case Op::Mul: {
+      const std::vector<double>& b = maps.at(n.in[1]);
+      const std::size_t plane = static_cast<std::size_t>(H) * W;
+      for (std::size_t i = 0; i < y.size(); ++i) y[i] = x[i] * (n.channel ? b[i / plane] : b[i]);
+      break;
+    }
   }
   return y;
 }
@@ -142,10 +180,12 @@ void Importer::quantize(const std::vector<std::vector<float>>& calibration) {
     }
     if (!calibrated) return std::nullopt;
     const std::string& t = scales_.calib[c];
-    if (!(max.at(t) > 0))
+    double m = max.at(t);
+    for (const std::string& a : scales_.also[c]) m = std::max(m, max.at(a));  // a concatenation's group
+    if (!(m > 0))
       fail(producer_.at(t) + ": the calibration gives all zeros in " + in_quotes(t) +
            ", whose exponent floor(log2(127 / max|a|)) is then undefined");
-    return exponent_for_max(max.at(t));
+    return exponent_for_max(m);
   };
   for (const Weighted& w : weighted_) {
     const Node& n = *w.node;
@@ -180,8 +220,87 @@ void Importer::quantize(const std::vector<std::vector<float>>& calibration) {
     if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");
     l.shift = static_cast<int>(shift);
   }
+  bool placeholder = false;
+  for (const Elementwise& e : elementwise_) {
+    const auto ea = exponent(e.in[0], e.node->label);
+    const auto eb = e.in.size() > 1 ? exponent(e.in[1], e.node->label) : ea;
+    const auto ey = exponent(e.out, e.node->label);
+    placeholder = placeholder || !ea || !eb || !ey;
+    build_elementwise(e, ea, eb, ey);
+  }
+  if (placeholder)
+    notes_.push_back("the maps' exponents are unknown (a float model without calibration): the element-wise layers' "
+                     "tables and parameters are built at a placeholder exponent " + std::to_string(kPlaceholderExponent) +
+                     " for every map they read and write, so that they map and their clocks count; calibrate the model "
+                     "for the real ones");
   net_.input_exponent = exponent(input_, producer_.at(input_));
   net_.output_exponent = exponent(final_, producer_.at(final_));
+}
+
+void Importer::build_elementwise(const Elementwise& e, std::optional<int> ea, std::optional<int> eb, std::optional<int> ey) {
+  const Node& n = *e.node;
+  const bool known = ea && eb && ey;
+  const int x = ea.value_or(kPlaceholderExponent), b = eb.value_or(kPlaceholderExponent), y = ey.value_or(kPlaceholderExponent);
+  auto spec = std::make_shared<ElementwiseSpec>();
+  spec->relu = e.relu;
+  auto rne = [](double v) { return std::nearbyint(v); };  // round half to even in the default rounding mode
+  switch (n.op) {
+    case Op::Table:
+      spec->op = EltOp::Table;
+      spec->function = n.times_x ? "x * " + to_string(n.acts[0]) + "(x)" : to_string(n.acts[0]);
+      if (n.acts.size() > 1) spec->function += ", one table per channel";
+      for (std::size_t ch = 0; ch < n.acts.size(); ++ch) {
+        std::vector<std::int8_t> t = activation_table(n.acts[ch], x, y);
+        if (n.times_x)  // the same rule as activation_table, for x * f(x)
+          for (int v = -128; v < 128; ++v)
+            t[static_cast<std::size_t>(v + 128)] = static_cast<std::int8_t>(
+                std::clamp(rne(std::ldexp(n.table_value(std::ldexp(double(v), -x), ch), y)), -128.0, 127.0));
+        spec->table.insert(spec->table.end(), t.begin(), t.end());
+      }
+      break;
+    case Op::Affine: {
+      // docs/real_networks.md: m_c = rne(s_c * 2^(S + e_y - e_x)), S = 16 lowered until every |m_c| < 2^23, so that
+      // x * m_c + o_c stays in 32 bits; o_c = rne(b_c * 2^(S + e_y)) + 2^(S-1), the rounding term
+      spec->op = EltOp::Affine;
+      int S = 16;
+      auto too_big = [&](int s) {
+        return std::any_of(n.s.begin(), n.s.end(), [&](double v) { return std::fabs(rne(std::ldexp(v, s + y - x))) >= 8388608.0; });
+      };
+      while (S > 0 && too_big(S)) --S;
+      if (too_big(S)) fail_at(n, "a scale of its affine is 2^23 or more at its exponents e_x = " + std::to_string(x) + ", e_y = " + std::to_string(y));
+      spec->shift = S;
+      for (std::size_t ch = 0; ch < n.s.size(); ++ch) {
+        const double o = rne(std::ldexp(n.b[ch], S + y)) + (S > 0 ? std::ldexp(1.0, S - 1) : 0.0);
+        if (std::fabs(o) >= 1073741824.0 && known)
+          fail_at(n, "the offset of channel " + std::to_string(ch) + " is " + std::to_string(o) +
+                         ", 2^30 or more: x * m + o could leave 32 bits (its map's exponent " + std::to_string(y) + " is too fine for it)");
+        spec->scale.push_back(static_cast<std::int32_t>(rne(std::ldexp(n.s[ch], S + y - x))));
+        spec->offset.push_back(static_cast<std::int32_t>(std::clamp(o, -1073741823.0, 1073741823.0)));
+      }
+      break;
+    }
+    case Op::Add: {
+      // both operands brought to the finest exponent, the sum shifted to the output's (rounding half up)
+      spec->op = EltOp::Add;
+      const int E = std::max({x, b, y});
+      spec->shift_a = E - x;
+      spec->shift_b = E - b;
+      spec->shift = E - y;
+      break;
+    }
+    case Op::Mul: {
+      spec->op = n.channel ? EltOp::ChannelMul : EltOp::Mul;
+      const int s = x + b - y;
+      if (s < 0)
+        fail_at(n, "shift = e_a + e_b - e_y = " + std::to_string(x) + " + " + std::to_string(b) + " - " + std::to_string(y) + " = " +
+                       std::to_string(s) + " is negative: its output's scale is finer than its product's, and the ARM only shifts right");
+      spec->shift = s;
+      break;
+    }
+    default:
+      fail_at(n, "is not an element-wise operation");
+  }
+  net_.layers[e.layer].elementwise = std::move(spec);
 }
 
 std::shared_ptr<const std::vector<std::int32_t>> Importer::quantized_bias(const Node& n, std::optional<int> e_x, int e_w) const {

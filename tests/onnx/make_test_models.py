@@ -17,6 +17,7 @@ import os
 import sys
 
 import numpy as np
+import json
 import onnx
 from onnx import TensorProto as TP
 from onnx import helper as oh
@@ -591,6 +592,12 @@ def refused(name, nodes, inits, node, op, why, in_shape=(1, 3, 8, 8), out="y", o
     REFUSED.append((name + ".onnx", node, op, why) + ((calibration,) if calibration else ()))
 
 
+def graph(name, nodes, inits, in_shape=(1, 3, 8, 8), out="y", opset=OPSET):
+    """A graph the import takes now (tests/mapper_onnx_import_test.cpp checks its layers)."""
+    model = make_model(nodes, [vinfo("x", list(in_shape))], [vinfo(out, None)], inits, opset=opset)
+    save(model, name + ".onnx")
+
+
 def w(name, shape, value=None):
     a = rng.normal(0, 0.3, shape).astype(np.float32) if value is None else np.full(shape, value, np.float32)
     return nh.from_array(a, name)
@@ -604,17 +611,17 @@ def refusals():
     c1 = conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1])
     w1 = w("w1", (4, 3, 3, 3))
     # ops with no counterpart
-    # a Sigmoid or Softmax is taken only as the graph's last node (left to the host)
-    refused("bad_sigmoid", [c1, oh.make_node("Sigmoid", ["c1_out"], ["s"], name="act"), oh.make_node("Relu", ["s"], ["y"], name="r")],
-            [w1], "act", "Sigmoid", "last node")
+    # a Sigmoid inside the graph is a table; a Softmax is taken only as the graph's last node (left to the host)
+    graph("graph_sigmoid_mid", [c1, oh.make_node("Sigmoid", ["c1_out"], ["s"], name="act"), oh.make_node("Relu", ["s"], ["y"], name="r")],
+          [w1])
     refused("bad_softmax", [oh.make_node("Gemm", ["x", "wf"], ["g"], name="fc", transB=1), oh.make_node("Softmax", ["g"], ["s"], name="prob"),
                             oh.make_node("Relu", ["s"], ["y"], name="r")],
             [w("wf", (5, 16))], "prob", "Softmax", "last node", in_shape=(1, 16))
     refused("bad_lstm", [oh.make_node("LSTM", ["x", "lw", "lr"], ["", "y"], name="rnn", hidden_size=4)],
             [w("lw", (1, 16, 8)), w("lr", (1, 16, 4))], "rnn", "LSTM", "not supported", in_shape=(1, 2, 8))
     refused("bad_concat", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
-                           oh.make_node("Concat", ["c1_out", "c2_out"], ["y"], name="cat", axis=1)],
-            [w1, w("w2", (4, 3, 3, 3))], "cat", "Concat", "not supported")
+                           oh.make_node("Concat", ["c1_out", "c2_out"], ["y"], name="cat", axis=2)],
+            [w1, w("w2", (4, 3, 3, 3))], "cat", "Concat", "only a concatenation of channels")
     refused("bad_domain", [c1, oh.make_node("QLinearAdd", ["c1_out"], ["y"], name="qadd", domain="com.microsoft")], [w1],
             "qadd", "QLinearAdd", "QuantFormat.QDQ", check=False)
     # convolutions the MAC array cannot run
@@ -642,12 +649,20 @@ def refusals():
     relu = oh.make_node("Relu", ["c1_out"], ["r"], name="r1")
     refused("bad_avgpool_pad", [c1, relu, oh.make_node("AveragePool", ["r"], ["y"], name="ap", kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
             [w1], "ap", "AveragePool", "count_include_pad=0")
-    refused("bad_maxpool_ceil", [c1, relu, oh.make_node("MaxPool", ["r"], ["y"], name="mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
-            [w1], "mp", "MaxPool", "ceil_mode")
+    graph("graph_maxpool_ceil", [c1, relu, oh.make_node("MaxPool", ["r"], ["y"], name="mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+          [w1])
+    # ceil_mode: zero padding at the end, exact only on a map that cannot be negative; an average's divisor would differ
+    refused("bad_maxpool_ceil", [c1, oh.make_node("MaxPool", ["c1_out"], ["y"], name="mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+            [w1], "mp", "MaxPool", "may be negative")
+    refused("bad_avgpool_ceil", [c1, relu, oh.make_node("AveragePool", ["r"], ["y"], name="ap", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)],
+            [w1], "ap", "AveragePool", "ceil_mode")
     # graphs that are not a chain with residual units
-    refused("bad_not_residual", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
-                                 oh.make_node("Add", ["c1_out", "c2_out"], ["y"], name="sum")],
-            [w1, w("w2", (4, 3, 3, 3))], "sum", "Add", "shortcut")
+    # an Add of two branches: the second a residual end (in= the first); a Sub of maps has no counterpart
+    w2 = w("w2", (4, 3, 3, 3))
+    graph("graph_two_branches", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
+                                 oh.make_node("Add", ["c1_out", "c2_out"], ["y"], name="sum")], [w1, w2])
+    refused("bad_sub", [c1, conv_node("c2", "x", "w2", "c2_out", pads=[1, 1, 1, 1]),
+                        oh.make_node("Sub", ["c1_out", "c2_out"], ["y"], name="diff")], [w1, w2], "diff", "Sub", "not supported")
     refused("bad_dead_branch", [c1, conv_node("c2", "c1_out", "w2", "unused"), oh.make_node("Relu", ["c1_out"], ["y"], name="r1")],
             [w1, w("w2", (2, 4, 1, 1))], "c2", "Conv", "not used")
     # a constant added to a Conv's output is its bias; after a ReLU it is not
@@ -659,9 +674,9 @@ def refusals():
             conv_node("b2", "b1_out", "w3", "b2_out", pads=[1, 1, 1, 1]),
             oh.make_node("Add", ["b1_out", "b2_out"], ["inner"], name="inner_add"),
             oh.make_node("Add", ["a", "inner"], ["y"], name="outer_add")]
-    refused("bad_nested", nest, [w1, w("w3", (4, 4, 3, 3))], "b1", "Conv", "nest")
-    refused("bad_relu_after_pool", [c1, oh.make_node("MaxPool", ["c1_out"], ["p"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
-                                    oh.make_node("Relu", ["p"], ["y"], name="late")], [w1], "late", "Relu", "follows no")
+    graph("graph_nested", nest, [w1, w("w3", (4, 4, 3, 3))])
+    graph("graph_relu_after_pool", [c1, oh.make_node("MaxPool", ["c1_out"], ["p"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+                                    oh.make_node("Relu", ["p"], ["y"], name="late")], [w1])
     refused("bad_reshape", [c1, oh.make_node("Reshape", ["c1_out", "shp"], ["y"], name="rs")],
             [w1, nh.from_array(np.array([1, 4, 64], np.int64), "shp")], "rs", "Reshape", "[1,-1]")
     # a Flatten is taken into a fully connected layer or as the graph's output, not before anything else
@@ -748,10 +763,10 @@ def refusals():
     refused("bad_clip_min", [c1, oh.make_node("Clip", ["c1_out", "m1", "p1"], ["y"], name="clip")], [w1, f0, f1],
             "clip", "Clip", "only min 0")
     bn = [w("g4", (4,), 1.0), w("b4", (4,), 0.0), w("m4", (4,), 0.0), w("v4", (4,), 1.0)]
-    refused("bad_bn_after_pool", [c1, oh.make_node("Relu", ["c1_out"], ["r"], name="r1"),
+    graph("graph_bn_after_pool", [c1, oh.make_node("Relu", ["c1_out"], ["r"], name="r1"),
                                   oh.make_node("MaxPool", ["r"], ["p"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
                                   oh.make_node("BatchNormalization", ["p", "g4", "b4", "m4", "v4"], ["y"], name="bn")],
-            [w1] + bn, "bn", "BatchNormalization", "right after the Conv")
+          [w1] + bn)
     pads1 = nh.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "pads1")
     refused("bad_pad_reflect", [oh.make_node("Pad", ["x", "pads1"], ["xp"], name="pad", mode="reflect"),
                                 conv_node("c1", "xp", "w1", "y")], [w1, pads1], "pad", "Pad", "only constant")
@@ -769,9 +784,9 @@ def refusals():
     refused("bad_qdq_bias_scale", n_, i_, "conv", "Conv", "x_scale * w_scale")
     del f6
     # three problems in one model: s2cosim check lists them all (the import stops at the first, the Tanh)
-    refused("bad_many", [conv_node("dil", "x", "wdil", "d", dilations=[2, 2]), oh.make_node("Tanh", ["d"], ["t"], name="tanh"),
+    refused("bad_many", [conv_node("dil", "x", "wdil", "d", dilations=[2, 2]), oh.make_node("Elu", ["d"], ["t"], name="elu"),
                          conv_node("gconv", "t", "wg5", "y", group=5)],
-            [w("wdil", (4, 3, 3, 3), 0.1), w("wg5", (5, 1, 3, 3), 0.1)], "tanh", "Tanh", "not supported", check=False)
+            [w("wdil", (4, 3, 3, 3), 0.1), w("wg5", (5, 1, 3, 3), 0.1)], "elu", "Elu", "not supported", check=False)
     # one problem, then nodes that fit the shapes ONNX gives: check reports the one, not what would follow from
     # taking the refused node's input shape for its output
     refused("bad_cascade", [conv_node("asym", "x", "wa", "a", pads=[1, 0, 1, 0]), conv_node("c2", "a", "wc", "c", pads=[1, 1, 1, 1]),
@@ -969,6 +984,160 @@ def equivalents():
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
 
 
+# ---------------------------------------------------------------- graphs (issue 45): their own draws, after the rest
+
+def qdq(m, e, name):
+    """QuantizeLinear / DequantizeLinear of map m at 2^-e: the dequantized name."""
+    return [oh.make_node("QuantizeLinear", [m, f"s{e}", "zp"], [m + "_q"], name=name + "_q"),
+            oh.make_node("DequantizeLinear", [m + "_q", f"s{e}", "zp"], [m + "_d"], name=name + "_dq")]
+
+
+def table(f, ex, ey):
+    """docs/real_networks.md: t[x + 128] = clamp(round_half_even(f(x * 2^-ex) * 2^ey)), in double precision."""
+    x = np.arange(-128, 128, dtype=np.float64) * 2.0 ** -ex
+    return np.clip(np.round(f(x) * 2.0 ** ey), -128, 127).astype(int).tolist()
+
+
+def graph_models():
+    g = np.random.default_rng(45)
+
+    def wg(name, shape):
+        return nh.from_array(g.normal(0, 0.3, shape).astype(np.float32), name)
+
+    def const(name, v, t=np.int64):
+        return nh.from_array(np.array(v, t), name)
+
+    # a float graph: Split, Concat, Slice, a channel shuffle, LeakyRelu, PRelu, Tanh, HardSigmoid, Mul of two maps,
+    # SiLU as x * Sigmoid(x), ReduceMean, a channel Mul, a BatchNorm no convolution absorbs with its Relu, ceil-mode
+    # max pooling, ReduceMax keepdims=0 and a Gemm
+    nodes = [conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c1_out"], ["r1"], name="r1"),
+             oh.make_node("Split", ["r1", "sizes"], ["sa", "sb"], name="split", axis=1),
+             conv_node("cb", "sb", "wb", "cb_out", pads=[1, 1, 1, 1]),
+             oh.make_node("Concat", ["sa", "cb_out"], ["cat"], name="cat", axis=1),
+             oh.make_node("Reshape", ["cat", "to5"], ["g5"], name="rs1"),
+             oh.make_node("Transpose", ["g5"], ["t5"], name="tr", perm=[0, 2, 1, 3, 4]),
+             oh.make_node("Reshape", ["t5", "to4"], ["shuf"], name="rs2"),
+             oh.make_node("Slice", ["shuf", "st", "en", "ax"], ["sl"], name="slice"),
+             oh.make_node("LeakyRelu", ["sl"], ["lr"], name="leaky", alpha=0.1),
+             oh.make_node("PRelu", ["lr", "slope"], ["pr"], name="prelu"),
+             oh.make_node("Tanh", ["pr"], ["th"], name="tanh"),
+             oh.make_node("HardSigmoid", ["pr"], ["hs"], name="hsig", alpha=0.25, beta=0.5),
+             oh.make_node("Mul", ["th", "hs"], ["mu"], name="mul"),
+             oh.make_node("Sigmoid", ["mu"], ["sg"], name="sig"),
+             oh.make_node("Mul", ["mu", "sg"], ["silu"], name="silu"),
+             oh.make_node("ReduceMean", ["silu"], ["gate"], name="mean", axes=[2, 3], keepdims=1),
+             oh.make_node("Mul", ["gate", "silu"], ["se"], name="se"),
+             oh.make_node("BatchNormalization", ["se", "g4", "b4", "m4", "v4"], ["bn"], name="bn"),
+             oh.make_node("Relu", ["bn"], ["bnr"], name="bn_relu"),
+             oh.make_node("MaxPool", ["bnr"], ["mp"], name="mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+             oh.make_node("ReduceMax", ["mp"], ["mx"], name="max", axes=[2, 3], keepdims=0),
+             oh.make_node("Gemm", ["mx", "wf"], ["y"], name="fc", transB=1)]
+    inits = [wg("w1", (8, 3, 3, 3)), const("sizes", [3, 5]), wg("wb", (3, 5, 3, 3)), const("to5", [1, 2, 3, 8, 8]),
+             const("to4", [1, 6, 8, 8]), const("st", [1]), const("en", [5]), const("ax", [1]),
+             nh.from_array(np.array([0.1, 0.2, 0.3, 0.4], np.float32).reshape(4, 1, 1), "slope"),
+             nh.from_array(np.array([1.5, 0.5, 2.0, 1.0], np.float32), "g4"), nh.from_array(np.array([0.1, -0.2, 0.3, 0.0], np.float32), "b4"),
+             nh.from_array(np.array([0.05, 0.1, -0.1, 0.2], np.float32), "m4"), nh.from_array(np.array([0.5, 1.0, 2.0, 0.25], np.float32), "v4"),
+             wg("wf", (5, 4))]
+    graph("graph_ops", nodes, inits)
+    x = g.normal(0, 1, (2, 3 * 8 * 8)).astype(np.float32)
+    with open(os.path.join(HERE, "graph_ops_calib.txt"), "w") as f:
+        for row in x:
+            f.write(" ".join(f"{v:.9g}" for v in row) + "\n")
+
+    # a QDQ graph whose exponents are known: an affine BatchNorm + Relu, SiLU as x * Sigmoid(x), LeakyRelu, an
+    # element-wise Add, a Mul and a channel Mul; the integers worked out here, in graph_qdq.json
+    e = dict(x=5, bn=4, silu=4, lr=5, add=4, mul=6, cm=8)
+    gam, bet, mean, var = (np.array(v, np.float32) for v in ([1.5, 0.5, 2.0, 1.0], [0.1, -0.2, 0.3, 0.0], [0.05, 0.1, -0.1, 0.2],
+                                                             [0.5, 1.0, 2.0, 0.25]))
+    nodes = qdq("x", 5, "in") + [
+        oh.make_node("BatchNormalization", ["x_d", "g4", "b4", "m4", "v4"], ["bn"], name="bn")] + qdq("bn", 4, "bn") + [
+        oh.make_node("Relu", ["bn_d"], ["r"], name="relu")] + qdq("r", 4, "r") + [
+        oh.make_node("Sigmoid", ["r_d"], ["sg"], name="sig")] + qdq("sg", 7, "sg") + [
+        oh.make_node("Mul", ["r_d", "sg_d"], ["silu"], name="silu")] + qdq("silu", 4, "silu") + [
+        oh.make_node("LeakyRelu", ["silu_d"], ["lr"], name="leaky", alpha=0.1)] + qdq("lr", 5, "lr") + [
+        oh.make_node("Add", ["lr_d", "silu_d"], ["add"], name="add")] + qdq("add", 4, "add") + [
+        oh.make_node("Mul", ["add_d", "lr_d"], ["mul"], name="mul")] + qdq("mul", 6, "mul") + [
+        oh.make_node("ReduceMean", ["mul_d"], ["gate"], name="mean", axes=[2, 3])] + qdq("gate", 6, "gate") + [
+        oh.make_node("Mul", ["mul_d", "gate_d"], ["y"], name="cmul")] + qdq("y", 8, "y")
+    nodes[-1].output[0] = "out"
+    inits = [nh.from_array(np.array(2.0 ** -k, np.float32), f"s{k}") for k in (4, 5, 6, 7, 8)] + [
+        nh.from_array(np.array(0, np.int8), "zp"), nh.from_array(gam, "g4"), nh.from_array(bet, "b4"),
+        nh.from_array(mean, "m4"), nh.from_array(var, "v4")]
+    model = make_model(nodes, [vinfo("x", [1, 4, 4, 4])], [vinfo("out", None)], inits)
+    save(model, "graph_qdq.onnx")
+    eps = float(np.float32(1e-5))
+    sc = gam.astype(np.float64) / np.sqrt(var.astype(np.float64) + eps)
+    b = bet.astype(np.float64) - mean.astype(np.float64) * sc
+    S = 16
+    while S > 0 and np.any(np.abs(np.round(sc * 2.0 ** (S + e["bn"] - e["x"]))) >= 2 ** 23):
+        S -= 1
+    alpha = float(np.float32(0.1))
+    E = max(e["lr"], e["silu"], e["add"])
+    expect = {
+        "affine": {"S": S, "m": np.round(sc * 2.0 ** (S + e["bn"] - e["x"])).astype(int).tolist(),
+                   "o": (np.round(b * 2.0 ** (S + e["bn"])) + 2 ** (S - 1)).astype(int).tolist()},
+        "silu": table(lambda v: v / (1 + np.exp(-v)), e["bn"], e["silu"]),
+        "leaky": table(lambda v: np.where(v >= 0, v, alpha * v), e["silu"], e["lr"]),
+        "add": {"shift_a": E - e["lr"], "shift_b": E - e["silu"], "shift": E - e["add"]},
+        "mul": {"shift": e["add"] + e["lr"] - e["mul"]},
+        "channel_mul": {"shift": e["mul"] + e["mul"] - e["cm"]},
+        "exponents": [e["x"], e["cm"]]}
+    with open(os.path.join(HERE, "graph_qdq.json"), "w") as f:
+        json.dump(expect, f, indent=1)
+
+    # refusals the graph forms bring
+    c1 = conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1])
+    w1 = wg("w1", (4, 3, 3, 3))
+    relu = oh.make_node("Relu", ["c1_out"], ["r"], name="r1")
+    refused("bad_transpose", [c1, oh.make_node("Transpose", ["c1_out"], ["y"], name="tr", perm=[0, 1, 3, 2])], [w1],
+            "tr", "Transpose", "channel shuffle")
+    refused("bad_reshape_5d", [c1, oh.make_node("Reshape", ["c1_out", "to5"], ["g5"], name="rs"),
+                               oh.make_node("Relu", ["g5"], ["y"], name="late")], [w1, const("to5", [1, 2, 2, 8, 8])],
+            "late", "Relu", "channel shuffle", check=False)
+    refused("bad_split_axis", [c1, oh.make_node("Split", ["c1_out"], ["y", "z"], name="split", axis=2)], [w1],
+            "split", "Split", "only a split of channels", out=[vinfo("y", None)], check=False)
+    refused("bad_slice_step", [c1, oh.make_node("Slice", ["c1_out", "st", "en", "ax", "sp"], ["y"], name="slice")],
+            [w1, const("st", [0]), const("en", [4]), const("ax", [1]), const("sp", [2])], "slice", "Slice", "step 2")
+    refused("bad_reduce_axes", [c1, oh.make_node("ReduceMean", ["c1_out"], ["y"], name="mean", axes=[1], keepdims=1)], [w1],
+            "mean", "ReduceMean", "only over H and W")
+    refused("bad_mul_constant", [c1, oh.make_node("Mul", ["c1_out", "k"], ["y"], name="scale")],
+            [w1, nh.from_array(np.array(0.5, np.float32), "k")], "scale", "Mul", "by a constant")
+    refused("bad_clip_table", [c1, relu, oh.make_node("MaxPool", ["r"], ["p"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+                               oh.make_node("Clip", ["p", "lo", "hi"], ["y"], name="clip")],
+            [w1, nh.from_array(np.array(0.0, np.float32), "lo"), nh.from_array(np.array(4.0, np.float32), "hi")],
+            "clip", "Clip", "max 6 (ReLU6) only")
+    refused("bad_prelu_slope", [c1, oh.make_node("PRelu", ["c1_out", "sl"], ["y"], name="prelu")],
+            [w1, nh.from_array(np.array([0.1, 0.2, 0.3], np.float32), "sl")], "prelu", "PRelu", "one per channel", check=False)
+    # three problems in a graph: check names each once, the nodes after them checked against the shapes ONNX gives
+    refused("bad_many_graph", [c1, oh.make_node("ReduceMean", ["c1_out"], ["m"], name="mean", axes=[1], keepdims=1),
+                               conv_node("c2", "m", "wc2", "c2_out", pads=[1, 1, 1, 1]),
+                               oh.make_node("Transpose", ["c2_out"], ["t"], name="tr", perm=[0, 1, 3, 2]),
+                               oh.make_node("Slice", ["t", "st", "en", "ax", "sp"], ["s"], name="slice"),
+                               conv_node("c3", "s", "wc3", "y", pads=[1, 1, 1, 1])],
+            [w1, wg("wc2", (2, 1, 3, 3)), const("st", [0]), const("en", [2]), const("ax", [1]), const("sp", [2]),
+             wg("wc3", (2, 1, 3, 3))], "mean", "ReduceMean", "only over H and W")
+    # quantized: Concat inputs at two scales, a Mul whose output is finer than its product
+    n_ = qdq("x", 5, "in") + [c1] + qdq("c1_out", 4, "c1") + [
+        oh.make_node("Concat", ["c1_out_d", "x_d"], ["y"], name="cat", axis=1)] + qdq("y", 4, "y")
+    n_[2].input[0] = "x_d"
+    n_[2].input[1] = "w1q_d"
+    n_[-1].output[0] = "out"
+    qi = [nh.from_array(np.array(2.0 ** -k, np.float32), f"s{k}") for k in (4, 5, 7)] + [
+        nh.from_array(np.array(0, np.int8), "zp"), nh.from_array(g.integers(-100, 100, (4, 3, 3, 3)).astype(np.int8), "w1q")]
+    n_.insert(2, oh.make_node("DequantizeLinear", ["w1q", "s7", "zp"], ["w1q_d"], name="w_dq"))
+    refused("bad_concat_scales", n_, qi, "cat", "Concat", "one exponent", out=[vinfo("out", None)])
+    n_ = qdq("x", 5, "in") + [oh.make_node("Mul", ["x_d", "x_d"], ["y"], name="square")] + qdq("y", 11, "y")
+    n_[-1].output[0] = "out"
+    # opset 14: HardSwish as an op; a BatchNorm after it, read by a convolution it could fold into (a note)
+    graph("graph_hardswish", [conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1]), oh.make_node("HardSwish", ["c1_out"], ["hs"], name="hswish"),
+                              oh.make_node("BatchNormalization", ["hs", "g4", "b4", "m4", "v4"], ["bn"], name="bn"),
+                              conv_node("c2", "bn", "wc2h", "y", pads=[1, 1, 1, 1])],
+          [w1, nh.from_array(gam, "g4"), nh.from_array(bet, "b4"), nh.from_array(mean, "m4"), nh.from_array(var, "v4"),
+           nh.from_array(np.full((2, 4, 3, 3), 0.1, np.float32), "wc2h")], opset=14)
+    refused("bad_mul_shift", n_, [nh.from_array(np.array(2.0 ** -11, np.float32), "s11"), nh.from_array(np.array(2.0 ** -5, np.float32), "s5"),
+                                  nh.from_array(np.array(0, np.int8), "zp")], "square", "Mul", "negative", out=[vinfo("out", None)])
+
+
 def main():
     if not onnx.__version__.startswith("1.12"):
         print(f"warning: ONNX {onnx.__version__}; the committed files were made with 1.12", file=sys.stderr)
@@ -979,6 +1148,7 @@ def main():
     refusals()
     broken()
     equivalents()
+    graph_models()
     with open(os.path.join(HERE, "refused.txt"), "w") as f:
         f.write("# file | node | op type | what the message says [| ones: refused when calibrated on an input of ones]\n")
         f.write("# (make_test_models.py; tests/mapper_onnx_import_test.cpp reads it)\n")
