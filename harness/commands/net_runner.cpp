@@ -61,6 +61,17 @@ std::string block_definition(const mapper::OperationBlock& b, const mapper::Bloc
                      mapper::to_string(op.out), op.Wf, op.Hf, op.stride, op.pad, static_cast<int>(op.pool), op.shift);
     if (op.weights)
       d += " weights " + text_hash(std::string_view(reinterpret_cast<const char*>(op.weights->data()), op.weights->size()));
+    if (op.bias)
+      d += " bias " + text_hash(std::string_view(reinterpret_cast<const char*>(op.bias->data()), 4 * op.bias->size()));
+    if (op.shifts)
+      d += " shifts " + text_hash(std::string_view(reinterpret_cast<const char*>(op.shifts->data()), op.shifts->size()));
+    if (op.pad_end) d += fmt::format(" pad_end {}", op.pad_end);
+    if (const mapper::ElementwiseSpec* e = op.elementwise.get()) {  // its table or parameters are its weights
+      d += fmt::format(" {} shift {} {} {} relu {}", mapper::to_string(e->op), e->shift, e->shift_a, e->shift_b, e->relu);
+      d += " table " + text_hash(std::string_view(reinterpret_cast<const char*>(e->table.data()), e->table.size()));
+      d += " affine " + text_hash(std::string_view(reinterpret_cast<const char*>(e->scale.data()), 4 * e->scale.size())) +
+           text_hash(std::string_view(reinterpret_cast<const char*>(e->offset.data()), 4 * e->offset.size()));
+    }
   }
   d += fmt::format("; split {} {} {} {}", split.w.to_string(), split.h.to_string(), split.c.to_string(), split.d.to_string());
   return d;
