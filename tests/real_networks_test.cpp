@@ -112,7 +112,16 @@ INSTANTIATE_TEST_SUITE_P(Nets, ReferenceNet,
                                            NetCase{"lenet_bias", "_qdq", "_hot"}, NetCase{"bn_res_cnn", "", ""},
                                            NetCase{"bn_res_cnn", "_qdq", ""}, NetCase{"bn_res_cnn", "_qdq", "_hot"},
                                            NetCase{"dw_cnn", "", ""}, NetCase{"dw_cnn", "_qdq", ""},
-                                           NetCase{"dw_cnn", "_qdq", "_hot"}),
+                                           NetCase{"dw_cnn", "_qdq", "_hot"},
+                                           // graphs: a fire module and ceil-mode pooling, a dense block with
+                                           // pre-activation BatchNorm, ShuffleNet units, squeeze-and-excitation
+                                           // with SiLU, Hardswish and an add of two maps
+                                           NetCase{"fire_cnn", "", ""}, NetCase{"fire_cnn", "_qdq", ""},
+                                           NetCase{"fire_cnn", "_qdq", "_hot"}, NetCase{"dense_cnn", "", ""},
+                                           NetCase{"dense_cnn", "_qdq", ""}, NetCase{"dense_cnn", "_qdq", "_hot"},
+                                           NetCase{"shuffle_cnn", "", ""}, NetCase{"shuffle_cnn", "_qdq", ""},
+                                           NetCase{"shuffle_cnn", "_qdq", "_hot"}, NetCase{"se_cnn", "", ""},
+                                           NetCase{"se_cnn", "_qdq", ""}, NetCase{"se_cnn", "_qdq", "_hot"}),
                          [](const auto& info) {
                            const NetCase& c = info.param;
                            return c.name + (c.form.empty() ? "_float" : c.form) + c.input;
