@@ -60,6 +60,7 @@ std::string Importer::emit(const Node& n, const std::string& cur) {
       l.C = n.C;
       l.stride = n.stride;
       l.pad = n.pad;
+      l.groups = n.groups;
       l.relu = false;
       weighted_.push_back({net_.layers.size(), &n, cur, n.out});
       relu_layer_ = net_.layers.size();
@@ -160,7 +161,7 @@ std::string Importer::residual(const std::string& x, std::set<std::size_t>& seen
   auto projection = [&](const std::vector<std::size_t>& p) {
     if (p.size() != 1) return false;
     const Node& n = nodes_[p[0]];
-    return n.op == Op::Conv && n.kW == 1 && n.kH == 1 && n.pad == 0;
+    return n.op == Op::Conv && n.kW == 1 && n.kH == 1 && n.pad == 0 && n.groups == 1;
   };
   const std::vector<std::size_t>* main = nullptr;
   const std::vector<std::size_t>* shortcut = nullptr;
