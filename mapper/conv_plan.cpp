@@ -125,7 +125,7 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   p.Wx = (p.Wo - 1) * p.stride + 1;
   p.Wp = p.pool ? p.Wo / p.pool->stride : p.Wo;
   p.Hp = p.pool ? p.Ho / p.pool->stride : p.Ho;
-  const int K = p.conv->in.D * p.conv->Wf * p.conv->Hf;
+  const int K = p.conv->weight_depth() * p.conv->Wf * p.conv->Hf;
   p.shift = quant_shift(b, K);
   // one SRAM layout for every piece (the largest piece's), so that a neighbour finds operand A where
   // its own task would put it
@@ -162,9 +162,8 @@ ConvPlan conv_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig&
   DramPlacer dram;
   dram.place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);
   if (nofuse && p.pad > 0) dram.place(m.padded, m.padded_bytes, std::uint64_t(p.conv->in.W) * p.conv->in.H * p.conv->in.D);
-  const std::uint64_t groups = (p.C + cfg.mac_rows - 1) / cfg.mac_rows;
   p.dram_group_stride = filter_group_bytes(*p.conv, cfg.mac_rows);
-  dram.place(m.weights, m.weight_bytes, groups * p.dram_group_stride);
+  dram.place(m.weights, m.weight_bytes, filter_row_groups(*p.conv, cfg.mac_rows) * p.dram_group_stride);
   if (p.conv->bias) dram.place(m.bias, m.bias_bytes, 4 * std::uint64_t(p.C));
   if (per_channel_shifts(b)) dram.place(m.shifts, m.shift_bytes, std::uint64_t(p.C));
   if (table) dram.place(m.table, m.table_bytes, 256);
@@ -231,9 +230,9 @@ void load_filters(std::vector<StreamCommand>& out, const ConvPlan& p, const Conv
   const int rows = p.cfg.mac_rows;
   const std::uint64_t groups = static_cast<std::uint64_t>((cp.task.C + rows - 1) / rows);
   DmaTransfer t;
-  t.dram_addr = p.map.weights + std::uint64_t(cp.c0 / rows) * p.dram_group_stride;
+  t.dram_addr = p.map.weights + std::uint64_t(filter_slot(*p.conv, rows, cp.c0) / rows) * p.dram_group_stride;
   t.sram_addr = p.a_base;
-  if (cp.task.D == p.conv->in.D) {
+  if (cp.task.D == p.conv->weight_depth()) {
     t.row_bytes = static_cast<std::uint32_t>(groups * p.dram_group_stride);
   } else {
     const std::uint64_t per_channel = std::uint64_t(cp.task.Hf) * cp.task.Wf * static_cast<std::uint64_t>(rows);
@@ -408,6 +407,13 @@ std::vector<PieceIndex> fmap_parts(const BlockSplit& s) {
   for (int ih = 0; ih < s.h.count(); ++ih)
     for (int iw = 0; iw < s.w.count(); ++iw) v.push_back({iw, ih, 0});
   return v;
+}
+
+int input_parts(const ConvPlan& p, std::size_t fmap_parts) { return static_cast<int>(fmap_parts) * p.conv->groups; }
+
+int input_part(const ConvPlan& p, std::size_t fmap_part, int ic) {
+  const int group = p.s->c.begin(ic) / (p.C / p.conv->groups);
+  return static_cast<int>(fmap_part) * p.conv->groups + group;
 }
 
 }  // namespace s2::mapper

@@ -50,7 +50,7 @@ struct ConvPlan {
   std::uint32_t table_base = 0;         // a fused activation's table (256 bytes)
   std::uint32_t layout_end = 0;         // the first byte after the common layout
   std::uint32_t a_group_stride = 0;     // filter groups in SRAM (a piece's input channels)
-  std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels)
+  std::uint64_t dram_group_stride = 0;  // filter groups in DRAM (all input channels of a filter's group)
   int shift = 0;
   BlockDramMap map;
   std::string padd, core;
@@ -86,7 +86,8 @@ DmaTransfer input_window(const ConvPlan& p, const ConvPiece& cp, std::uint64_t b
 // charged to `load_op`.
 void load_ifmap(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, bool from_padded,
                 const std::string& load_op);
-// A piece's filters: its filter groups, each with the piece's input channels (all of them: one transfer).
+// A piece's filters: its filter groups (from the row group of its first filter's slot), each with the piece's
+// input channels (all of them: one transfer).
 void load_filters(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp);
 // The MLA's work on a piece's `c` filters: one task over the window, or one per kept output row (each
 // task's results after the previous one's, as result_view() expects).
@@ -124,5 +125,11 @@ struct PieceIndex {
 
 // The output's (W, H) parts, rows of parts in order.
 std::vector<PieceIndex> fmap_parts(const BlockSplit& s);
+
+// The input parts the PEs are dealt (PePicker), the same in every stream of a block: a piece's fmap part, and a
+// grouped convolution's group (whose input channels no other group's pieces read), so that a depthwise layer
+// of few fmap parts still spreads over every DRAM's PEs. Without groups, the fmap part.
+int input_parts(const ConvPlan& p, std::size_t fmap_parts);
+int input_part(const ConvPlan& p, std::size_t fmap_part, int ic);
 
 }  // namespace s2::mapper

@@ -13,22 +13,25 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
   const std::vector<PieceIndex> fm = fmap_parts(s);
   if (p.pad > 0) {
     TaskStream st = new_stream(p.padd + " nofuse_noreuse", p.map, p.workers);
-    PePicker pick(p.workers, static_cast<int>(fm.size()));
+    PePicker pick(p.workers, input_parts(p, fm.size()));
+    // every input channel's window: a grouped convolution's pieces read one group's channels each
     for (std::size_t i = 0; i < fm.size(); ++i)
-      for (int id = 0; id < s.d.count(); ++id) {
-        auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
-        const ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, id);
-        load_ifmap(cmds, p, cp, false, p.padd);
-        cmds.push_back(dma_command(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
-      }
+      for (int g = 0; g < p.conv->groups; ++g)
+        for (int id = 0; id < s.d.count(); ++id) {
+          auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i) * p.conv->groups + g))];
+          ConvPiece cp = conv_piece(*p.b, s, fm[i].iw, fm[i].ih, 0, id);
+          cp.d0 += g * p.conv->weight_depth();
+          load_ifmap(cmds, p, cp, false, p.padd);
+          cmds.push_back(dma_command(CommandKind::DmaStore, p.padd, input_window(p, cp, p.map.padded)));  // the padded window back
+        }
     out.push_back(std::move(st));
   }
   TaskStream st = new_stream(p.core + " nofuse_noreuse", p.map, p.workers);
-  PePicker pick(p.workers, static_cast<int>(fm.size()));
+  PePicker pick(p.workers, input_parts(p, fm.size()));
   for (std::size_t i = 0; i < fm.size(); ++i)
     for (int ic = 0; ic < s.c.count(); ++ic) {
       const PieceIndex& f = fm[i];
-      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
+      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(input_part(p, i, ic)))];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
       // the filters (small) first: a PE whose fmap part arrives first can start at once, instead of its
       // filters queueing at the DRAM behind the other PEs' fmap parts (which kept the four PEs in step)
@@ -45,11 +48,11 @@ std::vector<TaskStream> conv_nofuse(const ConvPlan& p) {
     const bool on_raw = !quantized_before(p, o) && o->kind != PrimitiveKind::Quantization;
     std::vector<const Operation*> ops{o};
     if (o->kind == PrimitiveKind::Quantization && p.pool) ops.push_back(p.pool);
-    PePicker es_pick(p.workers, static_cast<int>(fm.size()));
+    PePicker es_pick(p.workers, input_parts(p, fm.size()));
     for (std::size_t i = 0; i < fm.size(); ++i)
       for (int ic = 0; ic < s.c.count(); ++ic) {
         const PieceIndex& f = fm[i];
-        auto& cmds = es.pe[static_cast<std::size_t>(es_pick.next(static_cast<int>(i)))];
+        auto& cmds = es.pe[static_cast<std::size_t>(es_pick.next(input_part(p, i, ic)))];
         const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
         const ResultView raw = packed_raw_view(p, cp, cp.task.C);
         if (on_raw || o->kind == PrimitiveKind::Quantization) {
@@ -75,11 +78,11 @@ TaskStream conv_fuse_noreuse(const ConvPlan& p) {
   const BlockSplit& s = *p.s;
   TaskStream st = new_stream(p.core + " fuse_noreuse", p.map, p.workers);
   const std::vector<PieceIndex> fm = fmap_parts(s);
-  PePicker pick(p.workers, static_cast<int>(fm.size()));
+  PePicker pick(p.workers, input_parts(p, fm.size()));
   for (std::size_t i = 0; i < fm.size(); ++i)
     for (int ic = 0; ic < s.c.count(); ++ic) {
       const PieceIndex& f = fm[i];
-      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(static_cast<int>(i)))];
+      auto& cmds = st.pe[static_cast<std::size_t>(pick.next(input_part(p, i, ic)))];
       const ConvPiece cp = conv_piece(*p.b, s, f.iw, f.ih, ic, 0);
       load_filters(cmds, p, cp);  // first, as in conv_nofuse
       load_ifmap(cmds, p, cp, false, p.core);

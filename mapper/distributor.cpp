@@ -36,6 +36,20 @@ const char* to_string(Reuse r) {
   return "?";
 }
 
+namespace {
+
+// Whether every filter part of a grouped convolution lies in one group and starts a row group of the packed filters.
+bool parts_start_row_groups(const Operation& conv, const BlockSplit& s, int mac_rows) {
+  const int per_group = conv.out.D / conv.groups;
+  for (int ic = 0; ic < s.c.count(); ++ic) {
+    const int c0 = s.c.begin(ic), last = c0 + s.c.sizes[static_cast<std::size_t>(ic)] - 1;
+    if (c0 / per_group != last / per_group || filter_slot(conv, mac_rows, c0) % mac_rows != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strategy, const HwConfig& cfg, std::string* why) {
   auto no = [&](const std::string& w) {
     if (why) *why = w;
@@ -57,6 +71,9 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
   }
   if (s.d.count() > 1 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with input-channel splits is not distributed yet (Algorithm 1 has none)");
+  if (b.core_op().groups > 1 && strategy == Strategy::FuseReuse)
+    return no("fuse_reuse does not run a grouped convolution: its PEs convolve one input part with their neighbours' "
+              "filters, and a group's filters read only their group's input channels, which no other group's share");
   if (b.workers > 0 && strategy == Strategy::FuseReuse)
     return no("fuse_reuse with a worker count (workers=) is not distributed yet: its reuse rounds use every PE");
   if (strategy == Strategy::FuseReuse && cfg.chip.qpes() > 1) {
@@ -75,7 +92,10 @@ bool distributable(const OperationBlock& b, const BlockSplit& s, Strategy strate
       if (&o == pool && !quantized) return no("a pooling before the quantization is not distributed yet");
     }
   }
-  if (s.c.count() > 1 && s.c.sizes.front() % cfg.mac_rows != 0) return no("filter parts not in whole MAC-row groups");
+  if (s.c.count() > 1 && s.c.sizes.front() % cfg.mac_rows != 0 && b.core_op().groups == 1)
+    return no("filter parts not in whole MAC-row groups");
+  if (b.core_op().groups > 1 && !parts_start_row_groups(b.core_op(), s, cfg.mac_rows))
+    return no("a grouped convolution's filter parts must each lie in one group and start a MAC-row group of it");
   return true;
 }
 

@@ -40,15 +40,27 @@ struct DramPlacer {
   }
 };
 
-// A convolution's filters [C][D][Hf][Wf] packed in MAC-row groups: group g (filters g*rows ...) at g times
-// filter_group_bytes, filter c's weight (d, ky, kx) at byte ((d*Hf + ky)*Wf + kx)*rows + c%rows of it.
+// A convolution's filters [C][D/G][Hf][Wf] packed in MAC-row groups: filter c in slot filter_slot(c), row
+// group slot / rows at that times filter_group_bytes, its weight (d, ky, kx) (d of its group's D/G channels) at
+// byte ((d*Hf + ky)*Wf + kx)*rows + slot % rows of it. Each of a grouped convolution's groups starts a row group,
+// so that a piece's filters (never two groups') are whole row groups of their own; without groups slot(c) = c.
+inline int filter_slot(const Operation& conv, int mac_rows, int c) {
+  const int per_group = conv.out.D / conv.groups;
+  const int group_slots = (per_group + mac_rows - 1) / mac_rows * mac_rows;
+  return c / per_group * group_slots + c % per_group;
+}
+// The row groups the packed filters fill (the last slot's, and one before it).
+inline std::uint64_t filter_row_groups(const Operation& conv, int mac_rows) {
+  return std::uint64_t(filter_slot(conv, mac_rows, conv.out.D - 1)) / static_cast<std::uint64_t>(mac_rows) + 1;
+}
 inline std::uint64_t filter_group_bytes(const Operation& conv, int mac_rows) {
-  return align_up(std::uint64_t(conv.in.D) * conv.Hf * conv.Wf * static_cast<std::uint64_t>(mac_rows), 16);
+  return align_up(std::uint64_t(conv.weight_depth()) * conv.Hf * conv.Wf * static_cast<std::uint64_t>(mac_rows), 16);
 }
 inline std::uint64_t packed_filter_offset(const Operation& conv, int mac_rows, std::uint64_t group_bytes, int c, int d,
                                           int ky, int kx) {
-  return std::uint64_t(c / mac_rows) * group_bytes + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * mac_rows +
-         c % mac_rows;
+  const int slot = filter_slot(conv, mac_rows, c);
+  return std::uint64_t(slot / mac_rows) * group_bytes + ((std::uint64_t(d) * conv.Hf + ky) * conv.Wf + kx) * mac_rows +
+         slot % mac_rows;
 }
 
 // Every weight piece of an MM block in the order they sit packed in DRAM (one after the other, each in

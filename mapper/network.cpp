@@ -100,13 +100,13 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
                                std::to_string(net.input.elements()));
       have_input = true;
     } else if (kw == "conv") {
-      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N] [bias=seed|none] [workers=N]");
+      need(5, "conv Wf Hf D C [stride=S] [pad=same|valid|N] [act=relu|none] [shift=N] [bias=seed|none] [groups=G] [workers=N]");
       l.kind = LayerKind::Conv;
       l.Wf = field(1, "Wf", 1, kMaxSide);
       l.Hf = field(2, "Hf", 1, kMaxSide);
       l.D = field(3, "D", 1, kMaxChannels);
       l.C = field(4, "C", 1, kMaxChannels);
-      allowed = {"stride", "pad", "act", "shift", "shifts", "bias", "workers"};
+      allowed = {"stride", "pad", "act", "shift", "shifts", "bias", "groups", "workers"};
     } else if (kw == "pool") {
       need(4, "pool max|avg Wf Hf [stride=S] [pad=same|valid|N] [workers=N]");
       l.kind = LayerKind::Pool;
@@ -240,6 +240,8 @@ Network parse_layer_list(const std::string& text, const std::string& source) {
         else fail(source, line, "field act: expected relu or none, got '" + v + "'");
       } else if (k == "workers") {
         l.workers = to_int(source, line, "workers", v, 1, kMaxChannels);
+      } else if (k == "groups") {
+        l.groups = to_int(source, line, "groups", v, 1, kMaxChannels);
       } else if (k == "shift") {
         l.shift = to_int(source, line, "shift", v, 0, 31);  // of a 32-bit sum
       } else if (k == "bias") {

@@ -101,7 +101,9 @@ struct LayerSpec {
   std::vector<std::string> inputs;
   std::string name;  // `as=NAME`: later layers may read this layer's output by NAME
   int first = 0, count = 0;  // Slice: channels [first, first + count) of its input
-  int groups = 1;            // Shuffle: channel c = i * (D / groups) + j moves to j * groups + i (ShuffleNet)
+  // Shuffle: channel c = i * (D / groups) + j moves to j * groups + i (ShuffleNet). Conv (`groups=G`): a grouped
+  // convolution, filters [C][D/G][Hf][Wf]: filter c reads only the D/G input channels of its group c / (C/G)
+  int groups = 1;
   // Pool: zero padding after the last row and column on top of `pad` (a ceil-mode pooling's last window
   // over the edge; a max pooling only, of a map that cannot be negative)
   int pad_end = 0;

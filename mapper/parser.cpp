@@ -225,6 +225,9 @@ struct Chain {
     if (l.D != cur.D)
       fail(l, name, "D", "expected " + std::to_string(cur.D) + " (the channels of " + source_of_cur() + "), got " +
                              std::to_string(l.D));
+    if (l.groups > 1 && (l.D % l.groups != 0 || l.C % l.groups != 0))
+      fail(l, name, "groups", "expected a divisor of the input channels D = " + std::to_string(l.D) +
+                                  " and of the filters C = " + std::to_string(l.C) + ", got " + std::to_string(l.groups));
     const auto [padded, o] = window(l, name, l.C);
     OperationBlock b;
     b.kind = BlockKind::Convolution;
@@ -235,8 +238,9 @@ struct Chain {
     c.Wf = l.Wf;
     c.Hf = l.Hf;
     c.stride = l.stride;
-    c.weights = weights_of(l, name, std::int64_t(l.C) * l.D * l.Hf * l.Wf);
-    c.bias = bias_of(l, name, l.C, l.D * l.Hf * l.Wf);
+    c.groups = l.groups;
+    c.weights = weights_of(l, name, std::int64_t(l.C) * (l.D / l.groups) * l.Hf * l.Wf);
+    c.bias = bias_of(l, name, l.C, l.D / l.groups * l.Hf * l.Wf);
     b.core = b.ops.size();
     b.ops.push_back(c);
     close_layer_block(std::move(b), l, n, name, o);

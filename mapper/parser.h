@@ -29,8 +29,11 @@ struct Operation {
   int layer = 0;           // the layer number in the name
   Shape3 in;               // input (for a convolution or pooling: after padding)
   Shape3 out;
-  // convolution: filter [Wf,Hf,in.D,out.D]; pooling: window [Wf,Hf]; padding: pad on every side
+  // convolution: filter [Wf,Hf,in.D/groups,out.D]; pooling: window [Wf,Hf]; padding: pad on every side
   int Wf = 1, Hf = 1, stride = 1, pad = 0;
+  // convolution: its groups (LayerSpec::groups): filter c reads input channels [g * in.D/groups, (g+1) * in.D/groups)
+  // of its group g = c / (out.D/groups) only
+  int groups = 1;
   PoolType pool = PoolType::Max;
   int shift = -1;  // quantization: the right shift its layer gives (LayerSpec::shift); -1: the distributor's rule
   // quantization: one right shift per output channel (LayerSpec::shifts), null: `shift` for all
@@ -45,6 +48,8 @@ struct Operation {
   // element-wise: what the ARM computes (LayerSpec::elementwise)
   std::shared_ptr<const ElementwiseSpec> elementwise;
   bool on_mla() const { return kind == PrimitiveKind::Convolution || kind == PrimitiveKind::MatMul; }
+  // a convolution's filter depth: the input channels of one group (all of them without groups)
+  int weight_depth() const { return in.D / groups; }
 };
 
 // Elementwise: an int8 operation of the ARM on one or two maps (EltOp), pieces of channels and rows

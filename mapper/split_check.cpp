@@ -71,6 +71,18 @@ SplitCheck compare(const std::vector<std::int32_t>& whole, const std::vector<std
   return r;
 }
 
+// A grouped convolution's filters [C][D/G][Hf][Wf] as one convolution's over all D channels, zero outside each
+// filter's group: the whole layer to check the pieces against (without groups, the filters as they are).
+std::vector<std::int8_t> block_diagonal(const Operation& conv, std::vector<std::int8_t> f) {
+  if (conv.groups == 1) return f;
+  const std::size_t D = std::size_t(conv.in.D), Dg = std::size_t(conv.weight_depth()), k = std::size_t(conv.Hf) * conv.Wf;
+  const std::size_t Cg = std::size_t(conv.out.D / conv.groups);
+  std::vector<std::int8_t> full(std::size_t(conv.out.D) * D * k, 0);
+  for (std::size_t c = 0; c < std::size_t(conv.out.D); ++c)
+    std::copy_n(f.begin() + std::ptrdiff_t(c * Dg * k), Dg * k, full.begin() + std::ptrdiff_t((c * D + c / Cg * Dg) * k));
+  return full;
+}
+
 }  // namespace
 
 SplitCheck check_split(const OperationBlock& b, const BlockSplit& s, std::uint64_t seed, int bits) {
@@ -78,7 +90,7 @@ SplitCheck check_split(const OperationBlock& b, const BlockSplit& s, std::uint64
   if (b.kind == BlockKind::Convolution) {
     const int W = op.in.W, H = op.in.H, D = op.in.D, C = op.out.D;
     const auto in = random_int8(std::size_t(W) * H * D, seed);
-    const auto filters = random_int8(std::size_t(C) * D * op.Hf * op.Wf, seed + 1);
+    const auto filters = block_diagonal(op, random_int8(std::size_t(C) * op.weight_depth() * op.Hf * op.Wf, seed + 1));
     int Wo = 0, Ho = 0;
     const auto whole = strided_conv(in, W, H, D, filters, op.Wf, op.Hf, C, op.stride, bits, Wo, Ho);
     std::vector<std::uint32_t> sum(whole.size(), 0);

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "dram_layout.h"
 #include "model/text_file.h"
 
 namespace s2::mapper {
@@ -247,25 +248,35 @@ struct ConvSplitter {
     return found;
   }
 
+  // The filters' parts: `parts` of the filters (of each group, repeated for every group: a part never
+  // straddles two groups, whose filters read different input channels).
+  Parts per_group(const Parts& parts) const {
+    Parts p;
+    for (int g = 0; g < conv.groups; ++g) p.sizes.insert(p.sizes.end(), parts.sizes.begin(), parts.sizes.end());
+    return p;
+  }
+
   BlockSplit run() const {
     BlockSplit s;
     s.name = b.name();
     s.kind = b.kind;
-    const int C = conv.out.D, D = conv.in.D;
+    // a grouped convolution splits each group's filters; a piece reads its group's channels, whole (the
+    // channels of one group: D without groups)
+    const int C = conv.out.D / conv.groups, D = conv.weight_depth();
     // step 1: C alone, the whole input in every piece (parts in multiples of the MAC rows)
     const int c_units = std::max(1, C / r.mac_rows);
     for (int k = 1; k <= c_units; ++k) {
       BlockSplit t;
       t.w = whole(conv.out.W);
       t.h = whole(conv.out.H);
-      t.c = balanced_parts(C, k, r.mac_rows);
+      t.c = per_group(balanced_parts(C, k, r.mac_rows));
       t.d = whole(D);
       if (t.c.sizes.empty() || !fits(t)) continue;
       // more C parts while there are too few pieces (slide "Splitter": no(1))
-      while (std::uint64_t(t.c.count()) < r.min_pieces) {
-        Parts more = balanced_parts(C, t.c.count() + 1, r.mac_rows);
+      for (int more_k = k + 1; std::uint64_t(t.c.count()) < r.min_pieces; ++more_k) {
+        Parts more = balanced_parts(C, more_k, r.mac_rows);
         if (more.sizes.empty()) break;
-        t.c = more;
+        t.c = per_group(more);
       }
       if (std::uint64_t(t.c.count()) >= r.min_pieces) {
         t.name = s.name;
@@ -276,14 +287,15 @@ struct ConvSplitter {
       break;  // C alone cannot give enough pieces: go on with MAC-rows filters
     }
     // step 2: MAC-rows filters per piece (the last piece takes the rest), the output's width and height
-    const Parts c = fixed_parts(C, r.mac_rows);
+    const Parts c = per_group(fixed_parts(C, r.mac_rows));
     if (split_output(s, c, whole(D))) {
       s.name = b.name();
       s.kind = b.kind;
       return s;
     }
-    // step 3: the input channels into the fewest equal parts
-    for (int k = 2; k <= D; ++k) {
+    // step 3: the input channels into the fewest equal parts (not a grouped convolution's: it would need
+    // partial sums per group)
+    for (int k = 2; k <= D && conv.groups == 1; ++k) {
       if (D % k) continue;
       if (split_output(s, c, Parts{std::vector<int>(k, D / k)})) {
         s.name = b.name();
@@ -291,8 +303,9 @@ struct ConvSplitter {
         return s;
       }
     }
-    throw std::runtime_error(fmt::format("splitter: {} does not fit {} bytes even one output pixel, {} filters and one "
-                                         "input channel at a time", b.name(), r.budget_bytes, r.mac_rows));
+    throw std::runtime_error(fmt::format("splitter: {} does not fit {} bytes even one output pixel, {} filters and {} "
+                                         "at a time", b.name(), r.budget_bytes, r.mac_rows,
+                                         conv.groups == 1 ? "one input channel" : "one group's input channels"));
   }
 };
 
@@ -472,7 +485,7 @@ BlockSplit split_block(const OperationBlock& b, const SplitRules& rules) {
   switch (b.kind) {
     case BlockKind::Convolution:
       most = std::uint64_t(std::max(1, op.out.W / step)) * std::max(1, op.out.H / step) *
-             ((op.out.D + rules.mac_rows - 1) / rules.mac_rows);
+             filter_row_groups(op, rules.mac_rows);
       break;
     case BlockKind::Pooling:
     case BlockKind::Elementwise:
@@ -580,6 +593,26 @@ std::vector<SplitChoice> parse_split_file(const std::string& text, const std::st
   return out;
 }
 
+namespace {
+
+// A grouped convolution's chosen filter parts: each group's `per_group` filters in parts of multiples of the
+// MAC rows but its last, no part straddling two groups.
+template <typename Fail>
+void check_group_parts(const Parts& c, int filters, int per_group, int mac_rows, const Fail& fail) {
+  int at = 0;
+  for (std::size_t i = 0; i < c.sizes.size(); ++i) {
+    const int in_group = at % per_group, end = in_group + c.sizes[i];
+    if (end > per_group)
+      fail("C parts", "parts inside one group of " + std::to_string(per_group) + " filters each, got " + c.to_string());
+    if (end < per_group && c.sizes[i] % mac_rows != 0)
+      fail("C parts", "parts of each group in multiples of " + std::to_string(mac_rows) + " but its last, got " + c.to_string());
+    at += c.sizes[i];
+  }
+  if (at != filters) fail("C parts", "parts summing to the filters " + std::to_string(filters) + ", got " + std::to_string(at));
+}
+
+}  // namespace
+
 BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, const SplitChoice& choice) {
   const auto fail = [&](const std::string& field, const std::string& what) {
     throw std::invalid_argument(choice.source + ": " + choice.operation + ", field " + field + ": expected " + what);
@@ -615,7 +648,7 @@ BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, cons
   s.w = choice.w;
   s.h = choice.h;
   s.c = choice.c;
-  s.d = choice.d.sizes.empty() ? whole(conv.in.D) : choice.d;
+  s.d = choice.d.sizes.empty() ? whole(conv.weight_depth()) : choice.d;
   const auto check = [&](const Parts& p, int total, int unit, const std::string& field, const std::string& what) {
     int sum = 0;
     for (int v : p.sizes) sum += v;
@@ -626,8 +659,15 @@ BlockSplit split_block_as(const OperationBlock& b, const SplitRules& rules, cons
   };
   check(s.w, conv.out.W, step, "W parts", "the output width");
   check(s.h, conv.out.H, step, "H parts", "the output height");
-  check(s.c, conv.out.D, rules.mac_rows, "C parts", "the filters");
-  check(s.d, conv.in.D, 1, "D parts", "the input channels");
+  if (conv.groups == 1) {
+    check(s.c, conv.out.D, rules.mac_rows, "C parts", "the filters");
+    check(s.d, conv.in.D, 1, "D parts", "the input channels");
+  } else {
+    check_group_parts(s.c, conv.out.D, conv.out.D / conv.groups, rules.mac_rows, fail);
+    if (s.d.count() != 1 || s.d.sizes[0] != conv.weight_depth())
+      fail("D parts", "the group's " + std::to_string(conv.weight_depth()) +
+                          " input channels whole (a grouped convolution's pieces have no partial sums), got " + s.d.to_string());
+  }
   ConvSplitter cs{b, conv, rules};
   cs.step = step;
   if (!cs.fits(s)) {
@@ -664,7 +704,8 @@ ConvPiece conv_piece(const OperationBlock& b, const BlockSplit& s, int iw, int i
   p.x0 = p.out_x0 * conv.stride;
   p.y0 = p.out_y0 * conv.stride;
   p.c0 = s.c.begin(ic);
-  p.d0 = s.d.begin(id);
+  // a grouped convolution's piece reads its group's channels (s.d: parts of one group's)
+  p.d0 = p.c0 / (conv.out.D / conv.groups) * conv.weight_depth() + s.d.begin(id);
   p.task.Wi = (p.out_w - 1) * conv.stride + conv.Wf;
   p.task.Hi = (p.out_h - 1) * conv.stride + conv.Hf;
   p.task.D = s.d.sizes.at(id);

@@ -333,3 +333,40 @@ add in=x,input
   EXPECT_EQ(n.find("CONV_3")->inputs, (std::vector<std::string>{"CONV_1"}));
   EXPECT_EQ(n.find("ADD_5")->inputs, (std::vector<std::string>{"CONV_3", "input"}));  // x: the map before the table
 }
+
+TEST(MapperParser, AGroupedConvolutionCarriesItsGroupsAndTheirWeightCount) {
+  const ParsedNetwork n = parse_network(parse_layer_list(
+      "input 8 8 32\nconv 3 3 32 32 pad=1 groups=32\nconv 3 3 32 32 pad=1 groups=4\nconv 1 1 32 64 groups=4 bias=seed\n",
+      "net.txt"));
+  ASSERT_EQ(n.blocks.size(), 3u);
+  const Operation& dw = n.blocks[0].core_op();
+  EXPECT_EQ(dw.groups, 32);
+  EXPECT_EQ(dw.weight_depth(), 1);
+  EXPECT_EQ(n.blocks[1].core_op().groups, 4);
+  EXPECT_EQ(n.blocks[1].core_op().weight_depth(), 8);
+  EXPECT_EQ(n.blocks[2].core_op().weight_depth(), 8);
+  ASSERT_NE(n.blocks[2].core_op().bias, nullptr);
+  EXPECT_EQ(n.blocks[2].core_op().bias->size(), 64u);
+  // without groups= a convolution has one group: every input channel
+  EXPECT_EQ(parse_network(parse_layer_list("input 4 4 2\nconv 1 1 2 3\n", "net.txt")).blocks[0].core_op().groups, 1);
+  // trained weights: C x D/G x Hf x Wf of them
+  Network net = parse_layer_list("input 4 4 8\nconv 3 3 8 4 pad=1 groups=2\n", "net.txt");
+  net.layers[0].weights = std::make_shared<const std::vector<std::int8_t>>(std::vector<std::int8_t>(4 * 4 * 9, 1));
+  EXPECT_NO_THROW(parse_network(net));
+  net.layers[0].weights = std::make_shared<const std::vector<std::int8_t>>(std::vector<std::int8_t>(4 * 8 * 9, 1));
+  try {
+    parse_network(net);
+    ADD_FAILURE() << "no error";
+  } catch (const NetworkError& e) {
+    EXPECT_STREQ(e.what(), "net.txt:2: layer CONV_1, field weights: expected 144 values, got 288");
+  }
+}
+
+TEST(MapperParser, GroupsMustDivideTheChannelsAndFilters) {
+  EXPECT_EQ(error_of("input 4 4 6\nconv 3 3 6 8 groups=4\n"),
+            "net.txt:2: layer CONV_1, field groups: expected a divisor of the input channels D = 6 and of the filters C = 8, got 4");
+  EXPECT_EQ(error_of("input 4 4 8\nconv 3 3 8 6 groups=4\n"),
+            "net.txt:2: layer CONV_1, field groups: expected a divisor of the input channels D = 8 and of the filters C = 6, got 4");
+  EXPECT_EQ(error_of("input 4 4 8\nconv 3 3 8 8 groups=0\n"), "net.txt:2: field groups: expected at least 1, got 0");
+  EXPECT_EQ(error_of("input 4 4 8\nconv 3 3 8 8\npool max 2 2 groups=2\n"), "net.txt:3: unknown option 'groups' for pool");
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/commands/map_report.h"
+#include "mapper/dram_layout.h"
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/split_check.h"
@@ -44,7 +45,7 @@ void expect_valid(const OperationBlock& b, const BlockSplit& s, const SplitRules
     EXPECT_EQ(sum(s.w), op.out.W);
     EXPECT_EQ(sum(s.h), op.out.H);
     EXPECT_EQ(sum(s.c), op.out.D);
-    EXPECT_EQ(sum(s.d), b.kind == BlockKind::Convolution ? op.in.D : 1);
+    EXPECT_EQ(sum(s.d), b.kind == BlockKind::Convolution ? op.weight_depth() : 1);
   }
   if (const Operation* pool = b.fused_pool()) {  // no pooling window straddles two pieces
     for (std::size_t i = 0; i + 1 < s.w.sizes.size(); ++i) EXPECT_EQ(s.w.sizes[i] % pool->stride, 0);
@@ -226,4 +227,78 @@ TEST(MapperSplitter, AChosenSplitMustCoverTheLayerAndFitAndAFileSaysWhereItIsWro
     EXPECT_NE(std::string(e.what()).find(path + ":3: field C parts"), std::string::npos) << e.what();
   }
   EXPECT_THROW(split_network(n, r, read_split_file(dir.write("split.txt", "CONV_55 112x1 2x56 4x32\n"))), std::invalid_argument);
+}
+
+// A grouped convolution (groups=G): every filter part lies in one group and starts a MAC-row group of the packed
+// filters, a piece reads its group's D/G channels whole (no partial sums), and the pieces recombine exactly
+// (check_split against the layer written with block-diagonal filters).
+TEST(MapperSplitter, GroupedConvolutionsSplitEachGroupsFiltersAndReadItsChannels) {
+  s2::SplitMix64 g{45};
+  auto pick = [&](int lo, int hi) { return lo + int(g.next() % std::uint64_t(hi - lo + 1)); };
+  for (int i = 0; i < 60; ++i) {
+    const int G = pick(1, 3) == 1 ? pick(2, 4) : pick(4, 40), Dg = pick(0, 2) == 0 ? pick(1, 20) : 1,
+              Cg = Dg == 1 && pick(0, 1) ? 1 : pick(1, 40), F = pick(0, 1) * 2 + 1, stride = pick(1, 3) == 1 ? 2 : 1;
+    const int W = pick(F + 2, 30), H = pick(F + 2, 30);
+    const std::string text = "input " + std::to_string(W) + " " + std::to_string(H) + " " + std::to_string(G * Dg) +
+                             "\nconv " + std::to_string(F) + " " + std::to_string(F) + " " + std::to_string(G * Dg) + " " +
+                             std::to_string(G * Cg) + " stride=" + std::to_string(stride) + " groups=" + std::to_string(G) +
+                             (pick(0, 1) ? " pad=same\n" : "\n");
+    const ParsedNetwork n = parse_network(parse_layer_list(text, "random"));
+    const OperationBlock& b = n.blocks[0];
+    for (const Target t : {Target::Qpe, Target::SpiNNaker2}) {
+      SplitRules r = split_rules(t, s2::HwConfig{});
+      r.budget_bytes = std::uint64_t(pick(16, 96)) * 1024;
+      BlockSplit s;
+      ASSERT_NO_THROW(s = split_block(b, r)) << text;
+      expect_valid(b, s, r, text);
+      EXPECT_EQ(s.d.count(), 1) << text;
+      EXPECT_EQ(s.partial_sum_adds, 0u) << text;
+      for (int ic = 0; ic < s.c.count(); ++ic) {
+        const int c0 = s.c.begin(ic), last = c0 + s.c.sizes[std::size_t(ic)] - 1;
+        EXPECT_EQ(c0 / Cg, last / Cg) << text << " part " << ic << " straddles two groups";
+        EXPECT_EQ(filter_slot(b.core_op(), r.mac_rows, c0) % r.mac_rows, 0) << text << " part " << ic;
+        const ConvPiece p = conv_piece(b, s, 0, 0, ic, 0);
+        EXPECT_EQ(p.task.D, Dg) << text;
+        EXPECT_EQ(p.d0, c0 / Cg * Dg) << text;
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// Depthwise: one filter per group, one task per channel, using one row of the MAC array (the utilisation says so);
+// as many pieces as the workers need.
+TEST(MapperSplitter, ADepthwiseLayerIsOneTaskPerChannelAndSaysItUsesOneRow) {
+  const ParsedNetwork n = parse_network(parse_layer_list("input 16 16 96\nconv 3 3 96 96 pad=1 groups=96\n", "dw"));
+  const SplitRules r = split_rules(Target::Qpe, s2::HwConfig{});
+  const BlockSplit s = split_block(n.blocks[0], r);
+  EXPECT_EQ(s.c.count(), 96);
+  EXPECT_EQ(s.c.largest(), 1);
+  EXPECT_EQ(s.d.to_string(), "1x1");
+  EXPECT_GE(s.pieces, r.min_pieces);
+  EXPECT_NEAR(s.mac_utilization, 1.0 / r.mac_rows, 1e-9);  // 16 results on 16 columns, 1 filter on 4 rows
+  // the filters: one row group per channel, each one filter deep
+  EXPECT_EQ(filter_row_groups(n.blocks[0].core_op(), r.mac_rows), 96u);
+  EXPECT_EQ(filter_group_bytes(n.blocks[0].core_op(), r.mac_rows), 48u);  // 3x3 weights of 4 lanes, 16-byte aligned
+  // on the chip, as many pieces as its 128 workers
+  const BlockSplit chip = split_block(n.blocks[0], split_rules(Target::SpiNNaker2, s2::HwConfig{}));
+  EXPECT_GE(chip.pieces, 128u);
+  // a chosen split keeps to the groups: a part across two groups is refused
+  const ParsedNetwork g4 = parse_network(parse_layer_list("input 8 8 32\nconv 3 3 32 32 pad=1 groups=4\n", "g4"));
+  auto message = [&](const char* c, const char* d) {
+    try {
+      split_block_as(g4.blocks[0], r, SplitChoice{"CONV_1", parse_parts("8x1"), parse_parts("8x1"), parse_parts(c),
+                                                  d[0] ? parse_parts(d) : Parts{}, "f:1"});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("8x4", ""), "no error");
+  EXPECT_EQ(message("4x8", ""), "no error");
+  EXPECT_EQ(message("2x16", ""), "f:1: CONV_1, field C parts: expected parts of each group in multiples of 4 but its last, got 2x16");
+  EXPECT_EQ(message("16x2", ""), "f:1: CONV_1, field C parts: expected parts inside one group of 8 filters each, got 16x2");
+  EXPECT_EQ(message("8x4", "4x2"),
+            "f:1: CONV_1, field D parts: expected the group's 8 input channels whole (a grouped convolution's pieces have no "
+            "partial sums), got 4x2");
 }

@@ -3,13 +3,18 @@
 // network gets which published figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/backends/backend.h"
 #include "harness/commands/net_block_run.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
@@ -18,6 +23,7 @@
 #include "mapper/network.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
+#include "model/splitmix64.h"
 #include "test_networks.h"
 
 using namespace s2;
@@ -360,5 +366,145 @@ TEST(RunNet, PerChannelShiftsQuantizeEachFilterByItsOwn) {
           ++quantizes;
         }
     EXPECT_GT(quantizes, 0) << n.blocks[i].name();
+  }
+}
+
+namespace {
+
+// Grouped convolutions as the brief of issue 45 lists them: a depthwise 3x3 at stride 1 and 2 (padded), a grouped
+// 3x3 with 4 groups of 8 channels, a grouped 1x1; biased, with and without ReLU.
+const char* kGroupedNet =
+    "network grouped\n"
+    "input 10 10 32\n"
+    "conv 3 3 32 32 pad=1 groups=32 bias=seed\n"
+    "conv 3 3 32 32 stride=2 pad=1 groups=32 bias=seed\n"
+    "conv 3 3 32 32 pad=1 groups=4 bias=seed act=none\n"
+    "conv 1 1 32 64 groups=4 bias=seed\n";
+
+}  // namespace
+
+TEST(RunNet, GroupedConvolutionsRunExactOnBothBackendsInEveryStrategyTheyHave) {
+  for (const char* target : {"qpe", "s2"}) {
+    SCOPED_TRACE(target);
+    RunNetRequest req;
+    req.net = write_temp("grouped.net", kGroupedNet);
+    req.target = target;
+    if (std::string(target) == "s2") req.preset = "mini";
+    req.backend = "both";
+    req.json_out = ::testing::TempDir() + "grouped.json";
+    std::ostringstream out, err;
+    ASSERT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+    nlohmann::json j;
+    std::ifstream(req.json_out) >> j;
+    int runs = 0;
+    for (const auto& op : j["operations"]) {
+      EXPECT_EQ(op["status"], "pass") << op["name"] << " " << op["strategy"];
+      EXPECT_NE(op["strategy"], "fuse_reuse") << op["name"];
+      ++runs;
+    }
+    EXPECT_EQ(runs, 4 * 2);  // nofuse_noreuse and fuse_noreuse; fuse_reuse refused, with its reason
+    EXPECT_NE(out.str().find("fuse_reuse does not run a grouped convolution"), std::string::npos) << out.str();
+  }
+  // --whole asks for fuse_reuse (Table 5.10's) and runs each grouped block in the next strategy that takes it
+  RunNetRequest whole;
+  whole.net = write_temp("grouped.net", kGroupedNet);
+  whole.target = "s2";
+  whole.preset = "mini";
+  whole.backend = "both";
+  whole.whole = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(whole, out, err), 0) << err.str() << out.str();
+  for (const char* block : {"CONV_1", "CONV_2", "CONV_3", "CONV_4"})
+    EXPECT_NE(out.str().find(std::string(block) + " ran fuse_noreuse for fuse_reuse"), std::string::npos) << block << "\n" << out.str();
+}
+
+namespace {
+
+// One convolution layer, grouped (`groups`) with weights `w` [C][D/G][F][F], or written as one convolution over all
+// D channels whose filters are zero outside their group (block-diagonal), the same bias and shift.
+mapper::ParsedNetwork one_conv(int side, int D, int C, int F, int stride, int groups, bool block_diagonal,
+                               const std::vector<std::int8_t>& w, const std::vector<std::int32_t>& bias) {
+  mapper::Network net;
+  net.name = "one_conv";
+  net.source = "one_conv";
+  net.input = {side, side, D};
+  mapper::LayerSpec l;
+  l.kind = mapper::LayerKind::Conv;
+  l.Wf = l.Hf = F;
+  l.D = D;
+  l.C = C;
+  l.stride = stride;
+  l.pad = F / 2;
+  l.shift = 6;
+  l.line = 1;
+  l.bias = std::make_shared<const std::vector<std::int32_t>>(bias);
+  const std::size_t k = std::size_t(F) * F, Dg = std::size_t(D / groups), Cg = std::size_t(C / groups);
+  if (block_diagonal) {
+    std::vector<std::int8_t> full(std::size_t(C) * D * k, 0);
+    for (std::size_t c = 0; c < std::size_t(C); ++c)
+      std::copy_n(w.begin() + std::ptrdiff_t(c * Dg * k), Dg * k, full.begin() + std::ptrdiff_t((c * D + c / Cg * Dg) * k));
+    l.weights = std::make_shared<const std::vector<std::int8_t>>(std::move(full));
+  } else {
+    l.groups = groups;
+    l.weights = std::make_shared<const std::vector<std::int8_t>>(w);
+  }
+  net.layers.push_back(l);
+  return mapper::parse_network(net);
+}
+
+}  // namespace
+
+// The same grouped layer, the same data, two lowerings: per-group tasks and one convolution with block-diagonal
+// weights give the same output bytes on the model and the RTL (nofuse_noreuse and fuse_noreuse, QPE-DRAM and
+// the mini chip); the per-group tasks take fewer clocks where the groups are many.
+TEST(RunNet, PerGroupTasksGiveTheBlockDiagonalConvolutionsBytesInFewerClocks) {
+  struct Shape {
+    int side, D, C, F, stride, groups;
+  };
+  const Shape shapes[] = {{10, 32, 32, 3, 1, 32}, {10, 32, 32, 3, 2, 32}, {8, 32, 32, 3, 1, 4}, {8, 32, 64, 1, 1, 4}};
+  s2::SplitMix64 rng{45};
+  for (const Shape& sh : shapes) {
+    std::vector<std::int8_t> w(std::size_t(sh.C) * (sh.D / sh.groups) * sh.F * sh.F), x(std::size_t(sh.side) * sh.side * sh.D);
+    for (auto& v : w) v = static_cast<std::int8_t>(rng.next() >> 56);
+    for (auto& v : x) v = static_cast<std::int8_t>(rng.next() >> 56);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(sh.C));
+    for (auto& v : bias) v = static_cast<std::int32_t>(rng.next() % 512) - 256;
+    const mapper::ParsedNetwork grouped = one_conv(sh.side, sh.D, sh.C, sh.F, sh.stride, sh.groups, false, w, bias);
+    const mapper::ParsedNetwork diagonal = one_conv(sh.side, sh.D, sh.C, sh.F, sh.stride, sh.groups, true, w, bias);
+    for (const char* target : {"qpe", "s2"}) {
+      HwConfig cfg = build_hw_config("", "", {});
+      const mapper::Target t = mapper::parse_target(target);
+      if (t == mapper::Target::Qpe) cfg.chip = qpe_dram_chip();
+      else apply_preset(cfg, "mini");
+      const mapper::SplitRules rules = mapper::split_rules(t, cfg);
+      const auto model = make_model_stream_backend(cfg);
+      const auto rtl = make_rtl_stream_backend(cfg);
+      for (const mapper::Strategy st : {mapper::Strategy::NofuseNoreuse, mapper::Strategy::FuseNoreuse}) {
+        const std::string what = std::to_string(sh.side) + "x" + std::to_string(sh.side) + "x" + std::to_string(sh.D) + " " +
+                                 std::to_string(sh.F) + "x" + std::to_string(sh.F) + "/" + std::to_string(sh.stride) +
+                                 " groups=" + std::to_string(sh.groups) + " on " + target + " " + mapper::to_string(st);
+        BlockOutput out[2];
+        std::uint64_t clocks[2] = {};
+        int k = 0;
+        for (const mapper::ParsedNetwork* n : {&grouped, &diagonal}) {
+          const mapper::OperationBlock& b = n->blocks[0];
+          std::map<std::string, std::vector<std::uint8_t>> golden;
+          const BlockRun r = run_block(b, mapper::split_block(b, rules), st, {}, cfg, model.get(), rtl.get(), 1,
+                                       BlockInputs{x, {}}, golden, WaveRequest{}, &out[k], CheckPolicy{});
+          ASSERT_TRUE(r.error.empty()) << what << ": " << r.error;
+          ASSERT_TRUE(r.model && r.rtl) << what;
+          EXPECT_TRUE(r.model->data_match && r.rtl->data_match) << what << ": " << r.model->first_difference << r.rtl->first_difference;
+          EXPECT_EQ(r.model->block_cycles, r.rtl->block_cycles) << what;
+          clocks[k++] = r.rtl->block_cycles;
+        }
+        EXPECT_EQ(out[0].bytes, out[1].bytes) << what;
+        EXPECT_EQ(out[0].backend, "RTL") << what;
+        if (sh.groups >= 8) {
+          EXPECT_LT(clocks[0], clocks[1]) << what;
+        }
+        std::printf("%s: per-group %llu clocks, block-diagonal %llu\n", what.c_str(),
+                    static_cast<unsigned long long>(clocks[0]), static_cast<unsigned long long>(clocks[1]));
+      }
+    }
   }
 }

@@ -869,14 +869,12 @@ def evaluate(model, feeds, floor_requant=False, qmodes=None, force=None, forced=
 # Files
 
 def extras(L):
-    """What a layer list cannot say: a trained bias (the ONNX files carry it), ReLU6's clamp, groups."""
+    """What a layer list cannot say: a trained bias (the ONNX files carry it), ReLU6's clamp."""
     t = ""
     if L.get("b_q") is not None:
         t += "; bias in the ONNX files"
     if "clamp_high" in L:
         t += "; ReLU6: QUAN saturates at %d" % L["clamp_high"]
-    if L.get("groups", 1) != 1:
-        t += "; groups %d, as block-diagonal weights" % L["groups"]
     return t
 
 
@@ -897,6 +895,8 @@ def layer_list(net):
             if L["pad"]:
                 t += " pad=%d" % L["pad"]
             t += " act=%s shift=%d" % ("relu" if L["relu"] else "none", L["shift"])
+            if L.get("groups", 1) != 1:
+                t += " groups=%d" % L["groups"]
             c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
             c += extras(L)
         elif k == "fc":
@@ -2004,11 +2004,11 @@ def graph_layer_list(net):
             if N["pad"]:
                 t += " pad=%d" % N["pad"]
             t += " act=%s shift=%d" % ("none" if N["act"] == "none" else "relu", N["shift"])
+            if N["groups"] != 1:
+                t += " groups=%d" % N["groups"]
             c = "e_x %d, e_w %d, e_y %d" % (N["e_in"], N["e_w"], N["e_out"])
             if N.get("b_q") is not None:
                 c += "; bias in the ONNX files"
-            if N["groups"] != 1:
-                c += "; groups %d, as block-diagonal weights" % N["groups"]
             if N["bn"]:
                 c += "; BatchNorm folded"
         elif op == "fc":

@@ -378,8 +378,8 @@ ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper
     f.mac_ops = weights;
   } else {
     if (core.kind == mapper::PrimitiveKind::Convolution) {
-      weights = std::uint64_t(core.Wf) * core.Hf * core.in.D * core.out.D;
-      f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.in.D;
+      weights = std::uint64_t(core.Wf) * core.Hf * core.weight_depth() * core.out.D;
+      f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.weight_depth();
     }
     const mapper::Operation* padd = mapper::find_op(b, mapper::PrimitiveKind::Padding);  // a PADD before the core
     const int pad_w = padd ? padd->pad : 0, pad_h = pad_w;

@@ -158,37 +158,41 @@ std::vector<std::uint8_t> golden_elementwise(const OperationBlock& b, const Bloc
   return out;
 }
 
-// A convolution's int32 sums [C][Ho][Wo] from the image's input and packed filters; split input channels:
+// A convolution's int32 sums [C][Ho][Wo] from the image's input and packed filters, group by group (a grouped
+// convolution's filters over their group's channels; without groups one group of all); split input channels:
 // each part's sums wrap at the accumulator's width, then add in 32 bits.
 std::vector<std::int32_t> conv_sums(const OperationBlock& b, const BlockSplit& s, const BlockStreams& bs, const HwConfig& cfg,
                                     const std::vector<std::uint8_t>& img) {
   const Operation& conv = b.core_op();
-  const int W = conv.in.W, H = conv.in.H, D = conv.in.D, C = conv.out.D;
+  const int W = conv.in.W, H = conv.in.H, C = conv.out.D;
+  const int G = conv.groups, D = conv.weight_depth(), Cg = C / G;
   const std::vector<std::int8_t> in = padded_input<std::int8_t>(img, bs, conv.in, padding_of(b));
-  std::vector<std::int8_t> f(std::size_t(C) * D * conv.Hf * conv.Wf);
   const int rows = cfg.mac_rows;
   const std::uint64_t group_bytes = mapper::filter_group_bytes(conv, rows);
-  for (int c = 0; c < C; ++c)
-    for (int d = 0; d < D; ++d)
-      for (int ky = 0; ky < conv.Hf; ++ky)
-        for (int kx = 0; kx < conv.Wf; ++kx)
-          f[((std::size_t(c) * D + d) * conv.Hf + ky) * conv.Wf + kx] = static_cast<std::int8_t>(
-              img[bs.map.weights + mapper::packed_filter_offset(conv, rows, group_bytes, c, d, ky, kx)]);
+  const std::size_t per_channel = std::size_t(conv.Hf) * conv.Wf;
   std::vector<std::int32_t> v;
-  for (int id = 0; id < s.d.count(); ++id) {
-    const int d0 = s.d.begin(id), dp = s.d.sizes[static_cast<std::size_t>(id)];
-    const std::vector<std::int8_t> in_part(in.begin() + std::ptrdiff_t(d0) * H * W, in.begin() + std::ptrdiff_t(d0 + dp) * H * W);
-    std::vector<std::int8_t> f_part(std::size_t(C) * dp * conv.Hf * conv.Wf);
-    const std::size_t per_channel = std::size_t(conv.Hf) * conv.Wf;
-    for (int c = 0; c < C; ++c)
-      std::copy_n(f.begin() + std::ptrdiff_t((std::size_t(c) * D + d0) * per_channel), std::size_t(dp) * per_channel,
-                  f_part.begin() + std::ptrdiff_t(std::size_t(c) * dp * per_channel));
-    const std::vector<std::int32_t> part =
-        golden_conv(ConvShape{W, H, dp, conv.Wf, conv.Hf, C, conv.stride}, f_part, in_part, cfg.accumulator_bits);
-    if (v.empty()) v = part;
-    else
-      for (std::size_t j = 0; j < v.size(); ++j)
-        v[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v[j]) + static_cast<std::uint32_t>(part[j]));
+  for (int g = 0; g < G; ++g) {
+    std::vector<std::int8_t> f(std::size_t(Cg) * D * per_channel);  // the group's filters [Cg][D][Hf][Wf]
+    for (int c = 0; c < Cg; ++c)
+      for (int d = 0; d < D; ++d)
+        for (int ky = 0; ky < conv.Hf; ++ky)
+          for (int kx = 0; kx < conv.Wf; ++kx)
+            f[((std::size_t(c) * D + d) * conv.Hf + ky) * conv.Wf + kx] = static_cast<std::int8_t>(
+                img[bs.map.weights + mapper::packed_filter_offset(conv, rows, group_bytes, g * Cg + c, d, ky, kx)]);
+    for (int id = 0; id < s.d.count(); ++id) {
+      const int d0 = s.d.begin(id), dp = s.d.sizes[static_cast<std::size_t>(id)], at = g * D + d0;
+      const std::vector<std::int8_t> in_part(in.begin() + std::ptrdiff_t(at) * H * W, in.begin() + std::ptrdiff_t(at + dp) * H * W);
+      std::vector<std::int8_t> f_part(std::size_t(Cg) * dp * per_channel);
+      for (int c = 0; c < Cg; ++c)
+        std::copy_n(f.begin() + std::ptrdiff_t((std::size_t(c) * D + d0) * per_channel), std::size_t(dp) * per_channel,
+                    f_part.begin() + std::ptrdiff_t(std::size_t(c) * dp * per_channel));
+      const std::vector<std::int32_t> part =
+          golden_conv(ConvShape{W, H, dp, conv.Wf, conv.Hf, Cg, conv.stride}, f_part, in_part, cfg.accumulator_bits);
+      if (v.empty()) v.assign(part.size() * std::size_t(G), 0);
+      const std::size_t base = std::size_t(g) * part.size();
+      for (std::size_t j = 0; j < part.size(); ++j)
+        v[base + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v[base + j]) + static_cast<std::uint32_t>(part[j]));
+    }
   }
   return v;
 }
@@ -363,9 +367,9 @@ std::vector<std::uint8_t> block_dram_image(const OperationBlock& b, const BlockS
         }
     return img;
   }
-  // filters [C][D][Hf][Wf], packed in MAC-row groups (mapper/dram_layout.h)
+  // filters [C][D/G][Hf][Wf], packed in MAC-row groups (mapper/dram_layout.h)
   const Operation& conv = core;
-  const int rows = cfg.mac_rows, D = conv.in.D, C = conv.out.D;
+  const int rows = cfg.mac_rows, D = conv.weight_depth(), C = conv.out.D;
   const std::vector<std::int8_t> f = given_or_drawn(weights, std::uint64_t(C) * D * conv.Hf * conv.Wf, "weights");
   const std::uint64_t group_bytes = mapper::filter_group_bytes(conv, rows);
   std::uint64_t i = 0;

@@ -130,6 +130,7 @@ void Importer::emit(Node& n) {
       l.C = n.C;
       l.stride = n.stride;
       l.pad = n.pad;
+      l.groups = n.groups;
       l.relu = false;
       weighted_.push_back({net_.layers.size(), &n, x, n.out});
       push_layer(l, n.in, n.out, false);
@@ -274,7 +275,7 @@ bool Importer::chain_unit(const std::string& x, std::vector<std::size_t>& main, 
   auto projection = [&](const std::vector<std::size_t>& p) {
     if (p.size() != 1) return false;
     const Node& n = nodes_[p[0]];
-    return n.op == Op::Conv && n.kW == 1 && n.kH == 1 && n.pad == 0;
+    return n.op == Op::Conv && n.kW == 1 && n.kH == 1 && n.pad == 0 && n.groups == 1;
   };
   if (p0.empty() || p1.empty()) {
     main = p0.empty() ? p1 : p0;

@@ -158,7 +158,7 @@ struct Node {
   std::optional<double> bias_scale;
   std::string bias_name;
   bool has_bias() const { return !bf.empty() || !bq.empty(); }
-  // conv: its groups, lowered to block-diagonal weights (group > 1)
+  // conv: its groups (weights [C][D/groups][kH][kW])
   int groups = 1;
   // clip: the bounds (a Clip after a Conv or Gemm: low 0 and a high, as ReLU6)
   double lo = 0, hi = 0;
@@ -330,7 +330,6 @@ class Importer {
   void conv(const Ctx& c, bool qlinear);
   // A grouped convolution's weights [C][D/g][Hf][Wf] as one convolution's [C][D][Hf][Wf]: filter f reads
   // only the channels of its group (f / (C/g)), the rest of its weights are zero.
-  static void block_diagonal(Node& nd, int g);
   // QLinearConv and QLinearMatMul lay out their operands alike: the map, its scale and zero point, the
   // weights, their scale and zero point, the output's scale and zero point (`x`/`a` and `w`/`b` name them).
   void take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose, const std::string& map,

@@ -76,9 +76,7 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     c.fail("input " + in_quotes(c.in(0)) + " is flattened " + dims_str(in.dims()) + "; expected [1,C,H,W]");
   // a Pad before it: the convolution reads the Pad's input with both paddings
   const auto [x, extra_pad] = unpadded(x_in);
-  // groups: lowered to one convolution over every input channel, its filters zero outside their group
-  // (block-diagonal weights): the MAC array then multiplies `group` times the products the grouped
-  // convolution needs (docs/real_networks.md, "Grouped convolutions")
+  // groups: a grouped convolution, its pieces per-group MLA tasks (docs/real_networks.md, "Grouped convolutions")
   const std::int64_t g = a.i("group", 1);
   const Const& w = const_in(c, wk, "weights");
   if (w.dims.size() != 4)
@@ -117,32 +115,15 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     take_bias(c, 2, nd, false);
   }
   if (g > 1) {
-    block_diagonal(nd, static_cast<int>(g));
+    nd.groups = static_cast<int>(g);
     notes_.push_back(c.label + ": group=" + std::to_string(g) + (g == in.shape.D ? " (depthwise)" : "") +
-                     ": lowered to one convolution over all " + std::to_string(in.shape.D) +
-                     " channels with block-diagonal weights (zeros outside each group): the MAC array does " +
-                     std::to_string(g) + " times the grouped convolution's multiplications and loads " +
-                     std::to_string(g) + " times its weights");
+                     ": runs as per-group tasks, each over its group's " + std::to_string(in.shape.D / g) +
+                     " input channels (a task's filters fill " + std::to_string(w.dims[0] / g) +
+                     " MAC-array rows at most: a group's filters)");
   }
   if (nd.has_bias()) notes_.push_back(c.label + ": bias " + in_quotes(nd.bias_name) + " added by the ARM before the ReLU and QUAN's shift");
   const std::string o = finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, true);
   if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
-}
-
-void Importer::block_diagonal(Node& nd, int g) {
-  nd.groups = g;
-  const std::size_t C = static_cast<std::size_t>(nd.C), D = static_cast<std::size_t>(nd.D), Dg = D / g,
-                    Cg = C / g, k = static_cast<std::size_t>(nd.kH) * nd.kW;
-  auto expand = [&](auto& w) {
-    std::remove_reference_t<decltype(w)> full(C * D * k, 0);
-    for (std::size_t f = 0; f < C; ++f)
-      for (std::size_t d = 0; d < Dg; ++d)
-        std::copy_n(w.begin() + static_cast<std::ptrdiff_t>((f * Dg + d) * k), k,
-                    full.begin() + static_cast<std::ptrdiff_t>((f * D + (f / Cg) * Dg + d) * k));
-    w = std::move(full);
-  };
-  if (nd.float_weights) expand(nd.wf);
-  else expand(nd.wq);
 }
 
 void Importer::take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose,

@@ -74,14 +74,16 @@ std::vector<double> Importer::eval(const Node& n, const std::map<std::string, st
         for (int yo = 0; yo < Ho; ++yo)
           for (int xo = 0; xo < Wo; ++xo) {
             double acc = 0;
-            for (int d = 0; d < D; ++d)
+            // filter c reads its group's D / groups channels, from channel d0
+            const int Dg = D / n.groups, d0 = c / (n.C / n.groups) * Dg;
+            for (int d = 0; d < Dg; ++d)
               for (int ky = 0; ky < n.kH; ++ky) {
                 const int r = yo * n.stride + ky - n.pad;
                 if (r < 0 || r >= H) continue;
                 for (int kx = 0; kx < n.kW; ++kx) {
                   const int col = xo * n.stride + kx - n.pad;
                   if (col < 0 || col >= W) continue;
-                  acc += n.wf[((static_cast<std::size_t>(c) * D + d) * n.kH + ky) * n.kW + kx] * at(d, r, col);
+                  acc += n.wf[((static_cast<std::size_t>(c) * Dg + d) * n.kH + ky) * n.kW + kx] * at(d0 + d, r, col);
                 }
               }
             y[(static_cast<std::size_t>(c) * Ho + yo) * Wo + xo] = acc + (n.bf.empty() ? 0.0 : n.bf[c]);

@@ -625,7 +625,7 @@ def refusals():
     refused("bad_domain", [c1, oh.make_node("QLinearAdd", ["c1_out"], ["y"], name="qadd", domain="com.microsoft")], [w1],
             "qadd", "QLinearAdd", "QuantFormat.QDQ", check=False)
     # convolutions the MAC array cannot run
-    # groups are lowered to block-diagonal weights; these cannot be
+    # groups run as per-group tasks; these cannot be
     refused("bad_conv_grouped", [conv_node("gconv", "x", "wg", "y", group=4)], [w("wg", (6, 2, 3, 3))], "gconv", "Conv", "divisor",
             in_shape=(1, 6, 8, 8), check=False)
     refused("bad_conv_depthwise", [conv_node("dw", "x", "wd", "y", group=4)], [w("wd", (4, 1, 3, 3))], "dw", "Conv", "per group",
