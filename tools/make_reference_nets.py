@@ -2423,16 +2423,16 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 | file | what |
 | --- | --- |
 | `NAME.onnx` | the float model (biases in `lenet_bias`, `bn_res_cnn`, `dw_cnn` only, with their BatchNorms folded in by the exporter), `torch.onnx.export`, opset 13, input `input`, output `output`; an average pooling is exported as torch writes `nn.AvgPool2d`'s default `count_include_pad=1`: a `Pad` node (of nothing, when unpadded) before the `AveragePool`, which the import takes as the pooling's padding |
-| `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
-| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
+| `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0; a layer whose weights are per output channel has a 1-D scale `L.weight_scale`, 2^-e_w[c], axis 0, and its bias one `L.bias_scale`, 2^-(e_x + e_w[c])); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
+| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]; per-channel weights: a 1-D w_scale / b_scale, one per filter or column), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
 | `NAME_input_int8.npy` | that input quantized: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 |
 | `NAME_reference.npy` | the integer network's output, int8 [1,10], real = value * 2^-e_output |
 | `NAME_input_hot.npy` | a second float32 input, same shape: 3 * `NAME_input.npy` + another N(0,1) draw (seed + 2); not a calibration input |
 | `NAME_input_hot_int8.npy` | that input quantized with the same e_input: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 (many values saturate) |
 | `NAME_reference_hot.npy` | the same integer network's output on it (the same exponents and shifts, `NAME_qdq.onnx` / `NAME.net`), int8 [1,10] |
-| `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end`: what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
-| `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w, e_y, shift and largest accumulator, in order |
+| `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end` (and `shifts=A,B,...`, one per output channel, on those whose weights are per channel; `shift` is then the smallest): what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
+| `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w (a list, one per output channel, where the weights are per channel; `shifts` then too), e_y, shift and largest accumulator, in order |
 
 The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) have the same files but
 `NAME_qlinear.onnx`, with these differences:
@@ -2479,8 +2479,12 @@ The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) hav
   sums before the ReLU and the shift; ReLU6: QUAN saturates at `floor(6 * 2^e_y)`; in the QDQ file the bias
   is an int32 initializer `L.bias_int32` through a DequantizeLinear at 2^-(e_x + e_w), ReLU6 a `Clip(0, 6)`.
   These three are not held to the hot inputs' saturation check below.
-- Quantization (docs/real_networks.md, "Post-training quantization"): `e_w = floor(log2(127 / max|w|))`
-  per tensor, `w_q = clamp(round_half_even(w * 2^e_w), -127, 127)`; every map's exponent
+- Quantization (docs/real_networks.md, "Post-training quantization"): per output channel c,
+  `e_w[c] = floor(log2(127 / max|w[c]|))` (an all-zero channel takes the tensor's exponent; a channel whose shift
+  would pass 31 takes `e_y - e_x + 31`); where every channel's exponent is the same the layer is per tensor
+  (one `e_w`, no `shifts=`), else each channel has its own and `shift[c] = e_x + e_w[c] - e_y`;
+  `w_q = clamp(round_half_even(w * 2^e_w[c]), -127, 127)`, the bias `round_half_even(b[c] * 2^(e_x + e_w[c]))`;
+  every map's exponent
   `floor(log2(127 / max|a|))` from the float model run on the input (the map after its ReLU; the last FC
   and `stride_cnn`'s CONV_4 have none; before a fused max pooling), computed exactly as the largest e with
   `max|a| * 2^e <= 127` (the script refuses a max |a| within 0.1% of a boundary, so that an importer's own float run finds the same e); pooling keeps the exponent; an
