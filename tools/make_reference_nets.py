@@ -341,6 +341,8 @@ def quantize_weight(w, what, e_x, e_y):
         q = torch.clamp(torch.round(w * 2.0 ** e_t), -127, 127)   # torch.round: half to even; w * 2^e is exact
         return e_t, q.to(torch.int8)
     e = [min(x, e_y - e_x + MAX_SHIFT) for x in e]
+    if all(x == e[0] for x in e):              # every channel taken at shift 31: one exponent again (as the import)
+        return e[0], torch.clamp(torch.round(w * 2.0 ** e[0]), -127, 127).to(torch.int8)
     scale = torch.tensor([2.0 ** x for x in e], dtype=torch.float32).view(-1, *[1] * (w.dim() - 1))
     return e, torch.clamp(torch.round(w * scale), -127, 127).to(torch.int8)
 

@@ -171,6 +171,8 @@ def quantize_w(w, e_x=None, e_y=None):
         return e_t, np.clip(np.rint(w.astype(np.float64) * 2.0 ** e_t), -127, 127).astype(np.int8)
     if e_x is not None:
         e = [min(x, e_y - e_x + 31) for x in e]
+        if all(x == e[0] for x in e):  # every channel at shift 31: one exponent again, as the import has it
+            return e[0], np.clip(np.rint(w.astype(np.float64) * 2.0 ** e[0]), -127, 127).astype(np.int8)
     sc = (2.0 ** np.array(e, np.float64)).reshape(-1, *[1] * (w.ndim - 1))
     return e, np.clip(np.rint(w.astype(np.float64) * sc), -127, 127).astype(np.int8)
 
