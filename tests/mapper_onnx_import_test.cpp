@@ -75,8 +75,11 @@ std::vector<std::vector<float>> read_calibration(const std::string& name) {
   return inputs;
 }
 
-// The layers as the import gave them equal a layer list's, field by field; shifts as given there, or -1
-// everywhere (with_shifts false: a float model without calibration).
+// A layer's per-channel shifts (none: empty).
+std::vector<std::uint8_t> shifts_of(const LayerSpec& l) { return l.shifts ? *l.shifts : std::vector<std::uint8_t>{}; }
+
+// The layers as the import gave them equal a layer list's, field by field; shifts (and per-channel shifts) as
+// given there, or -1 and none everywhere (with_shifts false: a float model without calibration).
 void expect_layers(const Network& got, const Network& want, bool with_shifts, const std::string& what) {
   EXPECT_EQ(got.input, want.input) << what;
   ASSERT_EQ(got.layers.size(), want.layers.size()) << what;
@@ -95,6 +98,7 @@ void expect_layers(const Network& got, const Network& want, bool with_shifts, co
     EXPECT_EQ(g.pool, w.pool) << at;
     EXPECT_EQ(g.shortcut, w.shortcut) << at;
     EXPECT_EQ(g.shift, with_shifts ? w.shift : -1) << at;
+    EXPECT_EQ(shifts_of(g), with_shifts ? shifts_of(w) : std::vector<std::uint8_t>{}) << at;
   }
 }
 
@@ -261,7 +265,8 @@ TEST(OnnxImport, MalformedFilesAreNetworkErrors) {
   for (const Refusal& r : refusals()) listed.push_back(r.file);
   for (const auto& f : std::filesystem::directory_iterator(model(""))) {
     const std::string n = f.path().filename().string();
-    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0 || n.rfind("eq_", 0) == 0 || n.rfind("graph_", 0) == 0)
+    if (f.path().extension() != ".onnx" || n.rfind("ok_", 0) == 0 || n.rfind("eq_", 0) == 0 || n.rfind("graph_", 0) == 0 ||
+        n.rfind("per_channel", 0) == 0)
       continue;
     EXPECT_NE(std::find(listed.begin(), listed.end(), n), listed.end()) << n << " is not in refused.txt";
   }
@@ -493,6 +498,7 @@ void expect_graph(const Network& got, const Network& want, const std::string& wh
           EXPECT_EQ(g.C, w.C) << at;
           EXPECT_EQ(g.relu, w.relu) << at;
           EXPECT_EQ(g.shift, w.shift) << at;
+          EXPECT_EQ(shifts_of(g), shifts_of(w)) << at;
         } else {
           EXPECT_EQ(g.pool, w.pool) << at;
         }
@@ -659,6 +665,53 @@ TEST(OnnxImport, AGraphOfEveryFormImportsLayerByLayer) {
   EXPECT_NO_THROW(parse_network(c));
   const OnnxCheck check = check_onnx(path);
   EXPECT_TRUE(check.problems.empty()) << ::testing::PrintToString(check.problems);
+}
+
+// Weights per output channel (docs/real_networks.md, "Per-channel weight scales"): the float model calibrated and
+// its QDQ twin with per-channel scales give the exponents, shifts, weights and biases make_test_models.py worked
+// out (per_channel.json), c2's channel of tiny weights at shift 31 with a note; uncalibrated, the weights are per
+// channel all the same and there are no shifts.
+TEST(OnnxImport, PerChannelWeightScalesAreThoseWorkedOutIndependently) {
+  const nlohmann::json want = read_json(model("per_channel.json"));
+  const Network flt = import_onnx(model("per_channel.onnx"), read_calibration("per_channel"));
+  const Network qdq = import_onnx(model("per_channel_qdq.onnx"));
+  const Network bare = import_onnx(model("per_channel.onnx"));
+  for (const Network* n : {&flt, &qdq}) {
+    const std::string what = n == &flt ? "per_channel.onnx" : "per_channel_qdq.onnx";
+    SCOPED_TRACE(what);
+    const std::vector<std::size_t> at = {0, 1, 3};  // c1, c2, fc (the global pooling between)
+    ASSERT_EQ(n->layers.size(), 4u);
+    EXPECT_EQ(n->input_exponent, std::optional<int>(want.at("exponents").at(0).get<int>()));
+    EXPECT_EQ(n->output_exponent, std::optional<int>(want.at("exponents").at(1).get<int>()));
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      const nlohmann::json& l = want.at("layers").at(k);
+      const LayerSpec& g = n->layers[at[k]];
+      SCOPED_TRACE(l.at("name").get<std::string>());
+      const auto shifts = l.at("shifts").get<std::vector<std::uint8_t>>();
+      EXPECT_EQ(shifts_of(g), shifts);
+      EXPECT_EQ(g.shift, *std::min_element(shifts.begin(), shifts.end()));
+      std::vector<std::int8_t> w;
+      for (const int x : l.at("weights").get<std::vector<int>>()) w.push_back(static_cast<std::int8_t>(x));
+      ASSERT_NE(g.weights, nullptr);
+      EXPECT_EQ(*g.weights, w);
+      if (l.contains("bias")) {
+        ASSERT_NE(g.bias, nullptr);
+        EXPECT_EQ(*g.bias, l.at("bias").get<std::vector<std::int32_t>>());
+      }
+      if (n == &flt && k != 1) {
+        EXPECT_EQ(*bare.layers[at[k]].weights, w) << "uncalibrated (c2's cap needs e_x, e_y)";
+      }
+      EXPECT_EQ(bare.layers[at[k]].shifts, nullptr);
+      EXPECT_EQ(bare.layers[at[k]].shift, -1);
+    }
+    EXPECT_NO_THROW(parse_network(*n));
+  }
+  auto note = [](const Network& n, const std::string& what) {
+    return std::count_if(n.notes.begin(), n.notes.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+  };
+  EXPECT_EQ(note(flt, "weights per output channel, exponents"), 3);
+  EXPECT_EQ(note(flt, "tiny weights taken at shift 31"), 1);
+  EXPECT_EQ(note(qdq, "weights per output channel, exponents"), 3);
 }
 
 // A QDQ graph whose exponents are known: the affine's m, o and S, the SiLU and LeakyRelu tables, the Add's,

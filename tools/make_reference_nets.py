@@ -328,18 +328,49 @@ def calibrate(net, map_name, values, what):
     return e
 
 
-def quantize_weight(w, what):
+def quantize_weight(w, what, e_x, e_y):
+    """The weights' exponent and int8 values (docs/real_networks.md, "Post-training quantization"): per output
+    channel c, e_w[c] from max|w[c]| (an all-zero channel takes the tensor's), a channel whose shift
+    e_x + e_w[c] - e_y would pass 31 taken at 31; where every channel's exponent is the tensor's, per tensor (an
+    int), else a list of them."""
     w = w.detach().to(torch.float32)
-    e = exponent(w.abs().max().item(), what + " weights")
-    q = torch.clamp(torch.round(w * 2.0 ** e), -127, 127)   # torch.round: half to even; w * 2^e is exact
-    return e, q.to(torch.int8)
+    e_t = exponent(w.abs().max().item(), what + " weights")
+    m = w.reshape(w.shape[0], -1).abs().amax(dim=1)
+    e = [e_t if float(v) == 0 else exponent(float(v), "%s weights, channel %d" % (what, c)) for c, v in enumerate(m)]
+    if all(x == e_t for x in e):
+        q = torch.clamp(torch.round(w * 2.0 ** e_t), -127, 127)   # torch.round: half to even; w * 2^e is exact
+        return e_t, q.to(torch.int8)
+    e = [min(x, e_y - e_x + MAX_SHIFT) for x in e]
+    if all(x == e[0] for x in e):              # every channel taken at shift 31: one exponent again (as the import)
+        return e[0], torch.clamp(torch.round(w * 2.0 ** e[0]), -127, 127).to(torch.int8)
+    scale = torch.tensor([2.0 ** x for x in e], dtype=torch.float32).view(-1, *[1] * (w.dim() - 1))
+    return e, torch.clamp(torch.round(w * scale), -127, 127).to(torch.int8)
+
+
+def sums_e(e_x, e_w):
+    """The sums' exponent e_x + e_w: an int, or one per output channel."""
+    return [e_x + x for x in e_w] if isinstance(e_w, list) else e_x + e_w
+
+
+def e_text(e):
+    """An exponent or shift for people: N, or A..B per channel."""
+    return "%d..%d" % (min(e), max(e)) if isinstance(e, list) else "%d" % e
+
+
+def shift_fields(s):
+    """A layer list's shift=N, and shifts=A,B,... per output channel (shift the smallest, for display)."""
+    if isinstance(s, list):
+        return "shift=%d shifts=%s" % (min(s), ",".join(str(x) for x in s))
+    return "shift=%d" % s
 
 
 def quantize_bias(b, e, what):
-    """A bias at the sums' scale 2^-(e_x + e_w), rounded half to even (docs/real_networks.md), int64."""
+    """A bias at the sums' scale 2^-(e_x + e_w) (per output channel if e is a list), rounded half to even
+    (docs/real_networks.md), int64."""
     if b is None:
         return None
-    q = torch.round(b.detach().to(torch.float64) * 2.0 ** e)
+    p = torch.tensor([2.0 ** x for x in e], dtype=torch.float64) if isinstance(e, list) else 2.0 ** e
+    q = torch.round(b.detach().to(torch.float64) * p)
     if float(q.abs().max()) >= 2 ** 31:
         fail("%s: bias beyond int32" % what)
     return q.to(torch.int64)
@@ -359,6 +390,8 @@ def input_clamps(x, e):
 
 
 def checked_shift(e_x, e_w, e_y, what):
+    if isinstance(e_w, list):
+        return [checked_shift(e_x, x, e_y, "%s channel %d" % (what, c)) for c, x in enumerate(e_w)]
     s = e_x + e_w - e_y
     if s < 0:
         fail("%s: shift e_x + e_w - e_y = %d + %d - %d = %d is negative" % (what, e_x, e_w, e_y, s))
@@ -381,7 +414,6 @@ def quantize(net, model, x):
         k = L["kind"]
         L["e_in"] = e
         if k in ("conv", "fc"):
-            L["e_w"], L["w_q"] = quantize_weight(model.mods[L["name"]].weight, L["name"])
             if "branch_last_of" in L:
                 end = L["branch_last_of"]
                 if end["shortcut"] == "identity":
@@ -390,8 +422,9 @@ def quantize(net, model, x):
                     L["e_out"] = calibrate(net, end["name"], rec[end["name"]], end["name"] + " (sum after ReLU)")
             else:
                 L["e_out"] = calibrate(net, L["name"], rec[L["name"]], L["name"] + " output")
+            L["e_w"], L["w_q"] = quantize_weight(model.mods[L["name"]].weight, L["name"], e, L["e_out"])
             L["shift"] = checked_shift(e, L["e_w"], L["e_out"], L["name"])
-            L["b_q"] = quantize_bias(model.mods[L["name"]].bias, e + L["e_w"], L["name"])
+            L["b_q"] = quantize_bias(model.mods[L["name"]].bias, sums_e(e, L["e_w"]), L["name"])
             if L.get("relu6"):
                 L["clamp_high"] = min(127, math.floor(6.0 * 2.0 ** L["e_out"]))   # ReLU6: QUAN saturates at the quantized 6
             e = L["e_out"]
@@ -401,10 +434,10 @@ def quantize(net, model, x):
             if L["shortcut"] == "identity":
                 assert e == unit_e
             else:
-                L["e_w_sc"], L["w_sc_q"] = quantize_weight(model.mods[L["sc_name"]].weight, L["sc_name"])
+                L["e_w_sc"], L["w_sc_q"] = quantize_weight(model.mods[L["sc_name"]].weight, L["sc_name"], unit_e, e)
                 L["e_in_sc"] = unit_e
                 L["shift"] = checked_shift(unit_e, L["e_w_sc"], e, L["sc_name"])
-                L["b_sc_q"] = quantize_bias(model.mods[L["sc_name"]].bias, unit_e + L["e_w_sc"], L["sc_name"])
+                L["b_sc_q"] = quantize_bias(model.mods[L["sc_name"]].bias, sums_e(unit_e, L["e_w_sc"]), L["sc_name"])
         # pooling (max and average) and flatten keep the exponent
         L["e_out"] = e
     net["e_output"] = e
@@ -421,8 +454,13 @@ def acc_checked(acc, what):
 
 
 def quan(acc, shift, clamps=None, name=None):
-    y = acc >> shift                                   # arithmetic shift: floor
-    assert torch.equal(y, torch.div(acc, 1 << shift, rounding_mode="floor"))
+    if isinstance(shift, list):                        # per output channel (dimension 1)
+        shift = torch.tensor(shift, dtype=torch.int64).view(1, -1, *[1] * (acc.dim() - 2))
+        y = acc >> shift
+        assert torch.equal(y, torch.div(acc, torch.ones_like(shift) << shift, rounding_mode="floor"))
+    else:
+        y = acc >> shift                               # arithmetic shift: floor
+        assert torch.equal(y, torch.div(acc, 1 << shift, rounding_mode="floor"))
     if clamps is not None:
         clamps[name] = clamp_count(y, "QUAN")
     return torch.clamp(y, -128, 127)
@@ -547,7 +585,10 @@ class Graph:
             self.inits.append(numpy_helper.from_array(np.asarray(array), name))
         return name
 
-    def scale(self, e):
+    def scale(self, e, name=None):
+        """A scale 2^-e, or per output channel 2^-e[c] (a 1-D initializer named after `name`)."""
+        if isinstance(e, list):
+            return self.init(name, np.array([2.0 ** -x for x in e], dtype=np.float32))
         return self.init("scale_2^%d" % (-e), np.array(2.0 ** -e, dtype=np.float32))
 
     def zp(self):
@@ -565,12 +606,16 @@ class Graph:
 
     def weight(self, name, w_q, e_w):
         wq = self.init(name + ".weight_int8", w_q.numpy().astype(np.int8))
-        return self.node("DequantizeLinear", [wq, self.scale(e_w), self.zp()], name + ".weight", name + ".weight_dequantize")
+        axis = dict(axis=0) if isinstance(e_w, list) else {}   # per output channel: Conv's filters, Gemm's B rows (transB)
+        return self.node("DequantizeLinear", [wq, self.scale(e_w, name + ".weight_scale"), self.zp()], name + ".weight",
+                         name + ".weight_dequantize", **axis)
 
     def bias(self, name, b_q, e_b):
         """An int32 bias through a DequantizeLinear at the sums' scale 2^-(e_x + e_w) (no zero point: 0)."""
         bq = self.init(name + ".bias_int32", b_q.numpy().astype(np.int32))
-        return self.node("DequantizeLinear", [bq, self.scale(e_b)], name + ".bias", name + ".bias_dequantize")
+        axis = dict(axis=0) if isinstance(e_b, list) else {}
+        return self.node("DequantizeLinear", [bq, self.scale(e_b, name + ".bias_scale")], name + ".bias",
+                         name + ".bias_dequantize", **axis)
 
     def model(self, net_name, suffix, in_shape, in_type, out_shape, opset, doc):
         g = helper.make_graph(self.nodes, net_name + suffix,
@@ -603,7 +648,7 @@ def build_qdq(net):
         if k in ("conv", "fc"):
             w = [g.weight(nm, L["w_q"], L["e_w"])]
             if L.get("b_q") is not None:
-                w.append(g.bias(nm, L["b_q"], L["e_in"] + L["e_w"]))
+                w.append(g.bias(nm, L["b_q"], sums_e(L["e_in"], L["e_w"])))
         if k == "conv":
             extra = dict(group=L["groups"]) if L["groups"] != 1 else {}
             y = g.node("Conv", [x] + w, nm + "_acc", nm, kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2,
@@ -628,7 +673,7 @@ def build_qdq(net):
                 sn = L["sc_name"]
                 w = [g.weight(sn, L["w_sc_q"], L["e_w_sc"])]
                 if L.get("b_sc_q") is not None:
-                    w.append(g.bias(sn, L["b_sc_q"], L["e_in_sc"] + L["e_w_sc"]))
+                    w.append(g.bias(sn, L["b_sc_q"], sums_e(L["e_in_sc"], L["e_w_sc"])))
                 sc = g.node("Conv", [saved] + w, sn + "_acc", sn, kernel_shape=[1, 1], strides=[L["stride"]] * 2,
                             pads=[0] * 4)
                 sc = g.qdq(sc, L["e_out"], sn)
@@ -651,12 +696,12 @@ def build_qlinear(net):
         k, nm = L["kind"], L["name"]
         if k == "conv":
             w = g.init(nm + ".weight_int8", L["w_q"].numpy().astype(np.int8))
-            x = g.node("QLinearConv", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"]), g.zp(),
+            x = g.node("QLinearConv", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"], nm + ".weight_scale"), g.zp(),
                                        g.scale(L["e_out"]), g.zp()], nm + "_q", nm,
                        kernel_shape=[L["k"]] * 2, strides=[L["stride"]] * 2, pads=[L["pad"]] * 4)
         elif k == "fc":
             w = g.init(nm + ".weight_int8_t", L["w_q"].numpy().astype(np.int8).T.copy())   # B is [IN, OUT]
-            x = g.node("QLinearMatMul", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"]), g.zp(),
+            x = g.node("QLinearMatMul", [x, g.scale(L["e_in"]), g.zp(), w, g.scale(L["e_w"], nm + ".weight_scale"), g.zp(),
                                          g.scale(L["e_out"]), g.zp()], nm + "_q", nm)
         elif k == "pool":
             assert L["ptype"] == "max"
@@ -723,7 +768,11 @@ def evaluate(model, feeds, floor_requant=False, qmodes=None, force=None, forced=
             floor = floor_requant and n.input[0] not in graph_inputs
             y = requant(i[0].astype(f64) / f64(i[1]), i[2], floor)
         elif op == "DequantizeLinear":
-            y = (i[0].astype(f64) - (f64(i[2]) if len(i) > 2 and i[2] is not None else 0.0)) * f64(i[1])
+            sc = np.asarray(i[1], dtype=f64)
+            if sc.ndim == 1:                           # per axis
+                ax = a.get("axis", 1)
+                sc = sc.reshape([-1 if d == ax else 1 for d in range(i[0].ndim)])
+            y = (i[0].astype(f64) - (f64(i[2]) if len(i) > 2 and i[2] is not None else 0.0)) * sc
         elif op in ("Conv", "QLinearConv"):
             if op == "Conv":
                 xx, ww = i[0], i[1]
@@ -738,7 +787,8 @@ def evaluate(model, feeds, floor_requant=False, qmodes=None, force=None, forced=
                 if len(i) > 2 and i[2] is not None:
                     y = y + i[2].astype(f64).reshape(1, -1, 1, 1)
             else:
-                y = requant(acc * (f64(i[1]) * f64(i[4]) / f64(i[6])), i[7], False)
+                w_sc = np.asarray(i[4], dtype=f64).reshape(1, -1, 1, 1) if np.ndim(i[4]) == 1 else f64(i[4])
+                y = requant(acc * (f64(i[1]) * w_sc / f64(i[6])), i[7], False)
         elif op == "Gemm":
             A = i[0].astype(f64).T if a.get("transA", 0) else i[0].astype(f64)
             B = i[1].astype(f64).T if a.get("transB", 0) else i[1].astype(f64)
@@ -894,14 +944,14 @@ def layer_list(net):
                 t += " stride=%d" % L["stride"]
             if L["pad"]:
                 t += " pad=%d" % L["pad"]
-            t += " act=%s shift=%d" % ("relu" if L["relu"] else "none", L["shift"])
+            t += " act=%s %s" % ("relu" if L["relu"] else "none", shift_fields(L["shift"]))
             if L.get("groups", 1) != 1:
                 t += " groups=%d" % L["groups"]
-            c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+            c = "%s: e_x %d, e_w %s, e_y %d" % (L["name"], L["e_in"], e_text(L["e_w"]), L["e_out"])
             c += extras(L)
         elif k == "fc":
-            t = "fc %d %d act=%s shift=%d" % (L["D"], L["C"], "relu" if L["relu"] else "none", L["shift"])
-            c = "%s: e_x %d, e_w %d, e_y %d" % (L["name"], L["e_in"], L["e_w"], L["e_out"])
+            t = "fc %d %d act=%s %s" % (L["D"], L["C"], "relu" if L["relu"] else "none", shift_fields(L["shift"]))
+            c = "%s: e_x %d, e_w %s, e_y %d" % (L["name"], L["e_in"], e_text(L["e_w"]), L["e_out"])
             c += extras(L)
         elif k == "pool":
             t = "pool %s %d %d" % (L["ptype"], L["k"], L["k"])
@@ -920,13 +970,18 @@ def layer_list(net):
                 t = "residual end shortcut=identity"
                 c = "%s + ACTI, e=%d" % (L["name"], L["e_out"])
             else:
-                t = "residual end shortcut=projection stride=%d shift=%d" % (L["stride"], L["shift"])
-                c = "%s: e_x %d, e_w %d, e_y %d; %s + ACTI" % (L["sc_name"], L["e_in_sc"], L["e_w_sc"], L["e_out"],
+                t = "residual end shortcut=projection stride=%d %s" % (L["stride"], shift_fields(L["shift"]))
+                c = "%s: e_x %d, e_w %s, e_y %d; %s + ACTI" % (L["sc_name"], L["e_in_sc"], e_text(L["e_w_sc"]), L["e_out"],
                                                                  L["name"])
                 if L.get("b_sc_q") is not None:
                     c += "; bias in %s_qdq.onnx" % net["name"]
-        lines.append(("%-50s# %s" % (t, c)) if c else t)
+        lines.append(("%-49s # %s" % (t, c)) if c else t)
     return "\n".join(lines) + "\n"
+
+
+def json_shift(s):
+    """shift (the smallest, for display) and, per output channel, shifts."""
+    return dict(shift=min(s), shifts=s) if isinstance(s, list) else dict(shift=s)
 
 
 def quant_json(net, qdq_tensors, ql_tensors):
@@ -941,7 +996,7 @@ def quant_json(net, qdq_tensors, ql_tensors):
                 d.update(kernel=[L["k"], L["k"]], stride=L["stride"], pad=L["pad"], D=L["D"], C=L["C"])
             else:
                 d.update(IN=L["D"], OUT=L["C"])
-            d.update(e_x=L["e_in"], e_w=L["e_w"], e_y=L["e_out"], shift=L["shift"],
+            d.update(e_x=L["e_in"], e_w=L["e_w"], e_y=L["e_out"], **json_shift(L["shift"]),
                      max_abs_acc=net["acc_max"][L["name"]])
             if L.get("b_q") is not None:
                 d["bias"] = L["b_q"].tolist()
@@ -965,7 +1020,7 @@ def quant_json(net, qdq_tensors, ql_tensors):
             d.update(op="residual_end", shortcut=L["shortcut"], relu=True, e=L["e_out"])
             if L["shortcut"] == "projection":
                 d.update(projection=dict(name=L["sc_name"], kernel=[1, 1], stride=L["stride"], D=L["D"], C=L["C"],
-                                         e_x=L["e_in_sc"], e_w=L["e_w_sc"], e_y=L["e_out"], shift=L["shift"],
+                                         e_x=L["e_in_sc"], e_w=L["e_w_sc"], e_y=L["e_out"], **json_shift(L["shift"]),
                                          max_abs_acc=net["acc_max"][L["sc_name"]]))
                 if L.get("b_sc_q") is not None:
                     d["projection"]["bias"] = L["b_sc_q"].tolist()
@@ -1190,22 +1245,24 @@ def run(net, ort, summary):
     for L in net["layers"]:
         k = L["kind"]
         if k in ("conv", "fc"):
-            v = row(L["name"], L["out_shape"], L["e_in"], L["e_w"], L["e_out"], L["shift"], net["acc_max"][L["name"]])
+            v = row(L["name"], L["out_shape"], L["e_in"], e_text(L["e_w"]), L["e_out"], e_text(L["shift"]), net["acc_max"][L["name"]])
         elif k == "pool":
             v = row(L["name"], L["out_shape"], "", "", L["e_out"], "", "")
         elif k == "res_end":
             if L["shortcut"] == "projection":
-                row(L["sc_name"], L["out_shape"], L["e_in_sc"], L["e_w_sc"], L["e_out"], L["shift"],
+                row(L["sc_name"], L["out_shape"], L["e_in_sc"], e_text(L["e_w_sc"]), L["e_out"], e_text(L["shift"]),
                     net["acc_max"][L["sc_name"]])
             v = row(L["name"], L["out_shape"], "", "", L["e_out"], "", "")
         else:
             continue
         if int((v != 0).sum()) == 0 or int(v.abs().max()) < 16:
             warnings.append("%s: int8 values use little of the range (max |v| = %d)" % (L["name"], int(v.abs().max())))
-    line = ("output e=%d; float model vs dequantized integer reference: max |error| %.4f (%.1f%% of max |float| %.3f), "
-            "argmax %s (float %d, integer %d%s); ONNX rounding (QDQ/QLinear evaluated) vs the reference: %d of %d "
-            "outputs differ, by %+d to %+d steps" % (
-                e_out, err, 100 * rel, float(np.abs(yf).max()), "agrees" if agree else "DIFFERS", int(yf.argmax()),
+    corr = float(np.corrcoef(np.ravel(yf), np.ravel(y_int))[0, 1])
+    net["correlation"] = corr
+    line = ("output e=%d; float model vs dequantized integer reference: correlation r = %.4f, max |error| %.4f (%.1f%% "
+            "of max |float| %.3f), argmax %s (float %d, integer %d%s); ONNX rounding (QDQ/QLinear evaluated) vs the "
+            "reference: %d of %d outputs differ, by %+d to %+d steps" % (
+                e_out, corr, err, 100 * rel, float(np.abs(yf).max()), "agrees" if agree else "DIFFERS", int(yf.argmax()),
                 int(y_int.argmax()), argmax_note(yf, ref.numpy()[0]), int((diff_round != 0).sum()), diff_round.size,
                 int(diff_round.min()), int(diff_round.max())))
     print(line)
@@ -1237,12 +1294,12 @@ def run(net, ort, summary):
     for L in net["layers"]:
         k = L["kind"]
         if k in ("conv", "fc"):
-            hot_row(L["name"], L["out_shape"], L["e_out"], L["shift"], hot_acc_max[L["name"]])
+            hot_row(L["name"], L["out_shape"], L["e_out"], e_text(L["shift"]), hot_acc_max[L["name"]])
         elif k == "pool":
             hot_row(L["name"], L["out_shape"], L["e_out"], "", "")
         elif k == "res_end":
             if L["shortcut"] == "projection":
-                hot_row(L["sc_name"], L["out_shape"], L["e_out"], L["shift"], hot_acc_max[L["sc_name"]])
+                hot_row(L["sc_name"], L["out_shape"], L["e_out"], e_text(L["shift"]), hot_acc_max[L["sc_name"]])
             hot_row(L["name"], L["out_shape"], L["e_out"], "", "")
     yh_int = ref_hot.numpy().astype(np.float64) * 2.0 ** -e_out
     yhf = y_float_hot.numpy().astype(np.float64)
@@ -1736,9 +1793,9 @@ def graph_quantize(net, model, x):
         N["e_out"] = e = e_of[nm]
         if op in ("conv", "fc"):
             mod = model.mods[nm]
-            N["e_w"], N["w_q"] = quantize_weight(mod.weight, nm)
+            N["e_w"], N["w_q"] = quantize_weight(mod.weight, nm, N["e_in"], e)
             N["shift"] = checked_shift(N["e_in"], N["e_w"], e, nm)
-            N["b_q"] = quantize_bias(mod.bias, N["e_in"] + N["e_w"], nm)
+            N["b_q"] = quantize_bias(mod.bias, sums_e(N["e_in"], N["e_w"]), nm)
             if N["act"] == "relu6":
                 N["clamp_high"] = min(127, math.floor(6.0 * 2.0 ** e))
         elif op == "act":
@@ -1886,7 +1943,7 @@ def build_qdq_graph(net):
         if op in ("conv", "fc"):
             w = [g.weight(nm, N["w_q"], N["e_w"])]
             if N.get("b_q") is not None:
-                w.append(g.bias(nm, N["b_q"], N["e_in"] + N["e_w"]))
+                w.append(g.bias(nm, N["b_q"], sums_e(N["e_in"], N["e_w"])))
             if op == "conv":
                 extra = dict(group=N["groups"]) if N["groups"] != 1 else {}
                 y = g.node("Conv", [x] + w, nm + "_acc", nm, kernel_shape=[N["k"]] * 2, strides=[N["stride"]] * 2,
@@ -2003,17 +2060,17 @@ def graph_layer_list(net):
                 t += " stride=%d" % N["stride"]
             if N["pad"]:
                 t += " pad=%d" % N["pad"]
-            t += " act=%s shift=%d" % ("none" if N["act"] == "none" else "relu", N["shift"])
+            t += " act=%s %s" % ("none" if N["act"] == "none" else "relu", shift_fields(N["shift"]))
             if N["groups"] != 1:
                 t += " groups=%d" % N["groups"]
-            c = "e_x %d, e_w %d, e_y %d" % (N["e_in"], N["e_w"], N["e_out"])
+            c = "e_x %d, e_w %s, e_y %d" % (N["e_in"], e_text(N["e_w"]), N["e_out"])
             if N.get("b_q") is not None:
                 c += "; bias in the ONNX files"
             if N["bn"]:
                 c += "; BatchNorm folded"
         elif op == "fc":
-            t = "fc %d %d act=none shift=%d" % (N["D"], N["C"], N["shift"])
-            c = "e_x %d, e_w %d, e_y %d; bias in the ONNX files" % (N["e_in"], N["e_w"], N["e_out"])
+            t = "fc %d %d act=none %s" % (N["D"], N["C"], shift_fields(N["shift"]))
+            c = "e_x %d, e_w %s, e_y %d; bias in the ONNX files" % (N["e_in"], e_text(N["e_w"]), N["e_out"])
         elif op == "pool":
             t = "pool %s %d %d" % (N["ptype"], N["k"], N["k"])
             if N["stride"] != N["k"] or N["pad"] or N["pad_end"]:
@@ -2083,7 +2140,7 @@ def graph_quant_json(net, qdq_tensors, line_of):
                     d["groups"] = N["groups"]
             else:
                 d.update(IN=N["D"], OUT=N["C"])
-            d.update(relu=N["act"] != "none", e_x=N["e_in"], e_w=N["e_w"], e_y=N["e_out"], shift=N["shift"],
+            d.update(relu=N["act"] != "none", e_x=N["e_in"], e_w=N["e_w"], e_y=N["e_out"], **json_shift(N["shift"]),
                      max_abs_acc=net["acc_max"][nm])
             if N.get("b_q") is not None:
                 d["bias"] = N["b_q"].tolist()
@@ -2274,7 +2331,7 @@ def run_graph(net, ort, summary):
         op, nm = N["op"], N["name"]
         e_x, e_w, sh, acc = N["e_in"], "", "", ""
         if op in ("conv", "fc"):
-            e_w, sh, acc = N["e_w"], N["shift"], net["acc_max"][nm]
+            e_w, sh, acc = e_text(N["e_w"]), e_text(N["shift"]), net["acc_max"][nm]
         elif op == "affine":
             sh = "S=%d" % N["S"]
         elif op in ("add", "mul"):
@@ -2368,16 +2425,16 @@ layers into blocks are mapper/README.md ("Layer-list files", "Operations and blo
 | file | what |
 | --- | --- |
 | `NAME.onnx` | the float model (biases in `lenet_bias`, `bn_res_cnn`, `dw_cnn` only, with their BatchNorms folded in by the exporter), `torch.onnx.export`, opset 13, input `input`, output `output`; an average pooling is exported as torch writes `nn.AvgPool2d`'s default `count_include_pad=1`: a `Pad` node (of nothing, when unpadded) before the `AveragePool`, which the import takes as the pooling's padding |
-| `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
-| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
+| `NAME_qdq.onnx` | the same network in ONNX's QDQ int8 form, built with `onnx.helper`, opset 13: int8 weight initializers `L.weight_int8` through DequantizeLinear (scale 2^-e_w, zero point int8 0; a layer whose weights are per output channel has a 1-D scale `L.weight_scale`, 2^-e_w[c], axis 0, and its bias one `L.bias_scale`, 2^-(e_x + e_w[c])); the float input through QuantizeLinear/DequantizeLinear at 2^-e_input; after every Conv/Gemm (and its Relu), pooling and residual Add + Relu a QuantizeLinear/DequantizeLinear pair at the map's scale 2^-e (pooling keeps its input's scale); Flatten and a residual block's start have none. The last DequantizeLinear gives `output` (float) |
+| `NAME_qlinear.onnx` | (`mlp`, `tiny_cnn`; not `res_cnn` and `stride_cnn`, whose Add and AveragePool have no QLinear form here) QuantizeLinear on the input, QLinearConv / QLinearMatMul (int8 weights; QLinearMatMul's B is [IN,OUT]; per-channel weights: a 1-D w_scale / b_scale, one per filter or column), int8 Relu (opset 14, so the file is opset 14), int8 MaxPool, Flatten, a DequantizeLinear at the end; scales 2^-e, zero points 0 |
 | `NAME_input.npy` | the float32 input, [1,C,H,W] (CNNs) or [1,N] (mlp), drawn from N(0,1); also the calibration input |
 | `NAME_input_int8.npy` | that input quantized: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 |
 | `NAME_reference.npy` | the integer network's output, int8 [1,10], real = value * 2^-e_output |
 | `NAME_input_hot.npy` | a second float32 input, same shape: 3 * `NAME_input.npy` + another N(0,1) draw (seed + 2); not a calibration input |
 | `NAME_input_hot_int8.npy` | that input quantized with the same e_input: `clamp(round_half_even(x * 2^e_input), -128, 127)`, int8 (many values saturate) |
 | `NAME_reference_hot.npy` | the same integer network's output on it (the same exponents and shifts, `NAME_qdq.onnx` / `NAME.net`), int8 [1,10] |
-| `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end`: what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
-| `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w, e_y, shift and largest accumulator, in order |
+| `NAME.net` | the network as a layer list, `shift=N` on every conv, fc and projection `residual end` (and `shifts=A,B,...`, one per output channel, on those whose weights are per channel; `shift` is then the smallest): what an importer of `NAME_qdq.onnx` must produce (comments give the layer names and exponents) |
+| `NAME_quant.json` | for people and tests: every map's exponent e (real = int8 * 2^-e), shape and tensor name in the QDQ (and QLinear) file, and for the calibrated maps the float max abs value the exponent came from; every layer's e_x, e_w (a list, one per output channel, where the weights are per channel; `shifts` then too), e_y, shift and largest accumulator, in order |
 
 The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) have the same files but
 `NAME_qlinear.onnx`, with these differences:
@@ -2424,8 +2481,12 @@ The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) hav
   sums before the ReLU and the shift; ReLU6: QUAN saturates at `floor(6 * 2^e_y)`; in the QDQ file the bias
   is an int32 initializer `L.bias_int32` through a DequantizeLinear at 2^-(e_x + e_w), ReLU6 a `Clip(0, 6)`.
   These three are not held to the hot inputs' saturation check below.
-- Quantization (docs/real_networks.md, "Post-training quantization"): `e_w = floor(log2(127 / max|w|))`
-  per tensor, `w_q = clamp(round_half_even(w * 2^e_w), -127, 127)`; every map's exponent
+- Quantization (docs/real_networks.md, "Post-training quantization"): per output channel c,
+  `e_w[c] = floor(log2(127 / max|w[c]|))` (an all-zero channel takes the tensor's exponent; a channel whose shift
+  would pass 31 takes `e_y - e_x + 31`); where every channel's exponent is the same the layer is per tensor
+  (one `e_w`, no `shifts=`), else each channel has its own and `shift[c] = e_x + e_w[c] - e_y`;
+  `w_q = clamp(round_half_even(w * 2^e_w[c]), -127, 127)`, the bias `round_half_even(b[c] * 2^(e_x + e_w[c]))`;
+  every map's exponent
   `floor(log2(127 / max|a|))` from the float model run on the input (the map after its ReLU; the last FC
   and `stride_cnn`'s CONV_4 have none; before a fused max pooling), computed exactly as the largest e with
   `max|a| * 2^e <= 127` (the script refuses a max |a| within 0.1% of a boundary, so that an importer's own float run finds the same e); pooling keeps the exponent; an

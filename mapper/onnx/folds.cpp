@@ -16,7 +16,10 @@ void Importer::constant(const Ctx& c) {
 void Importer::quantize_linear(const Ctx& c) {
   const Attrs a(c, {"axis"});
   c.inputs(2, 3);
-  const int e = scale_exponent(c, 1, "scale");
+  const bool weights = consts_.count(c.in(0)) > 0;
+  // float weights may be quantized per output channel (a per-axis scale); a map has one exponent
+  const std::vector<int> es = weights ? scale_exponents(c, 1, "scale") : std::vector<int>{scale_exponent(c, 1, "scale")};
+  const int e = es[0];
   if (!c.has(2)) c.fail("has no zero point, so its output is uint8; the hardware's maps are int8");
   zero_point(c, 2, true, "zero point");
   if (consts_.at(c.in(2)).dtype != onnx::TensorProto::INT8)
@@ -27,9 +30,11 @@ void Importer::quantize_linear(const Ctx& c) {
     // float weights quantized in the graph: round half to even, as QuantizeLinear does
     Const q = it->second;
     if (!q.is_float()) c.fail("quantizes " + q.what + ", which is not float");
-    for (double& x : q.v) {
+    const std::vector<std::size_t> index = axis_index(c, a, q, es.size());
+    for (std::size_t i = 0; i < q.v.size(); ++i) {
+      double& x = q.v[i];
       if (!std::isfinite(x)) c.fail("quantizes " + q.what + ", which holds a value that is not finite");
-      x = std::clamp(std::nearbyint(std::ldexp(x, e)), -128.0, 127.0);
+      x = std::clamp(std::nearbyint(std::ldexp(x, es[index[i]])), -128.0, 127.0);
     }
     q.dtype = onnx::TensorProto::INT8;
     q.what = c.label + " output " + in_quotes(o);
@@ -39,6 +44,21 @@ void Importer::quantize_linear(const Ctx& c) {
   const auto [x, act] = act_in(c, 0);
   set_scale(c, x, e);
   alias_[o] = x;
+}
+
+std::vector<std::size_t> Importer::axis_index(const Ctx& c, const Attrs& a, const Const& q, std::size_t scales) const {
+  std::vector<std::size_t> index(q.v.size(), 0);
+  if (scales == 1) return index;
+  const std::int64_t rank = static_cast<std::int64_t>(q.dims.size());
+  std::int64_t axis = a.i("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank || q.dims[static_cast<std::size_t>(axis)] != static_cast<std::int64_t>(scales))
+    c.fail("scale " + in_quotes(c.in(1)) + " has " + std::to_string(scales) + " values, not one per index of axis " +
+           std::to_string(a.i("axis", 1)) + " of " + dims_str(q.dims));
+  std::size_t inner = 1;  // values per step along the axis ([d0][d1]...: row-major)
+  for (std::int64_t d = axis + 1; d < rank; ++d) inner *= static_cast<std::size_t>(q.dims[static_cast<std::size_t>(d)]);
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = (i / inner) % scales;
+  return index;
 }
 
 void Importer::dequantize_linear(const Ctx& c) {
@@ -52,13 +72,21 @@ void Importer::dequantize_linear(const Ctx& c) {
       c.fail("dequantizes " + q.what + " of type " + std::to_string(q.dtype) +
              "; expected int8 weights (or an int32 bias)");
     zero_point(c, 2, false, "zero point");
+    const Const& s = const_in(c, 1, "scale");
+    if (s.v.empty()) c.fail("scale " + in_quotes(c.in(1)) + " is empty");
+    const bool per_axis = std::any_of(s.v.begin(), s.v.end(), [&](double x) { return x != s.v[0]; });
     if (q.dtype == onnx::TensorProto::INT8) {
-      q.scale = std::ldexp(1.0, -scale_exponent(c, 1, "scale"));
+      // weights quantized per output channel: the layer checks the axis and gives each channel its shift
+      const std::vector<int> e = scale_exponents(c, 1, "scale");
+      q.scale = std::ldexp(1.0, -e[0]);
     } else {
       // a bias: refused later unless all zero, when its scale does not matter
-      const Const& s = const_in(c, 1, "scale");
-      if (s.v.empty()) c.fail("scale " + in_quotes(c.in(1)) + " is empty");
       q.scale = s.v[0];
+    }
+    if (per_axis) {
+      axis_index(c, a, q, s.v.size());
+      q.scales = s.v;
+      q.axis = static_cast<int>(a.i("axis", 1) < 0 ? a.i("axis", 1) + static_cast<std::int64_t>(q.dims.size()) : a.i("axis", 1));
     }
     q.what = c.label + " output " + in_quotes(o);
     consts_[o] = std::move(q);

@@ -490,12 +490,24 @@ int Importer::scale_exponent(const Ctx& c, int k, const std::string& role) const
   if (s.v.empty()) c.fail(role + " " + in_quotes(c.in(k)) + " is empty");
   if (!std::all_of(s.v.begin(), s.v.end(), [&](double x) { return x == s.v[0]; }))
     c.fail(role + " " + in_quotes(c.in(k)) + " has " + std::to_string(s.v.size()) +
-           " different values (per-channel scales); the hardware has one shift per layer");
-  const auto e = exponent_of_scale(s.v[0]);
-  if (!e)
-    c.fail(role + " " + in_quotes(c.in(k)) + " is " + std::to_string(s.v[0]) +
-           ", not a power of two (the hardware requantizes by shifting right)");
-  return *e;
+           " different values (per-channel scales); only weights may have them (a DequantizeLinear of int8 "
+           "weights, along their output axis): a map has one exponent");
+  return scale_exponents(c, k, role)[0];
+}
+
+std::vector<int> Importer::scale_exponents(const Ctx& c, int k, const std::string& role) const {
+  const Const& s = const_in(c, k, role);
+  if (s.v.empty()) c.fail(role + " " + in_quotes(c.in(k)) + " is empty");
+  std::vector<int> e;
+  e.reserve(s.v.size());
+  for (std::size_t i = 0; i < s.v.size(); ++i) {
+    const auto x = exponent_of_scale(s.v[i]);
+    if (!x)
+      c.fail(role + " " + in_quotes(c.in(k)) + (s.v.size() > 1 ? " value " + std::to_string(i) : std::string()) +
+             " is " + std::to_string(s.v[i]) + ", not a power of two (the hardware requantizes by shifting right)");
+    e.push_back(*x);
+  }
+  return e;
 }
 
 void Importer::zero_point(const Ctx& c, int k, bool required, const std::string& role) const {

@@ -60,6 +60,10 @@ struct Const {
   std::vector<double> v;  // every type the import reads is exact in a double (int64 up to 2^53)
   // an integer tensor a DequantizeLinear gave a scale: real value = v * scale
   std::optional<double> scale;
+  // a DequantizeLinear's per-axis scales where they differ (per-channel weights, their bias), along `axis`;
+  // empty: `scale` for every value
+  std::vector<double> scales;
+  int axis = 0;
   std::string what;  // "initializer 'W'", "output 'w' of node X (DequantizeLinear)"
   bool all_zero() const {
     return std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
@@ -151,11 +155,13 @@ struct Node {
   std::vector<double> wf;
   std::vector<std::int8_t> wq;
   std::optional<int> e_w;
+  std::vector<int> e_wc;  // int8 weights quantized per output channel: each channel's exponent (else e_w)
   bool float_weights = false;
   // conv and fc: a bias per output (none, or all zero: empty): float (a float model, bf) or int32 (bq) with
   // its scale (a DequantizeLinear's; none for QLinearConv's, whose scale is x_scale * w_scale by definition)
   std::vector<double> bf, bq;
   std::optional<double> bias_scale;
+  std::vector<double> bias_scales;  // a per-channel bias's scales (per-channel weights), else bias_scale
   std::string bias_name;
   bool has_bias() const { return !bf.empty() || !bq.empty(); }
   // conv: its groups (weights [C][D/groups][kH][kW])
@@ -309,6 +315,8 @@ class Importer {
   void add_act(const Ctx& c, const std::string& name, const Act& a);
   // A scale input: one positive power of two (a per-axis scale with all values equal counts as one).
   int scale_exponent(const Ctx& c, int k, const std::string& role) const;
+  // A scale input's exponents, one per value (a per-axis scale), each a positive power of two.
+  std::vector<int> scale_exponents(const Ctx& c, int k, const std::string& role) const;
   // A zero point: absent (where the op allows it) or int8 zeros.
   void zero_point(const Ctx& c, int k, bool required, const std::string& role) const;
   void set_scale(const Ctx& c, const std::string& map, int e);
@@ -381,6 +389,9 @@ class Importer {
 
   void constant(const Ctx& c);
   void quantize_linear(const Ctx& c);
+  // The scale each value of q takes: index into a per-axis scale of `scales` values along the node's axis (checked
+  // to match q's dims), all 0 for one scale.
+  std::vector<std::size_t> axis_index(const Ctx& c, const Attrs& a, const Const& q, std::size_t scales) const;
   void dequantize_linear(const Ctx& c);
   // The layer (a Conv or fully connected node) whose output `map` is, if it is the latest node and has
   // float weights: what a folding (a BatchNormalization, a bias added by an Add) may change.
@@ -458,10 +469,18 @@ class Importer {
   std::map<std::string, double> calibrate(const std::vector<std::vector<float>>& inputs);
   std::vector<double> eval(const Node& n, const std::map<std::string, std::vector<double>>& maps) const;
   void quantize(const std::vector<std::vector<float>>& calibration);
-  // A layer's int32 bias at its sums' scale 2^-(e_x + e_w): a float one rounded half to even (docs/real_networks.md),
-  // an int32 one as given, its scale checked. Without e_x (a float model without calibration) the values are
-  // unknown: zeros, so that the ARM's clocks for the add are still counted.
-  std::shared_ptr<const std::vector<std::int32_t>> quantized_bias(const Node& n, std::optional<int> e_x, int e_w) const;
+  // A layer's weight exponents, one per output channel (docs/real_networks.md, "Post-training quantization"): a
+  // float layer's from each channel's max|w| (an all-zero channel takes the layer's per-tensor exponent), a channel
+  // whose shift would pass 31 brought to shift 31 (counted in `capped`); a quantized layer's as its scales give them.
+  std::vector<int> weight_exponents(const Node& n, std::optional<int> e_x, std::optional<int> e_y, int& capped) const;
+  // A layer's QUAN shift(s) from its exponents: `shift` (the smallest, for display) and, where the weights'
+  // exponents differ, `shifts` per output channel.
+  void set_shifts(const Node& n, LayerSpec& l, int e_x, const std::vector<int>& e_w, int e_y) const;
+  // A layer's int32 bias at its sums' scale 2^-(e_x + e_w[c]) per channel c: a float one rounded half to even
+  // (docs/real_networks.md), an int32 one as given, its scale checked. Without e_x (a float model without
+  // calibration) the values are unknown: zeros, so that the ARM's clocks for the add are still counted.
+  std::shared_ptr<const std::vector<std::int32_t>> quantized_bias(const Node& n, std::optional<int> e_x,
+                                                                  const std::vector<int>& e_w) const;
 
   std::string path_;
   onnx::ModelProto model_;

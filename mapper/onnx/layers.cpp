@@ -34,6 +34,15 @@ void Importer::take_weights(const Ctx& c, const Const& w, const std::string& nam
     c.fail("weights " + in_quotes(name) + ": scale " + std::to_string(*w.scale) + " is not a power of two");
   nd.wq.resize(w.v.size());
   for (std::size_t i = 0; i < w.v.size(); ++i) nd.wq[i] = static_cast<std::int8_t>(at(i));
+  if (!w.scales.empty()) {
+    // per output channel: the output axis is the first ([C][D][Hf][Wf], [OUT][IN]) or a MatMul's second ([IN][OUT])
+    const int out_axis = transpose ? 1 : 0;
+    if (w.axis != out_axis)
+      c.fail("weights " + in_quotes(name) + ": per-channel scales along axis " + std::to_string(w.axis) +
+             " of " + dims_str(w.dims) + "; expected axis " + std::to_string(out_axis) +
+             ", the output channels' (QUAN shifts each output channel by its own)");
+    for (const double s : w.scales) nd.e_wc.push_back(*exponent_of_scale(s));
+  }
 }
 
 void Importer::take_bias(const Ctx& c, int k, Node& nd, bool qlinear) const {
@@ -63,6 +72,7 @@ void Importer::take_bias(const Ctx& c, int k, Node& nd, bool qlinear) const {
   if (!qlinear && !b.scale)
     c.fail("bias " + in_quotes(name) + " is int32 without a scale; expected it through a DequantizeLinear at x_scale * w_scale");
   nd.bias_scale = qlinear ? std::nullopt : b.scale;
+  if (!qlinear) nd.bias_scales = b.scales;
   nd.bq = std::move(v);
 }
 
@@ -134,7 +144,16 @@ void Importer::take_qlinear_operands(const Ctx& c, const std::string& x, const C
   zero_point(c, 7, true, "y_zero_point");
   Const wq = w;
   if (wq.dtype != onnx::TensorProto::INT8) c.fail("weights " + in_quotes(c.in(3)) + " are not int8");
-  wq.scale = std::ldexp(1.0, -scale_exponent(c, 4, weights + "_scale"));
+  // a 1-D scale is per output channel by definition (QLinearConv's filters, QLinearMatMul's columns)
+  const std::vector<int> e = scale_exponents(c, 4, weights + "_scale");
+  wq.scale = std::ldexp(1.0, -e[0]);
+  if (std::any_of(e.begin(), e.end(), [&](int x) { return x != e[0]; })) {
+    for (const int x : e) wq.scales.push_back(std::ldexp(1.0, -x));
+    wq.axis = transpose ? 1 : 0;
+    if (wq.dims.size() < 2 || wq.dims[static_cast<std::size_t>(wq.axis)] != static_cast<std::int64_t>(e.size()))
+      c.fail(weights + "_scale " + in_quotes(c.in(4)) + " has " + std::to_string(e.size()) +
+             " values, not one per output channel of " + dims_str(wq.dims));
+  }
   take_weights(c, wq, c.in(3), nd, transpose);
   quantized_ = true;
 }

@@ -192,35 +192,36 @@ void Importer::quantize(const std::vector<std::vector<float>>& calibration) {
   for (const Weighted& w : weighted_) {
     const Node& n = *w.node;
     LayerSpec& l = net_.layers[w.layer];
-    int e_w = 0;
+    if (n.float_weights && quantized_)
+      fail_at(n, "has float weights in a quantized model (expected int8 through a DequantizeLinear)");
+    const auto e_x = exponent(w.in, n.label), e_y = exponent(w.out, n.label);
+    int capped = 0;
+    const std::vector<int> e_w = weight_exponents(n, e_x, e_y, capped);
     std::vector<std::int8_t> q;
     if (n.float_weights) {
-      if (quantized_) fail_at(n, "has float weights in a quantized model (expected int8 through a DequantizeLinear)");
-      double m = 0;
-      for (const double x : n.wf) m = std::max(m, std::fabs(x));
-      if (m == 0) fail_at(n, "all its weights are zero: e_w = floor(log2(127 / max|w|)) is undefined");
-      // docs/real_networks.md: per tensor, round half to even (the default rounding mode), clamp to +-127
-      e_w = exponent_for_max(m);
+      // docs/real_networks.md: at each output channel's exponent, round half to even (the default rounding
+      // mode), clamp to +-127; conv [C][D][Hf][Wf] and fc [OUT][IN] hold a channel's weights together
+      const std::size_t per = n.wf.size() / static_cast<std::size_t>(n.C);
       q.reserve(n.wf.size());
-      for (const double x : n.wf)
-        q.push_back(static_cast<std::int8_t>(std::clamp(std::nearbyint(std::ldexp(x, e_w)), -127.0, 127.0)));
+      for (std::size_t i = 0; i < n.wf.size(); ++i)
+        q.push_back(static_cast<std::int8_t>(
+            std::clamp(std::nearbyint(std::ldexp(n.wf[i], e_w[i / per])), -127.0, 127.0)));
     } else {
-      e_w = *n.e_w;
       q = n.wq;
     }
     l.weights = std::make_shared<const std::vector<std::int8_t>>(std::move(q));
-    const auto e_x = exponent(w.in, n.label), e_y = exponent(w.out, n.label);
+    const auto [lo, hi] = std::minmax_element(e_w.begin(), e_w.end());
+    if (*lo != *hi || capped)
+      notes_.push_back(n.label + ": weights per output channel, exponents " + std::to_string(*lo) + ".." +
+                       std::to_string(*hi) +
+                       (capped ? " (" + std::to_string(capped) + " channel(s) with tiny weights taken at shift 31, their " +
+                                     "exponent e_y - e_x + 31 = " + std::to_string(*hi) + ")"
+                               : std::string()));
     if (n.has_bias()) l.bias = quantized_bias(n, e_x, e_w);
     if (const auto hc = clip_high_.find(w.layer); hc != clip_high_.end() && e_y)
       l.clamp_high = static_cast<int>(std::min(127.0, std::floor(std::ldexp(hc->second, *e_y))));
     if (!e_x || !e_y) continue;  // shift -1: the distributor's rule
-    const long long shift = static_cast<long long>(*e_x) + e_w - *e_y;
-    const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(*e_x) + " + " + std::to_string(e_w) +
-                            " - " + std::to_string(*e_y) + " = " + std::to_string(shift);
-    if (shift < 0)
-      fail_at(n, how + " is negative: its output's scale is finer than its product's, and QUAN only shifts right");
-    if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");
-    l.shift = static_cast<int>(shift);
+    set_shifts(n, l, *e_x, e_w, *e_y);
   }
   bool placeholder = false;
   for (const Elementwise& e : elementwise_) {
@@ -305,7 +306,48 @@ void Importer::build_elementwise(const Elementwise& e, std::optional<int> ea, st
   net_.layers[e.layer].elementwise = std::move(spec);
 }
 
-std::shared_ptr<const std::vector<std::int32_t>> Importer::quantized_bias(const Node& n, std::optional<int> e_x, int e_w) const {
+std::vector<int> Importer::weight_exponents(const Node& n, std::optional<int> e_x, std::optional<int> e_y, int& capped) const {
+  const std::size_t C = static_cast<std::size_t>(n.C);
+  if (!n.float_weights) return n.e_wc.empty() ? std::vector<int>(C, *n.e_w) : n.e_wc;
+  const std::size_t per = n.wf.size() / C;
+  std::vector<double> m(C, 0);
+  for (std::size_t i = 0; i < n.wf.size(); ++i) m[i / per] = std::max(m[i / per], std::fabs(n.wf[i]));
+  const double all = *std::max_element(m.begin(), m.end());
+  if (all == 0) fail_at(n, "all its weights are zero: e_w = floor(log2(127 / max|w|)) is undefined");
+  const int e_t = exponent_for_max(all);
+  std::vector<int> e(C);
+  for (std::size_t c = 0; c < C; ++c) e[c] = m[c] == 0 ? e_t : exponent_for_max(m[c]);
+  // per tensor where every channel's exponent is the same: no per-channel shifts, as before
+  if (std::all_of(e.begin(), e.end(), [&](int x) { return x == e_t; }) || !e_x || !e_y) return e;
+  // a channel of tiny weights whose shift would pass 31 (QUAN shifts a 32-bit sum) takes shift 31
+  const int cap = *e_y - *e_x + 31;
+  for (int& x : e)
+    if (x > cap) {
+      x = cap;
+      ++capped;
+    }
+  return e;
+}
+
+void Importer::set_shifts(const Node& n, LayerSpec& l, int e_x, const std::vector<int>& e_w, int e_y) const {
+  std::vector<std::uint8_t> shifts;
+  for (std::size_t c = 0; c < e_w.size(); ++c) {
+    const long long shift = static_cast<long long>(e_x) + e_w[c] - e_y;
+    const std::string how = "shift = e_x + e_w - e_y = " + std::to_string(e_x) + " + " + std::to_string(e_w[c]) +
+                            " - " + std::to_string(e_y) + " = " + std::to_string(shift) +
+                            (e_w.size() > 1 && e_w[c] != e_w[0] ? " (output channel " + std::to_string(c) + ")" : "");
+    if (shift < 0)
+      fail_at(n, how + " is negative: its output's scale is finer than its product's, and QUAN only shifts right");
+    if (shift > 31) fail_at(n, how + " is more than 31 (QUAN shifts a 32-bit sum)");
+    shifts.push_back(static_cast<std::uint8_t>(shift));
+  }
+  l.shift = *std::min_element(shifts.begin(), shifts.end());
+  if (std::any_of(shifts.begin(), shifts.end(), [&](std::uint8_t s) { return s != shifts[0]; }))
+    l.shifts = std::make_shared<const std::vector<std::uint8_t>>(std::move(shifts));
+}
+
+std::shared_ptr<const std::vector<std::int32_t>> Importer::quantized_bias(const Node& n, std::optional<int> e_x,
+                                                                         const std::vector<int>& e_w) const {
   std::vector<std::int32_t> b(static_cast<std::size_t>(n.C), 0);
   const std::string what = "bias " + in_quotes(n.bias_name);
   if (!n.bf.empty()) {
@@ -313,19 +355,28 @@ std::shared_ptr<const std::vector<std::int32_t>> Importer::quantized_bias(const 
       fail_at(n, what + " is float in a quantized model (expected int32 through a DequantizeLinear at x_scale * w_scale)");
     if (e_x) {
       for (std::size_t i = 0; i < b.size(); ++i) {
-        const double v = std::nearbyint(std::ldexp(n.bf[i], *e_x + e_w));
+        const double v = std::nearbyint(std::ldexp(n.bf[i], *e_x + e_w[i]));
         if (std::fabs(v) > 2147483647.0)
-          fail_at(n, what + ": value " + std::to_string(n.bf[i]) + " at the sums' scale " + scale_str(*e_x + e_w) +
+          fail_at(n, what + ": value " + std::to_string(n.bf[i]) + " at the sums' scale " + scale_str(*e_x + e_w[i]) +
                          " is beyond int32");
         b[i] = static_cast<std::int32_t>(v);
       }
     }
   } else {
     if (n.bias_scale && e_x) {
-      const auto e_b = exponent_of_scale(*n.bias_scale);
-      if (!e_b || *e_b != *e_x + e_w)
-        fail_at(n, what + ": scale " + std::to_string(*n.bias_scale) + " is not x_scale * w_scale = " +
-                       scale_str(*e_x + e_w) + " (the ARM adds the bias to the sums at their scale)");
+      const bool per_channel = std::any_of(e_w.begin(), e_w.end(), [&](int x) { return x != e_w[0]; });
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        const double s = n.bias_scales.empty() ? *n.bias_scale : n.bias_scales[i];
+        const auto e_b = exponent_of_scale(s);
+        if (!e_b || *e_b != *e_x + e_w[i])
+          fail_at(n, what + ": scale " + std::to_string(s) +
+                         (per_channel ? std::string(n.bias_scales.empty() ? " (one for every channel)" : "") +
+                                            " of output channel " + std::to_string(i)
+                                      : std::string()) +
+                         " is not x_scale * w_scale = " + scale_str(*e_x + e_w[i]) +
+                         " (the ARM adds the bias to the sums at their scale" +
+                         (per_channel ? ", each channel's at its weights' scale)" : ")"));
+      }
     }
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::int32_t>(n.bq[i]);
   }

@@ -150,9 +150,41 @@ def transposed(node):
     return node.op_type == "MatMul" or (node.op_type == "Gemm" and not attr(node, "transB", 0))
 
 
-def quantize_w(w):
-    e = e_for(float(np.abs(w).max()))
-    return e, np.clip(np.rint(w.astype(np.float64) * 2.0 ** e), -127, 127).astype(np.int8)  # rint: half to even
+def e_exact(m):
+    """floor(log2(127 / m)) for a weight maximum (exact in both programs: no margin needed)."""
+    e = math.floor(math.log2(127 / m))
+    while m * 2.0 ** (e + 1) <= 127:
+        e += 1
+    while m * 2.0 ** e > 127:
+        e -= 1
+    return e
+
+
+def quantize_w(w, e_x=None, e_y=None):
+    """docs/real_networks.md: e_w per output channel (the first axis of the hardware's order) where the channels'
+    exponents differ (a list; an all-zero channel takes the tensor's; with e_x and e_y, a channel whose shift would
+    pass 31 takes 31), else one e_w for the tensor; w_q rounded half to even (rint), clamped to +-127."""
+    e_t = e_exact(float(np.abs(w).max()))
+    m = np.abs(w.reshape(w.shape[0], -1)).max(axis=1)
+    e = [e_t if v == 0 else e_exact(float(v)) for v in m]
+    if all(x == e_t for x in e):
+        return e_t, np.clip(np.rint(w.astype(np.float64) * 2.0 ** e_t), -127, 127).astype(np.int8)
+    if e_x is not None:
+        e = [min(x, e_y - e_x + 31) for x in e]
+        if all(x == e[0] for x in e):  # every channel at shift 31: one exponent again, as the import has it
+            return e[0], np.clip(np.rint(w.astype(np.float64) * 2.0 ** e[0]), -127, 127).astype(np.int8)
+    sc = (2.0 ** np.array(e, np.float64)).reshape(-1, *[1] * (w.ndim - 1))
+    return e, np.clip(np.rint(w.astype(np.float64) * sc), -127, 127).astype(np.int8)
+
+
+def shift_text(e_x, e_w, e_y):
+    """shift=N, or per output channel shift=MIN shifts=A,B,... (docs/real_networks.md)."""
+    if isinstance(e_w, list):
+        sh = [e_x + x - e_y for x in e_w]
+        assert all(0 <= v <= 31 for v in sh), sh
+        return f"shift={min(sh)} shifts=" + ",".join(str(v) for v in sh)
+    assert 0 <= e_x + e_w - e_y <= 31
+    return f"shift={e_x + e_w - e_y}"
 
 
 class Net:
@@ -210,7 +242,7 @@ class Net:
         y = self.node("Conv", ins, name, **attrs)
         self.shape[y] = (c, (h + 2 * pad - k) // stride + 1, (w_ + 2 * pad - k) // stride + 1)
         self.key[y] = y
-        l = dict(kind="conv", text=f"conv {k} {k} {d} {c} stride={stride} pad={pad}", w=w, x=x, y=y, relu=False)
+        l = dict(kind="conv", text=f"conv {k} {k} {d} {c} stride={stride} pad={pad}", w=w, x=x, y=y, relu=False, node=name)
         if layer:
             self.layers.append(l)
         if relu:
@@ -267,7 +299,7 @@ class Net:
         y = self.node(op, ins, name, **attrs)
         self.shape[y] = (out,)
         self.key[y] = y
-        l = dict(kind="fc", text=f"fc {n} {out}", w=w, x=x, y=y, relu=False)
+        l = dict(kind="fc", text=f"fc {n} {out}", w=w, x=x, y=y, relu=False, node=name)
         self.layers.append(l)
         if relu:
             y = self.relu(y, l)
@@ -281,7 +313,7 @@ class Net:
         s = x
         if projection_stride is not None:
             s, pl = self.conv(x, self.shape[y][0], k=1, stride=projection_stride, relu=False, layer=False, gain=projection_gain)
-            end.update(text=f"residual end shortcut=projection stride={projection_stride}", w=pl["w"])
+            end.update(text=f"residual end shortcut=projection stride={projection_stride}", w=pl["w"], node=pl["node"])
         else:
             end.update(text="residual end shortcut=identity")
         a = self.node("Add", [s, y] if shortcut_first else [y, s])
@@ -321,14 +353,12 @@ class Net:
         for l in self.layers:
             text = l["text"]
             if "w" in l:
-                e_w, wq = quantize_w(l["w"])
-                shift = E(l["x"]) + e_w - E(l["y"])
-                assert 0 <= shift <= 31, (self.name, text, shift)
+                e_w, wq = l["q"] = quantize_w(l["w"], E(l["x"]), E(l["y"]))
                 if l["kind"] != "end":
                     text += " act=" + ("relu" if l["relu"] else "none")
                 elif not l["relu"]:
                     text += " act=none"
-                text += f" shift={shift}"
+                text += " " + shift_text(E(l["x"]), e_w, E(l["y"]))
                 lines.append(text)
                 lines.append("#weights " + " ".join(str(int(v)) for v in wq.reshape(-1)))
             else:
@@ -347,9 +377,10 @@ def scale_initializers(inits):
     scales = {}
 
     def scale(e):
-        n = f"scale_{e}".replace("-", "m")
+        """e a list: a 1-D scale, per output channel"""
+        n = (f"scale_{e}" if not isinstance(e, list) else "scales_" + "_".join(map(str, e))).replace("-", "m")
         if n not in scales:
-            scales[n] = nh.from_array(np.array(2.0 ** -e, np.float32), n)
+            scales[n] = nh.from_array(np.array(2.0 ** -np.array(e, np.float64), np.float32), n)
             inits.append(scales[n])
         return n
 
@@ -403,14 +434,19 @@ def qdq_model(net, model, pre_relu=False, dq_per_reader=False, weights_via_q=Fal
                     e_w, wq = net.qinfo_by_name[n.name]
                     wl = np.ascontiguousarray(wq.T) if transposed(n) else wq
                     assert wl.shape == arr.shape
+                    # per output channel: along the output axis of the initializer's layout
+                    axis = dict(axis=1 if transposed(n) else 0) if isinstance(e_w, list) else {}
                     if weights_via_q:
-                        inits.append(nh.from_array((wl.astype(np.float32) * np.float32(2.0 ** -e_w)), t + "_f"))
-                        nodes.append(oh.make_node("QuantizeLinear", [t + "_f", scale(e_w), "zp"], [t + "_q"], name=t + "_Q"))
+                        sc = 2.0 ** -np.array(e_w, np.float64)
+                        if isinstance(e_w, list):
+                            sc = sc.reshape((1, -1) if transposed(n) else (-1,) + (1,) * (wl.ndim - 1))
+                        inits.append(nh.from_array((wl.astype(np.float64) * sc).astype(np.float32), t + "_f"))
+                        nodes.append(oh.make_node("QuantizeLinear", [t + "_f", scale(e_w), "zp"], [t + "_q"], name=t + "_Q", **axis))
                         src = t + "_q"
                     else:
                         inits.append(nh.from_array(wl, t + "_int8"))
                         src = t + "_int8"
-                    nodes.append(oh.make_node("DequantizeLinear", [src, scale(e_w), "zp"], [t + "_dq"], name=t + "_DQ"))
+                    nodes.append(oh.make_node("DequantizeLinear", [src, scale(e_w), "zp"], [t + "_dq"], name=t + "_DQ", **axis))
                     ins.append(t + "_dq")
                 else:
                     inits.append(float_inits[t])
@@ -489,11 +525,8 @@ def write_accepted(net, out, calib_count=2, qlinear=True, calib=None, **qdq_opti
     with open(os.path.join(HERE, net.name + ".expect"), "w") as f:
         f.write(text)
     # the quantized weights by node name, for the int8 forms
-    net.qinfo_by_name = {}
-    for n in model.graph.node:
-        if n.op_type in ("Conv", "Gemm", "MatMul"):
-            w = nh.to_array(next(t for t in model.graph.initializer if t.name == n.input[1]))
-            net.qinfo_by_name[n.name] = quantize_w(w.T if transposed(n) else w)
+    net.qinfo_by_name = {l["node"]: l["q"] for l in net.layers if "q" in l}
+    assert all(n.name in net.qinfo_by_name for n in model.graph.node if n.op_type in ("Conv", "Gemm", "MatMul"))
     save(qdq_model(net, model, **qdq_options), net.name + "_qdq.onnx")
     if qlinear:
         save(qlinear_model(net, model), net.name + "_qlinear.onnx")
@@ -708,11 +741,6 @@ def refusals():
     refused("bad_qdq_zero_point", n_, i_, "in_q", "QuantizeLinear", "not 0")
     n_, i_ = qdq_conv(in_zp="zpu", extra_inits=[nh.from_array(np.array(0, np.uint8), "zpu")])
     refused("bad_qdq_uint8", n_, i_, "in_q", "QuantizeLinear", "uint8")
-    n_, i_ = qdq_conv(w_scale="spc", extra_inits=[nh.from_array(np.array([2.0 ** -7, 2.0 ** -6, 2.0 ** -7, 2.0 ** -7], np.float32), "spc")])
-    for nd in n_:
-        if nd.name == "w_dq":
-            nd.attribute.extend([oh.make_attribute("axis", 0)])
-    refused("bad_qdq_per_channel", n_, i_, "w_dq", "DequantizeLinear", "per-channel")
 
     def qlinear(y_scale):
         nodes = [oh.make_node("QuantizeLinear", ["x", "s5", "zp"], ["xq"], name="in_q"),
@@ -1138,6 +1166,118 @@ def graph_models():
                                   nh.from_array(np.array(0, np.int8), "zp")], "square", "Mul", "negative", out=[vinfo("out", None)])
 
 
+def per_channel_models():
+    """Weights per output channel (docs/real_networks.md, "Per-channel weight scales"): a float model whose filters
+    differ in range (conv c1's filter 2 is 100 times the others; c2's filter 1 so small that its shift would pass 31;
+    the Gemm's rows differ), its QDQ twin with per-channel scales (weights along their output axis, the bias's
+    x_scale * w_scale[c]), and what the import must make of both, worked out here: per_channel.json."""
+    g = np.random.default_rng(77)
+    w1 = g.normal(0, 0.2, (4, 3, 3, 3)).astype(np.float32)
+    w1[2] *= 100
+    b1 = g.normal(0, 0.5, 4).astype(np.float32)
+    w2 = g.normal(0, 0.3, (3, 4, 1, 1)).astype(np.float32)
+    w2[1] *= np.float32(2.0 ** -40)
+    wf = g.normal(0, 0.3, (5, 3)).astype(np.float32)
+    wf[0] *= 20
+    bf = g.normal(0, 0.5, 5).astype(np.float32)
+    nodes = [conv_node("c1", "x", "w1", "c1_out", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["c1_out"], ["r1"], name="r1"),
+             conv_node("c2", "r1", "w2", "c2_out"),
+             oh.make_node("GlobalAveragePool", ["c2_out"], ["gap"], name="gap"),
+             oh.make_node("Flatten", ["gap"], ["fl"], name="flat", axis=1),
+             oh.make_node("Gemm", ["fl", "wf", "bf"], ["y"], name="fc", transB=1)]
+    nodes[0].input.append("b1")
+    model = make_model(nodes, [vinfo("x", [1, 3, 6, 6])], [vinfo("y", None)],
+                       [nh.from_array(w1, "w1"), nh.from_array(b1, "b1"), nh.from_array(w2, "w2"), nh.from_array(wf, "wf"),
+                        nh.from_array(bf, "bf")])
+    save(model, "per_channel.onnx")
+    calib = [g.normal(0, 1, 3 * 6 * 6).astype(np.float32) for _ in range(2)]
+    with open(os.path.join(HERE, "per_channel_calib.txt"), "w") as f:
+        f.write("# 2 calibration inputs for per_channel.onnx, one per line, [C][H][W] order\n")
+        for x in calib:
+            f.write(" ".join(str(v) for v in x) + "\n")
+    mx = {}
+    for x in calib:
+        for m, v in run_float(model, x.reshape(3, 6, 6)).items():
+            mx[m] = max(mx.get(m, 0.0), float(np.abs(v).max()))
+    E = {m: e_for(mx[k]) for m, k in (("x", "x"), ("r1", "r1"), ("c2", "c2_out"), ("y", "y"))}
+    layers = []
+    for name, w, b, ex, ey in (("c1", w1, b1, "x", "r1"), ("c2", w2, None, "r1", "c2"), ("fc", wf, bf, "c2", "y")):
+        e_x, e_y = E[ex], E[ey]
+        e_w, wq = quantize_w(w, e_x, e_y)
+        assert isinstance(e_w, list), name
+        l = dict(name=name, e_x=e_x, e_y=e_y, e_w=e_w, shifts=[e_x + v - e_y for v in e_w], weights=wq.reshape(-1).tolist())
+        if b is not None:
+            l["bias"] = [int(v) for v in np.rint(b.astype(np.float64) * 2.0 ** (e_x + np.array(e_w, np.float64)))]
+        layers.append(l)
+    assert max(layers[1]["shifts"]) == 31 and layers[1]["e_w"][1] == E["c2"] - E["r1"] + 31, layers[1]
+    with open(os.path.join(HERE, "per_channel.json"), "w") as f:
+        json.dump(dict(exponents=[E["x"], E["y"]], layers=layers), f, indent=1)
+
+    # the QDQ twin: int8 weights at 2^-e_w[c] along the output axis, int32 biases at 2^-(e_x + e_w[c])
+    sc = lambda name, e: nh.from_array(np.array(2.0 ** -np.array(e, np.float64), np.float32), name)
+    inits = [nh.from_array(np.array(0, np.int8), "zp")]
+    qn = []
+
+    def q(t, e, name):
+        inits.append(sc(name + "_s", e))
+        qn.extend([oh.make_node("QuantizeLinear", [t, name + "_s", "zp"], [name + "_q"], name=name + "_Q"),
+                   oh.make_node("DequantizeLinear", [name + "_q", name + "_s", "zp"], [name + "_d"], name=name + "_DQ")])
+        return name + "_d"
+
+    def wdq(l, bias):
+        n = l["name"]
+        shape = {"c1": w1.shape, "c2": w2.shape, "fc": wf.shape}[n]
+        inits.extend([nh.from_array(np.array(l["weights"], np.int8).reshape(shape), n + "_w8"), sc(n + "_ws", l["e_w"])])
+        qn.append(oh.make_node("DequantizeLinear", [n + "_w8", n + "_ws", "zp"], [n + "_w"], name=n + "_wDQ", axis=0))
+        ins = [n + "_w"]
+        if bias:
+            inits.extend([nh.from_array(np.array(l["bias"], np.int32), n + "_b32"),
+                          sc(n + "_bs", [l["e_x"] + v for v in l["e_w"]])])
+            qn.append(oh.make_node("DequantizeLinear", [n + "_b32", n + "_bs"], [n + "_b"], name=n + "_bDQ", axis=0))
+            ins.append(n + "_b")
+        return ins
+
+    x = q("x", E["x"], "in")
+    qn.append(oh.make_node("Conv", [x] + wdq(layers[0], True), ["c1"], name="c1", pads=[1, 1, 1, 1]))
+    qn.append(oh.make_node("Relu", ["c1"], ["r1"], name="r1"))
+    x = q("r1", E["r1"], "r1")
+    qn.append(oh.make_node("Conv", [x] + wdq(layers[1], False), ["c2"], name="c2"))
+    x = q("c2", E["c2"], "c2")
+    qn.append(oh.make_node("GlobalAveragePool", [x], ["gap"], name="gap"))
+    x = q("gap", E["c2"], "gap")
+    qn.append(oh.make_node("Flatten", [x], ["fl"], name="flat", axis=1))
+    qn.append(oh.make_node("Gemm", ["fl"] + wdq(layers[2], True), ["fc"], name="fc", transB=1))
+    y = q("fc", E["y"], "out")
+    qn[-1].output[0] = "y"
+    save(make_model(qn, [vinfo("x", [1, 3, 6, 6])], [vinfo("y", None)], inits), "per_channel_qdq.onnx")
+
+    # refusals: a per-channel scale that is not a power of two, one along the filters' input axis, and a bias whose
+    # one scale cannot be x_scale * w_scale[c] for every channel
+    s5, s7, zp = (nh.from_array(np.array(2.0 ** -5, np.float32), "s5"), nh.from_array(np.array(2.0 ** -7, np.float32), "s7"),
+                  nh.from_array(np.array(0, np.int8), "zp"))
+    wi8 = nh.from_array(g.integers(-100, 100, (4, 3, 3, 3)).astype(np.int8), "w_int8")
+
+    def conv_qdq(w_scale, axis, bias=None):
+        nodes = [oh.make_node("QuantizeLinear", ["x", "s5", "zp"], ["xq"], name="in_q"),
+                 oh.make_node("DequantizeLinear", ["xq", "s5", "zp"], ["xd"], name="in_dq"),
+                 oh.make_node("DequantizeLinear", ["w_int8", "ws", "zp"], ["wd"], name="w_dq", axis=axis),
+                 oh.make_node("Conv", ["xd", "wd"] + (["bd"] if bias else []), ["c"], name="conv", pads=[1, 1, 1, 1]),
+                 oh.make_node("QuantizeLinear", ["c", "s5", "zp"], ["cq"], name="out_q"),
+                 oh.make_node("DequantizeLinear", ["cq", "s5", "zp"], ["y"], name="out_dq")]
+        inits = [s5, s7, zp, wi8, nh.from_array(np.array(w_scale, np.float32), "ws")]
+        if bias:
+            nodes.insert(3, oh.make_node("DequantizeLinear", ["b32", bias], ["bd"], name="b_dq"))
+            inits.append(nh.from_array(np.array([5, -3, 7, 1], np.int32), "b32"))
+        return nodes, inits
+
+    n_, i_ = conv_qdq([2.0 ** -7, 0.3, 2.0 ** -7, 2.0 ** -6], 0)
+    refused("bad_qdq_per_channel", n_, i_, "w_dq", "DequantizeLinear", "value 1 is 0.3")
+    n_, i_ = conv_qdq([2.0 ** -7, 2.0 ** -6, 2.0 ** -7], 1)
+    refused("bad_qdq_per_channel_axis", n_, i_, "conv", "Conv", "per-channel scales along axis 1")
+    n_, i_ = conv_qdq([2.0 ** -7, 2.0 ** -6, 2.0 ** -7, 2.0 ** -7], 0, bias="s7")
+    refused("bad_qdq_per_channel_bias", n_, i_, "conv", "Conv", "of output channel 0 is not x_scale * w_scale = 2^-12")
+
+
 def main():
     if not onnx.__version__.startswith("1.12"):
         print(f"warning: ONNX {onnx.__version__}; the committed files were made with 1.12", file=sys.stderr)
@@ -1149,6 +1289,7 @@ def main():
     broken()
     equivalents()
     graph_models()
+    per_channel_models()
     with open(os.path.join(HERE, "refused.txt"), "w") as f:
         f.write("# file | node | op type | what the message says [| ones: refused when calibrated on an input of ones]\n")
         f.write("# (make_test_models.py; tests/mapper_onnx_import_test.cpp reads it)\n")
