@@ -336,8 +336,6 @@ class Importer {
   // sums' scale 2^-(e_x + e_w)); int32 through a DequantizeLinear in a QDQ model, or QLinearConv's int32 B.
   void take_bias(const Ctx& c, int k, Node& nd, bool qlinear) const;
   void conv(const Ctx& c, bool qlinear);
-  // A grouped convolution's weights [C][D/g][Hf][Wf] as one convolution's [C][D][Hf][Wf]: filter f reads
-  // only the channels of its group (f / (C/g)), the rest of its weights are zero.
   // QLinearConv and QLinearMatMul lay out their operands alike: the map, its scale and zero point, the
   // weights, their scale and zero point, the output's scale and zero point (`x`/`a` and `w`/`b` name them).
   void take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose, const std::string& map,

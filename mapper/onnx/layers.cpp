@@ -98,9 +98,6 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " +
            std::to_string(w.dims[1]) + " input channels per group (group=" + std::to_string(g) + "); the input " +
            dims_str(in.dims()) + " has " + std::to_string(in.shape.D));
-  if (g > 1 && w.dims[0] * in.shape.D * w.dims[2] * w.dims[3] > kMaxTensorValues)
-    c.fail("group=" + std::to_string(g) + ": its block-diagonal weights would be more than " +
-           std::to_string(kMaxTensorValues) + " values");
   if (w.dims[0] < 1 || w.dims[0] > kMaxChannels)
     c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." +
            std::to_string(kMaxChannels));
