@@ -15,10 +15,19 @@ void Importer::take_weights(const Ctx& c, const Const& w, const std::string& nam
     const std::size_t out = i / rows, in = i % rows;
     return w.v[in * cols + out];
   };
+  // weights only this node reads leave consts_ for the node: a copy would double the network's weights
+  // (VGG-16's are 1.1 GB as doubles)
+  const auto own = consts_.find(name);
+  const bool last_reader = own != consts_.end() && &own->second == &w && uses_[name] == 1;
   if (w.is_float()) {
     nd.float_weights = true;
-    nd.wf.resize(w.v.size());
-    for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
+    if (last_reader && !transpose) {
+      nd.wf = std::move(own->second.v);
+    } else {
+      nd.wf.resize(w.v.size());
+      for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
+      if (last_reader) std::vector<double>().swap(own->second.v);
+    }
     for (const double x : nd.wf)
       if (!std::isfinite(x)) c.fail("weights " + in_quotes(name) + " hold a value that is not finite");
     return;
@@ -90,9 +99,9 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ", for " +
            std::to_string(w.dims[1]) + " input channels per group (group=" + std::to_string(g) + "); the input " +
            dims_str(in.dims()) + " has " + std::to_string(in.shape.D));
-  if (g > 1 && w.dims[0] * in.shape.D * w.dims[2] * w.dims[3] > kMaxTensorValues)
+  if (g > 1 && w.dims[0] * in.shape.D * w.dims[2] * w.dims[3] > kMaxLoweredWeights)
     c.fail("group=" + std::to_string(g) + ": its block-diagonal weights would be more than " +
-           std::to_string(kMaxTensorValues) + " values");
+           std::to_string(kMaxLoweredWeights) + " values");
   if (w.dims[0] < 1 || w.dims[0] > kMaxChannels)
     c.fail("weights " + in_quotes(c.in(wk)) + " have shape " + dims_str(w.dims) + ": filters out of range 1.." +
            std::to_string(kMaxChannels));
