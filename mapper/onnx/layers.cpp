@@ -248,6 +248,13 @@ void Importer::pool(const Ctx& c, bool max) {
     c.fail(
         "padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
         "(docs/real_networks.md)");
+  if (nd.kH == 1 && nd.kW == 1 && nd.stride == 1 && nd.pad == 0) {
+    // an identity (torchvision's AdaptiveAvgPool2d((7, 7)) on VGG's 7x7 map exports as one): a block of its
+    // own would only cost clocks
+    alias_[new_output(c)] = x;
+    notes_.push_back(c.label + ": a 1x1 pooling of stride 1 without padding passes its input on");
+    return;
+  }
   finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, false);
 }
 

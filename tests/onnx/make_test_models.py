@@ -1083,6 +1083,13 @@ def equivalents():
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["g"], name="gap"), oh.make_node("Flatten", ["g"], ["y"], name="flat")],
          [arr("w", W), arr("b", bc)],
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
+    # torchvision's VGG: AdaptiveAvgPool2d((7, 7)) on a 7x7 map exports as a 1x1 AveragePool of stride 1
+    pair("pool_1x1", "1x1 AveragePool and MaxPool of stride 1 (identities) against none",
+         conv_relu + [oh.make_node("AveragePool", ["r0"], ["p"], name="avg1", kernel_shape=[1, 1], strides=[1, 1]),
+                      oh.make_node("MaxPool", ["p"], ["q"], name="max1", kernel_shape=[1, 1]),
+                      oh.make_node("GlobalAveragePool", ["q"], ["y"], name="gap")],
+         [arr("w", W), arr("b", bc)],
+         conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
 
 
 def main():
