@@ -18,6 +18,7 @@
 #include "harness/commands/regress_report.h"
 #include "harness/stimulus/task_vectors.h"
 #include "mapper/network.h"
+#include "mapper/onnx/import.h"
 #include "mapper/parser.h"
 #include "mapper/splitter.h"
 #include "model/energy_table.h"
@@ -54,6 +55,9 @@ const std::map<std::string, std::function<void(const std::string&)>>& readers() 
        }},
       // run-net --input
       {"npy", [](const std::string& p) { read_npy(p); }},
+      // an ONNX model with its data in external files (--net, s2cosim check): each case a directory of
+      // model.onnx and the files it names
+      {"onnx", [](const std::string& p) { mapper::import_onnx(p + "/model.onnx"); }},
       // an SNN layer (s2cosim snn --weights, --spikes): each case a directory of weights.npy and spikes.npy, as
       // --save-layer writes them
       {"snn", [](const std::string& p) { read_snn_layer(p + "/weights.npy", p + "/spikes.npy"); }},

@@ -382,10 +382,15 @@ TEST(OnnxImport, ZeroBiasesGiveNoBias) {
 TEST(OnnxImport, FilesThatCannotBeReadAreNetworkErrors) {
   const TempDir dir;
   EXPECT_NE(error_of(dir.path("none.onnx")).find("cannot read"), std::string::npos);
-  // a file over the cap is refused before it is read (a sparse file: nothing is written)
+  // a file over protobuf's 2 GB - 1 is refused before it is read (a sparse file: nothing is written), and the
+  // message says how such a model is saved
   const std::string big = dir.write("big.onnx", "");
   std::filesystem::resize_file(big, kMaxOnnxFileBytes + 1);
-  EXPECT_NE(error_of(big).find("expected an ONNX model of at most"), std::string::npos) << error_of(big);
+  EXPECT_EQ(kMaxOnnxFileBytes, 2147483647u);
+  EXPECT_EQ(error_of(big), big + ": expected an ONNX model of at most 2147483647 bytes (protobuf's limit for one message), "
+                                 "got 2147483648: save it with its weights in an external file "
+                                 "(onnx.save(model, path, save_as_external_data=True))");
+  EXPECT_EQ(check_onnx(big).problems, std::vector<std::string>{error_of(big)});
   // every prefix of a good model is refused or imports; none crashes
   const std::string good = read_text(model("ok_residual_qdq.onnx"));
   for (std::size_t n = 0; n < good.size(); n += 97) {
@@ -396,6 +401,99 @@ TEST(OnnxImport, FilesThatCannotBeReadAreNetworkErrors) {
       } catch (const NetworkError&) {
       }
     }) << n;
+  }
+}
+
+// The old 64 MB cap is gone: a model of 65 MB (ok_conv_chain.onnx with a 65 MB doc_string appended as
+// ModelProto's field 6, which protobuf merges into the message) imports as the model does, from the file
+// and from its bytes.
+TEST(OnnxImport, AModelOverTheOld64MBCapImports) {
+  const TempDir dir;
+  std::string bytes = read_text(model("ok_conv_chain.onnx"));
+  const std::size_t n = (65u << 20);
+  bytes += '\x32';  // field 6, length-delimited
+  for (std::size_t v = n; ; v >>= 7) {  // its length as a varint
+    if (v < 0x80) {
+      bytes += static_cast<char>(v);
+      break;
+    }
+    bytes += static_cast<char>((v & 0x7f) | 0x80);
+  }
+  bytes.append(n, 'x');
+  const std::string big = dir.write("big.onnx", bytes);
+  ASSERT_GT(std::filesystem::file_size(big), 64u << 20);
+  const std::vector<std::vector<float>> calib = read_calibration("ok_conv_chain");
+  const Expected want = read_expected("ok_conv_chain");
+  expect_import(import_onnx(big, calib), want, "ok_conv_chain with 65 MB of doc_string");
+  expect_import(parse_onnx(bytes, big, calib), want, "ok_conv_chain with 65 MB of doc_string, as bytes");
+  EXPECT_TRUE(check_onnx(big).problems.empty()) << ::testing::PrintToString(check_onnx(big).problems);
+}
+
+// tests/onnx/external/: ok_conv_chain.onnx saved as onnx.save(save_as_external_data=True) writes it, all its
+// tensors in one file and one file per tensor: both import to the same layers, weights, biases, shifts and
+// exponents as the model with its data inside, calibrated or not, and s2cosim check takes them.
+TEST(OnnxImport, ModelsWithExternalDataImportAsWithTheirDataInside) {
+  const std::vector<std::vector<float>> calib = read_calibration("ok_conv_chain");
+  const Network inside = import_onnx(model("ok_conv_chain.onnx"), calib);
+  const Network inside_plain = import_onnx(model("ok_conv_chain.onnx"));
+  for (const std::string name : {"external/one_file.onnx", "external/per_tensor/model.onnx"}) {
+    SCOPED_TRACE(name);
+    for (const bool calibrated : {true, false}) {
+      const Network got = calibrated ? import_onnx(model(name), calib) : import_onnx(model(name));
+      const Network& want = calibrated ? inside : inside_plain;
+      expect_layers(got, want, true, name);
+      ASSERT_EQ(got.layers.size(), want.layers.size());
+      for (std::size_t i = 0; i < got.layers.size(); ++i) {
+        ASSERT_EQ(got.layers[i].weights == nullptr, want.layers[i].weights == nullptr) << "layer " << i + 1;
+        if (want.layers[i].weights) {
+          EXPECT_EQ(*got.layers[i].weights, *want.layers[i].weights) << "layer " << i + 1;
+        }
+        ASSERT_EQ(got.layers[i].bias == nullptr, want.layers[i].bias == nullptr) << "layer " << i + 1;
+        if (want.layers[i].bias) {
+          EXPECT_EQ(*got.layers[i].bias, *want.layers[i].bias) << "layer " << i + 1;
+        }
+        EXPECT_EQ(got.layers[i].shift, want.layers[i].shift) << "layer " << i + 1;
+      }
+      EXPECT_EQ(got.input_exponent, want.input_exponent);
+      EXPECT_EQ(got.output_exponent, want.output_exponent);
+    }
+    const OnnxCheck check = check_onnx(model(name));
+    EXPECT_TRUE(check.problems.empty()) << ::testing::PrintToString(check.problems);
+    EXPECT_TRUE(check.network.has_value());
+  }
+  expect_import(import_onnx(model("external/one_file.onnx"), calib), read_expected("ok_conv_chain"), "one_file.onnx");
+}
+
+// What the external-data reader refuses, each naming the model, the tensor, the file and what was expected:
+// a file that is missing or too short, a location outside the model's directory, an offset or length beyond
+// the data, dims that declare more than the file holds, keys it does not know; s2cosim check says the same.
+TEST(OnnxImport, ExternalDataThatIsMissingShortOrOutsideIsRefused) {
+  const std::string dir = model("external/");
+  const std::string t = ": initializer 'conv1_w': ";
+  const std::pair<const char*, std::string> cases[] = {
+      {"bad_missing", t + "its external data file " + dir + "missing.data does not exist or is not a file"},
+      {"bad_short", t + "its external data file " + dir +
+                        "bad_short.data holds 200 bytes: expected 432 from offset 0 (its dims [4,3,3,3]), got 200"},
+      {"bad_outside", t + "its external data location '../ok_conv_chain.onnx' leaves the model's directory"},
+      {"bad_outside_deep",
+       t + "its external data location 'per_tensor/../../ok_conv_chain.onnx' leaves the model's directory"},
+      {"bad_absolute",
+       t + "its external data location '/etc/hostname' is an absolute path; expected one relative to the model's directory"},
+      {"bad_offset", t + "its external data file " + dir +
+                         "one_file.data holds 4372 bytes: expected 432 from offset 4376 (its dims [4,3,3,3]), got 0"},
+      {"bad_offset_end", t + "its external data file " + dir +
+                             "one_file.data holds 4372 bytes: expected 432 from offset 4272 (its dims [4,3,3,3]), got 100"},
+      {"bad_length", t + "its external data file " + dir + "one_file.data: length 400 bytes, its dims [4,3,3,3] need 432"},
+      {"bad_offset_text", t + "external data's offset '-4' is not a byte count"},
+      {"bad_key", t + "external data key 'basepath' is not known (location, offset, length, checksum are)"},
+      {"bad_dims", t + "its external data file " + dir +
+                       "one_file.data holds 4372 bytes: expected 118747255799808 from offset 0 (its dims "
+                       "[1099511627776,3,3,3]), got 4372"},
+  };
+  for (const auto& [name, why] : cases) {
+    const std::string path = model(std::string("external/") + name + ".onnx");
+    EXPECT_EQ(error_of(path), path + why);
+    EXPECT_EQ(check_onnx(path).problems, std::vector<std::string>{path + why});
   }
 }
 

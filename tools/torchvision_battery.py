@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """torchvision's own model definitions through s2cosim, as a new user brings them (issue 45's measurement).
 
-For each network: torchvision's definition with random weights (fixed seed), BatchNorm running statistics drawn
+For each network: torchvision's definition with random weights (seed 0), BatchNorm running statistics drawn
 as a trained network has them (running_mean ~ N(0, 0.1), running_var ~ U(0.5, 1.5)), eval mode, exported with
-torch.onnx.export(opset 13, do_constant_folding=True) as docs/real_networks.md says; a float input drawn from
-N(0, 1) and PyTorch's float output as the reference. Then
+torch.onnx.export(opset 13, do_constant_folding=True) as docs/real_networks.md says (export_torchvision.py's
+build and export, its other draws off); a float input drawn from N(0, 1) and PyTorch's float output as the
+reference. Then
 
     s2cosim check net.onnx
-    s2cosim run-net --net net.onnx --target s2 --whole --backend model --input x.npy --reference ref.npy   # the prototype chip
+    s2cosim run-net --net net.onnx --target s2 --whole --backend model --input net_input.npy --reference net_output.npy   # the prototype chip
 
 and, with --both SIZE NET..., the named networks exported again at SIZE pixels and run whole on the mini chip on
 both backends (`--target s2 --preset mini --whole --backend both`): every block bit-exact and the model within 2%
@@ -31,9 +32,11 @@ import subprocess
 import sys
 import time
 
-import numpy as np
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_torchvision  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPSET = 13
@@ -43,33 +46,12 @@ NETWORKS = ["resnet18", "mobilenet_v2", "regnet_x_400mf", "squeezenet1_0", "sque
             "mobilenet_v3_small", "mobilenet_v3_large", "regnet_y_400mf"]
 
 
-def build(name, seed=0):
-    """torchvision's definition, random weights, BatchNorm statistics drawn as a trained network has them."""
-    torch.manual_seed(seed)
-    kwargs = {}
-    if name in ("googlenet", "inception_v3"):
-        kwargs = dict(aux_logits=False, init_weights=True)
-    model = getattr(torchvision.models, name)(**kwargs).eval()
-    g = torch.Generator().manual_seed(seed + 1)
-    for m in model.modules():
-        if isinstance(m, torch.nn.BatchNorm2d):
-            with torch.no_grad():
-                m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
-                m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
-    return model, g
-
-
 def export(name, size, out_dir, seed=0):
-    """NAME.onnx, NAME_x.npy (the float input, (1, 3, size, size)) and NAME_ref.npy (PyTorch's float output)."""
-    model, g = build(name, seed)
-    x = torch.randn(1, 3, size, size, generator=g)
-    with torch.no_grad():
-        y = model(x)
+    """NAME.onnx, NAME_input.npy (the float input, (1, 3, size, size)) and NAME_output.npy (PyTorch's float output):
+    export_torchvision.py's, BatchNorm running statistics drawn, the rest torchvision's initialization."""
+    model, gen = export_torchvision.build(name, seed, draw_affine=False)
     base = os.path.join(out_dir, name)
-    torch.onnx.export(model, x, base + ".onnx", opset_version=OPSET, do_constant_folding=True,
-                      input_names=["input"], output_names=["output"])
-    np.save(base + "_x.npy", x.numpy())
-    np.save(base + "_ref.npy", y.numpy())
+    export_torchvision.export(model, gen, size, base + ".onnx")
     return base
 
 
@@ -102,8 +84,8 @@ def main():
         tag = f"{name}_{size}"
         base = export(name, size, a.out)
         check_rc, _, _ = run([a.s2cosim, "check", base + ".onnx"], os.path.join(a.out, tag + "_check.log"), a.timeout)
-        cmd = [a.s2cosim, "run-net", "--net", base + ".onnx", "--target", "s2", "--whole", "--input", base + "_x.npy",
-               "--reference", base + "_ref.npy", "--json", os.path.join(a.out, tag + ".json")]
+        cmd = [a.s2cosim, "run-net", "--net", base + ".onnx", "--target", "s2", "--whole", "--input", base + "_input.npy",
+               "--reference", base + "_output.npy", "--json", os.path.join(a.out, tag + ".json")]
         cmd += ["--preset", "mini", "--backend", "both"] if a.both else ["--backend", "model"]
         rc, text, wall = run(cmd, os.path.join(a.out, tag + "_run.log"), a.timeout)
         m = re.search(r"correlation ([0-9.]+), max error ([0-9.]+) output steps, top-1 (\w+)", text)

@@ -360,7 +360,7 @@ CLI::App* add_flaw_limit(CLI::App& app, s2::FlawLimitRequest& freq) {
 CLI::App* add_map(CLI::App& app, s2::MapRequest& mreq) {
   CLI::App* mapcmd = app.add_subcommand(
       "map", "split a CNN for QPE-DRAM or SpiNNaker2 (thesis 4.1-4.2): pieces, sizes, MAC and SRAM utilisation");
-  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
+  mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx, up to 2 GB, its weights inside or in external data files)");
   mapcmd->add_option("--target", mreq.target, "qpe (default, QPE-DRAM) or s2 (SpiNNaker2)")
       ->check(CLI::IsMember({"qpe", "s2"}));
   mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
@@ -379,7 +379,10 @@ CLI::App* add_check(CLI::App& app, std::string& check_file) {
   CLI::App* checkcmd = app.add_subcommand(
       "check", "say whether an ONNX model will run: every node that will not map, each with why and what to change, "
                "and what the import folds, lowers or leaves to the host (exit 0: it will run)");
-  checkcmd->add_option("model", check_file, "the ONNX model (.onnx)")->required();
+  checkcmd->add_option("model", check_file,
+                       "the ONNX model (.onnx, up to protobuf's 2 GB; its weights inside or in external data files beside "
+                       "it, as onnx.save(save_as_external_data=True) writes them)")
+      ->required();
   return checkcmd;
 }
 
@@ -388,7 +391,7 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
   CLI::App* netcmd = app.add_subcommand(
       "run-net", "run a CNN's operation blocks on QPE-DRAM or the SpiNNaker2 chip in the distributor's strategies "
                  "(thesis 4.3/4.4, Tables 5.5-5.8)");
-  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx)");
+  netcmd->add_option("--net", nreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx, up to 2 GB, its weights inside or in external data files)");
   netcmd->add_option("--target", nreq.target, "qpe (default, QPE-DRAM) or s2 (the SpiNNaker2 chip)")
       ->check(CLI::IsMember({"qpe", "s2"}));
   netcmd->add_flag("--whole", nreq.whole,

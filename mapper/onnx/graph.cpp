@@ -1,9 +1,16 @@
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
 #include <cmath>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "mapper/onnx/importer.h"
 
@@ -107,68 +114,105 @@ std::string hint_for(const std::string& op) {
   return "the import takes " + supported_ops();
 }
 
-std::string Importer::read_file() const {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(path_, ec);
-  if (ec) fail("cannot read the ONNX model: " + ec.message());
-  if (size > kMaxOnnxFileBytes)
-    fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
-         std::to_string(size));
-  std::ifstream f(path_, std::ios::binary);
-  if (!f) fail("cannot open the ONNX model");
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  f.read(bytes.data(), static_cast<std::streamsize>(size));
-  if (f.gcount() != static_cast<std::streamsize>(size)) fail("cannot read the ONNX model (it changed while read)");
-  return bytes;
+namespace {
+
+std::string too_big(std::uintmax_t size) {
+  return "expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) +
+         " bytes (protobuf's limit for one message), got " + std::to_string(size) +
+         ": save it with its weights in an external file (onnx.save(model, path, save_as_external_data=True))";
 }
 
-void Importer::parse(const std::string& bytes) {
-  if (bytes.size() > kMaxOnnxFileBytes)
-    fail("expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
-         std::to_string(bytes.size()));
-  if (!model_.ParseFromString(bytes))
+// the bytes `dims` give at `elem` bytes a value; nullopt: more than 2^64
+std::optional<std::uint64_t> data_bytes(const std::vector<std::int64_t>& dims, std::size_t elem) {
+  std::uint64_t n = elem;
+  for (const std::int64_t d : dims)
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
+  return n;
+}
+
+std::string bytes_str(std::optional<std::uint64_t> n) {
+  return n ? std::to_string(*n) : "more than " + std::to_string(std::numeric_limits<std::uint64_t>::max());
+}
+
+// `raw` (n values of `dtype`, each `elem` bytes) appended to v
+void append_values(std::vector<double>& v, int dtype, const char* raw, std::size_t n, std::size_t elem) {
+  for (std::size_t i = 0; i < n; ++i) v.push_back(raw_value(dtype, raw + i * elem));
+}
+
+// Frees an initializer's data once its values are in consts_: the protobuf's copy would stay beside them
+// for the whole import (VGG-16's is 528 MB). Swapping with an empty one frees; clear() keeps the capacity.
+void release_data(onnx::TensorProto& t) {
+  if (t.has_raw_data()) std::string().swap(*t.mutable_raw_data());
+  google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+  google::protobuf::RepeatedField<double>().Swap(t.mutable_double_data());
+  google::protobuf::RepeatedField<std::int32_t>().Swap(t.mutable_int32_data());
+  google::protobuf::RepeatedField<std::int64_t>().Swap(t.mutable_int64_data());
+}
+
+}  // namespace
+
+void Importer::parse(const std::string* bytes) {
+  std::optional<google::protobuf::io::ArrayInputStream> array;
+  std::optional<google::protobuf::io::FileInputStream> file;
+  google::protobuf::io::ZeroCopyInputStream* in = nullptr;
+  if (bytes) {
+    if (bytes->size() > kMaxOnnxFileBytes) fail(too_big(bytes->size()));
+    in = &array.emplace(bytes->data(), static_cast<int>(bytes->size()));
+  } else {
+    // parsed as it is read: a whole file in memory beside the protobuf would double the weights
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path_, ec);
+    if (ec) fail("cannot read the ONNX model: " + ec.message());
+    if (size > kMaxOnnxFileBytes) fail(too_big(size));
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open the ONNX model: " + std::string(std::strerror(errno)));
+    in = &file.emplace(fd);
+    file->SetCloseOnDelete(true);
+  }
+  google::protobuf::io::CodedInputStream coded(in);
+  // protobuf 3.21's default is already INT_MAX, older ones stopped at 64 MB: the bound is ours, set here
+  coded.SetTotalBytesLimit(static_cast<int>(kMaxOnnxFileBytes));
+  if (!model_.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
     fail("not an ONNX model: the protobuf does not parse (a truncated file, or another format)");
   if (!model_.has_graph() || model_.graph().node_size() == 0)
     fail("not an ONNX model: it has no graph, or a graph without nodes (a truncated file?)");
 }
 
 Const Importer::read_tensor(const onnx::TensorProto& t, const std::string& what) const {
-  if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    fail(what +
-         ": its data is in an external file, which the import does not read (save the model with its data inside)");
   if (t.has_segment()) fail(what + ": a segmented tensor is not supported");
   Const c;
   c.dtype = t.data_type();
   c.what = what;
-  std::int64_t n = 1;
   for (const std::int64_t d : t.dims()) {
     if (d < 0) fail(what + ": negative dimension in " + dims_str({t.dims().begin(), t.dims().end()}));
-    if (d > 0 && n > kMaxTensorValues / d)
-      fail(what + ": " + dims_str({t.dims().begin(), t.dims().end()}) + " is more than " +
-           std::to_string(kMaxTensorValues) + " values");
-    n *= d;
     c.dims.push_back(d);
   }
   const std::size_t bytes = element_bytes(t.data_type());
   if (bytes == 0)
     fail(what + ": data type " + std::to_string(t.data_type()) +
          " is not supported (float, double, int8, uint8, int32, int64, bool are)");
-  const auto count = static_cast<std::size_t>(n);
-  if (t.has_raw_data()) {
-    const std::string& raw = t.raw_data();
-    if (raw.size() != count * bytes)
-      fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
-           std::to_string(count * bytes));
-    c.v.resize(count);
-    for (std::size_t i = 0; i < count; ++i) c.v[i] = raw_value(t.data_type(), raw.data() + i * bytes);
+  // the dims are checked against the data present before anything is allocated
+  const std::optional<std::uint64_t> need = data_bytes(c.dims, bytes);
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    read_external(t, what, c, need, bytes);
     return c;
   }
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (!need || raw.size() != *need)
+      fail(what + ": holds " + std::to_string(raw.size()) + " bytes, its dims " + dims_str(c.dims) + " need " +
+           bytes_str(need));
+    const std::size_t count = raw.size() / bytes;
+    c.v.reserve(count);
+    append_values(c.v, t.data_type(), raw.data(), count, bytes);
+    return c;
+  }
+  const std::optional<std::uint64_t> values = data_bytes(c.dims, 1);
   auto take = [&](const auto& field) {
-    if (static_cast<std::size_t>(field.size()) != count)
+    if (!values || static_cast<std::uint64_t>(field.size()) != *values)
       fail(what + ": holds " + std::to_string(field.size()) + " values, its dims " + dims_str(c.dims) + " say " +
-           std::to_string(count));
-    c.v.resize(count);
+           bytes_str(values));
+    c.v.resize(static_cast<std::size_t>(field.size()));
     std::size_t i = 0;
     for (const auto x : field) c.v[i++] = static_cast<double>(x);
   };
@@ -192,6 +236,67 @@ Const Importer::read_tensor(const onnx::TensorProto& t, const std::string& what)
       if (x < lo || x > lo + 255) fail(what + ": value " + std::to_string(x) + " is out of its 8-bit type's range");
   }
   return c;
+}
+
+void Importer::read_external(const onnx::TensorProto& t, const std::string& what, Const& c,
+                             std::optional<std::uint64_t> need, std::size_t elem) const {
+  namespace fs = std::filesystem;
+  if (t.has_raw_data()) fail(what + ": its data is in an external file and in raw_data too");
+  std::string location;
+  std::uint64_t offset = 0;
+  std::optional<std::uint64_t> length;
+  for (const onnx::StringStringEntryProto& kv : t.external_data()) {
+    const std::string& k = kv.key();
+    if (k == "location") {
+      location = kv.value();
+    } else if (k == "offset" || k == "length") {
+      const std::string& v = kv.value();
+      std::uint64_t n = 0;
+      const bool digits = !v.empty() && v.size() <= 19 && std::all_of(v.begin(), v.end(), [](char ch) {
+        return ch >= '0' && ch <= '9';
+      });
+      if (!digits) fail(what + ": external data's " + k + " " + in_quotes(v) + " is not a byte count");
+      for (const char ch : v) n = n * 10 + static_cast<std::uint64_t>(ch - '0');
+      (k == "offset" ? offset : length.emplace()) = n;
+    } else if (k != "checksum") {  // a SHA-1 of the data, for tools: not checked
+      fail(what + ": external data key " + in_quotes(k) + " is not known (location, offset, length, checksum are)");
+    }
+  }
+  if (location.empty()) fail(what + ": its data is in an external file, but no location names it");
+  // ONNX puts the file relative to the model's directory; one outside it (an absolute path, a "..") is
+  // refused, as onnx.load refuses it: a model must not read any file its user can
+  const fs::path rel(location);
+  const fs::path norm = rel.lexically_normal();
+  if (rel.has_root_path())
+    fail(what + ": its external data location " + in_quotes(location) +
+         " is an absolute path; expected one relative to the model's directory");
+  if (norm.empty() || *norm.begin() == "..")
+    fail(what + ": its external data location " + in_quotes(location) + " leaves the model's directory");
+  const fs::path file = fs::path(path_).parent_path() / norm;
+  const std::string where = what + ": its external data file " + file.string();
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) fail(where + " does not exist or is not a file");
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) fail(where + " cannot be read: " + ec.message());
+  if (length && (!need || *length != *need))
+    fail(where + ": length " + std::to_string(*length) + " bytes, its dims " + dims_str(c.dims) + " need " +
+         bytes_str(need));
+  const std::uint64_t got = offset < size ? size - offset : 0;
+  if (!need || offset > size || got < *need)
+    fail(where + " holds " + std::to_string(size) + " bytes: expected " + bytes_str(need) + " from offset " +
+         std::to_string(offset) + " (its dims " + dims_str(c.dims) + "), got " + std::to_string(got));
+  std::ifstream f(file, std::ios::binary);
+  if (!f.seekg(static_cast<std::streamoff>(offset))) fail(where + " cannot be read at offset " + std::to_string(offset));
+  // converted a chunk at a time: the tensor's bytes are never held whole beside its values
+  c.v.reserve(static_cast<std::size_t>(*need / elem));
+  std::vector<char> chunk((std::size_t(1) << 20) / elem * elem);
+  for (std::uint64_t left = *need; left > 0;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+    f.read(chunk.data(), static_cast<std::streamsize>(n));
+    if (f.gcount() != static_cast<std::streamsize>(n)) fail(where + " changed while it was read");
+    append_values(c.v, t.data_type(), chunk.data(), n / elem, elem);
+    left -= n;
+  }
 }
 
 void Importer::visit(const Ctx& c) {
@@ -343,11 +448,14 @@ std::optional<Act> Importer::refused_output(const Ctx& c, int out) const {
 void Importer::read_graph() {
   const onnx::GraphProto& g = model_.graph();
   if (g.sparse_initializer_size() > 0) fail("sparse initializers are not supported");
-  for (const onnx::TensorProto& t : g.initializer()) {
+  for (onnx::TensorProto& t : *model_.mutable_graph()->mutable_initializer()) {
     if (t.name().empty()) fail("an initializer has no name");
     if (consts_.count(t.name())) fail("initializer " + in_quotes(t.name()) + " is defined twice");
     consts_[t.name()] = read_tensor(t, "initializer " + in_quotes(t.name()));
+    release_data(t);
   }
+  for (const onnx::NodeProto& n : g.node())
+    for (const std::string& in : n.input()) ++uses_[in];
   std::vector<const onnx::ValueInfoProto*> inputs;
   for (const onnx::ValueInfoProto& v : g.input())
     if (!consts_.count(v.name())) inputs.push_back(&v);  // older exporters list initializers as inputs too

@@ -2,8 +2,6 @@
 #include "mapper/onnx/import.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "mapper/onnx/importer.h"
 
@@ -11,7 +9,7 @@ namespace s2::mapper {
 
 namespace onnx_reader {
 
-OnnxCheck Importer::check(const std::string& bytes) {
+OnnxCheck Importer::check(const std::string* bytes) {
   OnnxCheck r;
   collect_ = true;
   try {
@@ -35,7 +33,7 @@ OnnxCheck Importer::check(const std::string& bytes) {
   return r;
 }
 
-Network Importer::run(const std::string& bytes, const std::vector<std::vector<float>>& calibration) {
+Network Importer::run(const std::string* bytes, const std::vector<std::vector<float>>& calibration) {
   parse(bytes);
   read_graph();
   walk();
@@ -48,25 +46,9 @@ Network Importer::run(const std::string& bytes, const std::vector<std::vector<fl
 
 using onnx_reader::Importer;
 
-OnnxCheck check_onnx(const std::string& path) {
-  std::string bytes;
-  {
-    std::error_code ec;
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec) return OnnxCheck{{path + ": cannot read the ONNX model: " + ec.message()}, {}, std::nullopt};
-    if (size > kMaxOnnxFileBytes)
-      return OnnxCheck{{path + ": expected an ONNX model of at most " + std::to_string(kMaxOnnxFileBytes) + " bytes, got " +
-                        std::to_string(size)},
-                       {},
-                       std::nullopt};
-    std::ifstream f(path, std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  }
-  return check_onnx_bytes(bytes, path);
-}
+namespace {
 
-OnnxCheck check_onnx_bytes(const std::string& bytes, const std::string& path) {
-  OnnxCheck r = Importer(path).check(bytes);
+OnnxCheck named(OnnxCheck r, const std::string& path) {
   if (r.network) {
     r.network->source = path;
     r.network->name = std::filesystem::path(path).stem().string();
@@ -74,15 +56,23 @@ OnnxCheck check_onnx_bytes(const std::string& bytes, const std::string& path) {
   return r;
 }
 
+}  // namespace
+
+OnnxCheck check_onnx(const std::string& path) { return named(Importer(path).check(nullptr), path); }
+
+OnnxCheck check_onnx_bytes(const std::string& bytes, const std::string& path) {
+  return named(Importer(path).check(&bytes), path);
+}
+
 Network import_onnx(const std::string& path, const std::vector<std::vector<float>>& calibration) {
-  Network net = Importer(path).run(calibration);
+  Network net = Importer(path).run(nullptr, calibration);
   net.source = path;
   net.name = std::filesystem::path(path).stem().string();
   return net;
 }
 
 Network parse_onnx(const std::string& bytes, const std::string& path, const std::vector<std::vector<float>>& calibration) {
-  Network net = Importer(path).run(bytes, calibration);
+  Network net = Importer(path).run(&bytes, calibration);
   net.source = path;
   net.name = std::filesystem::path(path).stem().string();
   return net;

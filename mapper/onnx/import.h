@@ -11,9 +11,10 @@
 
 namespace s2::mapper {
 
-// The largest model file read (checked before anything is read): VGG-16's weights alone are 528 MB in
-// float, so only small networks come as files; their weights are what makes a file large.
-inline constexpr std::uintmax_t kMaxOnnxFileBytes = 64u << 20;
+// The largest model file read (checked before anything is read): protobuf parses one message of at most
+// 2 GB - 1 (its sizes are int); a larger model keeps its weights in external files (onnx.save(...,
+// save_as_external_data=True)), which are read tensor by tensor, each bounded by what its file holds.
+inline constexpr std::uintmax_t kMaxOnnxFileBytes = 2147483647u;
 
 // Reads an ONNX model as a Network (docs/real_networks.md). A float model is quantized: weights per tensor,
 // activations on `calibration` (the network's float inputs, each [C][H][W] flattened); with no calibration,

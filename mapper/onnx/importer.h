@@ -30,9 +30,9 @@
 // Not "onnx": that is the protobuf classes' namespace.
 namespace s2::mapper::onnx_reader {
 
-// values in one initializer: as many int8 values as the file cap holds; bounds what a forged dims field
-// makes the reader allocate (the data's size is checked against the dims before anything is)
-inline constexpr std::int64_t kMaxTensorValues = std::int64_t(1) << 26;
+// A tensor's values are bounded by its data: its dims must give exactly the bytes (or values) its file or
+// external file holds, checked before anything is allocated, so a forged dims field cannot make the reader
+// allocate more than the data present.
 // the exponent an element-wise layer's tables and parameters are built at when the maps' are unknown (a float
 // model without calibration): they then map and their clocks count, their values are stand-ins
 inline constexpr int kPlaceholderExponent = 4;
@@ -199,9 +199,10 @@ class Importer {
 
   // s2cosim check: every node that will not map, each with why and what to change; then (if none) the
   // rest of the import's checks. The notes say what the import changed (folded, lowered, left to the host).
-  OnnxCheck check(const std::string& bytes);
-  Network run(const std::vector<std::vector<float>>& calibration) { return run(read_file(), calibration); }
-  Network run(const std::string& bytes, const std::vector<std::vector<float>>& calibration);
+  // `bytes`: the model's bytes (the fuzz target's); nullptr: the file at the path, parsed as it is read (its
+  // bytes are never held beside the protobuf's copy)
+  OnnxCheck check(const std::string* bytes);
+  Network run(const std::string* bytes, const std::vector<std::vector<float>>& calibration);
 
  private:
   // Where a node's messages come from.
@@ -288,10 +289,15 @@ class Importer {
     Shape3 floor_out;
   };
   Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const;
-  std::string read_file() const;
-  void parse(const std::string& bytes);
+  // The model from `bytes`, or from the file at path_ if null (at most kMaxOnnxFileBytes either way).
+  void parse(const std::string* bytes);
   // A TensorProto's values; `what` names it in messages.
   Const read_tensor(const onnx::TensorProto& t, const std::string& what) const;
+  // The values of a tensor whose data is in an external file (data_location EXTERNAL): its `location`
+  // relative to the model's directory, `offset` and `length`; only its bytes are read. `need`: the bytes its
+  // dims give (nullopt: more than 2^64).
+  void read_external(const onnx::TensorProto& t, const std::string& what, Const& c, std::optional<std::uint64_t> need,
+                     std::size_t elem) const;
   // One node; collecting (s2cosim check), a refusal is recorded and its outputs stand in with the shape ONNX
   // gives them (refused_output), else as copies of its first map input, so that the nodes after it are checked too.
   void visit(const Ctx& c);
@@ -484,6 +490,7 @@ class Importer {
   onnx::ModelProto model_;
   Network net_;
   std::map<std::string, Const> consts_;
+  std::map<std::string, int> uses_;  // how many node inputs read each name: weights read once move into their node
   std::map<std::string, std::string> alias_;     // a Q / DQ output: the map it quantizes or dequantizes
   std::map<std::string, Act> acts_;              // feature maps by (canonical) name
   std::map<std::string, std::string> producer_;  // a map's node label, for messages

@@ -15,10 +15,19 @@ void Importer::take_weights(const Ctx& c, const Const& w, const std::string& nam
     const std::size_t out = i / rows, in = i % rows;
     return w.v[in * cols + out];
   };
+  // weights only this node reads leave consts_ for the node: a copy would double the network's weights
+  // (VGG-16's are 1.1 GB as doubles)
+  const auto own = consts_.find(name);
+  const bool last_reader = own != consts_.end() && &own->second == &w && uses_[name] == 1;
   if (w.is_float()) {
     nd.float_weights = true;
-    nd.wf.resize(w.v.size());
-    for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
+    if (last_reader && !transpose) {
+      nd.wf = std::move(own->second.v);
+    } else {
+      nd.wf.resize(w.v.size());
+      for (std::size_t i = 0; i < w.v.size(); ++i) nd.wf[i] = at(i);
+      if (last_reader) std::vector<double>().swap(own->second.v);
+    }
     for (const double x : nd.wf)
       if (!std::isfinite(x)) c.fail("weights " + in_quotes(name) + " hold a value that is not finite");
     return;
@@ -245,6 +254,13 @@ void Importer::pool(const Ctx& c, bool max) {
     c.fail(
         "padded average pooling with count_include_pad=0: the hardware divides by the whole window, padding included "
         "(docs/real_networks.md)");
+  if (nd.kH == 1 && nd.kW == 1 && nd.stride == 1 && nd.pad == 0) {
+    // an identity (torchvision's AdaptiveAvgPool2d((7, 7)) on VGG's 7x7 map exports as one): a block of its
+    // own would only cost clocks
+    alias_[new_output(c)] = x;
+    notes_.push_back(c.label + ": a 1x1 pooling of stride 1 without padding passes its input on");
+    return;
+  }
   finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, false);
 }
 

@@ -858,6 +858,122 @@ def broken():
     t.external_data.add(key="location", value="weights.bin")
     save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [t]), "broken_external.onnx", check=False)
     BROKEN.append(("broken_external.onnx", "external"))
+    # dims that declare far more than the data present (2^40 filters; dims whose product is beyond 2^64):
+    # refused before anything is allocated
+    t = nh.from_array(np.zeros((4, 3, 3, 3), np.float32), "w1")
+    t.dims[0] = 1 << 40
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [t]), "broken_forged_dims.onnx", check=False)
+    BROKEN.append(("broken_forged_dims.onnx", "holds 432 bytes, its dims [1099511627776,3,3,3] need 118747255799808"))
+    t = nh.from_array(np.zeros((4, 3, 3, 3), np.float32), "w1")
+    t.dims[0] = 1 << 40
+    t.dims[1] = 1 << 40
+    save(make_model([c1], [vinfo("x", [1, 3, 8, 8])], [vinfo("y", None)], [t]), "broken_dims_overflow.onnx", check=False)
+    BROKEN.append(("broken_dims_overflow.onnx", "need more than 18446744073709551615"))
+
+
+# ---------------------------------------------------------------- external data
+
+def external():
+    """external/: ok_conv_chain.onnx saved with its data outside, as onnx.save(save_as_external_data=True)
+    writes it (every tensor, however small: size_threshold=0): all in one file (one_file.onnx, one_file.data)
+    and one file per tensor (per_tensor/model.onnx and a file per initializer, named after it); both must
+    import as ok_conv_chain.onnx does. Then the same with what the reader must refuse: a missing file, a file
+    too short, locations outside the model's directory, an offset and a length beyond the data."""
+    from onnx.external_data_helper import convert_model_to_external_data
+    out = os.path.join(HERE, "external")
+    if os.path.isdir(out):
+        for root, _, files in os.walk(out):
+            for f in files:
+                os.remove(os.path.join(root, f))
+    os.makedirs(os.path.join(out, "per_tensor"), exist_ok=True)
+    src = os.path.join(HERE, "ok_conv_chain.onnx")
+    m = onnx.load(src)
+    onnx.save(m, os.path.join(out, "one_file.onnx"), save_as_external_data=True, all_tensors_to_one_file=True,
+              location="one_file.data", size_threshold=0)
+    m = onnx.load(src)
+    onnx.save(m, os.path.join(out, "per_tensor", "model.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=False, size_threshold=0)
+
+    def bad(name, edit, data=None):
+        """one_file.onnx with its first initializer's external_data entries edited (edit(dict) -> dict)."""
+        m = onnx.load(os.path.join(out, "one_file.onnx"), load_external_data=False)
+        t = m.graph.initializer[0]
+        kv = {e.key: e.value for e in t.external_data}
+        kv = edit(kv)
+        del t.external_data[:]
+        for k, v in kv.items():
+            t.external_data.add(key=k, value=v)
+        with open(os.path.join(out, name + ".onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        if data is not None:
+            with open(os.path.join(out, name + ".data"), "wb") as f:
+                f.write(data)
+
+    # the fuzz target's seed (tests/fuzz/fuzz_onnx.cpp): each tensor's location is the file the target writes
+    # the model to ("fuzz.onnx"), whose data sits in an unused uint8 initializer's raw_data; the offsets are
+    # written with a fixed width, so the serialization's length does not change when they are filled in
+    blob = open(os.path.join(out, "one_file.data"), "rb").read()
+    m = onnx.load(os.path.join(out, "one_file.onnx"), load_external_data=False)
+    for t in m.graph.initializer:
+        for e in t.external_data:
+            if e.key == "location":
+                e.value = "fuzz.onnx"
+            elif e.key == "offset":
+                e.value = "%010d" % int(e.value)
+    m.graph.initializer.append(nh.from_array(np.frombuffer(blob, np.uint8), "fuzz_data"))
+    ser = m.SerializeToString()
+    base = ser.find(blob)
+    for t in m.graph.initializer:
+        for e in t.external_data:
+            if e.key == "offset":
+                e.value = "%010d" % (int(e.value) + base)
+    ser2 = m.SerializeToString()
+    assert len(ser2) == len(ser) and ser2.find(blob) == base
+    with open(os.path.join(HERE, "..", "fuzz", "corpus", "onnx", "external_data.onnx"), "wb") as f:
+        f.write(ser2)
+
+    whole = open(os.path.join(out, "one_file.data"), "rb").read()
+    bad("bad_missing", lambda kv: {**kv, "location": "missing.data"})
+    bad("bad_short", lambda kv: {**kv, "location": "bad_short.data"}, whole[:200])  # conv1_w needs 432 bytes
+    bad("bad_outside", lambda kv: {**kv, "location": "../ok_conv_chain.onnx"})
+    bad("bad_outside_deep", lambda kv: {**kv, "location": "per_tensor/../../ok_conv_chain.onnx"})
+    bad("bad_absolute", lambda kv: {**kv, "location": "/etc/hostname"})
+    bad("bad_offset", lambda kv: {**kv, "offset": str(len(whole) + 4)})
+    bad("bad_offset_end", lambda kv: {**kv, "offset": str(len(whole) - 100)})  # starts inside, ends beyond
+    bad("bad_length", lambda kv: {**kv, "length": "400"})
+    bad("bad_offset_text", lambda kv: {**kv, "offset": "-4"})
+    bad("bad_key", lambda kv: {**kv, "basepath": "/tmp"})
+    bad("bad_dims", lambda kv: {k: v for k, v in kv.items() if k != "length"})  # dims forged below: 2^40 filters
+    m = onnx.load(os.path.join(out, "bad_dims.onnx"), load_external_data=False)
+    m.graph.initializer[0].dims[0] = 1 << 40
+    m.graph.initializer[0].external_data[0].value = "one_file.data"
+    with open(os.path.join(out, "bad_dims.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+    # tests/bad_inputs/onnx/: the corpus's cases, each a directory with model.onnx and its data
+    corpus = os.path.join(HERE, "..", "bad_inputs", "onnx")
+    for name, edit, data in [
+            ("external_missing", lambda kv: {**kv, "location": "weights.data"}, None),
+            ("external_short", lambda kv: {**kv, "location": "weights.data"}, whole[:200]),
+            ("external_outside", lambda kv: {**kv, "location": "../external_short/weights.data"}, None),
+            ("external_absolute", lambda kv: {**kv, "location": "/dev/zero"}, None),
+            ("external_offset", lambda kv: {**kv, "location": "weights.data", "offset": "100000"}, whole),
+            ("external_length", lambda kv: {**kv, "location": "weights.data", "length": "4"}, whole)]:
+        d = os.path.join(corpus, name)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+        m = onnx.load(os.path.join(out, "one_file.onnx"), load_external_data=False)
+        for t in m.graph.initializer:
+            kv = edit({e.key: e.value for e in t.external_data})
+            del t.external_data[:]
+            for k, v in kv.items():
+                t.external_data.add(key=k, value=v)
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(m.SerializeToString())
+        if data is not None:
+            with open(os.path.join(d, "weights.data"), "wb") as f:
+                f.write(data)
 
 
 # ---------------------------------------------------------------- equivalent pairs
@@ -1008,6 +1124,13 @@ def equivalents():
     # an all-convolutional head ends in a Flatten of its [C,1,1] map with no fully connected layer after it
     pair("flatten_out", "GlobalAveragePool + Flatten as the graph's output against the GlobalAveragePool alone",
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["g"], name="gap"), oh.make_node("Flatten", ["g"], ["y"], name="flat")],
+         [arr("w", W), arr("b", bc)],
+         conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
+    # torchvision's VGG: AdaptiveAvgPool2d((7, 7)) on a 7x7 map exports as a 1x1 AveragePool of stride 1
+    pair("pool_1x1", "1x1 AveragePool and MaxPool of stride 1 (identities) against none",
+         conv_relu + [oh.make_node("AveragePool", ["r0"], ["p"], name="avg1", kernel_shape=[1, 1], strides=[1, 1]),
+                      oh.make_node("MaxPool", ["p"], ["q"], name="max1", kernel_shape=[1, 1]),
+                      oh.make_node("GlobalAveragePool", ["q"], ["y"], name="gap")],
          [arr("w", W), arr("b", bc)],
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
 
@@ -1290,6 +1413,7 @@ def main():
     equivalents()
     graph_models()
     per_channel_models()
+    external()
     with open(os.path.join(HERE, "refused.txt"), "w") as f:
         f.write("# file | node | op type | what the message says [| ones: refused when calibrated on an input of ones]\n")
         f.write("# (make_test_models.py; tests/mapper_onnx_import_test.cpp reads it)\n")
