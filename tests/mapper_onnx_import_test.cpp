@@ -78,6 +78,17 @@ std::vector<std::vector<float>> read_calibration(const std::string& name) {
 // A layer's per-channel shifts (none: empty).
 std::vector<std::uint8_t> shifts_of(const LayerSpec& l) { return l.shifts ? *l.shifts : std::vector<std::uint8_t>{}; }
 
+// The bias the ARM adds for a layer whose quantizer gave `bias` (a JSON layer with "shift" and maybe "shifts"):
+// each channel's plus QUAN's rounding term 2^(shift-1) (docs/real_networks.md, "Rounding").
+std::vector<std::int32_t> with_rounding(const nlohmann::json& l) {
+  auto b = l.at("bias").get<std::vector<std::int32_t>>();
+  for (std::size_t c = 0; c < b.size(); ++c) {
+    const int s = l.contains("shifts") ? l.at("shifts").at(c).get<int>() : l.at("shift").get<int>();
+    if (s > 0) b[c] += std::int32_t(1) << (s - 1);
+  }
+  return b;
+}
+
 // The layers as the import gave them equal a layer list's, field by field; shifts (and per-channel shifts) as
 // given there, or -1 and none everywhere (with_shifts false: a float model without calibration).
 void expect_layers(const Network& got, const Network& want, bool with_shifts, const std::string& what) {
@@ -532,13 +543,13 @@ TEST(OnnxImport, ReferenceNetworksImportToTheirLayerLists) {
       EXPECT_EQ(qlinear->output_exponent, qdq.output_exponent);
       others.push_back(&*qlinear);
     }
-    // the biases of the QDQ file are those the script quantized (NAME_quant.json), layer by layer in order
+    // the biases of the QDQ file are those the script quantized (NAME_quant.json), layer by layer in order, each
+    // with QUAN's rounding term
     std::vector<std::vector<std::int32_t>> want_bias;
     const nlohmann::json quant = read_json(dir + name + "_quant.json");  // (a range-for over a temporary's member would dangle)
     for (const auto& l : quant.at("layers")) {
-      if (l.contains("bias")) want_bias.push_back(l.at("bias").get<std::vector<std::int32_t>>());
-      if (l.contains("projection") && l.at("projection").contains("bias"))
-        want_bias.push_back(l.at("projection").at("bias").get<std::vector<std::int32_t>>());
+      if (l.contains("bias")) want_bias.push_back(with_rounding(l));
+      if (l.contains("projection") && l.at("projection").contains("bias")) want_bias.push_back(with_rounding(l.at("projection")));
     }
     std::vector<std::vector<std::int32_t>> got_bias;
     for (const LayerSpec& l : qdq.layers)
@@ -794,7 +805,7 @@ TEST(OnnxImport, PerChannelWeightScalesAreThoseWorkedOutIndependently) {
       EXPECT_EQ(*g.weights, w);
       if (l.contains("bias")) {
         ASSERT_NE(g.bias, nullptr);
-        EXPECT_EQ(*g.bias, l.at("bias").get<std::vector<std::int32_t>>());
+        EXPECT_EQ(*g.bias, with_rounding(l));
       }
       if (n == &flt && k != 1) {
         EXPECT_EQ(*bare.layers[at[k]].weights, w) << "uncalibrated (c2's cap needs e_x, e_y)";

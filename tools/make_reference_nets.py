@@ -453,6 +453,16 @@ def acc_checked(acc, what):
     return m
 
 
+def with_rounding(b_q, shift):
+    """The bias the import gives the ARM: b_q plus QUAN's rounding term 2^(shift-1) of each output channel, so that
+    the shift rounds half up (docs/real_networks.md, "Rounding"); a layer without a bias floors."""
+    s = torch.tensor(shift if isinstance(shift, list) else [shift] * b_q.numel(), dtype=torch.int64)
+    r = torch.where(s > 0, torch.ones_like(s) << (s - 1).clamp(min=0), torch.zeros_like(s))
+    b = b_q.to(torch.int64) + r
+    assert int(b.max()) < 2 ** 31, "bias plus rounding term beyond int32"
+    return b
+
+
 def quan(acc, shift, clamps=None, name=None):
     if isinstance(shift, list):                        # per output channel (dimension 1)
         shift = torch.tensor(shift, dtype=torch.int64).view(1, -1, *[1] * (acc.dim() - 2))
@@ -536,7 +546,8 @@ def reference(net, x_q):
         if k in ("conv", "fc"):
             acc_max[L["name"]] = acc_checked(acc, L["name"])
             if L.get("b_q") is not None:   # the ARM adds the bias to the sums (32 bits) before ReLU and shift
-                acc = acc + (L["b_q"].view(1, -1, 1, 1) if k == "conv" else L["b_q"].view(1, -1))
+                b = with_rounding(L["b_q"], L["shift"])
+                acc = acc + (b.view(1, -1, 1, 1) if k == "conv" else b.view(1, -1))
                 assert int(acc.abs().max()) < 2 ** 31
             if L["relu"]:
                 acc = torch.clamp(acc, min=0)
@@ -558,7 +569,7 @@ def reference(net, x_q):
                 acc = int_conv(saved, L["w_sc_q"], L["stride"], 0)
                 acc_max[L["sc_name"]] = acc_checked(acc, L["sc_name"])
                 if L.get("b_sc_q") is not None:
-                    acc = acc + L["b_sc_q"].view(1, -1, 1, 1)
+                    acc = acc + with_rounding(L["b_sc_q"], L["shift"]).view(1, -1, 1, 1)
                 sc = quan(acc, L["shift"], clamps, L["sc_name"])
                 maps[L["sc_name"]] = sc
             else:
@@ -1179,13 +1190,18 @@ def run(net, ort, summary):
     ql_m = onnx.load(p("_qlinear.onnx")) if ql_tensors else None
     last_q = qdq_tensors[net["layers"][-1]["name"]]
 
+    # a layer with a bias rounds half up (the rounding term in its bias), the others floor
+    rounded = {qdq_tensors[L["name"]]: "half_up" for L in net["layers"] if L.get("b_q") is not None}
+    rounded.update({qdq_tensors[L["sc_name"]]: "half_up" for L in net["layers"] if L.get("b_sc_q") is not None})
+
     def check_quantized(xin, maps, what):
-        """The QDQ graph with floor requantization gives the integer reference map by map (saturation
-        included: QuantizeLinear clamps to int8); the QLinear graph equals the QDQ graph with rounding."""
-        env_floor = evaluate(qdq_m, {"input": xin}, floor_requant=True)
+        """The QDQ graph with QUAN's requantization (floor, or half up where the layer has a bias) gives the
+        integer reference map by map (saturation included: QuantizeLinear clamps to int8); the QLinear graph
+        equals the QDQ graph with rounding."""
+        env_floor = evaluate(qdq_m, {"input": xin}, floor_requant=True, qmodes=rounded)
         for m, tname in qdq_tensors.items():     # every map, floor requantization: the integer reference exactly
             if not np.array_equal(env_floor[tname].astype(np.int64), maps[m].numpy()):
-                fail("%s_qdq.onnx on %s, map %s (%s) with floor requantization differs from the integer reference"
+                fail("%s_qdq.onnx on %s, map %s (%s) with QUAN's requantization differs from the integer reference"
                      % (name, what, m, tname))
         env_round = evaluate(qdq_m, {"input": xin})
         if ql_tensors:
@@ -1863,7 +1879,8 @@ def graph_reference(net, x_q):
                 a @ N["w_q"].to(torch.int64).t()
             acc_max[nm] = acc_checked(acc, nm)
             if N.get("b_q") is not None:
-                acc = acc + (N["b_q"].view(1, -1, 1, 1) if op == "conv" else N["b_q"].view(1, -1))
+                bb = with_rounding(N["b_q"], N["shift"])
+                acc = acc + (bb.view(1, -1, 1, 1) if op == "conv" else bb.view(1, -1))
                 assert int(acc.abs().max()) < 2 ** 31
             if N["act"] in ("relu", "relu6"):
                 acc = torch.clamp(acc, min=0)
@@ -1955,7 +1972,7 @@ def build_qdq_graph(net):
                            nm + "_relu6")
             elif N["act"] == "relu":
                 y = g.node("Relu", [y], nm + "_relu", nm + "_relu")
-            mode = "floor"
+            mode = "half_up" if N.get("b_q") is not None else "floor"   # the rounding term in the bias
         elif op == "pool":
             a = dict(kernel_shape=[N["k"]] * 2, strides=[N["stride"]] * 2, pads=[N["pad"]] * 4)
             if N["ptype"] == "max":
@@ -2478,7 +2495,9 @@ The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) hav
   `torch.onnx.export` folds each BatchNorm into its convolution's weights and bias; the script reads those
   folded float weights and biases back from `NAME.onnx` and quantizes exactly them (and checks the folded
   network against the one with BatchNorm). Biases: `round_half_even(b * 2^(e_x + e_w))`, int32, added to the
-  sums before the ReLU and the shift; ReLU6: QUAN saturates at `floor(6 * 2^e_y)`; in the QDQ file the bias
+  sums before the ReLU and the shift with QUAN's rounding term `2^(shift[c]-1)` (docs/real_networks.md,
+  "Rounding": the import adds it, so a layer with a bias rounds half up, one without floors; `NAME_quant.json`'s
+  `bias` is without it); ReLU6: QUAN saturates at `floor(6 * 2^e_y)`; in the QDQ file the bias
   is an int32 initializer `L.bias_int32` through a DequantizeLinear at 2^-(e_x + e_w), ReLU6 a `Clip(0, 6)`.
   These three are not held to the hot inputs' saturation check below.
 - Quantization (docs/real_networks.md, "Post-training quantization"): per output channel c,
@@ -2494,7 +2513,8 @@ The graph networks (`fire_cnn`, `dense_cnn`, `shuffle_cnn`, `se_cnn`, below) hav
   convolution and its projection to the exponent of the sum after its ReLU; `shift = e_x + e_w - e_y`
   (the script stops on a negative shift or one above 31).
 - The reference is computed on int64 tensors in PyTorch: convolution and matrix product, checked
-  `|acc| < 2^28` (the 29-bit accumulator never wraps), ReLU, `acc >> shift` (floor), clamp to [-128, 127];
+  `|acc| < 2^28` (the 29-bit accumulator never wraps), the bias with its rounding term, ReLU, `acc >> shift`
+  (floor), clamp to [-128, 127];
   fused max pooling on the int8 results (of either sign: `stride_cnn`'s 1x1 convolution has no ReLU);
   stand-alone pooling pads with zeros and takes the maximum or the sum divided by `Wf * Hf` truncated
   toward zero, over `floor((H + 2P - Hf) / S) + 1` windows a side (a window that does not fit at the right or

@@ -480,6 +480,10 @@ class Importer {
   // A layer's QUAN shift(s) from its exponents: `shift` (the smallest, for display) and, where the weights'
   // exponents differ, `shifts` per output channel.
   void set_shifts(const Node& n, LayerSpec& l, int e_x, const std::vector<int>& e_w, int e_y) const;
+  // QUAN shifts right, which floors; a layer with a bias rounds half up instead, for free: 2^(shift-1) of each
+  // output channel goes into its bias (docs/real_networks.md, "Rounding"). A layer without one floors (a bias
+  // only for the rounding would cost the ARM's bias add on every output).
+  void round_in_bias(const Node& n, LayerSpec& l) const;
   // A layer's int32 bias at its sums' scale 2^-(e_x + e_w[c]) per channel c: a float one rounded half to even
   // (docs/real_networks.md), an int32 one as given, its scale checked. Without e_x (a float model without
   // calibration) the values are unknown: zeros, so that the ARM's clocks for the add are still counted.

@@ -222,6 +222,7 @@ void Importer::quantize(const std::vector<std::vector<float>>& calibration) {
       l.clamp_high = static_cast<int>(std::min(127.0, std::floor(std::ldexp(hc->second, *e_y))));
     if (!e_x || !e_y) continue;  // shift -1: the distributor's rule
     set_shifts(n, l, *e_x, e_w, *e_y);
+    if (l.bias) round_in_bias(n, l);
   }
   bool placeholder = false;
   for (const Elementwise& e : elementwise_) {
@@ -344,6 +345,21 @@ void Importer::set_shifts(const Node& n, LayerSpec& l, int e_x, const std::vecto
   l.shift = *std::min_element(shifts.begin(), shifts.end());
   if (std::any_of(shifts.begin(), shifts.end(), [&](std::uint8_t s) { return s != shifts[0]; }))
     l.shifts = std::make_shared<const std::vector<std::uint8_t>>(std::move(shifts));
+}
+
+void Importer::round_in_bias(const Node& n, LayerSpec& l) const {
+  std::vector<std::int32_t> b = *l.bias;
+  for (std::size_t c = 0; c < b.size(); ++c) {
+    const int shift = l.shifts ? (*l.shifts)[c] : l.shift;
+    if (shift <= 0) continue;
+    const std::int64_t v = std::int64_t(b[c]) + (std::int64_t(1) << (shift - 1));
+    if (v > 2147483647)
+      fail_at(n, "bias " + in_quotes(n.bias_name) + ": output channel " + std::to_string(c) + "'s " +
+                     std::to_string(b[c]) + " plus QUAN's rounding term 2^" + std::to_string(shift - 1) +
+                     " is beyond int32");
+    b[c] = static_cast<std::int32_t>(v);
+  }
+  l.bias = std::make_shared<const std::vector<std::int32_t>>(std::move(b));
 }
 
 std::shared_ptr<const std::vector<std::int32_t>> Importer::quantized_bias(const Node& n, std::optional<int> e_x,
