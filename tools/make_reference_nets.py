@@ -407,7 +407,24 @@ def quantize(net, model, x):
         model(x, rec)
     net["float_maps"] = {k: v.detach().to(torch.float64) for k, v in rec.items()}
     net["float_maps"]["input"] = x.to(torch.float64)
-    e = calibrate(net, "input", x, "input")
+    # an identity unit's shortcut, branch end and sum share one exponent, calibrated over the shortcut and the
+    # sum after its ReLU alike (docs/real_networks.md, "Post-training quantization"; chained units join): the
+    # map that sets the shortcut's exponent is calibrated over the sums too
+    sums, owner, unit_owner = {}, "input", []
+    for L in net["layers"]:
+        if L["kind"] in ("conv", "fc") and not ("branch_last_of" in L and L["branch_last_of"]["shortcut"] == "identity"):
+            owner = L["name"]
+        elif L["kind"] == "res_begin":
+            unit_owner.append(owner)
+        elif L["kind"] == "res_end":
+            owner = unit_owner.pop() if L["shortcut"] == "identity" else L["name"]
+            if L["shortcut"] == "identity":
+                sums.setdefault(owner, []).append(L["name"])
+
+    def with_sums(name, values):
+        return torch.cat([values.reshape(-1)] + [rec[t].reshape(-1) for t in sums.get(name, [])])
+
+    e = calibrate(net, "input", with_sums("input", x), "input")
     net["e_input"] = e
     unit_e = None
     for L in net["layers"]:
@@ -419,9 +436,10 @@ def quantize(net, model, x):
                 if end["shortcut"] == "identity":
                     L["e_out"] = unit_e                  # quantizes to the shortcut's exponent
                 else:                                    # to the exponent calibrated for the sum after ReLU
-                    L["e_out"] = calibrate(net, end["name"], rec[end["name"]], end["name"] + " (sum after ReLU)")
+                    L["e_out"] = calibrate(net, end["name"], with_sums(end["name"], rec[end["name"]]),
+                                           end["name"] + " (sum after ReLU)")
             else:
-                L["e_out"] = calibrate(net, L["name"], rec[L["name"]], L["name"] + " output")
+                L["e_out"] = calibrate(net, L["name"], with_sums(L["name"], rec[L["name"]]), L["name"] + " output")
             L["e_w"], L["w_q"] = quantize_weight(model.mods[L["name"]].weight, L["name"], e, L["e_out"])
             L["shift"] = checked_shift(e, L["e_w"], L["e_out"], L["name"])
             L["b_q"] = quantize_bias(model.mods[L["name"]].bias, sums_e(e, L["e_w"]), L["name"])
@@ -1749,7 +1767,8 @@ def graph_quantize(net, model, x):
     """Exponents (docs/real_networks.md, "Post-training quantization" and "Graphs"): the maps of a
     concatenation (its inputs, itself, and what shares their planes: slices, shuffles, poolings of them) share
     one exponent, from the largest |value| over the calibrated maps among them; a slice, shuffle, pooling and
-    flattening keep their input's; an identity residual unit's last convolution and sum take the shortcut's;
+    flattening keep their input's; an identity residual unit's last convolution and sum take the shortcut's, calibrated over the shortcut and the
+    sum alike;
     every other map (convolution, FC, table, affine, add, mul: after its folded ReLU) is calibrated on its
     float values. Then each node's integers."""
     rec = {}
@@ -1783,6 +1802,7 @@ def graph_quantize(net, model, x):
             union(nm, N["shortcut"])
             union(last, N["shortcut"])
             calibrating.remove(last)
+            calibrating.append(nm)          # the sum (after its ReLU) calibrates the unit's exponent too
         else:
             calibrating.append(nm)
     names = ["input"] + [N["name"] for N in net["nodes"]]

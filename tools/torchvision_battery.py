@@ -88,7 +88,7 @@ def main():
                "--reference", base + "_output.npy", "--json", os.path.join(a.out, tag + ".json")]
         cmd += ["--preset", "mini", "--backend", "both"] if a.both else ["--backend", "model"]
         rc, text, wall = run(cmd, os.path.join(a.out, tag + "_run.log"), a.timeout)
-        m = re.search(r"correlation ([0-9.]+), max error ([0-9.]+) output steps, top-1 (\w+)", text)
+        m = re.search(r"correlation ([0-9.]+), max error ([0-9.]+) output steps, top-1 (agrees|DIFFERS|is a tie)", text)
         model_wall = re.search(r"in ([0-9.]+) s wall inside the model", text)
         row = dict(network=name, size=size, check=check_rc, run=rc, correlation=float(m.group(1)) if m else None,
                    max_error_steps=float(m.group(2)) if m else None, top1=m.group(3) if m else None,

@@ -336,6 +336,7 @@ void Importer::residual(const std::string& x, const std::vector<std::size_t>& ma
   }
   push_layer(end, {}, add.out, false);
   relu_after(add);
+  if (shortcut.empty()) calibrate_sum_too(add);
 }
 
 void Importer::relu_after(const Node& add) {
@@ -344,6 +345,13 @@ void Importer::relu_after(const Node& add) {
     seen_[ra[0]] = true;
     emit(nodes_[ra[0]]);
   }
+}
+
+void Importer::calibrate_sum_too(const Node& add) {
+  const auto& ra = readers_[add.out];
+  const bool relu = ra.size() == 1 && nodes_[ra[0]].op == Op::Relu && seen_[ra[0]] && map_layer_.count(nodes_[ra[0]].out);
+  const int c = scales_.root(cls(add.out));
+  scales_.also[static_cast<std::size_t>(c)].push_back(relu ? nodes_[ra[0]].out : add.out);
 }
 
 bool Importer::depends_on(const std::string& m, const std::string& x) const {
@@ -425,6 +433,7 @@ void Importer::graph_add(std::size_t k) {
     merge(add, s, add.out, calib);
     push_layer(end, {s}, add.out, true);
     relu_after(add);
+    calibrate_sum_too(add);
     return;
   }
   LayerSpec l;

@@ -15,6 +15,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -282,6 +283,8 @@ class Importer {
   // A convolution's or pooling's window on `in`: one stride for both directions, the same padding on every side.
   struct Window {
     int stride = 1, pad = 0;
+    // top, left, bottom, right (a pooling's are all `pad`; a convolution's may differ)
+    std::array<int, 4> pads{};
     Shape3 out;
     // a pooling's ceil_mode=1: the zero padding after the last row and column that gives ONNX's output size
     // (0: none needed), and the size without it
@@ -289,6 +292,10 @@ class Importer {
     Shape3 floor_out;
   };
   Window window(const Ctx& c, const Attrs& a, const Shape3& in, int kH, int kW, bool pool) const;
+  // A convolution whose pads differ per side (inception's 1x7 at pads 0,3; TensorFlow's SAME with an even
+  // kernel): its kernel framed by zero rows and columns so that one pad, the largest, gives the same sums
+  // (docs/real_networks.md, "Pads that differ per side"); nd's weights, kH, kW and pad are replaced.
+  void frame_kernel(const Ctx& c, Node& nd, const std::array<int, 4>& pads, int extra_pad);
   // The model from `bytes`, or from the file at path_ if null (at most kMaxOnnxFileBytes either way).
   void parse(const std::string* bytes);
   // A TensorProto's values; `what` names it in messages.
@@ -461,6 +468,11 @@ class Importer {
   void push_layer(LayerSpec l, const std::vector<std::string>& in, const std::string& out, bool list_inputs);
   // A Relu that reads a residual or element-wise Add alone: its layer's (emitted right after it).
   void relu_after(const Node& add);
+  // An identity residual unit's shortcut, branch end and sum share one exponent (MAT_ELE adds int8 at one
+  // scale); it is calibrated over the shortcut and the sum (after its ReLU) alike, so that a sum larger than
+  // its shortcut (a deep stage of identity units, each adding to the last) does not saturate
+  // (docs/real_networks.md, "Post-training quantization").
+  void calibrate_sum_too(const Node& add);
   // The name a layer reading map m gives it: "input", or its layer's (set on that layer).
   std::string map_name(const std::string& m);
   // The layer whose output `m` is, if it is the last one and nothing else reads m (a ReLU may join it).

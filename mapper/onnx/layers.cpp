@@ -130,6 +130,7 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     take_weights(c, w, c.in(1), nd, false);
     take_bias(c, 2, nd, false);
   }
+  if (const auto& p = win.pads; !(p[0] == p[1] && p[1] == p[2] && p[2] == p[3])) frame_kernel(c, nd, p, extra_pad);
   if (g > 1) {
     nd.groups = static_cast<int>(g);
     notes_.push_back(c.label + ": group=" + std::to_string(g) + (g == in.shape.D ? " (depthwise)" : "") +
@@ -140,6 +141,42 @@ void Importer::conv(const Ctx& c, bool qlinear) {
   if (nd.has_bias()) notes_.push_back(c.label + ": bias " + in_quotes(nd.bias_name) + " added by the ARM before the ReLU and QUAN's shift");
   const std::string o = finish(c, std::move(nd), {x}, Act{win.out, 4, 0}, true);
   if (qlinear) set_scale(c, o, scale_exponent(c, 6, "y_scale"));
+}
+
+void Importer::frame_kernel(const Ctx& c, Node& nd, const std::array<int, 4>& pads, int extra_pad) {
+  // output (y, x) reads input rows y*s - top + i, i < kH; at one pad P = max(pads) the same rows are
+  // y*s - P + i' with i' = i + (P - top): the kernel framed by P - top zero rows above, P - bottom below (and
+  // columns alike) gives the same sums over the same output size
+  const int P = *std::max_element(pads.begin(), pads.end());
+  const int top = P - pads[0], left = P - pads[1];
+  const int kH = nd.kH + top + (P - pads[2]), kW = nd.kW + left + (P - pads[3]);
+  if (kH > kMaxSide || kW > kMaxSide)
+    c.fail("pads " + dims_str(std::vector<std::int64_t>(pads.begin(), pads.end())) + " differ per side; framed to one pad " +
+           std::to_string(P) + ", the kernel would be " + std::to_string(kH) + "x" + std::to_string(kW) +
+           ", beyond " + std::to_string(kMaxSide));
+  const std::size_t filters = nd.float_weights ? nd.wf.size() : nd.wq.size();
+  const std::size_t planes = filters / (std::size_t(nd.kH) * std::size_t(nd.kW));  // C * D/groups
+  auto frame = [&](auto& v) {
+    std::remove_reference_t<decltype(v)> f(planes * std::size_t(kH) * std::size_t(kW));
+    for (std::size_t q = 0; q < planes; ++q)
+      for (int i = 0; i < nd.kH; ++i)
+        for (int j = 0; j < nd.kW; ++j)
+          f[(q * std::size_t(kH) + std::size_t(i + top)) * std::size_t(kW) + std::size_t(j + left)] =
+              v[(q * std::size_t(nd.kH) + std::size_t(i)) * std::size_t(nd.kW) + std::size_t(j)];
+    v = std::move(f);
+  };
+  if (nd.float_weights)
+    frame(nd.wf);
+  else
+    frame(nd.wq);
+  notes_.push_back(c.label + ": pads " + dims_str(std::vector<std::int64_t>(pads.begin(), pads.end())) +
+                   " (top, left, bottom, right) differ; runs at one pad " + std::to_string(P) + " with its " +
+                   std::to_string(nd.kH) + "x" + std::to_string(nd.kW) + " kernel framed by zeros to " +
+                   std::to_string(kH) + "x" + std::to_string(kW) + " (the same sums at " +
+                   std::to_string(kH * kW) + "/" + std::to_string(nd.kH * nd.kW) + " times its MACs)");
+  nd.kH = kH;
+  nd.kW = kW;
+  nd.pad = P + extra_pad;
 }
 
 void Importer::take_qlinear_operands(const Ctx& c, const std::string& x, const Const& w, Node& nd, bool transpose,

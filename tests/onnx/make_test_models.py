@@ -196,6 +196,7 @@ class Net:
         self.shape = {"input": tuple(shape)}
         self.nodes, self.inits, self.layers = [], [], []
         self.key = {"input": "input"}  # map -> the map whose exponent it has (resolved at the end)
+        self.also = []                 # (map, tensor): the map's exponent is calibrated over the tensor too
         self.n = 0
 
     def uid(self, base):
@@ -322,9 +323,11 @@ class Net:
         self.layers.append(end)
         out = self.relu(a, end) if relu else a
         end["y"] = out
-        # docs/real_networks.md: an identity unit's maps take the shortcut's exponent; a projection unit's
-        # last convolution and projection the sum's (after its ReLU)
+        # docs/real_networks.md: an identity unit's maps take the shortcut's exponent, calibrated over the shortcut
+        # and the sum (after its ReLU); a projection unit's last convolution and projection the sum's
         target = x if projection_stride is None else out
+        if projection_stride is None:
+            self.also.append((x, out))
         for m in (y, s, a, out):
             if m != target:
                 self.key[m] = target
@@ -346,7 +349,10 @@ class Net:
             vals = run_float(model, x.reshape(self.shape["input"]))
             for m, v in vals.items():
                 maxes[m] = max(maxes.get(m, 0.0), float(np.abs(v).max()))
-        E = lambda m: e_for(maxes[self.root(m)])
+        extra = {}
+        for m, t in self.also:
+            extra.setdefault(self.root(m), []).append(t)
+        E = lambda m: e_for(max([maxes[self.root(m)]] + [maxes[t] for t in extra.get(self.root(m), [])]))
         s = self.shape["input"]
         lines = [f"# {self.name}: what the import must make of {self.name}.onnx (make_test_models.py)",
                  f"input {s[2]} {s[1]} {s[0]}" if len(s) == 3 else f"input {s[0]} 1 1"]
@@ -581,7 +587,8 @@ def accepted():
 
     # an identity unit (the Add's shortcut first) and a projection unit (the branch first); the gains make
     # each map the residual rule gives an exponent have another than its own calibration would: the identity
-    # branch's sum is far above the shortcut, the projection's far above the branch
+    # branch's sum is far above the shortcut (the unit's exponent is then the sum's), the projection's far above
+    # the branch
     n = Net("ok_residual", (4, 10, 10))
     x = n.conv("input", 6, k=3, pad=1)
 
@@ -664,7 +671,9 @@ def refusals():
     refused("bad_conv_depthwise", [conv_node("dw", "x", "wd", "y", group=4)], [w("wd", (4, 1, 3, 3))], "dw", "Conv", "per group",
             in_shape=(1, 8, 8, 8), check=False)
     refused("bad_conv_dilated", [conv_node("dil", "x", "w1", "y", dilations=[2, 2])], [w1], "dil", "Conv", "dilat")
-    refused("bad_conv_asym_pads", [conv_node("asym", "x", "w1", "y", pads=[0, 0, 1, 1])], [w1], "asym", "Conv", "asymmetric pads")
+    # a convolution's pads may differ per side (its kernel framed by zeros: eq_pads_per_side); a pooling's may not
+    refused("bad_pool_asym_pads", [oh.make_node("AveragePool", ["x"], ["y"], name="asym", kernel_shape=[2, 2], strides=[2, 2],
+                                                pads=[0, 0, 1, 1], count_include_pad=1)], [], "asym", "AveragePool", "differ")
     refused("bad_conv_strides", [conv_node("str", "x", "w1", "y", strides=[1, 2])], [w1], "str", "Conv", "strides")
     refused("bad_conv_bias", [oh.make_node("Conv", ["x", "w1", "b"], ["y"], name="biased")],
             [w1, w("b", (5,), 0.5)], "biased", "Conv", "one value per output channel", check=False)
@@ -817,10 +826,10 @@ def refusals():
             [w("wdil", (4, 3, 3, 3), 0.1), w("wg5", (5, 1, 3, 3), 0.1)], "elu", "Elu", "not supported", check=False)
     # one problem, then nodes that fit the shapes ONNX gives: check reports the one, not what would follow from
     # taking the refused node's input shape for its output
-    refused("bad_cascade", [conv_node("asym", "x", "wa", "a", pads=[1, 0, 1, 0]), conv_node("c2", "a", "wc", "c", pads=[1, 1, 1, 1]),
+    refused("bad_cascade", [conv_node("dil", "x", "wa", "a", dilations=[2, 2]), conv_node("c2", "a", "wc", "c", pads=[1, 1, 1, 1]),
                             oh.make_node("Flatten", ["c"], ["f"], name="flat", axis=1),
                             oh.make_node("Gemm", ["f", "wfc"], ["y"], name="fc", transB=1)],
-            [w("wa", (4, 3, 3, 1), 0.1), w("wc", (6, 4, 3, 3), 0.1), w("wfc", (10, 6 * 8 * 8), 0.1)], "asym", "Conv", "asymmetric pads")
+            [w("wa", (4, 3, 3, 3), 0.1), w("wc", (6, 4, 3, 3), 0.1), w("wfc", (10, 6 * 4 * 4), 0.1)], "dil", "Conv", "dilat")
 
 
 # ---------------------------------------------------------------- malformed files
@@ -1133,6 +1142,22 @@ def equivalents():
                       oh.make_node("GlobalAveragePool", ["q"], ["y"], name="gap")],
          [arr("w", W), arr("b", bc)],
          conv_relu + [oh.make_node("GlobalAveragePool", ["r0"], ["y"], name="gap")], [arr("w", W), arr("b", bc)], (1, 3, 8, 8))
+    # pads that differ per side: inception's 1x3 at pads (0, 1) and 3x1 at (1, 0), TensorFlow's SAME_UPPER with an
+    # even kernel (pads 0 before, 1 after), against 3x3 kernels framed by zeros at one pad
+    w13, w31 = rng.normal(0, 0.3, (4, 3, 1, 3)).astype(np.float32), rng.normal(0, 0.3, (5, 4, 3, 1)).astype(np.float32)
+    w22 = rng.normal(0, 0.3, (6, 5, 2, 2)).astype(np.float32)
+    f13, f31, f22 = (np.zeros((4, 3, 3, 3), np.float32), np.zeros((5, 4, 3, 3), np.float32),
+                     np.zeros((6, 5, 3, 3), np.float32))
+    f13[:, :, 1:2, :], f31[:, :, :, 1:2], f22[:, :, 1:, 1:] = w13, w31, w22
+    pair("pads_per_side", "1x3 at pads (0,1), 3x1 at (1,0), 2x2/2 SAME_UPPER against 3x3 kernels framed by zeros at pad 1",
+         [conv_node("c13", "x", "w13", "a", pads=[0, 1, 0, 1]), oh.make_node("Relu", ["a"], ["ra"], name="ra"),
+          conv_node("c31", "ra", "w31", "b", pads=[1, 0, 1, 0]), oh.make_node("Relu", ["b"], ["rb"], name="rb"),
+          oh.make_node("Conv", ["rb", "w22"], ["y"], name="c22", strides=[2, 2], auto_pad="SAME_UPPER")],
+         [arr("w13", w13), arr("w31", w31), arr("w22", w22)],
+         [conv_node("c13", "x", "w13", "a", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["a"], ["ra"], name="ra"),
+          conv_node("c31", "ra", "w31", "b", pads=[1, 1, 1, 1]), oh.make_node("Relu", ["b"], ["rb"], name="rb"),
+          oh.make_node("Conv", ["rb", "w22"], ["y"], name="c22", strides=[2, 2], pads=[1, 1, 1, 1])],
+         [arr("w13", f13), arr("w31", f31), arr("w22", f22)], (1, 3, 7, 7))
 
 
 # ---------------------------------------------------------------- graphs (issue 45): their own draws, after the rest
