@@ -82,6 +82,20 @@ void set_input(ConvPlan& p, const OperationBlock& b) {
   p.in = {p.conv->in.W - 2 * p.pad - p.pad_end, p.conv->in.H - 2 * p.pad - p.pad_end, p.conv->in.D};
 }
 
+ConvPlan map_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg) {
+  ConvPlan p;
+  p.workers = workers_of(cfg, b.workers);
+  p.b = &b;
+  p.s = &s;
+  p.conv = &b.core_op();
+  p.cfg = cfg;
+  set_input(p, b);
+  p.Wo = p.Wp = p.conv->out.W;
+  p.Ho = p.Hp = p.conv->out.H;
+  p.C = p.conv->out.D;
+  return p;
+}
+
 Task window_task(const ConvPlan& p, const ConvPiece& cp) {
   Task t;
   t.conv = cp.task;

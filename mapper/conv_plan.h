@@ -61,6 +61,10 @@ struct ConvPlan {
 bool quantized_before(const ConvPlan& p, const Operation* op);
 // The core operation's name, its padding and unpadded input (a convolution's or a pooling's).
 void set_input(ConvPlan& p, const OperationBlock& b);
+// The plan of a block whose core op's output has the shape its windows or values give it (a pooling, an
+// element-wise block): workers, block, split, core op and config set, the input as set_input gives it, the
+// output's W, H and C from the core op (no packing: Wp = Wo, Hp = Ho).
+ConvPlan map_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg);
 // The piece's window as the MLA's operand B holds it (gathered rows: out_h rows).
 Task window_task(const ConvPlan& p, const ConvPiece& cp);
 

@@ -34,16 +34,7 @@ DmaTransfer bytes(std::uint64_t from, std::uint64_t n, std::uint32_t sram) {
 }  // namespace
 
 ConvPlan elementwise_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg) {
-  ConvPlan p;
-  p.workers = workers_of(cfg, b.workers);
-  p.b = &b;
-  p.s = &s;
-  p.conv = &b.core_op();
-  p.cfg = cfg;
-  set_input(p, b);
-  p.Wo = p.Wp = p.conv->out.W;
-  p.Ho = p.Hp = p.conv->out.H;
-  p.C = p.conv->out.D;
+  ConvPlan p = map_plan(b, s, cfg);
   const ElementwiseSpec& e = *p.conv->elementwise;
   const std::uint64_t values = std::uint64_t(p.Wo) * p.Ho * p.C;
   BlockDramMap& m = p.map;

@@ -59,16 +59,7 @@ void pool_and_store(std::vector<StreamCommand>& out, const ConvPlan& p, const Co
 }  // namespace
 
 ConvPlan pool_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg, bool nofuse) {
-  ConvPlan p;
-  p.workers = workers_of(cfg, b.workers);
-  p.b = &b;
-  p.s = &s;
-  p.conv = &b.core_op();
-  p.cfg = cfg;
-  set_input(p, b);
-  p.Wo = p.Wp = p.conv->out.W;
-  p.Ho = p.Hp = p.conv->out.H;
-  p.C = p.conv->out.D;
+  ConvPlan p = map_plan(b, s, cfg);
   BlockDramMap& m = p.map;
   DramPlacer dram;
   dram.place(m.input, m.input_bytes, std::uint64_t(p.in.W) * p.in.H * p.in.D);

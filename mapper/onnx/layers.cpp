@@ -397,26 +397,7 @@ void Importer::flatten(const Ctx& c, bool reshape) {
   const std::int64_t n = in.shape.elements();
   int rank = 2;
   if (reshape) {
-    const Const& s = const_in(c, 1, "shape");
-    if (s.dtype != onnx::TensorProto::INT64 || s.dims.size() != 1)
-      c.fail("shape " + in_quotes(c.in(1)) + " is not a 1-D int64 tensor");
-    std::vector<std::int64_t> to;
-    for (const double v : s.v) {
-      if (v < -1 || v > static_cast<double>(kMaxMapValues))
-        c.fail("shape " + in_quotes(c.in(1)) + " holds " + std::to_string(v));
-      to.push_back(static_cast<std::int64_t>(v));
-    }
-    // 0 copies the input's dimension (unless allowzero), -1 is what is left
-    std::int64_t known = 1;
-    int free = -1;
-    for (std::size_t k = 0; k < to.size(); ++k) {
-      if (to[k] == 0 && a.i("allowzero", 0) == 0 && k < d.size()) to[k] = d[k];
-      if (to[k] == -1 && free < 0)
-        free = static_cast<int>(k);
-      else if (to[k] > 0 && known <= n)
-        known *= std::min<std::int64_t>(to[k], n + 1);  // no overflow: both <= 2^27 + 1
-    }
-    if (free >= 0 && known > 0 && n % known == 0) to[static_cast<std::size_t>(free)] = n / known;
+    const std::vector<std::int64_t> to = reshape_target(c, d, n);
     const bool ok = (to.size() == 2 && to[0] == 1 && to[1] == n) || (to.size() == 1 && to[0] == n);
     if (!ok)
       c.fail("reshapes " + dims_str(d) + " to " + dims_str(to) +
