@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torchvision's own model definitions through s2cosim, as a new user brings them (issue 45's measurement).
 
-For each network: torchvision's definition with random weights (seed 0), BatchNorm running statistics drawn
+For each network: torchvision's definition with random weights (--seed, 0), BatchNorm running statistics drawn
 as a trained network has them (running_mean ~ N(0, 0.1), running_var ~ U(0.5, 1.5)), eval mode, exported with
 torch.onnx.export(opset 13, do_constant_folding=True) as docs/real_networks.md says (export_torchvision.py's
 build and export, its other draws off); a float input drawn from N(0, 1) and PyTorch's float output as the
@@ -16,7 +16,7 @@ of the RTL.
 
 Run it with Debian's Python (python3-torch and python3-torchvision; not used by the build or CI):
 
-    /usr/bin/python3 tools/torchvision_battery.py [--out DIR] [--s2cosim PATH] [--size N] [--timeout S] [NET ...]
+    /usr/bin/python3 tools/torchvision_battery.py [--out DIR] [--s2cosim PATH] [--size N] [--seed N] [--timeout S] [NET ...]
     /usr/bin/python3 tools/torchvision_battery.py --both 48 squeezenet1_1 shufflenet_v2_x0_5
 
 Defaults: --out build/torchvision_battery, --s2cosim build/s2cosim, --size 64 (pixels), --timeout 900 (seconds per
@@ -75,6 +75,7 @@ def main():
     ap.add_argument("--s2cosim", default=os.path.join(ROOT, "build", "s2cosim"))
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--seed", type=int, default=0, help="the weights' and the input's seed")
     ap.add_argument("--both", type=int, metavar="SIZE", help="run the networks at SIZE pixels on the mini chip on both backends")
     a = ap.parse_args()
     nets = a.nets or NETWORKS
@@ -83,7 +84,7 @@ def main():
     for name in nets:
         size = a.both or a.size
         tag = f"{name}_{size}"
-        base = export(name, size, a.out)
+        base = export(name, size, a.out, a.seed)
         check_rc, _, _ = run([a.s2cosim, "check", base + ".onnx"], os.path.join(a.out, tag + "_check.log"), a.timeout)
         cmd = [a.s2cosim, "run-net", "--net", base + ".onnx", "--target", "s2", "--whole", "--input", base + "_input.npy",
                "--reference", base + "_output.npy", "--json", os.path.join(a.out, tag + ".json")]
@@ -108,7 +109,7 @@ def main():
     with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(a.out, "summary.json"), "w") as f:
-        json.dump(dict(torch=torch.__version__, torchvision=torchvision.__version__, rows=rows), f, indent=1)
+        json.dump(dict(torch=torch.__version__, torchvision=torchvision.__version__, seed=a.seed, rows=rows), f, indent=1)
     print("\n".join(lines))
     if failed:
         print("failed: " + " ".join(failed))
