@@ -134,13 +134,16 @@ void Importer::concat(const Ctx& c) {
   }
 }
 
+void Importer::need_channel_split(const Ctx& c, const Act& in, std::int64_t axis) {
+  if (in.rank != 4 || (axis != 1 && axis != -3))
+    c.fail("axis " + std::to_string(axis) + " of " + dims_str(in.dims()) + ": only a split of channels (axis 1) is taken");
+}
+
 void Importer::split(const Ctx& c) {
   const Attrs a(c, {"axis", "split"});
   c.inputs(1, 2);
   const auto [x, in] = act_in(c, 0);
-  const std::int64_t axis = a.i("axis", 0);
-  if (in.rank != 4 || (axis != 1 && axis != -3))
-    c.fail("axis " + std::to_string(axis) + " of " + dims_str(in.dims()) + ": only a split of channels (axis 1) is taken");
+  need_channel_split(c, in, a.i("axis", 0));
   std::vector<std::int64_t> sizes;
   if (c.has(1))
     for (const double v : const_in(c, 1, "split").v) sizes.push_back(to_i64(v));
@@ -172,9 +175,7 @@ void Importer::split_to_sequence(const Ctx& c) {
   const Attrs a(c, {"axis", "keepdims"});
   c.inputs(2, 2);
   const auto [x, in] = act_in(c, 0);
-  const std::int64_t axis = a.i("axis", 0);
-  if (in.rank != 4 || (axis != 1 && axis != -3))
-    c.fail("axis " + std::to_string(axis) + " of " + dims_str(in.dims()) + ": only a split of channels (axis 1) is taken");
+  need_channel_split(c, in, a.i("axis", 0));
   std::vector<int> sizes;
   const Const& s = const_in(c, 1, "split");
   if (s.dims.empty() && s.v.size() == 1) {  // chunks of one size, the last what is left

@@ -393,6 +393,8 @@ class Importer {
   void shuffle(const Ctx& c, int stage);
   // A Reshape's target shape with 0 (copy, unless allowzero) and -1 (what is left of n values) resolved.
   std::vector<std::int64_t> reshape_target(const Ctx& c, const std::vector<std::int64_t>& d, std::int64_t n) const;
+  // Split and SplitToSequence take channels only (axis 1, or -3 of a 4-D map).
+  static void need_channel_split(const Ctx& c, const Act& in, std::int64_t axis);
   // ReduceMean / ReduceMax over H and W: a global pooling; keepdims=0 a flattening after it.
   void reduce(const Ctx& c, bool max);
 
