@@ -669,17 +669,16 @@ Importer::Window Importer::window(const Ctx& c, const Attrs& a, const Shape3& in
   }
   for (const std::int64_t p : pads)
     if (p < 0 || p > kMaxSide) c.fail("pads " + dims_str(pads) + " are out of range");
-  const bool alike = pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3];
-  // a convolution takes pads that differ per side by framing its kernel with zeros (Importer::conv); a
-  // pooling window cannot be framed
-  if (!alike && pool)
-    c.fail("pads " + dims_str(pads) +
-           " (top, left, bottom, right) differ: a pooling's PADD pads every side alike (one pad per layer, as the "
-           "thesis's parser takes it)");
   Window w;
   w.stride = static_cast<int>(s);
   w.pad = static_cast<int>(pads[0]);
   for (int k = 0; k < 4; ++k) w.pads[static_cast<std::size_t>(k)] = static_cast<int>(pads[static_cast<std::size_t>(k)]);
+  // a convolution takes pads that differ per side by framing its kernel with zeros (Importer::conv); a
+  // pooling window cannot be framed
+  if (!w.alike() && pool)
+    c.fail("pads " + dims_str(pads) +
+           " (top, left, bottom, right) differ: a pooling's PADD pads every side alike (one pad per layer, as the "
+           "thesis's parser takes it)");
   const std::int64_t pw = in.W + pads[1] + pads[3], ph = in.H + pads[0] + pads[2];
   if (kW > pw || kH > ph)
     c.fail("window " + std::to_string(kH) + "x" + std::to_string(kW) + " is larger than the padded input " +

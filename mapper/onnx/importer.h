@@ -285,6 +285,7 @@ class Importer {
     int stride = 1, pad = 0;
     // top, left, bottom, right (a pooling's are all `pad`; a convolution's may differ)
     std::array<int, 4> pads{};
+    bool alike() const { return pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]; }
     Shape3 out;
     // a pooling's ceil_mode=1: the zero padding after the last row and column that gives ONNX's output size
     // (0: none needed), and the size without it

@@ -130,7 +130,7 @@ void Importer::conv(const Ctx& c, bool qlinear) {
     take_weights(c, w, c.in(1), nd, false);
     take_bias(c, 2, nd, false);
   }
-  if (const auto& p = win.pads; !(p[0] == p[1] && p[1] == p[2] && p[2] == p[3])) frame_kernel(c, nd, p, extra_pad);
+  if (!win.alike()) frame_kernel(c, nd, win.pads, extra_pad);
   if (g > 1) {
     nd.groups = static_cast<int>(g);
     notes_.push_back(c.label + ": group=" + std::to_string(g) + (g == in.shape.D ? " (depthwise)" : "") +
