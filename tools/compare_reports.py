@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Runs the README's report commands with two builds of s2cosim and compares their JSON reports.
+"""Runs a set of report commands with two builds of s2cosim and compares their JSON reports.
 
 For refactoring: every report must stay the same apart from wall times and speeds (which this drops) and the
 binary's path in rerun lines (which it normalises). Usage, from the clone's root:
 
-    python3 tools/compare_reports.py BEFORE_BINARY AFTER_BINARY [OUT_DIR]
+    python3 tools/compare_reports.py [--set readme|model] BEFORE_BINARY AFTER_BINARY [OUT_DIR]
 
 e.g. with a copy of build/s2cosim made before the change. Prints one line per command and exits 1 if any
 report differs; the reports stay in OUT_DIR (default /tmp/s2cosim-compare) as before/ and after/.
+  readme (default): the README's report commands, both backends where they have them.
+  model: the chip model alone, for a change to its speed that must move nothing - the random chip suite's 240
+    streams (every stream's clocks), the reference nets on the prototype and mini chips and the whole VGG-16
+    (every block's clocks ARM free and ARM timed, its activity counts, where its time went), about 15 minutes.
 """
 import json
 import os
@@ -15,7 +19,7 @@ import subprocess
 import sys
 
 # name -> arguments (each writes --json OUT/name.json)
-COMMANDS = {
+README_COMMANDS = {
     "regress": ["regress", "vectors/smoke.csv"],
     "run-net-qpe": ["run-net", "--net", "vectors/mini_chip.net", "--target", "qpe", "--layers", "CONV_1,CONV_2",
                     "--backend", "both"],
@@ -28,6 +32,15 @@ COMMANDS = {
     "bench": ["bench", "--shard", "1/30"],
     "map": ["map", "--net", "vgg16"],
 }
+MODEL_COMMANDS = {"chip-random": ["chip-regress", "vectors/chip_random_suite.csv", "--backend", "model", "-q"]}
+for _net in ("mlp", "tiny_cnn", "res_cnn", "stride_cnn"):
+    for _preset in ("prototype", "mini"):
+        MODEL_COMMANDS[f"net-{_net}-{_preset}"] = [
+            "run-net", "--net", f"vectors/nets/{_net}_qdq.onnx", "--input", f"vectors/nets/{_net}_input.npy", "--target",
+            "s2", "--preset", _preset, "--whole", "--backend", "model"]
+MODEL_COMMANDS["vgg16-whole"] = ["run-net", "--target", "s2", "--whole", "--backend", "model"]
+SETS = {"readme": README_COMMANDS, "model": MODEL_COMMANDS}
+COMMANDS = README_COMMANDS
 # fields that measure the machine, not the hardware
 VOLATILE = {"time", "speed_ratio", "peak_memory_mb", "peak_rss_mb"}
 
@@ -56,10 +69,17 @@ def run(binary, out_dir):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    global COMMANDS
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "--set":
+        if args[1] not in SETS:
+            sys.exit(f"compare_reports: --set {args[1]}: expected one of {', '.join(SETS)}")
+        COMMANDS = SETS[args[1]]
+        args = args[2:]
+    if len(args) not in (2, 3):
         sys.exit(__doc__)
-    before, after = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    out = sys.argv[3] if len(sys.argv) == 4 else "/tmp/s2cosim-compare"
+    before, after = os.path.abspath(args[0]), os.path.abspath(args[1])
+    out = args[2] if len(args) == 3 else "/tmp/s2cosim-compare"
     codes = [run(before, os.path.join(out, "before")), run(after, os.path.join(out, "after"))]
     differ = 0
     for name in COMMANDS:

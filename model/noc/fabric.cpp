@@ -53,6 +53,7 @@ void NocFabric::configure(const HwConfig& cfg) {
   for (int q = 0; q < n; ++q)
     if (at_[static_cast<std::size_t>(q)].dram >= 0) dram_qpes_.push_back(q);
   // the input channels: each PE's outbound FIFOs, the DRAM port's inbound FIFOs, the neighbours' links
+  toward_.assign(static_cast<std::size_t>(n), {});
   for (int q = 0; q < n; ++q) {
     Router& r = *routers_[static_cast<std::size_t>(q)];
     for (int p = 0; p < kPesPerQpe; ++p)
@@ -64,6 +65,7 @@ void NocFabric::configure(const HwConfig& cfg) {
                        c.y + 1 < cfg.chip.mesh_rows ? q + cfg.chip.mesh_cols : -1, c.x > 0 ? q - 1 : -1};
     for (int dir = 0; dir < 4; ++dir) {
       if (nb[dir] < 0) continue;
+      toward_[static_cast<std::size_t>(q)].push_back({nb[dir], (kPortNorth + (dir + 2) % 4) * kNocClasses});
       // the neighbour's link towards this router is its output channel of the opposite direction
       Router& o = *routers_[static_cast<std::size_t>(nb[dir])];
       const int back = (dir + 2) % 4;
@@ -88,7 +90,11 @@ void NocFabric::reset() {
     pe.mla.configure(cfg_);
     pe.sram_read_bytes_dma = pe.sram_write_bytes_dma = pe.busy_cycles = 0;
     pe.engines_busy = false;
+    pe.starts = 0;
   }
+  skip_.assign(routers_.size(), QpeSkip{});
+  frozen_.clear();
+  qpe_clocks_skipped_ = pe_edges_evaluated_ = router_edges_evaluated_ = 0;
   for (DramAttachment& a : at_)
     for (Fifo& f : a.in) f.clear();
   for (DramQueues& d : drams_) {
@@ -108,6 +114,8 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
   if (n.dma.busy()) throw std::logic_error("NoC: PE " + std::to_string(pe) + "'s DMA started while busy");
   const int q = pe / kPesPerQpe;
+  if (skip_[static_cast<std::size_t>(q)].frozen) materialize(q, start_clock(clock));
+  ++n.starts;
   const bool far_is_pe = t.remote.kind == MemoryRef::Kind::Sram;
   if (far_is_pe) {
     n.far_qpe = t.remote.index / kPesPerQpe;
@@ -126,6 +134,8 @@ void NocFabric::start_dma(int pe, const DmaTransfer& t, bool load, std::uint64_t
 
 void NocFabric::start_mla(int pe, const TaskTiles& tiles, int source, std::uint64_t clock) {
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
+  if (skip_[static_cast<std::size_t>(pe / kPesPerQpe)].frozen) materialize(pe / kPesPerQpe, start_clock(clock));
+  ++n.starts;
   n.mla.start(tiles, clock);
   n.mla_source = source;
   if (!n.mla.busy()) return;  // no tiles
@@ -253,6 +263,7 @@ NocFabric::PeEdge NocFabric::pe_decide(int pe) const {
 }
 
 void NocFabric::pe_apply(int pe, const PeEdge& e) {
+  ++pe_edges_evaluated_;
   PeNode& n = pes_[static_cast<std::size_t>(pe)];
   const int q = pe / kPesPerQpe, local = pe % kPesPerQpe;
   Router& r = *routers_[static_cast<std::size_t>(q)];
@@ -331,6 +342,8 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
   if (n.dma.busy() || e.dma.ack || e.dma.request_done) n.dma.clock(e.dma);  // (an idle DMA counts only these)
   if (n.mla.busy()) {
     const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
+    if (alone_ && (ev.done || ev.row_end || ev.tile_end))
+      throw std::logic_error("NoC: a tile of PE " + std::to_string(pe) + " ended within a steady state's periods (model bug)");
     if (ev.done) {
       --busy_mlas_;
       engine_ended(n, clock_ + 1);
@@ -458,9 +471,16 @@ void NocFabric::step() {
   if (decisions_.size() != static_cast<std::size_t>(nq)) decisions_.resize(static_cast<std::size_t>(nq));
   if (dram_edges_.size() != static_cast<std::size_t>(nq)) dram_edges_.resize(static_cast<std::size_t>(nq));
   if (pe_edges_.size() != static_cast<std::size_t>(np)) pe_edges_.resize(static_cast<std::size_t>(np));
+  // a frozen QPE is brought to this clock where its periods end or where something reaches it
+  for (std::size_t i = 0; i < frozen_.size();) {
+    const int q = frozen_[i];
+    if (clock_ >= skip_[static_cast<std::size_t>(q)].until() || approached(q)) materialize(q, clock_);  // (removes it)
+    else ++i;
+  }
+  const auto frozen = [&](int q) { return skip_[static_cast<std::size_t>(q)].frozen; };
   for (int edge = 0; edge < 2; ++edge) {
     const bool pe_edge = edge == 1;
-    for (int q = 0; q < nq; ++q) decisions_[static_cast<std::size_t>(q)] = routers_[static_cast<std::size_t>(q)]->decide();
+    for (int q = 0; q < nq; ++q) decisions_[static_cast<std::size_t>(q)] = frozen(q) ? -1 : routers_[static_cast<std::size_t>(q)]->decide();
     for (int q : dram_qpes_) dram_edges_[static_cast<std::size_t>(q)] = dram_decide(q);
     if (pe_edge) {
       involved_.clear();
@@ -476,6 +496,7 @@ void NocFabric::step() {
         // Only PEs that may take part are looked at: those marked when something started on them, those
         // with packets from their router, and those that took part in the last clock.
         for (int q = 0; q < nq; ++q) {
+          if (frozen(q)) continue;
           const std::uint32_t out = routers_[static_cast<std::size_t>(q)]->outputs_nonempty();
           for (int local = 0; local < kPesPerQpe; ++local)
             if ((out >> (local * kNocClasses)) & 3u) mark(q * kPesPerQpe + local);
@@ -483,7 +504,7 @@ void NocFabric::step() {
         for (std::size_t w = 0; w < marked_.size(); ++w)
           for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
             const int p = static_cast<int>(w * 64) + std::countr_zero(bits);
-            if (!pe_involved(p, false)) {
+            if (frozen(p / kPesPerQpe) || !pe_involved(p, false)) {
               marked_[w] &= ~(1ull << (p % 64));
               continue;
             }
@@ -494,7 +515,8 @@ void NocFabric::step() {
     }
     // (a DRAM port after its router: it takes what the router's pipeline put out in this edge, and its
     // packet enters the router's input after the router took from there; DRAMs in the order of their ports)
-    for (int q = 0; q < nq; ++q) routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
+    for (int q = 0; q < nq; ++q)
+      if (!frozen(q)) router_edges_evaluated_ += routers_[static_cast<std::size_t>(q)]->apply(decisions_[static_cast<std::size_t>(q)]);
     for (int q : dram_qpes_) dram_apply(q, dram_edges_[static_cast<std::size_t>(q)]);
     if (pe_edge && evaluate_every_clock_)
       for (int p : involved_) pe_apply(p, pe_edges_[static_cast<std::size_t>(p)]);
@@ -516,7 +538,274 @@ void NocFabric::step() {
   else
     for (int p : involved_) idle_check(p);
   ++clock_;
+  if (skip_periods_ && !evaluate_every_clock_)  // (the QPEs that took part in the clock: involved_ is ascending)
+    for (std::size_t i = 0; i < involved_.size(); ++i)
+      if (i == 0 || involved_[i] / kPesPerQpe != involved_[i - 1] / kPesPerQpe) look_for_period(involved_[i] / kPesPerQpe);
   if (busy_dmas_ > 0 && busy_mlas_ == 0 && quiet()) clock_ = std::max(clock_, next_release());
+  // nothing but frozen QPEs busy: on to the first clock one of them is needed in (or an engine starts)
+  if (!frozen_.empty() && busy_dmas_ == 0 && only_frozen_busy()) {
+    std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
+    for (int q : frozen_) next = std::min(next, skip_[static_cast<std::size_t>(q)].until());
+    clock_ = std::max(clock_, next);
+  }
+}
+
+std::uint64_t NocFabric::start_clock(std::uint64_t clock) const {
+  std::uint64_t c = active() ? std::min(clock_, clock) : clock;
+  if (evaluated_any_) c = std::max(c, last_evaluated_ + 1);
+  return c;
+}
+
+bool NocFabric::approached(int q) const {
+  if (routers_[static_cast<std::size_t>(q)]->far_input_waiting()) return true;
+  for (const auto& [nb, channel] : toward_[static_cast<std::size_t>(q)])
+    if (routers_[static_cast<std::size_t>(nb)]->reserved(channel) || routers_[static_cast<std::size_t>(nb)]->reserved(channel + 1)) return true;
+  const DramAttachment& a = at_[static_cast<std::size_t>(q)];
+  if (a.dram >= 0) {
+    const DramQueues::Port& port = drams_[static_cast<std::size_t>(a.dram)].ports[static_cast<std::size_t>(a.port)];
+    if (!port.data.empty() || !port.acks.empty()) return true;
+  }
+  return false;
+}
+
+bool NocFabric::sealed(int q) const {
+  if (!routers_[static_cast<std::size_t>(q)]->local_only() || approached(q)) return false;
+  for (int l = 0; l < kPesPerQpe; ++l)
+    if (pes_[static_cast<std::size_t>(q * kPesPerQpe + l)].dma.busy()) return false;
+  return true;
+}
+
+// QPE q's state at the start of clock clock_ relative to its lead MLA's row, and its counts; false: an MLA of
+// it is busy outside its CONV/MM stage.
+bool NocFabric::note_state(int q, QpeMark& m) const {
+  m.key.clear();
+  routers_[static_cast<std::size_t>(q)]->append_state(m.key);
+  std::uint64_t lead_row = ~0ull;
+  const auto packet = [&](const Packet& p) {
+    m.key.insert(m.key.end(), {p.src_port, p.dst_port, static_cast<std::int64_t>(p.kind), p.a_read});
+  };
+  for (int l = 0; l < kPesPerQpe; ++l) {
+    const PeNode& n = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+    for (const Fifo& f : n.out) {
+      m.key.push_back(f.size());
+      for (int i = 0; i < f.size(); ++i) packet(f.at(i));
+    }
+    m.key.insert(m.key.end(), {static_cast<std::int64_t>(n.slave), n.sram_busy, n.sram_pending, n.rsp_slave, n.rsp_dma,
+                               n.dma.busy(), n.mla.busy()});
+    if (n.slave != PeNode::Slave::Idle) packet(n.slave_pkt);
+    if (n.mla.busy()) {
+      if (n.mla.regs().stage != MlaEngine::Stage::Compute || clock_ < n.mla.begin()) return false;
+      if (lead_row == ~0ull) lead_row = n.mla.regs().row;
+      n.mla.append_state(m.key, clock_, lead_row);
+    }
+    const auto i = static_cast<std::size_t>(l);
+    m.mla[i] = n.mla.counters();
+    m.setup[i] = n.mla.phases().setup;
+    m.output[i] = n.mla.phases().output;
+    m.starts[i] = n.starts;
+    m.sram_read[i] = n.sram_read_bytes_dma;
+  }
+  m.router = routers_[static_cast<std::size_t>(q)]->counts();
+  m.clock = clock_;
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::int64_t v : m.key) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+  m.hash = h;
+  return true;
+}
+
+// After a clock: QPE q's state at the start of the next, at every kRowStride-th row of its lead MLA, compared
+// with those seen before; one that recurs freezes the QPE for as many whole periods as its tiles allow.
+void NocFabric::look_for_period(int q) {
+  constexpr std::uint64_t kMarkClocks = 16;  // (about) the clocks between two states noted: rows of kMarkClocks steps
+  constexpr std::size_t kMaxMarks = 64;
+  QpeSkip& s = skip_[static_cast<std::size_t>(q)];
+  if (s.frozen) return;
+  const PeNode* lead = nullptr;
+  for (int l = 0; l < kPesPerQpe && !lead; ++l)
+    if (pes_[static_cast<std::size_t>(q * kPesPerQpe + l)].mla.busy()) lead = &pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+  if (!lead || lead->mla.regs().stage != MlaEngine::Stage::Compute) {
+    s.marks.clear();
+    s.last_row = ~0ull;
+    return;
+  }
+  const std::uint64_t row = lead->mla.regs().row;
+  if (row == s.last_row) return;
+  s.last_row = row;
+  const std::uint64_t wf = std::max<std::uint64_t>(lead->mla.regs().wf, 1);
+  if (row % std::max<std::uint64_t>(4, (kMarkClocks + wf - 1) / wf) != 0) return;
+  // a task whose states did not recur within kMaxMarks is not looked at again until an engine starts
+  std::uint64_t starts = 0;
+  for (int l = 0; l < kPesPerQpe; ++l) starts += pes_[static_cast<std::size_t>(q * kPesPerQpe + l)].starts;
+  if (s.gave_up && starts == s.gave_up_starts) return;
+  s.gave_up = false;
+  QpeMark& now = scratch_;  // (its key's buffer kept from clock to clock)
+  if (!sealed(q) || !note_state(q, now)) {
+    s.marks.clear();
+    return;
+  }
+  const auto it = std::find_if(s.marks.begin(), s.marks.end(), [&](const QpeMark& m) { return m.hash == now.hash && m.key == now.key; });
+  if (it == s.marks.end()) {
+    if (s.marks.size() >= kMaxMarks) {
+      s.marks.clear();
+      s.gave_up = true;
+      s.gave_up_starts = starts;
+      return;
+    }
+    s.marks.push_back(now);
+    return;
+  }
+  const QpeMark& m = *it;
+  // sealed all along (no packet from or to the host, the DRAM port or the mesh; no DMA started), the same task
+  // on every PE and no tile begun or ended in between, every MLA moved on by whole rows
+  for (int c = kPortHost * kNocClasses; c < kNocChannels + 2; ++c)
+    if (c != kNocChannels && m.router[static_cast<std::size_t>(c)] != now.router[static_cast<std::size_t>(c)]) {
+      s.marks.clear();
+      s.marks.push_back(now);
+      return;
+    }
+  std::uint64_t n = std::numeric_limits<std::uint64_t>::max();
+  for (int l = 0; l < kPesPerQpe; ++l) {
+    const auto i = static_cast<std::size_t>(l);
+    if (m.starts[i] != now.starts[i] || m.setup[i] != now.setup[i] || m.output[i] != now.output[i]) {
+      s.marks.clear();
+      s.marks.push_back(now);
+      return;
+    }
+    const PeNode& pn = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+    if (!pn.mla.busy()) continue;
+    const MlaEngine::Regs& r = pn.mla.regs();
+    const std::uint64_t drow = now.mla[i][1] - m.mla[i][1];
+    if (drow == 0 || now.mla[i][1] < m.mla[i][1]) return;
+    const std::uint64_t left = r.rows > r.row ? r.rows - r.row : 0, keep = 2 * drow + 2;  // the tile's end stays evaluated
+    n = std::min(n, left > keep ? (left - keep) / drow : 0);
+  }
+  if (n == 0 || n == std::numeric_limits<std::uint64_t>::max()) return;
+  s.frozen = true;
+  s.from = clock_;
+  s.dt = clock_ - m.clock;
+  s.periods = n;
+  s.period_start = m;
+  s.marks.clear();
+  frozen_.push_back(q);
+}
+
+// Frozen QPE q brought to the start of clock `clock`: the whole periods' counts added, the rest evaluated alone.
+void NocFabric::materialize(int q, std::uint64_t clock) {
+  QpeSkip& s = skip_[static_cast<std::size_t>(q)];
+  if (!s.frozen) return;
+  if (clock < s.from) throw std::logic_error("NoC: a frozen QPE needed before its state's clock (model bug)");
+  const std::uint64_t k = std::min((clock - s.from) / s.dt, s.periods);
+  // the check's reference: the QPE as it froze
+  std::array<PeNode, kPesPerQpe> frozen_pes;
+  Router::Snapshot frozen_router;
+  const std::int64_t frozen_in_flight = in_flight_;
+  if (check_skips_) {
+    for (int l = 0; l < kPesPerQpe; ++l) frozen_pes[static_cast<std::size_t>(l)] = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+    frozen_router = routers_[static_cast<std::size_t>(q)]->snapshot();
+  }
+  if (k) {
+    for (int l = 0; l < kPesPerQpe; ++l) {
+      PeNode& n = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+      const auto i = static_cast<std::size_t>(l);
+      if (n.mla.busy()) {
+        n.mla.repeat_period(k, s.period_start.mla[i]);
+        MlaEngine::Regs& r = n.mla.regs();  // its pending clocks k periods later (its task's start stays)
+        r.b_arrive += k * s.dt;
+        if (r.local_a_arrive != ~0ull) r.local_a_arrive += k * s.dt;
+      }
+      n.sram_read_bytes_dma += k * (n.sram_read_bytes_dma - s.period_start.sram_read[i]);
+    }
+    Router& r = *routers_[static_cast<std::size_t>(q)];
+    r.add_counts(s.period_start.router, r.counts(), k);
+    qpe_clocks_skipped_ += k * s.dt;
+  }
+  s.frozen = false;
+  s.marks.clear();
+  s.last_row = ~0ull;
+  frozen_.erase(std::find(frozen_.begin(), frozen_.end(), q));
+  run_alone(q, s.from + k * s.dt, clock);
+  for (int l = 0; l < kPesPerQpe; ++l) mark(q * kPesPerQpe + l);
+  if (check_skips_) {
+    const std::vector<std::int64_t> skipped = full_state(q);
+    const std::int64_t skipped_in_flight = in_flight_;
+    for (int l = 0; l < kPesPerQpe; ++l) pes_[static_cast<std::size_t>(q * kPesPerQpe + l)] = frozen_pes[static_cast<std::size_t>(l)];
+    routers_[static_cast<std::size_t>(q)]->restore(frozen_router);
+    in_flight_ = frozen_in_flight;
+    run_alone(q, s.from, clock);
+    const std::vector<std::int64_t> every = full_state(q);
+    if (every != skipped || in_flight_ != skipped_in_flight)
+      throw std::logic_error("NoC: QPE " + std::to_string(q) + " frozen in clock " + std::to_string(s.from) + " (periods of " +
+                             std::to_string(s.dt) + " clocks) and brought to clock " + std::to_string(clock) +
+                             " is not what evaluating every clock gives (model bug)");
+  }
+}
+
+std::vector<std::int64_t> NocFabric::full_state(int q) const {
+  std::vector<std::int64_t> key;
+  const Router& router = *routers_[static_cast<std::size_t>(q)];
+  router.append_state(key);
+  for (std::uint64_t c : router.counts()) key.push_back(static_cast<std::int64_t>(c));
+  const auto rel = [&](std::uint64_t t) { return t >= clock_ && t != ~0ull ? static_cast<std::int64_t>(t - clock_) : -1; };
+  for (int l = 0; l < kPesPerQpe; ++l) {
+    const PeNode& n = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+    for (const Fifo& f : n.out) {
+      key.push_back(f.size());
+      for (int i = 0; i < f.size(); ++i) key.insert(key.end(), {f.at(i).src_port, f.at(i).dst_port, static_cast<std::int64_t>(f.at(i).kind), f.at(i).a_read});
+    }
+    key.insert(key.end(), {static_cast<std::int64_t>(n.slave), n.slave_pkt.src_port, n.slave_pkt.dst_port,
+                           static_cast<std::int64_t>(n.slave_pkt.kind), n.sram_busy, n.sram_pending, n.rsp_slave, n.rsp_dma,
+                           n.dma.busy(), static_cast<std::int64_t>(n.sram_read_bytes_dma), static_cast<std::int64_t>(n.starts)});
+    const MlaEngine::Regs& r = n.mla.regs();
+    key.insert(key.end(), {static_cast<std::int64_t>(r.stage), static_cast<std::int64_t>(r.col), static_cast<std::int64_t>(r.rows_done),
+                           static_cast<std::int64_t>(r.phases.setup), static_cast<std::int64_t>(r.phases.compute),
+                           static_cast<std::int64_t>(r.phases.output), static_cast<std::int64_t>(r.phases.a_wait),
+                           static_cast<std::int64_t>(r.phases.b_wait), static_cast<std::int64_t>(r.step), static_cast<std::int64_t>(r.row),
+                           static_cast<std::int64_t>(r.kx), static_cast<std::int64_t>(r.fb_row), static_cast<std::int64_t>(r.fb_j),
+                           r.fb_done, r.b_inflight, r.b_stage, r.b_inflight ? rel(r.b_arrive) : -1,
+                           static_cast<std::int64_t>(r.a_issued), static_cast<std::int64_t>(r.a_outstanding),
+                           static_cast<std::int64_t>(r.a_count), rel(r.local_a_arrive), static_cast<std::int64_t>(r.out_k), r.out_wait});
+  }
+  return key;
+}
+
+// QPE q's clocks [from, to) evaluated alone, as step() evaluates them (a sealed QPE takes nothing from the rest).
+void NocFabric::run_alone(int q, std::uint64_t from, std::uint64_t to) {
+  if (from >= to) return;
+  Router& r = *routers_[static_cast<std::size_t>(q)];
+  if (r.far_input_waiting()) throw std::logic_error("NoC: a packet reached a frozen QPE unseen (model bug)");
+  const std::uint64_t clock = clock_;
+  alone_ = true;
+  for (std::uint64_t c = from; c < to; ++c) {
+    clock_ = c;
+    for (int edge = 0; edge < 2; ++edge) {
+      const int d = r.decide();
+      if (edge == 1)
+        for (int p = q * kPesPerQpe; p < (q + 1) * kPesPerQpe; ++p)
+          if (pe_involved(p, false)) pe_apply(p, pe_decide(p));
+      router_edges_evaluated_ += r.apply(d);
+    }
+  }
+  alone_ = false;
+  clock_ = clock;
+}
+
+bool NocFabric::only_frozen_busy() const {
+  for (std::size_t q = 0; q < routers_.size(); ++q) {
+    if (skip_[q].frozen) continue;
+    if (!routers_[q]->idle()) return false;
+    for (const Fifo& f : at_[q].in)
+      if (!f.empty()) return false;
+    for (int l = 0; l < kPesPerQpe; ++l) {
+      const PeNode& n = pes_[q * kPesPerQpe + static_cast<std::size_t>(l)];
+      if (n.mla.busy() || n.dma.busy() || n.slave != PeNode::Slave::Idle || n.sram_busy || n.rsp_slave || n.rsp_dma ||
+          !n.out[0].empty() || !n.out[1].empty())
+        return false;
+    }
+  }
+  for (const DramQueues& d : drams_)
+    for (const auto& p : d.ports)
+      if (!p.data.empty() || !p.acks.empty()) return false;
+  return true;
 }
 
 // Whether PE p takes part in this clock: anything of its NoC interface, slave, SRAM port or DMA in use. A

@@ -16,8 +16,11 @@
 // nothing while every transfer waits for a DRAM. Inside a clock only the PEs that can change are evaluated:
 // a PE whose engines are idle, or whose DMA only waits for a packet, costs nothing until a packet reaches it
 // or an engine starts (set_evaluate_every_clock keeps the straightforward evaluation, the tests' reference).
+// A QPE sealed off from the rest of the chip whose MLAs compute in a steady state is not evaluated for the
+// whole periods of that state (QpeSkip below): exact, not an approximation.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -68,6 +71,18 @@ class NocFabric {
   // reference the faster evaluation is held to, clock for clock: tests/noc_fabric_speed_test.cpp). Off (the
   // default): a PE whose DMA only waits for a packet, with nothing else of it in use, is left alone.
   void set_evaluate_every_clock(bool on) { evaluate_every_clock_ = on; }
+  // Test-only: off, no steady state of a sealed QPE is skipped (below); on (the default) unless every clock is
+  // evaluated.
+  void set_skip_periods(bool on) { skip_periods_ = on; }
+  // Test-only: each frozen QPE, where it is brought to a clock, evaluated again clock by clock from where it
+  // froze, and the two states compared (std::logic_error naming the QPE and the clocks where they differ).
+  void set_check_skips(bool on) { check_skips_ = on; }
+  // QPE clocks that steady states stood in for since the last reset (their periods' clocks, not evaluated).
+  std::uint64_t qpe_clocks_skipped() const { return qpe_clocks_skipped_; }
+  // The work of the evaluation since the last reset: PE edges evaluated, router edges that moved a packet
+  // (accepted one or moved its pipeline on) - what tests/noc_fabric_bench.cpp divides its wall time by.
+  std::uint64_t pe_edges_evaluated() const { return pe_edges_evaluated_; }
+  std::uint64_t router_edges_evaluated() const { return router_edges_evaluated_; }
 
   // Statistics since the last reset.
   std::uint64_t link_packets(int from_qpe, int to_qpe) const;
@@ -103,6 +118,33 @@ class NocFabric {
     std::uint64_t sram_read_bytes_dma = 0, sram_write_bytes_dma = 0, busy_cycles = 0;
     bool engines_busy = false;
     std::uint64_t busy_since = 0;  // the first clock of the current run of busy clocks
+    std::uint64_t starts = 0;      // engines started since the reset (a steady state holds within one task)
+  };
+  // A QPE sealed off from the rest of the chip - its router carries packets between its own PEs only, no
+  // packet is on its way to it from a neighbour or its DRAM port, its DMAs are idle - with its MLAs in their
+  // CONV/MM stage computes alone: its next clocks depend on its own state only. Where that state recurs (a
+  // period of operand-A reads, operand-B refills and steps that repeats row after row), the QPE is frozen: the
+  // clocks of the whole periods ahead are not evaluated, and the QPE is brought to the clock where it is next
+  // needed - the periods' end, a packet about to reach it, an engine started on one of its PEs - by adding the
+  // periods' counts and evaluating it alone for the clocks of the period in hand (materialize). Its MLAs' tile
+  // ends stay clear of the periods, so that no event of it falls in them. Clock for clock what evaluating every
+  // clock gives (tests/noc_fabric_speed_test.cpp).
+  struct QpeMark {
+    std::vector<std::int64_t> key;
+    std::uint64_t hash = 0, clock = 0;
+    std::array<MlaEngine::Counters, kPesPerQpe> mla{};
+    std::array<std::uint64_t, kPesPerQpe> setup{}, output{}, starts{}, sram_read{};
+    Router::Counts router{};
+  };
+  struct QpeSkip {
+    bool frozen = false;
+    std::uint64_t from = 0, dt = 0, periods = 0;  // frozen: its state is clock `from`'s; `periods` of `dt` clocks ahead
+    QpeMark period_start;                         // the counts a period began with (its end: the state at `from`)
+    std::vector<QpeMark> marks;                   // states seen, at rows of the lead MLA (the first busy one)
+    std::uint64_t last_row = ~0ull;
+    bool gave_up = false;            // no state recurred in the tasks its PEs' engine starts numbered gave_up_starts
+    std::uint64_t gave_up_starts = 0;
+    std::uint64_t until() const { return from + periods * dt; }
   };
   // A DRAM (rtl_dram.h's queues, timing only): requests served in the order they reach it.
   struct DramQueues {
@@ -162,6 +204,16 @@ class NocFabric {
   static void engine_ended(PeNode& n, std::uint64_t clock);
   void wake_at(std::uint64_t clock);  // something starts in `clock`
   std::uint64_t next_release() const;
+  // steady states of sealed QPEs (QpeSkip)
+  bool sealed(int q) const;
+  bool approached(int q) const;  // a packet of a neighbour or of the DRAM port is on its way into QPE q
+  void look_for_period(int q);
+  bool note_state(int q, QpeMark& m) const;
+  void materialize(int q, std::uint64_t clock);
+  void run_alone(int q, std::uint64_t from, std::uint64_t to);
+  // the clock an engine started in `clock` starts in (wake_at's)
+  std::uint64_t start_clock(std::uint64_t clock) const;
+  bool only_frozen_busy() const;
 
   HwConfig cfg_;
   Mesh mesh_;
@@ -185,6 +237,16 @@ class NocFabric {
   std::vector<std::uint64_t> marked_;
   void mark(int pe) { marked_[static_cast<std::size_t>(pe) / 64] |= 1ull << (pe % 64); }
   bool evaluate_every_clock_ = false;
+  bool skip_periods_ = true;
+  std::vector<QpeSkip> skip_;    // per QPE
+  std::vector<int> frozen_;      // the frozen QPEs
+  QpeMark scratch_;
+  // per QPE: its neighbours' routers and their output channel (request class) towards it
+  std::vector<std::vector<std::pair<int, int>>> toward_;
+  bool alone_ = false;           // run_alone is evaluating a QPE (no event may fall there)
+  bool check_skips_ = false;
+  std::vector<std::int64_t> full_state(int q) const;  // everything of QPE q (its pending clocks relative)
+  std::uint64_t qpe_clocks_skipped_ = 0, pe_edges_evaluated_ = 0, router_edges_evaluated_ = 0;
   int busy_dmas_ = 0, busy_mlas_ = 0;
 };
 

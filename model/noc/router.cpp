@@ -111,12 +111,27 @@ void Router::move(int accepted) {
   ++routed_[static_cast<std::size_t>(first.channel)];
   const int from_port = accepted / kNocClasses;
   if (from_port != kPortHost && !is_mesh_channel(accepted)) ++injected_;
+  if (from_port >= kPortHost) ++far_accepted_;
 }
 
 std::uint64_t Router::hops() const {
   std::uint64_t n = 0;
   for (int c = kPortNorth * kNocClasses; c < kNocChannels; ++c) n += routed_[static_cast<std::size_t>(c)];
   return n;
+}
+
+Router::Counts Router::counts() const {
+  Counts c{};
+  std::copy(routed_.begin(), routed_.end(), c.begin());
+  c[kNocChannels] = injected_;
+  c[kNocChannels + 1] = far_accepted_;
+  return c;
+}
+
+void Router::add_counts(const Counts& from, const Counts& to, std::uint64_t times) {
+  for (int k = 0; k < kNocChannels; ++k) routed_[static_cast<std::size_t>(k)] += times * (to[static_cast<std::size_t>(k)] - from[static_cast<std::size_t>(k)]);
+  injected_ += times * (to[kNocChannels] - from[kNocChannels]);
+  far_accepted_ += times * (to[kNocChannels + 1] - from[kNocChannels + 1]);
 }
 
 bool Router::idle() const { return in_pipe_ == 0 && waiting_ == 0 && out_nonempty_ == 0; }
@@ -130,6 +145,7 @@ void Router::reset() {
   arbitration_->reset();
   routed_.fill(0);
   injected_ = 0;
+  far_accepted_ = 0;
 }
 
 }  // namespace s2

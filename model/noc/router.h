@@ -30,6 +30,7 @@ class Arbitration {
   virtual void accepted(int channel) = 0;
   virtual void reset() = 0;
   virtual int state() const = 0;  // what its next pick depends on, for comparing states
+  virtual void set_state(int state) = 0;
 };
 
 // rtl_stubs/noc_router.sv: the first eligible channel from the one after the last accepted, upwards.
@@ -39,6 +40,7 @@ class RoundRobin final : public Arbitration {
   void accepted(int channel) override { next_ = channel + 1 == kNocChannels ? 0 : channel + 1; }
   void reset() override { next_ = 0; }
   int state() const override { return next_; }
+  void set_state(int state) override { next_ = state; }
 
  private:
   int next_ = 0;
@@ -67,8 +69,11 @@ class Router {
 
   // One edge: decide() on the state before it (the input channel to accept, or -1), then apply() it.
   int decide() const { return waiting_ == 0 ? -1 : arbitrate(); }
-  void apply(int accepted) {
-    if (accepted >= 0 || in_pipe_ > 0) move(accepted);
+  // (true: something moved)
+  bool apply(int accepted) {
+    if (accepted < 0 && in_pipe_ == 0) return false;
+    move(accepted);
+    return true;
   }
   // Nothing in the pipeline, the input channels or the output FIFOs.
   bool idle() const;
@@ -84,6 +89,28 @@ class Router {
   // The state its future depends on (arbitration, pipeline, output FIFOs), for finding a steady state that
   // recurs; the input channels are the senders'.
   void append_state(std::vector<std::int64_t>& key) const;
+  // Nothing of it touches the mesh links, the host or the DRAM port: its input channels from them, its output
+  // FIFOs to them and its pipeline hold only packets between its own PEs (a QPE sealed off: noc/fabric.h).
+  bool local_only() const {
+    if ((nonempty_ | out_nonempty_) & kFarChannels) return false;
+    for (int c = kPortHost * kNocClasses; c < kNocChannels; ++c)
+      if (reserved_[static_cast<std::size_t>(c)]) return false;
+    return true;
+  }
+  // Packets in the pipeline bound for output channel c.
+  int reserved(int channel) const { return reserved_[static_cast<std::size_t>(channel)]; }
+  // Whether an input channel from the host, the DRAM port or a mesh link holds a packet.
+  bool far_input_waiting() const { return (nonempty_ & kFarChannels) != 0; }
+  // Its statistics (routed() per channel, injected(), then the packets it accepted from the host, the DRAM port
+  // and the mesh links), and `times` more of what they grew by from `from` to `to` (a schedule that skips whole
+  // periods of a steady state).
+  // Everything of it but its wiring, to be put back (the fabric's check of its skipped periods).
+  struct Snapshot;
+  Snapshot snapshot() const;
+  void restore(const Snapshot& s);
+  using Counts = std::array<std::uint64_t, kNocChannels + 2>;
+  Counts counts() const;
+  void add_counts(const Counts& from, const Counts& to, std::uint64_t times);
   void reset();
   // packets accepted for output channel c since the last reset
   std::uint64_t routed(int channel) const { return routed_[static_cast<std::size_t>(channel)]; }
@@ -94,6 +121,7 @@ class Router {
   std::uint64_t hops() const;
 
  private:
+  static constexpr std::uint32_t kFarChannels = ~((1u << (kPortHost * kNocClasses)) - 1u);
   int arbitrate() const;        // decide() with packets waiting
   void move(int accepted);      // apply() with something to move
   Params p_;
@@ -120,6 +148,39 @@ class Router {
   int in_pipe_ = 0;   // packets in the pipeline
   std::array<std::uint64_t, kNocChannels> routed_{};
   std::uint64_t injected_ = 0;
+  std::uint64_t far_accepted_ = 0;
 };
+
+struct Router::Snapshot {
+  int arbitration = 0;
+  std::array<Fifo, kNocChannels> out;
+  std::array<Stage, kMaxLatency> pipe{};
+  int head = 0;
+  std::array<int, kNocChannels> reserved{};
+  int waiting = 0;
+  std::uint32_t nonempty = 0, out_nonempty = 0;
+  int in_pipe = 0;
+  std::array<std::uint64_t, kNocChannels> routed{};
+  std::uint64_t injected = 0, far_accepted = 0;
+};
+
+inline Router::Snapshot Router::snapshot() const {
+  return Snapshot{arbitration_->state(), out_, pipe_, head_, reserved_, waiting_, nonempty_, out_nonempty_, in_pipe_, routed_, injected_, far_accepted_};
+}
+
+inline void Router::restore(const Snapshot& s) {
+  arbitration_->set_state(s.arbitration);
+  out_ = s.out;  // (the FIFOs keep marking this router's out_nonempty_)
+  pipe_ = s.pipe;
+  head_ = s.head;
+  reserved_ = s.reserved;
+  waiting_ = s.waiting;
+  nonempty_ = s.nonempty;
+  out_nonempty_ = s.out_nonempty;
+  in_pipe_ = s.in_pipe;
+  routed_ = s.routed;
+  injected_ = s.injected;
+  far_accepted_ = s.far_accepted;
+}
 
 }  // namespace s2
