@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
 # The chip model as a reference: runs what its accuracy and speed targets are judged on, on both backends,
 # and prints each target with the figure measured, the date, the machine and the commit.
-#   bash tools/bench-chip.sh [--quick] [OUT_DIR]
+#   bash tools/bench-chip.sh [--quick] [--baseline BINARY] [OUT_DIR]
 # --quick leaves out the whole VGG-16 on both backends (about 35 minutes on 2 cores) and so its targets.
-# Needs build/s2cosim (tools/build.sh) and python3 (to read the JSON reports).
+# --baseline: an older build of s2cosim (e.g. decbd85's, issue 46's reference) run beside build/s2cosim on the
+# whole VGG-16 on the model and on VGG-16 CONV_9 fuse_reuse on the chip RTL (one thread), for the speed-ups;
+# this machine's speed wanders by half from day to day, so a speed-up is only measured side by side.
+# Needs build/s2cosim and build/noc_fabric_bench (tools/build.sh) and python3 (to read the JSON reports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
-if [[ "${1:-}" == "--quick" ]]; then quick=1; shift; fi
+baseline=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --baseline) baseline=$(realpath "$2"); shift 2 ;;
+    *) break ;;
+  esac
+done
 out="${1:-bench-chip-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out"
 s2=build/s2cosim
@@ -32,7 +42,15 @@ done
 run resnet50_fuse_reuse $s2 run-net --net resnet50 --target s2 --strategy fuse_reuse --backend both \
   --layers CONV_5,CONV_7,CONV_19,CONV_25,CONV_26,CONV_42,CONV_43
 run vgg16_model $s2 run-net --target s2 --whole
+run vgg16_model_core $s2 run-net --target s2 --whole --core-clocks
+if [[ -n $baseline ]]; then
+  run vgg16_model_baseline "$baseline" run-net --target s2 --whole
+  conv9=(run-net --net vgg16 --target s2 --layers CONV_9 --strategy fuse_reuse --backend rtl --threads 1)
+  run conv9_rtl "$s2" "${conv9[@]}"
+  run conv9_rtl_baseline "$baseline" "${conv9[@]}"
+fi
 if [[ $quick == 0 ]]; then run vgg16_both $s2 run-net --target s2 --whole --backend both; fi
+[[ -x build/noc_fabric_bench ]] && build/noc_fabric_bench > "$out/noc_fabric_bench.txt" 2>&1 || true
 
 python3 - "$out" "$quick" <<'EOF'
 import json, os, statistics, subprocess, sys, datetime, platform
@@ -78,13 +96,30 @@ line(within(cs) == len(cs) == 7, "within 2%", ", ".join(f"{c['labels']['block']}
 j = checks("vgg16_model")[0]
 print("VGG-16 whole, model only:")
 line(float(wall["vgg16_model"]) < 20, "under 20 s wall", f"{float(wall['vgg16_model']):.1f} s ({j['model_clocks_per_s']:.3g} clocks/s)")
+if "vgg16_model_baseline" in wall:
+    base = float(wall["vgg16_model_baseline"])
+    print(f"  baseline build (the same run, ARM free and ARM timed): {base:.1f} s wall")
+    line(base / float(wall["vgg16_model"]) >= 6, "at least 6x faster than the baseline",
+         f"{base / float(wall['vgg16_model']):.2f}x")
+    line(base / float(wall["vgg16_model_core"]) >= 4, "at least 4x faster with the ARM-free run kept (--core-clocks)",
+         f"{base / float(wall['vgg16_model_core']):.2f}x ({float(wall['vgg16_model_core']):.1f} s)")
+    a, b = checks("conv9_rtl")[0], checks("conv9_rtl_baseline")[0]
+    print("VGG-16 CONV_9 fuse_reuse on the chip RTL, one thread:")
+    line(a["rtl_clocks_per_s"] >= 1.5 * b["rtl_clocks_per_s"], "at least 1.5x the baseline's clocks per second",
+         f"{a['rtl_clocks_per_s']:.3g} against {b['rtl_clocks_per_s']:.3g} ({a['rtl_clocks_per_s'] / b['rtl_clocks_per_s']:.2f}x)")
+fab = os.path.join(out, "noc_fabric_bench.txt")
+if os.path.exists(fab):
+    print("the model's NoC fabric (build/noc_fabric_bench, VGG-16 CONV_9 fuse_reuse, prototype, ARM timed):")
+    for l in open(fab):
+        if l.startswith("  "): print("  " + l.strip())
 if not quick:
     j, cs = checks("vgg16_both")
     print(f"VGG-16 whole on both backends ({float(wall['vgg16_both']) / 60:.0f} min):")
     line(within(cs) == len(cs) == 16, "16 of 16 blocks within 2%", f"{within(cs)} of {len(cs)}; " +
          ", ".join(f"{c['labels']['block']} {100 * c['delta']:+.1f}%" for c in cs if abs(c["delta"]) > 0.02))
     ratio = j["model_clocks_per_s"] / j["rtl_clocks_per_s"] if j.get("rtl_clocks_per_s") else 0
-    line(ratio >= 300, "model at least 300x the RTL's clocks per second", f"{ratio:.0f}x")
+    line(ratio >= 100, "model at least 100x the RTL's clocks per second", f"{ratio:.0f}x")
+    line(float(wall["vgg16_both"]) < 600, "under 10 minutes wall", f"{float(wall['vgg16_both']) / 60:.1f} min")
 else:
     print("VGG-16 whole on both backends: not run (--quick)")
 EOF

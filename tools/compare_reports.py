@@ -85,11 +85,16 @@ def main():
     for name in COMMANDS:
         reports = []
         for side in ("before", "after"):
-            with open(os.path.join(out, side, name + ".json")) as f:
+            path = os.path.join(out, side, name + ".json")
+            if not os.path.exists(path):  # (the command failed before writing one: its .txt says why)
+                reports.append(None)
+                continue
+            with open(path) as f:
                 reports.append(stable(json.load(f), (before, after)))
-        same = reports[0] == reports[1] and codes[0][name] == codes[1][name]
+        same = None not in reports and reports[0] == reports[1] and codes[0][name] == codes[1][name]
         differ += not same
-        print(f"{name:<16} exit {codes[0][name]} / {codes[1][name]}  {'same' if same else 'DIFFERENT'}")
+        missing = " (no report: " + ", ".join(side for side, r in zip(("before", "after"), reports) if r is None) + ")" if None in reports else ""
+        print(f"{name:<16} exit {codes[0][name]} / {codes[1][name]}  {'same' if same else 'DIFFERENT'}{missing}")
     sys.exit(1 if differ else 0)
 
 
