@@ -88,10 +88,10 @@ std::uint64_t rtl_watchdog(const BlockRun& r, std::size_t i, const StreamBudget&
 // Table 5.10 categories: a stream of one primitive operation (nofuse) is its category; a fused stream's
 // ARM-free clocks are its core operation's, and what the ARM operations add to it is shared out among
 // their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs').
-// Without an ARM-free run (BlockRun::arm_timed) what the ARM operations add is not measured: a fused stream's
-// ARM categories get the Table 5.9 clocks (arm_op_cycles) of the ARM commands of the PE with the most of
-// them, each its own category's (the PEs' ARM work runs side by side, so the busiest PE's is what the stream
-// waits for, less where ARM work overlaps other work), and its core operation the rest of its ARM-timed clocks.
+// Without an ARM-free run (BlockRun::arm_timed) what the ARM operations add is not measured: it is taken as
+// the Table 5.9 clocks (arm_op_cycles) of the ARM commands of the PE with the most of them (the PEs' ARM work
+// runs side by side, so the busiest PE's is what the stream waits for, less where it overlaps other work),
+// shared out the same way; the core operation gets the rest of the stream's ARM-timed clocks.
 void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper::BlockStreams& bs, const HwConfig& cfg) {
   for (std::size_t i = 0; i < bs.streams.size(); ++i) {
     const StreamRow& row = r.streams[i];
@@ -99,36 +99,22 @@ void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper
       r.categories[category_of(row.operation)] += double(row.cycles_arm_timed);
       continue;
     }
-    if (r.arm_timed) {
-      std::map<std::string, double> busiest;
-      double most = 0;
-      for (const auto& cmds : bs.streams[i].pe) {
-        std::map<std::string, double> arm;
-        double total = 0;
-        for (const StreamCommand& c : cmds)
-          if (c.kind == CommandKind::Arm) {
-            const double n = double(arm_op_cycles(c.arm, cfg.arm));
-            arm[category_of(c.operation)] += n;
-            total += n;
-          }
-        if (total > most) most = total, busiest = std::move(arm);
-      }
-      const double timed = double(row.cycles_arm_timed), arm = std::min(most, timed);
-      r.categories[category_of(b.name())] += timed - arm;
-      for (const auto& [cat, n] : busiest) r.categories[cat] += arm * n / most;
-      continue;
-    }
-    r.categories[category_of(b.name())] += double(row.cycles);
     std::map<std::string, double> arm;
-    double total = 0;
-    for (const auto& cmds : bs.streams[i].pe)
+    double total = 0, most = 0;  // every PE's ARM commands' Table 5.9 clocks; the most one PE's add up to
+    for (const auto& cmds : bs.streams[i].pe) {
+      double on_pe = 0;
       for (const StreamCommand& c : cmds)
         if (c.kind == CommandKind::Arm) {
           const double n = double(arm_op_cycles(c.arm, cfg.arm));
           arm[category_of(c.operation)] += n;
           total += n;
+          on_pe += n;
         }
-    const double extra = double(row.cycles_arm_timed) - double(row.cycles);
+      most = std::max(most, on_pe);
+    }
+    const double timed = double(row.cycles_arm_timed);
+    const double extra = r.arm_timed ? std::min(most, timed) : timed - double(row.cycles);
+    r.categories[category_of(b.name())] += r.arm_timed ? timed - extra : double(row.cycles);
     if (total <= 0) r.categories[category_of(b.name())] += extra;
     for (const auto& [cat, n] : arm) r.categories[cat] += extra * n / total;
   }

@@ -234,8 +234,8 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
     out << "(in brackets: deviation from the thesis's Table 5.10, fuse_reuse; the thesis added Table 5.9 estimates to "
            "the simulated MLA clocks, the model runs the ARM operations in the streams and ";
     out << (rep.core_clocks ? "shares what they add among their categories by their Table 5.9 clocks)\n"
-                            : "gives a fused block's ARM operations the Table 5.9 clocks of its busiest PE's, the rest its "
-                              "core operation's)\n");
+                            : "shares what they add, taken as the Table 5.9 clocks of a fused block's busiest PE's (no ARM-free "
+                              "run), among their categories by their Table 5.9 clocks)\n");
   }
   for (const std::string& line : substituted) out << "strategy: " << line << "\n";
   return tally;
