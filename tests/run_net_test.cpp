@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backends/backend.h"
+#include "harness/commands/merge.h"
 #include "harness/commands/net_block_run.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
@@ -294,6 +295,11 @@ TEST(RunNet, AWholeRunRunsEveryStreamOnceArmTimedOnEachBackendAndCoreClocksAddsT
   const auto [other, other_text, unused2] = run(false, "other.json", dir.path("core.json.jsonl"));
   EXPECT_EQ(other, 2) << other_text;
   EXPECT_NE(other_text.find("its core_clocks is null, this run's false"), std::string::npos) << other_text;
+  // nor does merge take the two for shards of one run
+  MergeRequest m{{dir.path("timed.json"), dir.path("core.json")}, dir.path("merged.json"), "", "", ""};
+  std::ostringstream merge_out, merge_err;
+  EXPECT_EQ(merge(m, merge_out, merge_err), 2);
+  EXPECT_NE(merge_err.str().find("field 'core_clocks' is true"), std::string::npos) << merge_err.str();
 }
 
 // A block must read at least the input its outputs depend on; windows that stop short of the last rows (a
