@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backends/backend.h"
+#include "harness/commands/merge.h"
 #include "harness/commands/net_block_run.h"
 #include "harness/commands/net_runner.h"
 #include "harness/stimulus/embedded_table.h"
@@ -25,8 +26,13 @@
 #include "mapper/splitter.h"
 #include "model/splitmix64.h"
 #include "test_networks.h"
+#include "test_support.h"
 
 using namespace s2;
+using s2::test::TempDir;
+using s2::test::read_json;
+using s2::test::source_path;
+using s2::test::without_wall_times;
 
 namespace {
 
@@ -100,10 +106,11 @@ TEST(RunNet, AWholeNetworkOnTheChipSumsItsClocksPerTable510Category) {
   EXPECT_NEAR(double(sum), double(cats["sum"].get<std::uint64_t>()), 8.0);
   for (const char* c : {"CONV", "FC", "PADD", "ACTI", "QUAN", "POOL"}) EXPECT_GT(cats[c].get<std::uint64_t>(), 0u) << c;
   EXPECT_EQ(cats["MAT_ELE"].get<std::uint64_t>(), 0u);
-  // every block ran bit-exact, with where its time went
+  // every block ran bit-exact, with where its time went (its one run, ARM timed)
+  EXPECT_EQ(j["core_clocks"], false);
   for (const auto& o : j["operations"]) {
     EXPECT_TRUE(o["data_match"].get<bool>()) << o["name"];
-    EXPECT_TRUE(o.contains("model_time")) << o["name"];
+    EXPECT_TRUE(o.contains("model_time_arm_timed")) << o["name"];
   }
 }
 
@@ -163,9 +170,12 @@ TEST(RunNet, TimingOnlyGivesTheSameClocksAndMarksTheDataNotChecked) {
   for (std::size_t i = 0; i < timing["operations"].size(); ++i) {
     const auto& t = timing["operations"][i];
     const auto& d = with_data["operations"][i];
-    for (const char* k : {"name", "strategy", "model_cycles", "model_block_cycles", "model_block_cycles_arm_timed", "arm_cycles",
-                          "model_activity", "model_activity_arm_timed", "streams", "status", "model_time"})
+    // a --whole run: the one run per stream, ARM timed
+    for (const char* k : {"name", "strategy", "model_cycles_arm_timed", "model_block_cycles_arm_timed", "arm_cycles",
+                          "model_activity_arm_timed", "model_simulated_cycles", "streams", "status", "model_time_arm_timed"}) {
+      EXPECT_TRUE(d.contains(k)) << d["name"] << " " << k;
       EXPECT_EQ(t[k], d[k]) << t["name"] << " " << k;
+    }
     EXPECT_TRUE(d["data_match"].get<bool>()) << d["name"];
     EXPECT_TRUE(t["data_match"].is_null()) << t["name"];
     EXPECT_TRUE(t["model_data_match"].is_null()) << t["name"];
@@ -186,6 +196,110 @@ TEST(RunNet, TimingOnlyGivesTheSameClocksAndMarksTheDataNotChecked) {
     EXPECT_EQ(run_net(req, out, err), 2) << what;
     EXPECT_NE(err.str().find("--timing-only"), std::string::npos) << err.str();
   }
+}
+
+// One simulated run per block (issue 46): a --whole run of a reference net on both backends runs every
+// stream once per backend, ARM timed, and compares those runs clock for clock (the chip RTL charges the ARM
+// its Table 5.9 clocks as the model does); its report has no ARM-free figure. --core-clocks runs the blocks ARM
+// free too, as before, and its ARM-timed figures are the same. Each report's journal resumes to it.
+TEST(RunNet, AWholeRunRunsEveryStreamOnceArmTimedOnEachBackendAndCoreClocksAddsTheArmFreeRuns) {
+  const TempDir dir;
+  const auto run = [&](bool core_clocks, const std::string& name, const std::string& resume = "") {
+    RunNetRequest req;
+    req.net = source_path("vectors/nets/tiny_cnn_qdq.onnx");
+    req.input_npy = source_path("vectors/nets/tiny_cnn_input.npy");
+    req.target = "s2";
+    req.preset = "mini";
+    req.whole = true;
+    req.backend = "both";
+    req.core_clocks = core_clocks;
+    req.json_out = dir.path(name);
+    req.resume = resume;
+    std::ostringstream out, err;
+    const int code = run_net(req, out, err);
+    return std::make_tuple(code, out.str() + err.str(), resume.empty() ? read_json(req.json_out) : nlohmann::json());
+  };
+  const auto [code, text, timed] = run(false, "timed.json");
+  ASSERT_EQ(code, 0) << text;
+  const auto [code_core, text_core, core] = run(true, "core.json");
+  ASSERT_EQ(code_core, 0) << text_core;
+  EXPECT_EQ(timed["core_clocks"], false);
+  EXPECT_EQ(timed["compared_arm_timing"], "timed");
+  EXPECT_EQ(core["core_clocks"], true);
+  EXPECT_EQ(core["compared_arm_timing"], "free");
+  EXPECT_NE(text.find("the RTL too"), std::string::npos) << text;
+  EXPECT_NE(text.find("each block's streams run once, ARM timed"), std::string::npos) << text;
+  EXPECT_NE(text_core.find("the RTL runs ARM free"), std::string::npos) << text_core;
+  const auto& ops = timed["operations"];
+  ASSERT_FALSE(ops.empty());
+  ASSERT_EQ(ops.size(), core["operations"].size());
+  std::uint64_t arm = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto& o = ops[i];
+    const auto& c = core["operations"][i];
+    const std::string what = o.value("name", "?") + " " + o.value("strategy", "?");
+    // (a) bit-exact, and model and RTL equal clock for clock, both ARM timed
+    EXPECT_EQ(o["status"], "pass") << what;
+    EXPECT_EQ(o["data_match"], true) << what;
+    EXPECT_EQ(o["model_data_match"], true) << what;
+    EXPECT_EQ(o["rtl_data_match"], true) << what;
+    EXPECT_EQ(o["delta"], 0.0) << what;
+    ASSERT_TRUE(o.contains("model_cycles_arm_timed") && o.contains("rtl_cycles_arm_timed")) << what;
+    EXPECT_EQ(o["model_cycles_arm_timed"], o["rtl_cycles_arm_timed"]) << what;
+    EXPECT_EQ(o["model_block_cycles_arm_timed"], o["rtl_block_cycles_arm_timed"]) << what;
+    // no ARM-free figure
+    for (const char* k : {"model_cycles", "model_block_cycles", "model_activity", "model_time", "rtl_cycles", "rtl_block_cycles",
+                          "rtl_activity", "thesis_cycles", "thesis_deviation"})
+      EXPECT_FALSE(o.contains(k)) << what << " " << k;
+    EXPECT_TRUE(o.contains("model_activity_arm_timed") && o.contains("rtl_activity_arm_timed")) << what;
+    // (c) each stream ran once on each backend: what each simulated is the sum of its ARM-timed stream clocks
+    std::uint64_t model_sum = 0, rtl_sum = 0;
+    for (const auto& st : o["streams"]) {
+      EXPECT_FALSE(st.contains("model_cycles") || st.contains("rtl_cycles")) << what;
+      EXPECT_EQ(st["model_cycles_arm_timed"], st["rtl_cycles_arm_timed"]) << what << " " << st["operation"];
+      model_sum += st["model_cycles_arm_timed"].get<std::uint64_t>();
+      rtl_sum += st["rtl_cycles_arm_timed"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(o["model_simulated_cycles"].get<std::uint64_t>(), model_sum) << what;
+    EXPECT_EQ(o["rtl_simulated_cycles"].get<std::uint64_t>(), rtl_sum) << what;
+    EXPECT_EQ(o["model_block_cycles_arm_timed"].get<std::uint64_t>(), model_sum) << what;
+    arm += o["arm_cycles"].get<std::uint64_t>();
+    // (b) --core-clocks: the ARM-free figures again, the ARM-timed ones the same as (a)'s
+    EXPECT_EQ(c["status"], "pass") << what;
+    for (const char* k : {"model_cycles", "model_block_cycles", "model_activity", "model_time", "rtl_cycles", "rtl_block_cycles",
+                          "rtl_activity"})
+      EXPECT_TRUE(c.contains(k)) << what << " " << k;
+    for (const char* k : {"model_block_cycles_arm_timed", "model_activity_arm_timed", "arm_cycles", "model_data_match"})
+      EXPECT_EQ(c[k], o[k]) << what << " " << k;
+    ASSERT_EQ(c["streams"].size(), o["streams"].size()) << what;
+    for (std::size_t k = 0; k < o["streams"].size(); ++k)
+      EXPECT_EQ(c["streams"][k]["model_cycles_arm_timed"], o["streams"][k]["model_cycles_arm_timed"]) << what;
+    EXPECT_GE(c["model_simulated_cycles"].get<std::uint64_t>(), o["model_simulated_cycles"].get<std::uint64_t>()) << what;
+    // the whole block's clocks per Table 5.10 category sum to its ARM-timed clocks either way
+    double sum_timed = 0, sum_core = 0;
+    for (const auto& [cat, v] : o["category_cycles"].items()) sum_timed += v.get<double>();
+    for (const auto& [cat, v] : c["category_cycles"].items()) sum_core += v.get<double>();
+    EXPECT_NEAR(sum_timed, sum_core, 1e-6 * sum_core + 1e-6) << what;
+  }
+  // the net has ARM operations, so ARM free and ARM timed differ: the RTL ran ARM timed to match the model
+  EXPECT_GT(arm, 0u);
+  EXPECT_LT(core["operations"][0]["model_cycles"].get<std::uint64_t>(), core["operations"][0]["model_block_cycles_arm_timed"].get<std::uint64_t>());
+  EXPECT_EQ(timed["category_cycles"]["fuse_reuse"]["sum"], core["category_cycles"]["fuse_reuse"]["sum"]);
+  // the ARM-free column is empty, the comparator says what it compared
+  EXPECT_NE(text.find("comparator: pass (core operation, ARM timed:"), std::string::npos) << text;
+  // the journal of the ARM-timed run resumes to its report; a core-clock run's journal is another run's
+  const auto [again, again_text, unused] = run(false, "again.json", dir.path("timed.json.jsonl"));
+  ASSERT_EQ(again, 0) << again_text;
+  EXPECT_NE(again_text.find("resumed: " + std::to_string(ops.size()) + " block runs"), std::string::npos) << again_text;
+  EXPECT_EQ(without_wall_times(timed), without_wall_times(read_json(dir.path("again.json"))));
+  const auto [other, other_text, unused2] = run(false, "other.json", dir.path("core.json.jsonl"));
+  EXPECT_EQ(other, 2) << other_text;
+  EXPECT_NE(other_text.find("its core_clocks is null, this run's false"), std::string::npos) << other_text;
+  // nor does merge take the two for shards of one run
+  MergeRequest m{{dir.path("timed.json"), dir.path("core.json")}, dir.path("merged.json"), "", "", ""};
+  std::ostringstream merge_out, merge_err;
+  EXPECT_EQ(merge(m, merge_out, merge_err), 2);
+  EXPECT_NE(merge_err.str().find("field 'core_clocks' is true"), std::string::npos) << merge_err.str();
 }
 
 // A block must read at least the input its outputs depend on; windows that stop short of the last rows (a

@@ -396,7 +396,13 @@ CLI::App* add_run_net(CLI::App& app, s2::RunNetRequest& nreq) {
       ->check(CLI::IsMember({"qpe", "s2"}));
   netcmd->add_flag("--whole", nreq.whole,
                    "run every block with its ARM operations and sum the clocks per thesis Table 5.10 category "
-                   "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse)");
+                   "(default strategy fuse_reuse; blocks it does not apply to run fuse_noreuse; each block once, ARM timed, "
+                   "unless --core-clocks)");
+  netcmd->add_flag("--core-clocks", nreq.core_clocks,
+                   "also run every block ARM free (thesis Tables 5.5-5.8's core-operation clocks) and compare model and RTL "
+                   "on those runs; on by itself where the report compares with those tables (a run that is not --whole, of "
+                   "blocks they give). Otherwise each block runs once per backend, ARM timed (what the chip does), and the "
+                   "report's ARM-free figures are left out");
   netcmd->add_flag("--timing-only", nreq.timing_only,
                    "the model's clocks and counts without data, for design-space sweeps: no input or weights staged, no "
                    "result computed, nothing checked (every data field of the report says so); --backend model only");

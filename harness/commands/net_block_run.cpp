@@ -87,7 +87,11 @@ std::uint64_t rtl_watchdog(const BlockRun& r, std::size_t i, const StreamBudget&
 
 // Table 5.10 categories: a stream of one primitive operation (nofuse) is its category; a fused stream's
 // ARM-free clocks are its core operation's, and what the ARM operations add to it is shared out among
-// their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs')
+// their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs').
+// Without an ARM-free run (BlockRun::arm_timed) what the ARM operations add is not measured: it is taken as
+// the Table 5.9 clocks (arm_op_cycles) of the ARM commands of the PE with the most of them (the PEs' ARM work
+// runs side by side, so the busiest PE's is what the stream waits for, less where it overlaps other work),
+// shared out the same way; the core operation gets the rest of the stream's ARM-timed clocks.
 void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper::BlockStreams& bs, const HwConfig& cfg) {
   for (std::size_t i = 0; i < bs.streams.size(); ++i) {
     const StreamRow& row = r.streams[i];
@@ -95,17 +99,22 @@ void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper
       r.categories[category_of(row.operation)] += double(row.cycles_arm_timed);
       continue;
     }
-    r.categories[category_of(b.name())] += double(row.cycles);
     std::map<std::string, double> arm;
-    double total = 0;
-    for (const auto& cmds : bs.streams[i].pe)
+    double total = 0, most = 0;  // every PE's ARM commands' Table 5.9 clocks; the most one PE's add up to
+    for (const auto& cmds : bs.streams[i].pe) {
+      double on_pe = 0;
       for (const StreamCommand& c : cmds)
         if (c.kind == CommandKind::Arm) {
           const double n = double(arm_op_cycles(c.arm, cfg.arm));
           arm[category_of(c.operation)] += n;
           total += n;
+          on_pe += n;
         }
-    const double extra = double(row.cycles_arm_timed) - double(row.cycles);
+      most = std::max(most, on_pe);
+    }
+    const double timed = double(row.cycles_arm_timed);
+    const double extra = r.arm_timed ? std::min(most, timed) : timed - double(row.cycles);
+    r.categories[category_of(b.name())] += r.arm_timed ? timed - extra : double(row.cycles);
     if (total <= 0) r.categories[category_of(b.name())] += extra;
     for (const auto& [cat, n] : arm) r.categories[cat] += extra * n / total;
   }
@@ -126,9 +135,9 @@ bool arm_timing_matters(const TaskStream& s) {
   return false;
 }
 
-// The model's run: every stream ARM free and ARM timed, each on its own copy of the image; returns the core
-// stream's ARM-free run. Streams without ARM commands before the first with one run once: both runs would
-// be the same (arm_timing_matters), and so are the memories they leave, until the first that differs.
+// The model's run in core-clock mode: every stream ARM free and ARM timed, each on its own copy of the image;
+// returns the core stream's ARM-free run. Streams without ARM commands before the first with one run once: both
+// runs would be the same (arm_timing_matters), and so are the memories they leave, until the first that differs.
 std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
                                          const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -190,14 +199,73 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   return model_core;
 }
 
+// The model's run where the runs compared are ARM timed (BlockRun::arm_timed): every stream once, ARM timed, on
+// one copy of the image; returns the core stream's run. The BackendRun's figures of the runs compared and its
+// ARM-timed ones are that one run's.
+std::optional<StreamResult> run_on_model_timed(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
+                                               const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const mapper::BlockStreams& bs = s.bs;
+  std::optional<StreamResult> model_core;
+  BackendRun m;
+  SystemMemory dram = stage_block_memory(bs, cfg, s.image);
+  for (std::size_t i = 0; i < bs.streams.size(); ++i) {
+    StreamRow& row = r.streams[i];
+    StreamRunOptions opt{true};
+    opt.timing_only = s.timing_only;
+    const StreamResult res = model.run(bs.streams[i], dram, opt);
+    if (!res.completed) {  // the model's watchdog: a model bug, reported as what it waited for
+      row.completed = m.completed = false;
+      m.stalled = bs.streams[i].name + " (ARM operations timed): " + res.stalled;
+      break;
+    }
+    m.simulated_cycles += res.cycles;
+    row.cycles = row.cycles_arm_timed = res.cycles;
+    row.arm_cycles = res.arm_cycles;
+    row.dram_ops = res.dram_ops;
+    row.mla_tasks = res.mla_tasks;
+    row.completed = true;
+    m.block_cycles += res.cycles;
+    m.block_cycles_arm_timed += res.cycles;
+    m.activity += res.activity;
+    if (!m.activity_arm_timed) m.activity_arm_timed.emplace();
+    *m.activity_arm_timed += res.activity;
+    merge_unavailable(m.activity_unavailable, res.activity_unavailable);
+    r.arm_cycles += row.arm_cycles;
+    if (s.is_core(row.operation, b.name())) m.core_cycles = res.cycles;
+    if (i == s.core_index) model_core = res;
+  }
+  r.model_core = model_core;
+  if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
+  share_categories(r, b, bs, cfg);
+  if (s.timing_only) {
+    m.data_checked = false;
+  } else {
+    m.first_difference = first_difference(s.golden, bs, dram);
+    if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
+    m.data_match = m.first_difference.empty();
+  }
+  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  r.model = m;
+  return model_core;
+}
+
+// How the RTL runs stream i of a block run: ARM timed or free as the runs compared, under its watchdog.
+StreamRunOptions rtl_options(const BlockRun& r, std::size_t i, const StreamBudget& budget) {
+  StreamRunOptions opt{r.arm_timed};
+  opt.watchdog_cycles = rtl_watchdog(r, i, budget);
+  return opt;
+}
+
 // The RTL's run of record, every stream's result and the memories it left, for rerun_on_rtl.
 struct RtlRecord {
   std::vector<StreamResult> results;
   SystemMemory memory;
 };
 
-// The RTL's run: every stream ARM free, up to the first it does not finish (what follows depends on its
-// results). Returns the core stream's run; `hung` gets the stream it did not finish.
+// The RTL's run: every stream ARM free (core-clock mode) or ARM timed, as the runs compared, up to the first it
+// does not finish (what follows depends on its results). Returns the core stream's run; `hung` gets the stream it
+// did not finish.
 std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
                                        const HwConfig& cfg, StreamBackend& rtl, BlockOutput* output,
                                        std::optional<std::size_t>& hung, RtlRecord* record) {
@@ -208,9 +276,7 @@ std::optional<StreamResult> run_on_rtl(BlockRun& r, const mapper::OperationBlock
   SystemMemory dram = stage_block_memory(bs, cfg, s.image);
   for (std::size_t i = 0; i < bs.streams.size(); ++i) {
     StreamRow& row = r.streams[i];
-    StreamRunOptions opt{false};
-    opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
-    const StreamResult res = rtl.run(bs.streams[i], dram, opt);
+    const StreamResult res = rtl.run(bs.streams[i], dram, rtl_options(r, i, s.policy.stream_budget));
     if (record) record->results.push_back(res);
     row.rtl_cycles = res.cycles;
     t.block_cycles += res.cycles;
@@ -273,9 +339,7 @@ void rerun_on_rtl(BlockRun& r, const BlockSetup& s, const HwConfig& cfg, const R
     const auto wall0 = std::chrono::steady_clock::now();
     SystemMemory memory = stage_block_memory(bs, cfg, s.image);
     for (std::size_t i = 0; i < record.results.size() && sr.difference.empty(); ++i) {
-      StreamRunOptions opt{false};
-      opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
-      const StreamResult res = rtl->run(bs.streams[i], memory, opt);
+      const StreamResult res = rtl->run(bs.streams[i], memory, rtl_options(r, i, s.policy.stream_budget));
       if (const std::string d = rtl_result_difference(record.results[i], res); !d.empty()) sr.difference = bs.streams[i].name + ": " + d;
     }
     if (sr.difference.empty() && (memory.drams != record.memory.drams || memory.sram != record.memory.sram))
@@ -315,8 +379,7 @@ void write_waves(BlockRun& r, const BlockSetup& s, const HwConfig& cfg, StreamBa
   try {
     SystemMemory dram = stage_block_memory(s.bs, cfg, s.image);
     for (std::size_t i = 0; i <= f; ++i) {
-      StreamRunOptions opt{false};
-      opt.watchdog_cycles = rtl_watchdog(r, i, s.policy.stream_budget);
+      StreamRunOptions opt = rtl_options(r, i, s.policy.stream_budget);
       if (i == f) opt.waves = &w;
       rtl.run(s.bs.streams[i], dram, opt);
     }
@@ -418,12 +481,14 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
-                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims, bool timing_only) {
+                   BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims, bool timing_only,
+                   bool core_clocks) {
   if (timing_only && (rtl || output))
     throw std::invalid_argument("timing only: the model alone runs without data (no RTL run, no output to keep)");
   BlockRun r;
   r.block = b.name();
   r.strategy = strategy;
+  r.arm_timed = !core_clocks;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
   const std::vector<std::uint8_t> image = timing_only ? std::vector<std::uint8_t>{} : block_dram_image(b, s, bs, cfg, seed, data);
@@ -443,9 +508,9 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   }
   for (std::size_t i = 0; i < r.streams.size(); ++i)
     if (setup.is_core(r.streams[i].operation, b.name())) setup.core_index = i;
-  // the core stream's runs (ARM free), to locate a deviation
+  // the core stream's runs compared, to locate a deviation
   std::optional<StreamResult> model_core, rtl_core;
-  if (model) model_core = run_on_model(r, b, setup, cfg, *model, output);
+  if (model) model_core = r.arm_timed ? run_on_model_timed(r, b, setup, cfg, *model, output) : run_on_model(r, b, setup, cfg, *model, output);
   std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
   RtlRecord record;
   if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung, rtl_sims.others.empty() ? nullptr : &record);

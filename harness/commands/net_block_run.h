@@ -1,6 +1,7 @@
 // run-net's block run: one operation block in one strategy, distributed (mapper/distributor.h) and run on the
-// model (ARM free and ARM timed) and/or the RTL, its output checked against the golden block, the two
-// compared; and run-net's policy numbers, in one place.
+// model and/or the RTL, its output checked against the golden block, the two compared; and run-net's policy
+// numbers, in one place. The runs compared are ARM timed (each stream once on each backend), or in core-clock
+// mode ARM free, the model running every stream ARM timed too (run_block).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@
 
 namespace s2 {
 
-// One backend's run of a block's streams.
+// One backend's run of a block's streams. core_cycles, block_cycles and activity are of the runs compared
+// (BlockRun::arm_timed says which: ARM free in core-clock mode, else ARM timed).
 struct BackendRun {
   std::uint64_t core_cycles = 0, block_cycles = 0, block_cycles_arm_timed = 0;
   bool completed = true, data_match = false;
@@ -31,10 +33,12 @@ struct BackendRun {
   double wall_s = 0;
   // RTL: QPE NoC clocks evaluated, of those simulated (StreamResult's; how it was simulated, like wall_s)
   std::uint64_t qpe_clocks_evaluated = 0, qpe_clocks_simulated = 0;
-  // PE clocks the backend simulated for the block (the model: ARM free and ARM timed, once where they are one run)
+  // PE clocks the backend simulated for the block: every run it made (the model in core-clock mode: ARM free
+  // and ARM timed, once where they are one run)
   std::uint64_t simulated_cycles = 0;
-  // what the backend counted over the block's streams (StreamResult::activity, summed), ARM free; the
-  // model's ARM-timed runs too (their idle clocks include the ARM's time: what the energy's static part charges)
+  // what the backend counted over the block's streams (StreamResult::activity, summed) in the runs compared; the
+  // model's ARM-timed runs too (their idle clocks include the ARM's time: what the energy's static part charges;
+  // the same counts where the runs compared are ARM timed)
   Activity activity;
   std::optional<Activity> activity_arm_timed;
   std::vector<std::string> activity_unavailable;
@@ -55,8 +59,9 @@ struct RtlSimCompare {
 
 struct StreamRow {
   std::string operation;  // the stream's operation (nofuse) or the block's core operation (fused)
+  // cycles: the model's run compared (BlockRun::arm_timed: ARM timed, the same as cycles_arm_timed; else ARM free)
   std::uint64_t cycles = 0, cycles_arm_timed = 0, arm_cycles = 0, dram_ops = 0, mla_tasks = 0;
-  std::optional<std::uint64_t> rtl_cycles;
+  std::optional<std::uint64_t> rtl_cycles;  // the RTL's run (ARM timed or free as the model's run compared)
   bool completed = false;
 };
 
@@ -67,17 +72,23 @@ struct BlockRun {
   std::vector<StreamRow> streams;
   std::uint64_t arm_cycles = 0;
   std::optional<BackendRun> model, rtl;
+  // The runs compared are ARM timed: each backend ran every stream once with its ARM operations charged their
+  // Table 5.9 clocks (what the chip does), and no ARM-free run was made: core_cycles, block_cycles, activity and
+  // StreamRow::cycles are ARM-timed figures. False (core-clock mode, run-net --core-clocks or a comparison with
+  // thesis Tables 5.5-5.8): they are ARM free (the thesis's core-operation clocks), the RTL ran ARM free, and
+  // the model ran every stream ARM timed too.
+  bool arm_timed = false;
   std::vector<RtlSimulationRun> rtl_simulations;  // the RTL run again, simulated other ways
-  std::optional<double> delta;  // equation 5.1, core operation, ARM free
+  std::optional<double> delta;  // equation 5.1, core operation, of the runs compared
   Status status = Status::Pass;  // hang, mismatch, deviation (both backends) or pass; error if it threw
   std::string error;             // what it threw
   std::string asked;             // --whole: the strategy this block run stands for, where another ran
   std::string waves;             // --waves: the directory of the failing stream's waveform (a file per QPE)
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
-  std::optional<StreamResult> model_core;  // the model's run of the core stream (ARM free): where the time goes
+  std::optional<StreamResult> model_core;  // the model's run of the core stream (the run compared): where the time goes
   nlohmann::json phases;  // the model's core stream: a worker's clocks on weight loads and MLA tasks (phase_clocks)
-  std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category
+  std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category (share_categories)
   nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
   // the counts: model against RTL, and each backend's against what the block implies (block_activity_floor)
   ActivityComparison activity_delta;
@@ -116,16 +127,18 @@ struct BlockOutput {
   std::string backend;  // "RTL" | "model" | "" (none finished)
 };
 
-// Runs the block's streams on the model (ARM free and ARM timed) and, if given, on the RTL (ARM free, the
-// figure the thesis's tables and the comparison use), each on its own copy of the block's DRAM image;
-// `golden_cache` holds each block's golden output, computed once; `output`, if given, gets the block's output.
-// `timing_only` (the model alone, run-net --timing-only): no data staged, computed or checked, clocks and counts
-// only (StreamRunOptions::timing_only); the run's data_checked is false.
+// Runs the block's streams on the model and, if given, on the RTL, each on its own copy of the block's DRAM
+// image. `core_clocks` (core-clock mode): the model runs every stream ARM free and ARM timed, the RTL ARM free,
+// and the ARM-free runs are compared (the figure thesis Tables 5.5-5.8 give); else each backend runs every
+// stream once, ARM timed, and those runs are compared (BlockRun::arm_timed). `golden_cache` holds each block's
+// golden output, computed once; `output`, if given, gets the block's output. `timing_only` (the model alone,
+// run-net --timing-only): no data staged, computed or checked, clocks and counts only
+// (StreamRunOptions::timing_only); the run's data_checked is false.
 BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s, mapper::Strategy strategy,
                    const mapper::BlockResidency& where, const HwConfig& cfg, StreamBackend* model, StreamBackend* rtl,
                    std::uint64_t seed, const BlockInputs& data,
                    std::map<std::string, std::vector<std::uint8_t>>& golden_cache, const WaveRequest& waves,
                    BlockOutput* output, const CheckPolicy& policy, const RtlSimCompare& rtl_sims = {},
-                   bool timing_only = false);
+                   bool timing_only = false, bool core_clocks = true);
 
 }  // namespace s2

@@ -20,6 +20,7 @@ std::string run_net_output_replay(const RunNetRequest& req, const std::string& s
   std::string options;
   if (!strategy.empty()) options += " --strategy " + strategy;
   if (req.whole) options += " --whole";
+  if (req.core_clocks) options += " --core-clocks";
   options += " --backend " + req.backend + " --seed " + std::to_string(req.seed) + " --input " + shell_quote(req.input_npy);
   if (!req.calibrate.empty()) options += " --calibrate " + shell_quote(req.calibrate);
   if (!req.reference_npy.empty()) options += " --reference " + shell_quote(req.reference_npy);

@@ -14,11 +14,19 @@ namespace s2 {
 namespace {
 
 // One backend's fields of a block run's record, each key prefixed with "model_" or "rtl_"; only the model
-// times the block with ARM clocks too (block_cycles_arm_timed). backend_run_from_json reads them back.
-void put_backend_run(nlohmann::json& o, const std::string& prefix, const BackendRun& b, bool arm_timed) {
-  o[prefix + "cycles"] = b.core_cycles;
-  o[prefix + "block_cycles"] = b.block_cycles;
-  if (arm_timed) o[prefix + "block_cycles_arm_timed"] = b.block_cycles_arm_timed;
+// times the block with ARM clocks too (block_cycles_arm_timed, activity_arm_timed: `arm_timed_too`).
+// `compared_timed` (BlockRun::arm_timed): the runs compared are ARM timed and there is no ARM-free run, so the
+// figures go under the ARM-timed keys alone (cycles_arm_timed, block_cycles_arm_timed, activity_arm_timed) and
+// no ARM-free key is written. backend_run_from_json reads them back.
+void put_backend_run(nlohmann::json& o, const std::string& prefix, const BackendRun& b, bool arm_timed_too, bool compared_timed) {
+  if (compared_timed) {
+    o[prefix + "cycles_arm_timed"] = b.core_cycles;
+    o[prefix + "block_cycles_arm_timed"] = b.block_cycles;
+  } else {
+    o[prefix + "cycles"] = b.core_cycles;
+    o[prefix + "block_cycles"] = b.block_cycles;
+    if (arm_timed_too) o[prefix + "block_cycles_arm_timed"] = b.block_cycles_arm_timed;
+  }
   o[prefix + "completed"] = b.completed;
   // not checked (--timing-only): null, not false, so that nobody reads a mismatch (or a match) into it
   o[prefix + "data_match"] = b.data_checked ? nlohmann::json(b.data_match) : nlohmann::json(nullptr);
@@ -30,15 +38,22 @@ void put_backend_run(nlohmann::json& o, const std::string& prefix, const Backend
     o[prefix + "qpe_clocks_evaluated"] = b.qpe_clocks_evaluated;
     o[prefix + "qpe_clocks_simulated"] = b.qpe_clocks_simulated;
   }
+  if (compared_timed) {
+    o[prefix + "activity_arm_timed"] = activity_json(b.activity, b.activity_unavailable);
+    return;
+  }
   o[prefix + "activity"] = activity_json(b.activity, b.activity_unavailable);
   if (b.activity_arm_timed) o[prefix + "activity_arm_timed"] = activity_json(*b.activity_arm_timed, b.activity_unavailable);
 }
 
-BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& prefix, bool arm_timed) {
+BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& prefix, bool arm_timed_too, bool compared_timed) {
   BackendRun b;
-  b.core_cycles = json_member<std::uint64_t>(o, (prefix + "cycles").c_str());
-  b.block_cycles = json_member_or<std::uint64_t>(o, (prefix + "block_cycles").c_str(), 0);
-  if (arm_timed)
+  // the keys of the runs compared: ARM free, or ARM timed where there is no ARM-free run
+  const std::string cycles = compared_timed ? "cycles_arm_timed" : "cycles", block = compared_timed ? "block_cycles_arm_timed" : "block_cycles",
+                    activity = compared_timed ? "activity_arm_timed" : "activity";
+  b.core_cycles = json_member<std::uint64_t>(o, (prefix + cycles).c_str());
+  b.block_cycles = json_member_or<std::uint64_t>(o, (prefix + block).c_str(), 0);
+  if (arm_timed_too)
     b.block_cycles_arm_timed = json_member_or<std::uint64_t>(o, (prefix + "block_cycles_arm_timed").c_str(), 0);
   b.completed = json_member_or<bool>(o, (prefix + "completed").c_str(), true);
   const auto match = o.find(prefix + "data_match");
@@ -60,12 +75,16 @@ BackendRun backend_run_from_json(const nlohmann::json& o, const std::string& pre
     }
     return unavailable;
   };
-  if (o.contains(prefix + "activity")) {
-    b.activity_unavailable = counts(prefix + "activity", b.activity);
+  if (o.contains(prefix + activity)) {
+    b.activity_unavailable = counts(prefix + activity, b.activity);
   } else {
     for (const Activity::Field& f : Activity::fields()) b.activity_unavailable.push_back(f.name);
   }
-  if (o.contains(prefix + "activity_arm_timed")) counts(prefix + "activity_arm_timed", b.activity_arm_timed.emplace());
+  if (compared_timed) {
+    if (arm_timed_too && o.contains(prefix + activity)) b.activity_arm_timed = b.activity;
+  } else if (o.contains(prefix + "activity_arm_timed")) {
+    counts(prefix + "activity_arm_timed", b.activity_arm_timed.emplace());
+  }
   return b;
 }
 
@@ -112,15 +131,15 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   }
   const BackendRun& main_run = r.model ? *r.model : *r.rtl;
   if (r.model) {
-    put_backend_run(o, "model_", *r.model, true);
+    put_backend_run(o, "model_", *r.model, true, r.arm_timed);
     o["arm_cycles"] = r.arm_cycles;
   }
   if (r.model_core) {
-    o["model_time"] = time_report(*r.model_core, cfg);
-    if (!r.phases.is_null()) o["model_time"]["phases"] = r.phases;
+    nlohmann::json& t = o[model_time_key(r.arm_timed)] = time_report(*r.model_core, cfg);
+    if (!r.phases.is_null()) t["phases"] = r.phases;
   }
   if (!r.categories.empty()) o["category_cycles"] = r.categories;
-  if (r.rtl) put_backend_run(o, "rtl_", *r.rtl, false);
+  if (r.rtl) put_backend_run(o, "rtl_", *r.rtl, false, r.arm_timed);
   if (r.delta) o["delta"] = *r.delta;
   o["status"] = to_string(r.status);
   if (!r.asked.empty()) o["asked_strategy"] = r.asked;
@@ -148,17 +167,17 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   for (const StreamRow& row : r.streams) {
     nlohmann::json sj = {{"operation", row.operation}, {"dram_ops", row.dram_ops}, {"mla_tasks", row.mla_tasks}};
     if (r.model) {
-      sj["model_cycles"] = row.cycles;
+      if (!r.arm_timed) sj["model_cycles"] = row.cycles;
       sj["model_cycles_arm_timed"] = row.cycles_arm_timed;
       sj["arm_cycles"] = row.arm_cycles;
     }
-    if (row.rtl_cycles) sj["rtl_cycles"] = *row.rtl_cycles;
+    if (row.rtl_cycles) sj[r.arm_timed ? "rtl_cycles_arm_timed" : "rtl_cycles"] = *row.rtl_cycles;
     o["streams"].push_back(sj);
   }
   return o;
 }
 
-std::string describe_time(const nlohmann::json& t) {
+std::string describe_time(const nlohmann::json& t, const std::string& field) {
   try {
     const nlohmann::json& sh = t.at("shares");
     auto share = [&](const char* k) { return 100 * json_field<double>(sh.at(k)); };
@@ -179,7 +198,7 @@ std::string describe_time(const nlohmann::json& t) {
     }
     return s;
   } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string("field 'model_time': ") + e.what());
+    throw std::invalid_argument("field '" + field + "': " + e.what());
   }
 }
 
@@ -192,8 +211,16 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
   const std::string reuse = json_member_or<std::string>(o, "reuse", "none");
   r.reuse = reuse == "ifmap" ? mapper::Reuse::Ifmap : reuse == "filter" ? mapper::Reuse::Filter : mapper::Reuse::None;
   r.arm_cycles = json_member_or<std::uint64_t>(o, "arm_cycles", 0);
-  if (o.contains("model_cycles")) r.model = backend_run_from_json(o, "model_", true);
-  if (o.contains("rtl_cycles")) r.rtl = backend_run_from_json(o, "rtl_", false);
+  // a record of ARM-timed runs alone (BlockRun::arm_timed) has the ARM-timed keys of the runs compared and no
+  // ARM-free one
+  r.arm_timed = o.contains("model_cycles_arm_timed") || o.contains("rtl_cycles_arm_timed");
+  if (r.arm_timed)
+    for (const char* k : {"model_cycles", "rtl_cycles", "model_block_cycles", "rtl_block_cycles", "model_activity", "rtl_activity", "model_time"})
+      if (o.contains(k))
+        throw std::invalid_argument(std::string("field '") + k + "': an ARM-free figure in the record of ARM-timed runs alone "
+                                    "(model_cycles_arm_timed or rtl_cycles_arm_timed)");
+  if (o.contains(r.arm_timed ? "model_cycles_arm_timed" : "model_cycles")) r.model = backend_run_from_json(o, "model_", true, r.arm_timed);
+  if (o.contains(r.arm_timed ? "rtl_cycles_arm_timed" : "rtl_cycles")) r.rtl = backend_run_from_json(o, "rtl_", false, r.arm_timed);
   if (o.contains("delta")) r.delta = json_member<double>(o, "delta");
   r.asked = json_member_or<std::string>(o, "asked_strategy", "");
   r.error = json_member_or<std::string>(o, "error", "");
@@ -244,10 +271,11 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
     row.operation = json_member<std::string>(sj, "operation");
     row.dram_ops = json_member_or<std::uint64_t>(sj, "dram_ops", 0);
     row.mla_tasks = json_member_or<std::uint64_t>(sj, "mla_tasks", 0);
-    row.cycles = json_member_or<std::uint64_t>(sj, "model_cycles", 0);
     row.cycles_arm_timed = json_member_or<std::uint64_t>(sj, "model_cycles_arm_timed", 0);
+    row.cycles = r.arm_timed ? row.cycles_arm_timed : json_member_or<std::uint64_t>(sj, "model_cycles", 0);
     row.arm_cycles = json_member_or<std::uint64_t>(sj, "arm_cycles", 0);
-    if (sj.contains("rtl_cycles")) row.rtl_cycles = json_member<std::uint64_t>(sj, "rtl_cycles");
+    const char* rtl_key = r.arm_timed ? "rtl_cycles_arm_timed" : "rtl_cycles";
+    if (sj.contains(rtl_key)) row.rtl_cycles = json_member<std::uint64_t>(sj, rtl_key);
     row.completed = json_member_or<bool>(o, "completed", true);
     r.streams.push_back(row);
   }
@@ -256,7 +284,7 @@ BlockRun block_run_from_json(const nlohmann::json& o) {
     for (const StreamRow& row : r.streams) r.model->simulated_cycles += row.cycles + row.cycles_arm_timed;
   if (!o.contains("rtl_simulated_cycles") && r.rtl)
     for (const StreamRow& row : r.streams) r.rtl->simulated_cycles += row.rtl_cycles.value_or(0);
-  if (o.contains("model_time")) describe_time(o.at("model_time"));  // refuses a time report it cannot print
+  if (const std::string t = model_time_key(r.arm_timed); o.contains(t)) describe_time(o.at(t), t);  // refuses a time report it cannot print
   return r;
 }
 

@@ -14,8 +14,11 @@ namespace s2 {
 // Where the core stream's time went: the shares of the PEs' clocks (PEs with work, from the host's start
 // to the stream's end) and the busiest link and DRAM.
 nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg);
-// time_report's JSON in one line; throws std::invalid_argument naming the field of a malformed one.
-std::string describe_time(const nlohmann::json& t);
+// time_report's JSON in one line; throws std::invalid_argument naming the field (`field`) of a malformed one.
+std::string describe_time(const nlohmann::json& t, const std::string& field = "model_time");
+// The record's key of the core stream's time report: "model_time" (its ARM-free run), or "model_time_arm_timed"
+// where the runs compared are ARM timed (BlockRun::arm_timed: no ARM-free run).
+inline std::string model_time_key(bool arm_timed) { return arm_timed ? "model_time_arm_timed" : "model_time"; }
 // A block run's record in run-net's JSON (contract 3, operations[]) and journal, with the thesis's clocks
 // for it if there are any.
 nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis);

@@ -40,8 +40,8 @@ std::string run_net_command_line(const RunNetRequest& req, const std::string& op
 }
 
 std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
-                           const std::string& hash) {
-  std::string options = " --layers " + shell_quote(block) + " --strategy " + strategy + " --backend " + req.backend;
+                           const std::string& hash, const std::string& mode) {
+  std::string options = " --layers " + shell_quote(block) + " --strategy " + strategy + mode + " --backend " + req.backend;
   options += " --seed " + std::to_string(req.seed);
   if (req.timing_only) options += " --timing-only";
   if (!req.input_npy.empty()) options += " --input " + shell_quote(req.input_npy);
@@ -192,6 +192,33 @@ bool load_and_map(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   return true;
 }
 
+// Whether the request runs a block (--layers, or every block).
+bool wanted(const RunNetRequest& req, const mapper::OperationBlock& b) {
+  return req.layers.empty() || std::find(req.layers.begin(), req.layers.end(), b.name()) != req.layers.end();
+}
+
+// Core-clock mode (NetReport::core_clocks), decided once before any block runs, for the whole run (every shard
+// alike): asked for (--core-clocks), or a run that is not --whole whose report compares a block run with the
+// thesis's Tables 5.5-5.8 (a published figure for one of the block runs it makes, in any shard). A --whole run's
+// Table 5.10 figures are ARM timed, and so are its blocks' unless asked.
+bool core_clock_mode(const RunNetRequest& req, const NetPlan& p, const NetReport& rep) {
+  if (req.core_clocks) return true;
+  if (req.whole) return false;
+  for (const mapper::OperationBlock& b : p.n.blocks)
+    if (wanted(req, b))
+      for (mapper::Strategy st : p.strategies)
+        if (rep.published_clocks(b.name(), mapper::to_string(st))) return true;
+  return false;
+}
+
+// The options that give a block's rerun (run_net_replay) the run's core-clock mode where the block alone would
+// not have it: --core-clocks unless the block alone compares with a published figure (not --whole); a --whole run
+// without core-clock mode reruns --whole (the block alone might compare with one).
+std::string replay_mode(const RunNetRequest& req, const NetReport& rep, const BlockRun& r) {
+  if (rep.core_clocks) return req.core_clocks || !rep.published_clocks(r.block, mapper::to_string(r.strategy)) ? " --core-clocks" : "";
+  return req.whole ? " --whole" : "";
+}
+
 // The run's journal: every finished block run goes to it as it finishes, after a first record naming the
 // run; --resume takes the runs a journal of the same run holds.
 struct NetSession {
@@ -212,13 +239,15 @@ struct NetSession {
   }
 };
 
-void open_journal(const RunNetRequest& req, const NetPlan& p, NetSession& s) {
+void open_journal(const RunNetRequest& req, const NetPlan& p, const NetReport& rep, NetSession& s) {
   s.hash = config_hash(p.cfg);
   s.policy = policy_hash(req.policy);
   s.header = {{"journal", "run-net"},       {"network", p.n.name},  {"target", req.target},
               {"backend", req.backend},     {"seed", req.seed},     {"config_hash", s.hash},
               {"split_file", req.split_file}, {"whole", req.whole}};
   if (req.timing_only) s.header["timing_only"] = true;  // a timing-only journal resumes only a timing-only run
+  // a journal of ARM-timed runs alone resumes only such a run (a core-clock run's header is as it ever was)
+  if (!rep.core_clocks) s.header["core_clocks"] = false;
   if (!p.shard.whole()) s.header["shard"] = req.shard;  // a shard's journal resumes that shard only
   if (!req.input_npy.empty()) {  // a run on real data resumes only a run on the same data
     const std::vector<std::int8_t>& x = p.data.blocks.front().input;
@@ -263,7 +292,7 @@ mapper::Strategy strategy_for(const RunNetRequest& req, const mapper::OperationB
 
 // One block in one strategy: taken from the journal if a run of the same block, strategy and data is there,
 // else run; what it throws makes it an error (the run goes on). `taken`: it came from the journal.
-BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, NetRuns& nr, std::size_t i,
+BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, const NetReport& rep, NetSession& s, NetRuns& nr, std::size_t i,
                      mapper::Strategy st, StreamBackend* model, StreamBackend* rtl, const RtlSimCompare& rtl_sims,
                      const std::vector<mapper::BlockResidency>& residency,
                      std::map<std::string, std::vector<std::uint8_t>>& golden, bool& taken, std::ostream& err) {
@@ -281,7 +310,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, 
     BlockRun r = run_block(b, p.split.blocks[i], st, st == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
                            p.cfg, model, rtl, req.seed, p.data.blocks.empty() ? BlockInputs{} : p.data.blocks[i], golden,
                            WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &nr.network_output : nullptr,
-                           req.policy, rtl_sims, req.timing_only);
+                           req.policy, rtl_sims, req.timing_only, rep.core_clocks);
     if (keep) nr.output_strategy = mapper::to_string(st);
     return r;
   } catch (const std::exception& e) {
@@ -289,6 +318,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, NetSession& s, 
     BlockRun r;
     r.block = b.name();
     r.strategy = st;
+    r.arm_timed = !rep.core_clocks;
     r.error = e.what();
     r.status = Status::Error;
     return r;
@@ -302,11 +332,8 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
                    const RtlSimCompare& rtl_sims, std::map<std::string, std::vector<std::uint8_t>>& golden, NetSession& s, std::ostream& out,
                    std::ostream& err) {
   NetRuns nr;
-  auto wanted = [&](const mapper::OperationBlock& b) {
-    return req.layers.empty() || std::find(req.layers.begin(), req.layers.end(), b.name()) != req.layers.end();
-  };
   for (const mapper::OperationBlock& b : p.n.blocks)
-    if (wanted(b))
+    if (wanted(req, b))
       for (std::size_t k = 0; k < p.strategies.size(); ++k) nr.shard_runs += p.shard.takes(nr.total_runs++);
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
   const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(p.n, p.split, p.cfg);
@@ -314,7 +341,7 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
   std::size_t k = 0;
   for (std::size_t i = 0; i < p.n.blocks.size() && !nr.stopped; ++i) {
     const mapper::OperationBlock& b = p.n.blocks[i];
-    if (!wanted(b)) continue;
+    if (!wanted(req, b)) continue;
     for (mapper::Strategy asked : p.strategies) {
       const std::size_t index = k++;
       if (!p.shard.takes(index)) continue;
@@ -327,7 +354,7 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
       if (st != asked)
         nr.substituted.push_back(fmt::format("{} ran {} for {}", b.name(), mapper::to_string(st), mapper::to_string(asked)));
       bool taken = false;
-      BlockRun r = take_or_run(req, p, s, nr, i, st, model, rtl, rtl_sims, residency, golden, taken, err);
+      BlockRun r = take_or_run(req, p, rep, s, nr, i, st, model, rtl, rtl_sims, residency, golden, taken, err);
       if (st != asked) r.asked = mapper::to_string(asked);
       nr.all_ok = nr.all_ok && r.status == Status::Pass;
       progress.clear();  // the block's lines go to the terminal first, the progress line after them
@@ -365,7 +392,8 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
   if (p.energy) {
     results.energy_table = p.energy;
     results.notes.push_back("energy: " + energy_table_line(*p.energy) +
-                            "; charged on the model's ARM-timed counts where the model ran, else on the RTL's (ARM free)");
+                            "; charged on the model's ARM-timed counts where the model ran, else on the RTL's (" +
+                            (rep.core_clocks ? "ARM free" : "ARM timed") + ")");
   }
   if (const std::string w = workers_assumption(p.n); !w.empty()) results.notes.push_back(w);
   std::vector<std::string> notes;  // sorted, as merge sorts the notes of shards
@@ -391,12 +419,13 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
     }
     c.message = block_problem(r);
     if (c.message.empty() && r.status == Status::Deviation)
-      c.message = fmt::format("delta {} (core operation: model {} clk, RTL {} clk)", pct(*r.delta), r.model->core_cycles, r.rtl->core_cycles);
+      c.message = fmt::format("delta {} (core operation{}: model {} clk, RTL {} clk)", pct(*r.delta), r.arm_timed ? ", ARM timed" : "",
+                              r.model->core_cycles, r.rtl->core_cycles);
     if (r.model && !r.model->data_checked) c.message += (c.message.empty() ? "" : "; ") + std::string("data not checked (--timing-only)");
     if (!r.rtl_refused.empty()) c.message += (c.message.empty() ? "" : "; ") + ("not on the RTL (model only): " + r.rtl_refused);
     c.where = r.where;
     c.waves = r.waves;
-    c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg));
+    c.replay = run_net_replay(req, r.block, mapper::to_string(r.strategy), config_hash(cfg), replay_mode(req, rep, r));
     for (const std::string& f : r.activity_findings) c.message += (c.message.empty() ? "" : "; ") + f;
     c.activity = block_activity(r);
     if (p.energy) charge_energy(c, *p.energy, cfg.pe_clock_mhz, r.model ? r.model->activity_arm_timed : std::nullopt);
@@ -415,13 +444,17 @@ ResultSet result_records(const RunNetRequest& req, const NetPlan& p, const NetRe
 }
 
 // run-net's JSON report's head (contract 3): what ran, how fast, and what it found beside the operations.
-nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const NetRuns& nr, const Speeds& speed,
+nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const NetReport& rep, const NetRuns& nr, const Speeds& speed,
                            const nlohmann::json& silicon, const nlohmann::json& output_record, const ResumeTally& tally) {
   nlohmann::json head;
   head["network"] = p.n.name;
   head["target"] = req.target;
   head["backend"] = req.backend;
   head["seed"] = req.seed;
+  // which runs were made and compared: core-clock mode's ARM-free runs (the model's ARM-timed runs beside them),
+  // or one ARM-timed run per stream on each backend
+  head["core_clocks"] = rep.core_clocks;
+  head["compared_arm_timing"] = rep.core_clocks ? "free" : "timed";
   head["config"] = to_json(p.cfg);
   head["config_hash"] = config_hash(p.cfg);
   if (speed.model_rate() > 0) head["model_clocks_per_s"] = speed.model_rate();
@@ -466,11 +499,12 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return kExitBadInput;
   }
-  const NetReport rep(req, p.n, p.cfg, model != nullptr, rtl != nullptr);
+  NetReport rep(req, p.n, p.cfg, model != nullptr, rtl != nullptr);
+  rep.core_clocks = core_clock_mode(req, p, rep);
   print_head(rep, p.net, p.input_notes, p.chosen, out);
   NetSession s;
   try {
-    open_journal(req, p, s);
+    open_journal(req, p, rep, s);
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << e.what() << "\n";
     return kExitBadInput;
@@ -518,7 +552,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   if (const std::string f = format_failures(results); !f.empty()) out << "\nto rerun a failure:\n" << f;
   std::string json_text;
   if (!req.json_out.empty())
-    json_text = run_net_report_json(report_head(req, p, nr, speed, silicon, output_record, s.tally), operations, results).dump(2) + "\n";
+    json_text = run_net_report_json(report_head(req, p, rep, nr, speed, silicon, output_record, s.tally), operations, results).dump(2) + "\n";
   // every output is tried, whatever became of the others; the block runs are in the journal already
   const bool json_written = write_outputs({{req.json_out, [&] { return json_text; }}}, err);
   const bool rest_written = write_result_outputs(results, {req.html_out, req.junit_out, req.csv_out}, err);

@@ -36,6 +36,10 @@ struct RunNetRequest {
   // every block (or those of `layers`), ARM operations timed, summed per thesis Table 5.10 category; a
   // block the strategy does not apply to runs fuse_noreuse (then nofuse_noreuse)
   bool whole = false;
+  // --core-clocks: also run every block ARM free (thesis Tables 5.5-5.8's core-operation clocks) and compare
+  // model and RTL on those runs, as a run that is not --whole does by itself where its report compares blocks
+  // with those tables. Without it (core-clock mode off) each backend runs every stream once, ARM timed.
+  bool core_clocks = false;
   std::uint64_t seed = 1;
   // a real input (.npy, int8 or float32; a float ONNX model is quantized on it) instead of seeded data: every
   // block gets the data the blocks before it give (docs/real_networks.md); --output writes the network's output
@@ -87,8 +91,9 @@ nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& op
 // A run-net command line for this request: the network, target and preset, then `options` (" --..." each: what
 // the rerun is of), then the split, configuration and MAC shape, checked against the configuration's hash.
 std::string run_net_command_line(const RunNetRequest& req, const std::string& options, const std::string& hash);
-// The command line that reruns exactly one block in one strategy of this request.
+// The command line that reruns exactly one block in one strategy of this request; `mode`: the options that
+// give the rerun the run's core-clock mode where the block alone would not (" --core-clocks" or " --whole").
 std::string run_net_replay(const RunNetRequest& req, const std::string& block, const std::string& strategy,
-                           const std::string& hash);
+                           const std::string& hash, const std::string& mode = "");
 
 }  // namespace s2

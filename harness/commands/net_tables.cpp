@@ -55,9 +55,14 @@ NetReport::NetReport(const RunNetRequest& req_, const mapper::ParsedNetwork& n_,
       thesis_mac(cfg_.mac_shape() == "16x4" && (!target_is_chip(req_) || cfg_.chip.name == "prototype")),
       table(thesis_table(thesis_net, req_.target)), system(system_of(req_, cfg_)) {}
 
-std::optional<std::uint64_t> NetReport::thesis_clocks(const std::string& operation, const std::string& strategy) const {
+std::optional<std::uint64_t> NetReport::published_clocks(const std::string& operation, const std::string& strategy) const {
   if (!thesis_mac) return std::nullopt;
   return thesis_mapping_clocks(thesis_net, req.target, operation, strategy);
+}
+
+std::optional<std::uint64_t> NetReport::thesis_clocks(const std::string& operation, const std::string& strategy) const {
+  if (!core_clocks) return std::nullopt;
+  return published_clocks(operation, strategy);
 }
 
 std::string workers_assumption(const mapper::ParsedNetwork& n) {
@@ -72,9 +77,15 @@ void print_head(const NetReport& rep, const mapper::Network& net, const std::vec
   const HwConfig& cfg = rep.cfg;
   const RunNetRequest& req = rep.req;
   out << fmt::format("{} on {}, backend {}, config hash {}\n", rep.n.name, rep.system, req.backend, config_hash(cfg));
-  out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
-         "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
-         "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+  if (rep.core_clocks)
+    out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
+           "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
+           "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+  else
+    out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
+           "every block runs once, 'ARM timed' (the element-wise operations charged Table 5.9's clocks, as on the chip), "
+           "the RTL too, and the two are compared; 'ARM free' (the thesis's Tables 5.5-5.8 convention) is not run: "
+           "--core-clocks runs it as well\n";
   for (const std::string& a : cfg.chip.assumptions) out << "assumption (preset " << cfg.chip.name << "): " << a << "\n";
   if (const std::string w = workers_assumption(rep.n); !w.empty()) out << w << "\n";
   for (const std::string& note : net.notes) out << "import: " << note << "\n";
@@ -118,27 +129,29 @@ void print_block_run(const NetReport& rep, const BlockRun& r, std::ostream& out)
       rtl_cells = fmt::format(" {:>12} {:>8}", row.rtl_cycles ? std::to_string(*row.rtl_cycles) : "-", d);
     }
     const auto num = [&](std::uint64_t v) { return rep.model ? std::to_string(v) : std::string(); };
+    const std::string arm_free = r.arm_timed && rep.model ? "-" : num(row.cycles);  // no ARM-free run
     out << fmt::format("{:<10} {:<15} {:<6} {:<9} {:>12} {:>12} {:>10} {:>10} {:>8}{}  {}\n", r.block, strategy,
-                       mapper::to_string(r.reuse), row.operation, num(row.cycles), num(row.cycles_arm_timed),
+                       mapper::to_string(r.reuse), row.operation, arm_free, num(row.cycles_arm_timed),
                        num(row.arm_cycles), row.dram_ops, row.mla_tasks, rtl_cells, data);
   }
   if (r.model_core)
     out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, strategy, r.model_core->cycles,
                        describe_time(time_report(*r.model_core, rep.cfg)));
-  else if (r.record.contains("model_time"))
+  else if (const std::string t = model_time_key(r.arm_timed); r.record.contains(t))
     out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, strategy, r.model ? r.model->core_cycles : 0,
-                       describe_time(r.record.at("model_time")));
+                       describe_time(r.record.at(t), t));
   if (!r.rtl_refused.empty())
     out << fmt::format("{:<10} {:<15} not on the RTL (model only): {}\n", r.block, strategy, r.rtl_refused);
   if (r.model && r.rtl)
-    out << fmt::format("{:<10} {:<15} comparator: {} (core operation: model {}, RTL {}, delta {}){}\n", r.block, strategy,
-                       to_string(r.status), r.model->core_cycles, r.rtl->core_cycles, r.delta ? pct(*r.delta) : "-",
+    out << fmt::format("{:<10} {:<15} comparator: {} (core operation{}: model {}, RTL {}, delta {}){}\n", r.block, strategy,
+                       to_string(r.status), r.arm_timed ? ", ARM timed" : "", r.model->core_cycles, r.rtl->core_cycles,
+                       r.delta ? pct(*r.delta) : "-",
                        r.where.empty() ? "" : "; model - RTL by command, all PEs: " + r.where);
 }
 
 std::vector<bool> print_strategy_table(const NetReport& rep, const std::vector<BlockRun>& runs, std::ostream& out) {
-  out << "\nclocks per operation and strategy (thesis " << rep.table << " layout; core operation, ARM free, "
-      << (rep.model ? "model" : "RTL") << ")\n";
+  out << "\nclocks per operation and strategy (thesis " << rep.table << " layout; core operation, "
+      << (rep.core_clocks ? "ARM free" : "ARM timed") << ", " << (rep.model ? "model" : "RTL") << ")\n";
   out << fmt::format("{:<10} {:>24} {:>24} {:>24}  {}\n", "operation", "nofuse_noreuse", "fuse_noreuse", "fuse_reuse",
                      "ranking vs thesis");
   std::map<std::string, std::map<int, const BlockRun*>> by_block;
@@ -180,9 +193,12 @@ std::vector<bool> print_strategy_table(const NetReport& rep, const std::vector<B
     out << line << "  " << rank << "\n";
   }
   const bool any_thesis = std::any_of(runs.begin(), runs.end(), [&](const BlockRun& r) {
-    return rep.thesis_clocks(r.block, mapper::to_string(r.strategy)).has_value();
+    return rep.published_clocks(r.block, mapper::to_string(r.strategy)).has_value();
   });
-  if (any_thesis) out << "(in brackets: deviation from the thesis's " << rep.table << " clocks, where it gives them)\n";
+  if (any_thesis && rep.core_clocks) out << "(in brackets: deviation from the thesis's " << rep.table << " clocks, where it gives them)\n";
+  else if (any_thesis)
+    out << "(ARM timed: the thesis's " << rep.table << " clocks are the core operation's with the ARM free; --core-clocks runs "
+           "the blocks ARM free too and compares with them)\n";
   else if (target_is_chip(rep.req) && rep.cfg.chip.name != "prototype")
     out << "(the thesis measured the prototype chip only: no comparison for '" << rep.cfg.chip.name << "')\n";
   else if (!rep.thesis_mac)
@@ -214,10 +230,13 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
     }
     out << line << "\n";
   }
-  if (compared && thesis_network_clocks(rep.thesis_net, "sum"))
+  if (compared && thesis_network_clocks(rep.thesis_net, "sum")) {
     out << "(in brackets: deviation from the thesis's Table 5.10, fuse_reuse; the thesis added Table 5.9 estimates to "
-           "the simulated MLA clocks, the model runs the ARM operations in the streams and shares what they add "
-           "among their categories by their Table 5.9 clocks)\n";
+           "the simulated MLA clocks, the model runs the ARM operations in the streams and ";
+    out << (rep.core_clocks ? "shares what they add among their categories by their Table 5.9 clocks)\n"
+                            : "shares what they add, taken as the Table 5.9 clocks of a fused block's busiest PE's (no ARM-free "
+                              "run), among their categories by their Table 5.9 clocks)\n");
+  }
   for (const std::string& line : substituted) out << "strategy: " << line << "\n";
   return tally;
 }
@@ -229,26 +248,29 @@ nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& 
   const double mhz = rep.cfg.pe_clock_mhz;
   out << fmt::format("\nagainst silicon (the OctopuScheduler paper's Table II: this MLP on the taped-out SpiNNaker2, batch 1; "
                      "model clocks in microseconds at the preset's assumed {:.0f} MHz PE clock)\n", mhz);
+  const bool free_run = rep.core_clocks;  // the blocks' ARM-free runs were made (the RTL's too)
   out << fmt::format("{:<10} {:<10} {:>8} {:>16} {:>16} {:>14} {:>12} {:>14}\n", "block", "paper", "workers", "model ARM free",
-                     "model ARM timed", "RTL ARM free", "silicon", "model/silicon");
+                     "model ARM timed", free_run ? "RTL ARM free" : "RTL ARM timed", "silicon", "model/silicon");
   double model_sum = 0, silicon_sum = 0;
   nlohmann::json silicon = nlohmann::json::array();
   for (const SiliconLayer& l : paper->layers) {
     const auto it = std::find_if(runs.begin(), runs.end(), [&](const BlockRun& r) { return r.block == l.block && r.model; });
     if (it == runs.end()) continue;
     const double free_us = double(it->model->block_cycles) / mhz, timed_us = double(it->model->block_cycles_arm_timed) / mhz;
+    const std::string time_key = model_time_key(it->arm_timed);
     const nlohmann::json phases = !it->phases.is_null() ? it->phases
-                                  : it->record.contains("model_time") ? it->record["model_time"].value("phases", nlohmann::json())
-                                                                       : nlohmann::json();
+                                  : it->record.contains(time_key) ? it->record[time_key].value("phases", nlohmann::json())
+                                                                  : nlohmann::json();
     const std::string workers = phases.is_null() ? "-" : std::to_string(phases.value("pes", 0)) + " (" + std::to_string(l.workers) + ")";
     const std::string rtl_us = it->rtl ? fmt::format("{:.1f} us", double(it->rtl->block_cycles) / mhz) : "-";
-    out << fmt::format("{:<10} {:<10} {:>8} {:>13.1f} us {:>13.1f} us {:>14} {:>9.0f} us {:>14.2f}\n", l.block, l.paper, workers,
-                       free_us, timed_us, rtl_us, l.us, timed_us / l.us);
+    const std::string free_cell = it->arm_timed ? std::string("-") : fmt::format("{:.1f} us", free_us);
+    out << fmt::format("{:<10} {:<10} {:>8} {:>16} {:>13.1f} us {:>14} {:>9.0f} us {:>14.2f}\n", l.block, l.paper, workers,
+                       free_cell, timed_us, rtl_us, l.us, timed_us / l.us);
     model_sum += timed_us;
     silicon_sum += l.us;
-    nlohmann::json row = {{"block", l.block}, {"paper_layer", l.paper}, {"silicon_us", l.us},
-                          {"model_us_arm_free", free_us}, {"model_us_arm_timed", timed_us}};
-    if (it->rtl) row["rtl_us_arm_free"] = double(it->rtl->block_cycles) / mhz;
+    nlohmann::json row = {{"block", l.block}, {"paper_layer", l.paper}, {"silicon_us", l.us}, {"model_us_arm_timed", timed_us}};
+    if (!it->arm_timed) row["model_us_arm_free"] = free_us;
+    if (it->rtl) row[it->arm_timed ? "rtl_us_arm_timed" : "rtl_us_arm_free"] = double(it->rtl->block_cycles) / mhz;
     if (l.weight_fetch_us && l.mla_us && !phases.is_null()) {
       const double fetch = phases.value("weight_fetch_cycles", 0.0) / mhz, mla = phases.value("mla_cycles", 0.0) / mhz;
       out << fmt::format("{:<10} weight fetch: model {:.1f} us per worker (mean of {}), silicon {:.0f} us on average; MLA: model {:.1f} us "
@@ -426,14 +448,15 @@ void print_speed(const NetReport& rep, const Speeds& speed, std::ostream& out) {
   const bool both_rates = speed.model_rate() > 0 && speed.rtl_rate() > 0;
   if (rep.model)
     out << fmt::format("\nmodel speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the model ({:.2e} clocks per "
-                       "second; each block's streams run ARM free and ARM timed, once where no ARM command tells them apart, {}); peak memory "
-                       "{:.0f} MB\n",
+                       "second; each block's streams run {}, {}); peak memory {:.0f} MB\n",
                        speed.simulated, speed.model_wall, speed.model_rate(),
+                       rep.core_clocks ? "ARM free and ARM timed, once where no ARM command tells them apart" : "once, ARM timed",
                        rep.req.timing_only ? "without data (--timing-only)" : "and its data checked", double(usage.ru_maxrss) / 1024.0);
   if (rep.rtl && speed.rtl_wall > 0)
     out << fmt::format("RTL speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the RTL ({:.2e} clocks per second; "
-                       "each block's streams run once, ARM free, and its data checked; {}{}){}\n",
-                       speed.rtl_simulated, speed.rtl_wall, speed.rtl_rate(), rep.req.rtl_sim.describe(),
+                       "each block's streams run once, {}, and its data checked; {}{}){}\n",
+                       speed.rtl_simulated, speed.rtl_wall, speed.rtl_rate(), rep.core_clocks ? "ARM free" : "ARM timed",
+                       rep.req.rtl_sim.describe(),
                        speed.rtl_qpe_clocks_simulated
                            ? fmt::format(": {:.1f}% of the QPEs' clocks evaluated",
                                          100.0 * double(speed.rtl_qpe_clocks_evaluated) / double(speed.rtl_qpe_clocks_simulated))

@@ -30,9 +30,16 @@ struct NetReport {
   bool thesis_mac = false;  // the thesis's tables apply: the 16x4 MAC array and, on the chip, the prototype
   std::string table;        // the thesis table of the layout ("Table 5.5", ...)
   std::string system;       // "QPE-DRAM" or the chip and its shape, in words
+  // core-clock mode (set once, before any block runs: run-net's core_clock_mode): the blocks' ARM-free runs are
+  // made and compared (BlockRun::arm_timed false); else each backend runs every stream once, ARM timed
+  bool core_clocks = true;
 
   NetReport(const RunNetRequest& req, const mapper::ParsedNetwork& n, const HwConfig& cfg, bool model, bool rtl);
-  // the thesis's clocks for an operation in a strategy, where they apply
+  // the thesis's clocks for an operation in a strategy (Tables 5.5-5.8: the core operation, ARM free), where they
+  // apply to this network, target and hardware; whether the run compares with them is core-clock mode's
+  std::optional<std::uint64_t> published_clocks(const std::string& operation, const std::string& strategy) const;
+  // published_clocks where the run compares with them: in core-clock mode (an ARM-timed run has no figure to
+  // compare with them)
   std::optional<std::uint64_t> thesis_clocks(const std::string& operation, const std::string& strategy) const;
 };
 
@@ -62,8 +69,8 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
 // preset (model runs only); returns their JSON (null if none).
 nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& runs, std::ostream& out);
 
-// How fast each backend simulated: every stream it ran (the model: ARM free and ARM timed; the RTL: ARM
-// free), wall seconds inside it.
+// How fast each backend simulated: every stream run it made (in core-clock mode the model's ARM-free and
+// ARM-timed runs), wall seconds inside it.
 struct Speeds {
   double model_wall = 0, simulated = 0, rtl_wall = 0, rtl_simulated = 0;
   std::uint64_t rtl_qpe_clocks_evaluated = 0, rtl_qpe_clocks_simulated = 0;  // BackendRun's, summed
