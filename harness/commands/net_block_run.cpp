@@ -135,9 +135,11 @@ bool arm_timing_matters(const TaskStream& s) {
   return false;
 }
 
-// The model's run in core-clock mode: every stream ARM free and ARM timed, each on its own copy of the image;
+// The model's run. In core-clock mode every stream ARM free and ARM timed, each on its own copy of the image;
 // returns the core stream's ARM-free run. Streams without ARM commands before the first with one run once: both
 // runs would be the same (arm_timing_matters), and so are the memories they leave, until the first that differs.
+// Where the runs compared are ARM timed (BlockRun::arm_timed), every stream once, ARM timed: the BackendRun's
+// figures of the runs compared and its ARM-timed ones are that one run's.
 std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
                                          const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -148,26 +150,26 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   bool apart = false;  // the ARM-timed runs have their own memory (`timed`), no longer the ARM-free runs' (`dram`)
   for (std::size_t i = 0; i < bs.streams.size(); ++i) {
     StreamRow& row = r.streams[i];
-    if (!apart && arm_timing_matters(bs.streams[i])) {
+    if (!r.arm_timed && !apart && arm_timing_matters(bs.streams[i])) {
       timed = dram;
       apart = true;
     }
-    StreamRunOptions free_opt{false}, timed_opt{true};
-    free_opt.timing_only = timed_opt.timing_only = s.timing_only;
-    const StreamResult free_arm = model.run(bs.streams[i], dram, free_opt);
-    if (!free_arm.completed) {  // the model's watchdog: a model bug, reported as what it waited for
+    StreamRunOptions first_opt{r.arm_timed}, timed_opt{true};
+    first_opt.timing_only = timed_opt.timing_only = s.timing_only;
+    const StreamResult first = model.run(bs.streams[i], dram, first_opt);  // (ARM free in core-clock mode)
+    if (!first.completed) {  // the model's watchdog: a model bug, reported as what it waited for
       row.completed = m.completed = false;
-      m.stalled = bs.streams[i].name + ": " + free_arm.stalled;
+      m.stalled = bs.streams[i].name + (r.arm_timed ? " (ARM operations timed): " : ": ") + first.stalled;
       break;
     }
-    const StreamResult with_arm = apart ? model.run(bs.streams[i], timed, timed_opt) : free_arm;
-    m.simulated_cycles += free_arm.cycles + (apart ? with_arm.cycles : 0);
-    row.cycles = free_arm.cycles;
+    const StreamResult with_arm = apart ? model.run(bs.streams[i], timed, timed_opt) : first;
+    m.simulated_cycles += first.cycles + (apart ? with_arm.cycles : 0);
+    row.cycles = first.cycles;
     row.cycles_arm_timed = with_arm.cycles;
     row.arm_cycles = with_arm.arm_cycles;
-    row.dram_ops = free_arm.dram_ops;
-    row.mla_tasks = free_arm.mla_tasks;
-    row.completed = free_arm.completed && with_arm.completed;
+    row.dram_ops = first.dram_ops;
+    row.mla_tasks = first.mla_tasks;
+    row.completed = first.completed && with_arm.completed;
     m.completed = m.completed && row.completed;
     if (!with_arm.completed) {
       m.stalled = bs.streams[i].name + " (ARM operations timed): " + with_arm.stalled;
@@ -175,13 +177,13 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
     }
     m.block_cycles += row.cycles;
     m.block_cycles_arm_timed += row.cycles_arm_timed;
-    m.activity += free_arm.activity;
+    m.activity += first.activity;
     if (!m.activity_arm_timed) m.activity_arm_timed.emplace();
     *m.activity_arm_timed += with_arm.activity;
-    merge_unavailable(m.activity_unavailable, free_arm.activity_unavailable);
+    merge_unavailable(m.activity_unavailable, first.activity_unavailable);
     r.arm_cycles += row.arm_cycles;
     if (s.is_core(row.operation, b.name())) m.core_cycles = row.cycles;
-    if (i == s.core_index) model_core = free_arm;
+    if (i == s.core_index) model_core = first;
   }
   r.model_core = model_core;
   if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
@@ -191,57 +193,6 @@ std::optional<StreamResult> run_on_model(BlockRun& r, const mapper::OperationBlo
   } else {
     m.first_difference = first_difference(s.golden, bs, dram);
     if (m.first_difference.empty() && apart) m.first_difference = first_difference(s.golden, bs, timed);
-    if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
-    m.data_match = m.first_difference.empty();
-  }
-  m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  r.model = m;
-  return model_core;
-}
-
-// The model's run where the runs compared are ARM timed (BlockRun::arm_timed): every stream once, ARM timed, on
-// one copy of the image; returns the core stream's run. The BackendRun's figures of the runs compared and its
-// ARM-timed ones are that one run's.
-std::optional<StreamResult> run_on_model_timed(BlockRun& r, const mapper::OperationBlock& b, const BlockSetup& s,
-                                               const HwConfig& cfg, StreamBackend& model, BlockOutput* output) {
-  const auto wall0 = std::chrono::steady_clock::now();
-  const mapper::BlockStreams& bs = s.bs;
-  std::optional<StreamResult> model_core;
-  BackendRun m;
-  SystemMemory dram = stage_block_memory(bs, cfg, s.image);
-  for (std::size_t i = 0; i < bs.streams.size(); ++i) {
-    StreamRow& row = r.streams[i];
-    StreamRunOptions opt{true};
-    opt.timing_only = s.timing_only;
-    const StreamResult res = model.run(bs.streams[i], dram, opt);
-    if (!res.completed) {  // the model's watchdog: a model bug, reported as what it waited for
-      row.completed = m.completed = false;
-      m.stalled = bs.streams[i].name + " (ARM operations timed): " + res.stalled;
-      break;
-    }
-    m.simulated_cycles += res.cycles;
-    row.cycles = row.cycles_arm_timed = res.cycles;
-    row.arm_cycles = res.arm_cycles;
-    row.dram_ops = res.dram_ops;
-    row.mla_tasks = res.mla_tasks;
-    row.completed = true;
-    m.block_cycles += res.cycles;
-    m.block_cycles_arm_timed += res.cycles;
-    m.activity += res.activity;
-    if (!m.activity_arm_timed) m.activity_arm_timed.emplace();
-    *m.activity_arm_timed += res.activity;
-    merge_unavailable(m.activity_unavailable, res.activity_unavailable);
-    r.arm_cycles += row.arm_cycles;
-    if (s.is_core(row.operation, b.name())) m.core_cycles = res.cycles;
-    if (i == s.core_index) model_core = res;
-  }
-  r.model_core = model_core;
-  if (model_core) r.phases = phase_clocks(bs.streams[s.core_index], *model_core, bs.map);
-  share_categories(r, b, bs, cfg);
-  if (s.timing_only) {
-    m.data_checked = false;
-  } else {
-    m.first_difference = first_difference(s.golden, bs, dram);
     if (output && m.completed) *output = {gather_block_output(bs, dram), "model"};
     m.data_match = m.first_difference.empty();
   }
@@ -510,7 +461,7 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
     if (setup.is_core(r.streams[i].operation, b.name())) setup.core_index = i;
   // the core stream's runs compared, to locate a deviation
   std::optional<StreamResult> model_core, rtl_core;
-  if (model) model_core = r.arm_timed ? run_on_model_timed(r, b, setup, cfg, *model, output) : run_on_model(r, b, setup, cfg, *model, output);
+  if (model) model_core = run_on_model(r, b, setup, cfg, *model, output);
   std::optional<std::size_t> rtl_hung;  // the stream the RTL did not finish
   RtlRecord record;
   if (rtl) rtl_core = run_on_rtl(r, b, setup, cfg, *rtl, output, rtl_hung, rtl_sims.others.empty() ? nullptr : &record);
