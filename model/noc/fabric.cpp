@@ -94,6 +94,7 @@ void NocFabric::reset() {
   }
   skip_.assign(routers_.size(), QpeSkip{});
   frozen_.clear();
+  row_moved_.clear();
   qpe_clocks_skipped_ = pe_edges_evaluated_ = router_edges_evaluated_ = 0;
   for (DramAttachment& a : at_)
     for (Fifo& f : a.in) f.clear();
@@ -344,6 +345,12 @@ void NocFabric::pe_apply(int pe, const PeEdge& e) {
     const MlaEngine::Events ev = n.mla.clock(clock_, e.mla, e.grant == 2);
     if (alone_ && (ev.done || ev.row_end || ev.tile_end))
       throw std::logic_error("NoC: a tile of PE " + std::to_string(pe) + " ended within a steady state's periods (model bug)");
+    // a steady state is looked for where the QPE's lead MLA (its first busy one) begins a row
+    if (e.mla.fire && e.mla.last_kx && skip_periods_ && !evaluate_every_clock_ && !alone_) {
+      bool lead = true;
+      for (int p = q * kPesPerQpe; p < pe && lead; ++p) lead = !pes_[static_cast<std::size_t>(p)].mla.busy();
+      if (lead) row_moved_.push_back(q);
+    }
     if (ev.done) {
       --busy_mlas_;
       engine_ended(n, clock_ + 1);
@@ -538,9 +545,9 @@ void NocFabric::step() {
   else
     for (int p : involved_) idle_check(p);
   ++clock_;
-  if (skip_periods_ && !evaluate_every_clock_)  // (the QPEs that took part in the clock: involved_ is ascending)
-    for (std::size_t i = 0; i < involved_.size(); ++i)
-      if (i == 0 || involved_[i] / kPesPerQpe != involved_[i - 1] / kPesPerQpe) look_for_period(involved_[i] / kPesPerQpe);
+  // the QPEs whose lead MLA moved on to another row in this clock (pe_apply's)
+  for (int q : row_moved_) look_for_period(q);
+  row_moved_.clear();
   if (busy_dmas_ > 0 && busy_mlas_ == 0 && quiet()) clock_ = std::max(clock_, next_release());
   // nothing but frozen QPEs busy: on to the first clock one of them is needed in (or an engine starts)
   if (!frozen_.empty() && busy_dmas_ == 0 && only_frozen_busy()) {

@@ -240,6 +240,7 @@ class NocFabric {
   bool skip_periods_ = true;
   std::vector<QpeSkip> skip_;    // per QPE
   std::vector<int> frozen_;      // the frozen QPEs
+  std::vector<int> row_moved_;   // the QPEs whose lead MLA began a row in this clock
   QpeMark scratch_;
   // per QPE: its neighbours' routers and their output channel (request class) towards it
   std::vector<std::vector<std::pair<int, int>>> toward_;
