@@ -584,22 +584,24 @@ bool NocFabric::sealed(int q) const {
 
 // QPE q's state at the start of clock clock_ relative to its lead MLA's row, and its counts; false: an MLA of
 // it is busy outside its CONV/MM stage.
+// A PE's NoC interface, NoC slave and SRAM port into `key` (a packet by the fields a sealed QPE's differ in).
+void NocFabric::append_ports(std::vector<std::int64_t>& key, const PeNode& n) {
+  const auto packet = [&](const Packet& p) { key.insert(key.end(), {p.src_port, p.dst_port, static_cast<std::int64_t>(p.kind), p.a_read}); };
+  for (const Fifo& f : n.out) {
+    key.push_back(f.size());
+    for (int i = 0; i < f.size(); ++i) packet(f.at(i));
+  }
+  key.insert(key.end(), {static_cast<std::int64_t>(n.slave), n.sram_busy, n.sram_pending, n.rsp_slave, n.rsp_dma, n.dma.busy(), n.mla.busy()});
+  if (n.slave != PeNode::Slave::Idle) packet(n.slave_pkt);
+}
+
 bool NocFabric::note_state(int q, QpeMark& m) const {
   m.key.clear();
   routers_[static_cast<std::size_t>(q)]->append_state(m.key);
   std::uint64_t lead_row = ~0ull;
-  const auto packet = [&](const Packet& p) {
-    m.key.insert(m.key.end(), {p.src_port, p.dst_port, static_cast<std::int64_t>(p.kind), p.a_read});
-  };
   for (int l = 0; l < kPesPerQpe; ++l) {
     const PeNode& n = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
-    for (const Fifo& f : n.out) {
-      m.key.push_back(f.size());
-      for (int i = 0; i < f.size(); ++i) packet(f.at(i));
-    }
-    m.key.insert(m.key.end(), {static_cast<std::int64_t>(n.slave), n.sram_busy, n.sram_pending, n.rsp_slave, n.rsp_dma,
-                               n.dma.busy(), n.mla.busy()});
-    if (n.slave != PeNode::Slave::Idle) packet(n.slave_pkt);
+    append_ports(m.key, n);
     if (n.mla.busy()) {
       if (n.mla.regs().stage != MlaEngine::Stage::Compute || clock_ < n.mla.begin()) return false;
       if (lead_row == ~0ull) lead_row = n.mla.regs().row;
@@ -703,12 +705,16 @@ void NocFabric::materialize(int q, std::uint64_t clock) {
   if (clock < s.from) throw std::logic_error("NoC: a frozen QPE needed before its state's clock (model bug)");
   const std::uint64_t k = std::min((clock - s.from) / s.dt, s.periods);
   // the check's reference: the QPE as it froze
-  std::array<PeNode, kPesPerQpe> frozen_pes;
-  Router::Snapshot frozen_router;
+  struct Frozen {
+    std::array<PeNode, kPesPerQpe> pes;
+    Router::Snapshot router;
+  };
+  std::unique_ptr<Frozen> frozen;  // (only with set_check_skips)
   const std::int64_t frozen_in_flight = in_flight_;
   if (check_skips_) {
-    for (int l = 0; l < kPesPerQpe; ++l) frozen_pes[static_cast<std::size_t>(l)] = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
-    frozen_router = routers_[static_cast<std::size_t>(q)]->snapshot();
+    frozen = std::make_unique<Frozen>();
+    for (int l = 0; l < kPesPerQpe; ++l) frozen->pes[static_cast<std::size_t>(l)] = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
+    frozen->router = routers_[static_cast<std::size_t>(q)]->snapshot();
   }
   if (k) {
     for (int l = 0; l < kPesPerQpe; ++l) {
@@ -735,8 +741,8 @@ void NocFabric::materialize(int q, std::uint64_t clock) {
   if (check_skips_) {
     const std::vector<std::int64_t> skipped = full_state(q);
     const std::int64_t skipped_in_flight = in_flight_;
-    for (int l = 0; l < kPesPerQpe; ++l) pes_[static_cast<std::size_t>(q * kPesPerQpe + l)] = frozen_pes[static_cast<std::size_t>(l)];
-    routers_[static_cast<std::size_t>(q)]->restore(frozen_router);
+    for (int l = 0; l < kPesPerQpe; ++l) pes_[static_cast<std::size_t>(q * kPesPerQpe + l)] = frozen->pes[static_cast<std::size_t>(l)];
+    routers_[static_cast<std::size_t>(q)]->restore(frozen->router);
     in_flight_ = frozen_in_flight;
     run_alone(q, s.from, clock);
     const std::vector<std::int64_t> every = full_state(q);
@@ -755,13 +761,8 @@ std::vector<std::int64_t> NocFabric::full_state(int q) const {
   const auto rel = [&](std::uint64_t t) { return t >= clock_ && t != ~0ull ? static_cast<std::int64_t>(t - clock_) : -1; };
   for (int l = 0; l < kPesPerQpe; ++l) {
     const PeNode& n = pes_[static_cast<std::size_t>(q * kPesPerQpe + l)];
-    for (const Fifo& f : n.out) {
-      key.push_back(f.size());
-      for (int i = 0; i < f.size(); ++i) key.insert(key.end(), {f.at(i).src_port, f.at(i).dst_port, static_cast<std::int64_t>(f.at(i).kind), f.at(i).a_read});
-    }
-    key.insert(key.end(), {static_cast<std::int64_t>(n.slave), n.slave_pkt.src_port, n.slave_pkt.dst_port,
-                           static_cast<std::int64_t>(n.slave_pkt.kind), n.sram_busy, n.sram_pending, n.rsp_slave, n.rsp_dma,
-                           n.dma.busy(), static_cast<std::int64_t>(n.sram_read_bytes_dma), static_cast<std::int64_t>(n.starts)});
+    append_ports(key, n);
+    key.insert(key.end(), {static_cast<std::int64_t>(n.sram_read_bytes_dma), static_cast<std::int64_t>(n.starts)});
     const MlaEngine::Regs& r = n.mla.regs();
     key.insert(key.end(), {static_cast<std::int64_t>(r.stage), static_cast<std::int64_t>(r.col), static_cast<std::int64_t>(r.rows_done),
                            static_cast<std::int64_t>(r.phases.setup), static_cast<std::int64_t>(r.phases.compute),

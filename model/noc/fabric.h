@@ -209,6 +209,7 @@ class NocFabric {
   bool approached(int q) const;  // a packet of a neighbour or of the DRAM port is on its way into QPE q
   void look_for_period(int q);
   bool note_state(int q, QpeMark& m) const;
+  static void append_ports(std::vector<std::int64_t>& key, const PeNode& n);
   void materialize(int q, std::uint64_t clock);
   void run_alone(int q, std::uint64_t from, std::uint64_t to);
   // the clock an engine started in `clock` starts in (wake_at's)
