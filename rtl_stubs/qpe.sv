@@ -13,7 +13,7 @@ module qpe
     // this QPE's position in the chip's mesh (0, 0 alone: QPE-DRAM)
     input  logic [COORD_BITS-1:0] qpe_x,
     input  logic [COORD_BITS-1:0] qpe_y,
-    // flaw switches (run time; 0 = correct hardware)
+    // flaw switches (run time; 0 = correct hardware); registered: a change takes effect a NoC clock later
     input  logic         flaw_sram2clk,
     input  logic         flaw_neighbor_conv,
     input  logic         flaw_mm_wide_a,
@@ -104,10 +104,23 @@ module qpe
   localparam int HOST_REQ = HOST_PORT * NUM_CLASSES + CLS_REQ;
   localparam int HOST_RSP = HOST_PORT * NUM_CLASSES + CLS_RSP;
 
+  // The QPE's place in the mesh and the flaw switches are static while tasks run: registered, they take effect a
+  // NoC clock after they are set, and the logic they feed (every packet's route, the SRAM port, the MLA) is
+  // clocked logic for a simulator instead of logic that depends on the QPE's inputs, which Verilator evaluates
+  // again in every evaluation (the chip RTL 1.4x as fast: docs/figures.md, "The chip RTL: registered static inputs").
+  logic [COORD_BITS-1:0] at_x, at_y;
+  logic sram2clk_q, neighbor_conv_q, mm_wide_a_q;
+  always_ff @(posedge clk) begin
+    at_x <= qpe_x;
+    at_y <= qpe_y;
+    sram2clk_q <= flaw_sram2clk;
+    neighbor_conv_q <= flaw_neighbor_conv;
+    mm_wide_a_q <= flaw_mm_wide_a;
+  end
   logic router_idle;
   logic [NUM_PE-1:0] pe_quiescent;
   noc_router u_router (
-      .clk, .rst_n, .my_x(qpe_x), .my_y(qpe_y),
+      .clk, .rst_n, .my_x(at_x), .my_y(at_y),
       .in_valid(r_in_valid), .in_pkt(r_in_pkt), .in_pop(r_in_pop),
       .out_valid(r_out_valid), .out_pkt(r_out_pkt), .out_pop(r_out_pop), .noc_packets, .noc_packet_hops,
       .idle(router_idle));
@@ -116,8 +129,8 @@ module qpe
   noc_pkt_t host_pkt;
   logic host_full, host_empty;
   logic [2:0] host_count_unused;
-  assign host_pkt.dst = '{x: qpe_x, y: qpe_y, port: host_dst};
-  assign host_pkt.src = '{x: qpe_x, y: qpe_y, port: 3'(HOST_PORT)};
+  assign host_pkt.dst = '{x: at_x, y: at_y, port: host_dst};
+  assign host_pkt.src = '{x: at_x, y: at_y, port: 3'(HOST_PORT)};
   assign host_pkt.kind = pkt_kind_e'({2'b00, host_kind});
   assign host_pkt.be = '1;
   assign host_pkt.a_read = 1'b0;
@@ -147,7 +160,7 @@ module qpe
   localparam int DRAM_RSP = DRAM_PORT * NUM_CLASSES + CLS_RSP;
   noc_pkt_t dram_pkt;
   assign dram_pkt.dst = dram_dst;
-  assign dram_pkt.src = '{x: qpe_x, y: qpe_y, port: 3'(DRAM_PORT)};
+  assign dram_pkt.src = '{x: at_x, y: at_y, port: 3'(DRAM_PORT)};
   assign dram_pkt.kind = pkt_kind_e'(dram_kind);
   assign dram_pkt.a_read = 1'b0;
   assign dram_pkt.rtag = '0;
@@ -203,7 +216,8 @@ module qpe
       assign r_out_pop[CH] = in_pop[k];
     end
     pe #(.ROWS(ROWS), .COLS(COLS), .PE_ID(2'(p))) u_pe (
-        .clk, .rst_n, .ce, .qpe_x, .qpe_y, .cycle, .flaw_sram2clk, .flaw_neighbor_conv, .flaw_mm_wide_a,
+        .clk, .rst_n, .ce, .qpe_x(at_x), .qpe_y(at_y), .cycle,
+        .flaw_sram2clk(sram2clk_q), .flaw_neighbor_conv(neighbor_conv_q), .flaw_mm_wide_a(mm_wide_a_q),
         .out_valid, .out_pkt, .out_pop, .in_valid, .in_pkt, .in_pop,
         .arm_wr(arm_wr[p]), .arm_idx(arm_idx[5*p +: 5]), .arm_data(arm_data[32*p +: 32]),
         .busy(pe_busy[p]), .dma_busy(dma_busy[p]), .irq_done(pe_irq_done[p]), .quiescent(pe_quiescent[p]),
