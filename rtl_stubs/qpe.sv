@@ -10,7 +10,7 @@ module qpe
 ) (
     input  logic         clk,
     input  logic         rst_n,
-    // this QPE's position in the chip's mesh (0, 0 alone: QPE-DRAM)
+    // this QPE's position in the chip's mesh (0, 0 alone: QPE-DRAM); registered: set before reset ends
     input  logic [COORD_BITS-1:0] qpe_x,
     input  logic [COORD_BITS-1:0] qpe_y,
     // flaw switches (run time; 0 = correct hardware); registered: a change takes effect a NoC clock later
