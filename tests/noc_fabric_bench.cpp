@@ -7,7 +7,9 @@
 // Each gives the same clocks (tests/noc_fabric_speed_test.cpp holds them to it); the program checks that too.
 //   build/noc_fabric_bench [--modes=fast,no-skip,reference] [BLOCK [STRATEGY [PRESET [NET]]]]
 //   (default: every mode; CONV_9 fuse_reuse prototype vgg16). One mode alone (--modes=fast) is what an instruction
-//   count under valgrind --tool=callgrind wants: a figure that does not wander with the machine's load.
+//   count under valgrind --tool=callgrind wants: a figure that does not wander with the machine's load. Count it on
+//   a build configured with -DS2_NATIVE=OFF: -march=native emits AVX-512, which Debian 12's valgrind 3.19 stops on
+//   (SIGILL). Fewer instructions need not mean less time: docs/figures.md, "The fabric's cost per edge".
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
