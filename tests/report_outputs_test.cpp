@@ -1,6 +1,6 @@
 // The outputs every command writes from its result records (harness/outputs/result.h): JUnit against its schema,
 // the HTML report rendered in a real browser, rerun lines that reproduce a failure from the command line,
-// shards merged into the unsharded run's report, and progress on a terminal only.
+// shards merged into the unsharded run's report, run-net's worker processes (--jobs), and progress on a terminal only.
 // The binary tests run build/s2cosim (S2COSIM_BIN) as a user would, from the source tree.
 #include <gtest/gtest.h>
 
@@ -10,6 +10,8 @@
 #include <string>
 
 #include <sys/wait.h>
+
+#include <fmt/format.h>
 
 #include "harness/backends/backend.h"
 #include "harness/commands/bench.h"
@@ -117,6 +119,39 @@ TEST(Merge, ShardedRunNetEqualsUnsharded) {
   EXPECT_EQ(without_wall_times(merged), without_wall_times(unsharded));
   EXPECT_EQ(unsharded["operations"].size(), 8u);
   EXPECT_GT(unsharded["category_cycles"]["fuse_reuse"]["sum"].get<double>(), 0.0);
+}
+
+// run-net --jobs: the block runs in worker processes of s2cosim (each a shard), reported as one process reports
+// them: the console line for line and the JSON report field for field, wall times and speeds aside; every block
+// run once, in the run's own journal; the combinations a worker cannot take refused.
+TEST(Jobs, RunNetInWorkersGivesTheReportOfOneProcess) {
+  const TempDir dir;
+  const std::string base = bin() + " run-net --net vectors/mini_chip.net --split vectors/mini_chip_split.txt --target s2 "
+                                   "--preset mini --whole --backend both --threads 1";
+  const Ran one = shell(base + " --json " + shell_quote(dir.path("one.json")));
+  const Ran two = shell(base + " --jobs 2 --json " + shell_quote(dir.path("two.json")));
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  ASSERT_EQ(two.exit_code, 0) << two.out;
+  const auto timeless = [](const std::string& text) {  // the lines without wall times or speeds
+    std::istringstream in(text);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (line.find("wall") == std::string::npos && line.find("speed:") == std::string::npos && !line.starts_with("jobs:"))
+        kept += line + "\n";
+    return kept;
+  };
+  EXPECT_EQ(timeless(one.out), timeless(two.out));
+  const std::size_t runs = read_json(dir.path("one.json"))["operations"].size();
+  EXPECT_GT(runs, 1u);
+  // every block run came from a worker, none was run again here
+  EXPECT_NE(two.out.find(fmt::format("jobs: {0} of {0} block runs ran in 2 worker processes at once", runs)), std::string::npos) << two.out;
+  nlohmann::json a = without_wall_times(read_json(dir.path("one.json"))), b = without_wall_times(read_json(dir.path("two.json")));
+  EXPECT_EQ(b["jobs"], 2);
+  for (nlohmann::json* j : {&a, &b}) j->erase("jobs"), j->erase("model_clocks_per_s"), j->erase("rtl_clocks_per_s");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(lines_in(dir.path("two.json.jsonl")), runs + 1);  // the header, then each block run once
+  EXPECT_EQ(shell(base + " --jobs 2 --shard 1/2").exit_code, 2);
+  EXPECT_EQ(shell(base + " --jobs 2 --resume " + shell_quote(dir.path("one.json.jsonl"))).exit_code, 2);
 }
 
 // A sharded bench merged: every task's record taken from the shards, none run again, the bench's figures as

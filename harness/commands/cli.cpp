@@ -1,5 +1,7 @@
 // s2cosim: the command line. Argument parsing only; the work is done by the s2_harness library.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
@@ -448,6 +450,11 @@ void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
   netcmd->add_option("--csv", nreq.csv_out, "write one CSV row per operation block and strategy to FILE");
   netcmd->add_option("--shard", nreq.shard, "run shard I of N (I/N, 1-based): the block runs k with k % N == I - 1; "
                                             "s2cosim merge combines the shards' --json reports");
+  netcmd->add_option("--jobs", nreq.jobs,
+                     "run the block runs in J processes of s2cosim at once (each a shard of the run, the chip RTL of each on "
+                     "cores / J threads unless --threads is given), then report them as one run, the same report as --jobs 1 "
+                     "(default 1); the wall time falls with the cores, the memory grows with J")
+      ->check(CLI::Range(1, 64));
   netcmd->add_option("--waves", nreq.waves_dir,
                      "write FST waveforms of every failing block's RTL run into DIR/BLOCK_STRATEGY/ (a file per QPE; the "
                      "failing stream run again, traced)");
@@ -585,6 +592,11 @@ int run(int argc, char** argv) {
     app.exit(e);
     return s2::kExitBadInput;
   }
+  // run-net --jobs: its workers are this program with the same arguments
+  q.net.command_line.assign(argv + std::min(argc, 1), argv + argc);
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  q.net.program = ec ? std::string(argc > 0 ? argv[0] : "") : self.string();
   return dispatch(cmd, q);
 }
 

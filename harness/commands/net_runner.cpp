@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <ostream>
+#include <thread>
+
+#include <sys/resource.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +23,7 @@
 #include "harness/outputs/output_files.h"
 #include "harness/session/journal.h"
 #include "harness/session/progress.h"
+#include "harness/session/workers.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
 #include "mapper/onnx/import.h"
@@ -121,6 +127,11 @@ bool check_request(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   if (!req.energy.empty()) p.energy = energy_table_named(req.energy);
   if (p.strategies.empty() && req.whole) p.strategies.push_back(mapper::Strategy::FuseReuse);  // Table 5.10's
   if (p.strategies.empty()) p.strategies.assign(std::begin(mapper::kAllStrategies), std::end(mapper::kAllStrategies));
+  if (req.jobs > 1) {
+    if (!p.shard.whole()) throw std::invalid_argument("--jobs " + std::to_string(req.jobs) + " with --shard " + req.shard + ": a shard runs in one process");
+    if (!req.resume.empty()) throw std::invalid_argument("--jobs " + std::to_string(req.jobs) + " with --resume: resume with --jobs 1");
+    if (req.program.empty()) throw std::invalid_argument("--jobs " + std::to_string(req.jobs) + ": the workers need the s2cosim program (run it from the command line)");
+  }
   const std::string journal_file = journal_path(req.json_out, req.journal);
   const bool net_file = !mapper::is_builtin_network(req.net);
   return check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out},
@@ -231,10 +242,13 @@ struct NetSession {
   Journal journal;
 
   // what made a block run: the block's operations, inputs and split, the strategy it ran, the seed and input
-  // data (the header's), the configuration, the policy and the version
+  // data (the header's, but for the shard, which deals the runs and changes none: a worker's runs are the run's),
+  // the configuration, the policy and the version
   std::string fingerprint(const NetPlan& p, std::size_t block, mapper::Strategy st) const {
+    nlohmann::ordered_json made = header;
+    made.erase("shard");
     return journal_fingerprint(fmt::format("run-net {} {} {} {}", block_definition(p.n.blocks[block], p.split.blocks[block]),
-                                           mapper::to_string(st), header.dump(), policy),
+                                           mapper::to_string(st), made.dump(), policy),
                                hash);
   }
 };
@@ -325,6 +339,59 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, const NetReport
   }
 }
 
+// --jobs: the block runs in req.jobs worker processes of s2cosim at once, each a shard of this run; their
+// finished records go into the session as a resumed journal's do, so that run_blocks takes them (and runs what
+// a worker did not finish) and the run is reported as one process reports it.
+void run_in_workers(const RunNetRequest& req, const NetPlan& p, NetSession& s, std::size_t runs, std::ostream& err) {
+  // the workers write their own reports and journals; the network's output is this process's (the last block
+  // is run here again); a shard's worker takes its RTL's share of the cores
+  std::vector<std::string> args = without_options(
+      req.command_line, {"--jobs", "--json", "--journal", "--html", "--junit", "--csv", "--output", "--reference"});
+  if (req.backend != "model" && req.rtl_sim.threads == 0) args.insert(args.end(), {"--threads", std::to_string(worker_rtl_threads(req))});
+  const std::string dir = make_worker_dir();
+  Progress progress(runs, err);
+  const auto done = [&] {
+    std::size_t n = 0;
+    for (int i = 1; i <= req.jobs; ++i) {
+      std::ifstream f(fmt::format("{}/{}.json.jsonl", dir, i));
+      const auto lines = static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+      n += lines > 0 ? lines - 1 : 0;  // (its header)
+    }
+    return n;
+  };
+  std::vector<WorkerRun> workers;
+  try {
+    workers = run_workers(req.program, args, req.jobs, dir, [&] { progress.step(std::min(done(), runs), fmt::format("{} workers", req.jobs)); });
+  } catch (...) {
+    progress.clear();
+    remove_worker_dir(dir);
+    throw;
+  }
+  progress.clear();
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    const WorkerRun& w = workers[i];
+    nlohmann::ordered_json header = s.header;
+    header["shard"] = fmt::format("{}/{}", i + 1, req.jobs);
+    std::size_t taken = 0;
+    try {
+      for (const JournalRecord& jr : read_journal_of_run(w.journal, header).records) {
+        const nlohmann::json record = nlohmann::json::parse(jr.record.dump());
+        const BlockRun br = block_run_from_json(record);
+        // --output, --reference: the network's output is computed here, by running the last block again
+        if (p.wants_output && br.block == p.n.blocks.back().name()) continue;
+        s.resumed[{br.block, mapper::to_string(br.strategy)}] = {record, jr.fingerprint};
+        ++taken;
+      }
+    } catch (const std::exception& e) {
+      err << "s2cosim run-net: worker " << i + 1 << ": " << e.what() << "\n";
+    }
+    if (w.exit_code != 0 && w.exit_code != 1)  // (1: a check failed, which the report says)
+      err << fmt::format("s2cosim run-net: worker {} of {} exited with {} after {} block runs; what it did not finish runs "
+                         "here. Its last lines:\n{}\n", i + 1, req.jobs, w.exit_code, taken, last_lines(w.log, 20));
+  }
+  remove_worker_dir(dir);
+}
+
 // The block runs in order, each with its index k in the whole run (--shard deals them round robin), each
 // printed and journalled as it finishes; SIGINT / SIGTERM stop after the block in hand. `golden`: every
 // block's golden output, computed once.
@@ -345,8 +412,10 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
     for (mapper::Strategy asked : p.strategies) {
       const std::size_t index = k++;
       if (!p.shard.takes(index)) continue;
-      if ((nr.stopped = StopOnSignal::signal()) != 0 || s.journal.failed()) break;
       const mapper::Strategy st = strategy_for(req, b, p.split.blocks[i], asked, p.cfg);
+      // a signal stops the run before a block it would run (one a journal or a worker holds is still taken)
+      const bool held = s.resumed.count({b.name(), mapper::to_string(st)}) > 0;
+      if (!held && ((nr.stopped = StopOnSignal::signal()) != 0 || s.journal.failed())) break;
       if (std::string why; !mapper::distributable(b, p.split.blocks[i], st, p.cfg, &why)) {
         nr.skipped.push_back(fmt::format("{} {}: {}", b.name(), mapper::to_string(st), why));
         continue;
@@ -461,11 +530,12 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   if (speed.rtl_rate() > 0) {
     head["rtl_clocks_per_s"] = speed.rtl_rate();
     // how the RTL was simulated: like the speeds, not part of what it computed
-    head["rtl_simulation"] = {{"threads", req.rtl_sim.resolved_threads()},
+    head["rtl_simulation"] = {{"threads", req.jobs > 1 ? worker_rtl_threads(req) : req.rtl_sim.resolved_threads()},
                               {"eval", req.rtl_sim.active_only ? "active" : "all"},
                               {"qpe_clocks_evaluated", speed.rtl_qpe_clocks_evaluated},
                               {"qpe_clocks_simulated", speed.rtl_qpe_clocks_simulated}};
   }
+  if (req.jobs > 1) head["jobs"] = req.jobs;  // (the walls and speeds are the workers', summed)
   if (!req.split_file.empty()) head["split_file"] = req.split_file;
   if (nr.stopped) head["stopped_by_signal"] = nr.stopped;  // the operations that finished before the stop
   if (req.whole) head["whole"] = true;
@@ -511,6 +581,15 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   const StopOnSignal stop_on_signal;  // from here to the outputs, a signal stops the run after the block in hand
   std::map<std::string, std::vector<std::uint8_t>> golden = std::move(p.data.golden);
+  std::size_t runs = 0;  // --jobs: the block runs (s.tally.taken: those taken from the workers)
+  if (req.jobs > 1) {
+    for (const mapper::OperationBlock& b : p.n.blocks) runs += wanted(req, b) ? p.strategies.size() : 0;
+    try {
+      run_in_workers(req, p, s, runs, err);
+    } catch (const std::exception& e) {
+      err << "s2cosim run-net: " << e.what() << "; the block runs run here, one after another\n";
+    }
+  }
   NetRuns nr = run_blocks(req, p, rep, model.get(), rtl.get(), rtl_sims, golden, s, out, err);
 
   // the network's output (--output, --reference): one more result record
@@ -544,6 +623,13 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   print_targets(rep, nr.runs, ranked, categories, speed,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(), nr.skipped, out);
   print_speed(rep, speed, out);
+  if (req.jobs > 1) {
+    struct rusage workers {};
+    getrusage(RUSAGE_CHILDREN, &workers);
+    out << fmt::format("jobs: {} of {} block runs ran in {} worker processes at once (the walls inside the model and the RTL "
+                       "above are theirs, summed); the largest worker's peak memory {:.0f} MB\n",
+                       s.tally.taken, runs, req.jobs, double(workers.ru_maxrss) / 1024.0);
+  }
 
   // the result records and every output made of them
   const ResultSet results = result_records(req, p, rep, nr, output_check, category_cycles);
@@ -563,6 +649,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   if (!json_written || !rest_written) return kExitOutput;
   return nr.all_ok ? kExitPass : kExitFail;
+}
+
+int worker_rtl_threads(const RunNetRequest& req) {
+  if (req.rtl_sim.threads > 0) return req.rtl_sim.threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, req.jobs))));
 }
 
 int check_model(const std::string& path, std::ostream& out, std::ostream& err) {

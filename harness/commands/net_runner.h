@@ -67,6 +67,12 @@ struct RunNetRequest {
   // --timing-only: the model's clocks and counts without data (none staged, computed or checked; for design-space
   // sweeps); every data field of the report says "not checked" (null)
   bool timing_only = false;
+  // --jobs J: the block runs in J processes of `program` at once (each a --shard of the run, its RTL on
+  // cores / J threads unless --threads is given), then reported as one run; `command_line` is the run's own
+  // (the program's arguments after its name), which the workers get
+  int jobs = 1;
+  std::string program;
+  std::vector<std::string> command_line;
 };
 
 // Exit code: 0 all ran, every result matched the golden block and (with both backends) every comparator
@@ -76,6 +82,8 @@ struct RunNetRequest {
 // field of a malformed one (the fuzz target and the bad-input corpus call it).
 void check_block_record(const nlohmann::json& record);
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
+// The threads each worker's chip RTL runs on with --jobs: --threads if given, else the machine's cores over the jobs.
+int worker_rtl_threads(const RunNetRequest& req);
 
 // s2cosim check F.onnx: every node of the model that will not map, all at once, each with why and what to
 // change, then what the import folds, lowers or leaves to the host; the network is then parsed and split for
