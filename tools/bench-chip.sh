@@ -1,27 +1,34 @@
 #!/usr/bin/env bash
 # The chip model as a reference: runs what its accuracy and speed targets are judged on, on both backends,
 # and prints each target with the figure measured, the date, the machine and the commit.
-#   bash tools/bench-chip.sh [--quick] [--speed] [--baseline BINARY] [OUT_DIR]
+#   bash tools/bench-chip.sh [--quick] [--speed] [--baseline BINARY] [--jobs J] [OUT_DIR]
 # --quick leaves out the whole VGG-16 on both backends (about 35 minutes on 2 cores) and so its targets.
 # --speed leaves out the accuracy runs (the random chip suite, the reference nets, ResNet-50's blocks): only the
 # runs that issue 46's speed targets are judged on.
 # --baseline: an older build of s2cosim (e.g. decbd85's, issue 46's reference) run beside build/s2cosim on the
 # whole VGG-16 on the model and on VGG-16 CONV_9 fuse_reuse on the chip RTL (one thread), for the speed-ups;
 # this machine's speed wanders by half from day to day, so a speed-up is only measured side by side.
+# --jobs J: this build's whole-VGG-16 runs (model, and both backends) in J worker processes (run-net --jobs;
+# the baseline runs as it can, in one).
 # Needs build/s2cosim and build/noc_fabric_bench (tools/build.sh) and python3 (to read the JSON reports).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 speed=0
 baseline=""
+jobs=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --speed) speed=1; shift ;;
     --baseline) baseline=$(realpath "$2"); shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     *) break ;;
   esac
 done
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "bench-chip: --jobs '$jobs': expected a number >= 1" >&2; exit 2; }
+jobsarg=()
+[[ $jobs -gt 1 ]] && jobsarg=(--jobs "$jobs")
 out="${1:-bench-chip-$(date +%Y%m%d-%H%M%S)}"
 mkdir -p "$out"
 s2=build/s2cosim
@@ -47,20 +54,21 @@ if [[ $speed == 0 ]]; then
   run resnet50_fuse_reuse $s2 run-net --net resnet50 --target s2 --strategy fuse_reuse --backend both \
     --layers CONV_5,CONV_7,CONV_19,CONV_25,CONV_26,CONV_42,CONV_43
 fi
-run vgg16_model $s2 run-net --target s2 --whole
-run vgg16_model_core $s2 run-net --target s2 --whole --core-clocks
+run vgg16_model $s2 run-net --target s2 --whole "${jobsarg[@]}"
+run vgg16_model_core $s2 run-net --target s2 --whole --core-clocks "${jobsarg[@]}"
 if [[ -n $baseline ]]; then
   run vgg16_model_baseline "$baseline" run-net --target s2 --whole
   conv9=(run-net --net vgg16 --target s2 --layers CONV_9 --strategy fuse_reuse --backend rtl --threads 1)
   run conv9_rtl "$s2" "${conv9[@]}"
   run conv9_rtl_baseline "$baseline" "${conv9[@]}"
 fi
-if [[ $quick == 0 ]]; then run vgg16_both $s2 run-net --target s2 --whole --backend both; fi
+if [[ $quick == 0 ]]; then run vgg16_both $s2 run-net --target s2 --whole --backend both "${jobsarg[@]}"; fi
 [[ -x build/noc_fabric_bench ]] && build/noc_fabric_bench > "$out/noc_fabric_bench.txt" 2>&1 || true
 
-python3 - "$out" "$quick" <<'EOF'
+python3 - "$out" "$quick" "$jobs" <<'EOF'
 import json, os, statistics, subprocess, sys, datetime, platform
-out, quick = sys.argv[1], sys.argv[2] == "1"
+out, quick, jobs = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3])
+in_jobs = f", --jobs {jobs}" if jobs > 1 else ""
 wall = {k: int(v) / 1000 for k, v in (l.split() for l in open(os.path.join(out, "wall.txt")))}  # seconds
 def checks(name):
     p = os.path.join(out, name + ".json")
@@ -104,7 +112,7 @@ if "resnet50_fuse_reuse" in wall:
 if not (r or nets):
     print("accuracy runs: not run (--speed)")
 j = checks("vgg16_model")[0]
-print("VGG-16 whole, model only:")
+print(f"VGG-16 whole, model only{in_jobs}:")
 line(float(wall["vgg16_model"]) < 20, "under 20 s wall", f"{float(wall['vgg16_model']):.1f} s ({j['model_clocks_per_s']:.3g} clocks/s)")
 if "vgg16_model_baseline" in wall:
     base = float(wall["vgg16_model_baseline"])
@@ -124,7 +132,7 @@ if os.path.exists(fab):
         if l.startswith("  "): print("  " + l.strip())
 if not quick:
     j, cs = checks("vgg16_both")
-    print(f"VGG-16 whole on both backends ({float(wall['vgg16_both']) / 60:.0f} min):")
+    print(f"VGG-16 whole on both backends{in_jobs} ({float(wall['vgg16_both']) / 60:.0f} min):")
     line(within(cs) == len(cs) == 16, "16 of 16 blocks within 2%", f"{within(cs)} of {len(cs)}; " +
          ", ".join(f"{c['labels']['block']} {100 * c['delta']:+.1f}%" for c in cs if abs(c["delta"]) > 0.02))
     ratio = j["model_clocks_per_s"] / j["rtl_clocks_per_s"] if j.get("rtl_clocks_per_s") else 0
