@@ -452,8 +452,8 @@ void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
                                             "s2cosim merge combines the shards' --json reports");
   netcmd->add_option("--jobs", nreq.jobs,
                      "run the block runs in J processes of s2cosim at once (each a shard of the run, the chip RTL of each on "
-                     "cores / J threads unless --threads is given), then report them as one run, the same report as --jobs 1 "
-                     "(default 1); the wall time falls with the cores, the memory grows with J")
+                     "cores / J threads unless --threads is given), then report them as one run: the report of --jobs 1 but for "
+                     "wall times and speeds (default 1); the wall time falls with the cores, the memory grows with J")
       ->check(CLI::Range(1, 64));
   netcmd->add_option("--waves", nreq.waves_dir,
                      "write FST waveforms of every failing block's RTL run into DIR/BLOCK_STRATEGY/ (a file per QPE; the "
