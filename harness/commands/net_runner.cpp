@@ -208,6 +208,13 @@ bool wanted(const RunNetRequest& req, const mapper::OperationBlock& b) {
   return req.layers.empty() || std::find(req.layers.begin(), req.layers.end(), b.name()) != req.layers.end();
 }
 
+// The run's block runs: every block it wants in every strategy (a shard's are those with k % N == I - 1).
+std::size_t block_runs(const RunNetRequest& req, const NetPlan& p) {
+  std::size_t n = 0;
+  for (const mapper::OperationBlock& b : p.n.blocks) n += wanted(req, b) ? p.strategies.size() : 0;
+  return n;
+}
+
 // Core-clock mode (NetReport::core_clocks), decided once before any block runs, for the whole run (every shard
 // alike): asked for (--core-clocks), or a run that is not --whole whose report compares a block run with the
 // thesis's Tables 5.5-5.8 (a published figure for one of the block runs it makes, in any shard). A --whole run's
@@ -342,13 +349,14 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, const NetReport
 // --jobs: the block runs in req.jobs worker processes of s2cosim at once, each a shard of this run; their
 // finished records go into the session as a resumed journal's do, so that run_blocks takes them (and runs what
 // a worker did not finish) and the run is reported as one process reports it.
-void run_in_workers(const RunNetRequest& req, const NetPlan& p, NetSession& s, std::size_t runs, std::ostream& err) {
+void run_in_workers(const RunNetRequest& req, const NetPlan& p, NetSession& s, std::ostream& err) {
   // the workers write their own reports and journals; the network's output is this process's (the last block
   // is run here again); a shard's worker takes its RTL's share of the cores
   std::vector<std::string> args = without_options(
       req.command_line, {"--jobs", "--json", "--journal", "--html", "--junit", "--csv", "--output", "--reference"});
-  if (req.backend != "model" && req.rtl_sim.threads == 0) args.insert(args.end(), {"--threads", std::to_string(worker_rtl_threads(req))});
+  if (req.backend != "model" && req.rtl_sim.threads == 0) args.insert(args.end(), {"--threads", std::to_string(rtl_sim_as_run(req).threads)});
   const std::string dir = make_worker_dir();
+  const std::size_t runs = block_runs(req, p);
   Progress progress(runs, err);
   const auto done = [&] {
     std::size_t n = 0;
@@ -399,9 +407,8 @@ NetRuns run_blocks(const RunNetRequest& req, const NetPlan& p, const NetReport& 
                    const RtlSimCompare& rtl_sims, std::map<std::string, std::vector<std::uint8_t>>& golden, NetSession& s, std::ostream& out,
                    std::ostream& err) {
   NetRuns nr;
-  for (const mapper::OperationBlock& b : p.n.blocks)
-    if (wanted(req, b))
-      for (std::size_t k = 0; k < p.strategies.size(); ++k) nr.shard_runs += p.shard.takes(nr.total_runs++);
+  nr.total_runs = block_runs(req, p);
+  for (std::size_t k = 0; k < nr.total_runs; ++k) nr.shard_runs += p.shard.takes(k);
   // fuse_reuse on the chip: which blocks read their input from, and leave their output in, the storage QPEs
   const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(p.n, p.split, p.cfg);
   Progress progress(nr.shard_runs, err);
@@ -530,7 +537,7 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   if (speed.rtl_rate() > 0) {
     head["rtl_clocks_per_s"] = speed.rtl_rate();
     // how the RTL was simulated: like the speeds, not part of what it computed
-    head["rtl_simulation"] = {{"threads", req.jobs > 1 ? worker_rtl_threads(req) : req.rtl_sim.resolved_threads()},
+    head["rtl_simulation"] = {{"threads", rtl_sim_as_run(req).resolved_threads()},
                               {"eval", req.rtl_sim.active_only ? "active" : "all"},
                               {"qpe_clocks_evaluated", speed.rtl_qpe_clocks_evaluated},
                               {"qpe_clocks_simulated", speed.rtl_qpe_clocks_simulated}};
@@ -581,11 +588,9 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   }
   const StopOnSignal stop_on_signal;  // from here to the outputs, a signal stops the run after the block in hand
   std::map<std::string, std::vector<std::uint8_t>> golden = std::move(p.data.golden);
-  std::size_t runs = 0;  // --jobs: the block runs (s.tally.taken: those taken from the workers)
   if (req.jobs > 1) {
-    for (const mapper::OperationBlock& b : p.n.blocks) runs += wanted(req, b) ? p.strategies.size() : 0;
     try {
-      run_in_workers(req, p, s, runs, err);
+      run_in_workers(req, p, s, err);
     } catch (const std::exception& e) {
       err << "s2cosim run-net: " << e.what() << "; the block runs run here, one after another\n";
     }
@@ -628,7 +633,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
     getrusage(RUSAGE_CHILDREN, &workers);
     out << fmt::format("jobs: {} of {} block runs ran in {} worker processes at once (the walls inside the model and the RTL "
                        "above are theirs, summed); the largest worker's peak memory {:.0f} MB\n",
-                       s.tally.taken, runs, req.jobs, double(workers.ru_maxrss) / 1024.0);
+                       s.tally.taken, nr.total_runs, req.jobs, double(workers.ru_maxrss) / 1024.0);
   }
 
   // the result records and every output made of them
@@ -651,9 +656,11 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   return nr.all_ok ? kExitPass : kExitFail;
 }
 
-int worker_rtl_threads(const RunNetRequest& req) {
-  if (req.rtl_sim.threads > 0) return req.rtl_sim.threads;
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(std::max(1, req.jobs))));
+RtlSimOptions rtl_sim_as_run(const RunNetRequest& req) {
+  RtlSimOptions sim = req.rtl_sim;
+  if (req.jobs > 1 && sim.threads == 0)
+    sim.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(req.jobs)));
+  return sim;
 }
 
 int check_model(const std::string& path, std::ostream& out, std::ostream& err) {

@@ -82,8 +82,9 @@ struct RunNetRequest {
 // field of a malformed one (the fuzz target and the bad-input corpus call it).
 void check_block_record(const nlohmann::json& record);
 int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err);
-// The threads each worker's chip RTL runs on with --jobs: --threads if given, else the machine's cores over the jobs.
-int worker_rtl_threads(const RunNetRequest& req);
+// How the run's chip RTL is simulated: --threads and --rtl-eval, and with --jobs each worker's (the machine's
+// cores over the jobs unless --threads is given).
+RtlSimOptions rtl_sim_as_run(const RunNetRequest& req);
 
 // s2cosim check F.onnx: every node of the model that will not map, all at once, each with why and what to
 // change, then what the import folds, lowers or leaves to the host; the network is then parsed and split for

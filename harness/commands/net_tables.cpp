@@ -443,8 +443,6 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
 }
 
 void print_speed(const NetReport& rep, const Speeds& speed, std::ostream& out) {
-  RtlSimOptions rtl_sim = rep.req.rtl_sim;  // how the RTL ran: in the workers with --jobs
-  if (rep.req.jobs > 1) rtl_sim.threads = worker_rtl_threads(rep.req);
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   const bool both_rates = speed.model_rate() > 0 && speed.rtl_rate() > 0;
@@ -458,7 +456,7 @@ void print_speed(const NetReport& rep, const Speeds& speed, std::ostream& out) {
     out << fmt::format("RTL speed: {:.0f} simulated PE clocks in {:.1f} s wall inside the RTL ({:.2e} clocks per second; "
                        "each block's streams run once, {}, and its data checked; {}{}){}\n",
                        speed.rtl_simulated, speed.rtl_wall, speed.rtl_rate(), rep.core_clocks ? "ARM free" : "ARM timed",
-                       rtl_sim.describe(),
+                       rtl_sim_as_run(rep.req).describe(),
                        speed.rtl_qpe_clocks_simulated
                            ? fmt::format(": {:.1f}% of the QPEs' clocks evaluated",
                                          100.0 * double(speed.rtl_qpe_clocks_evaluated) / double(speed.rtl_qpe_clocks_simulated))
