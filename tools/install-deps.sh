@@ -11,6 +11,8 @@ pkgs=(cmake make g++ pkg-config verilator libsystemc-dev libfmt-dev libgtest-dev
       libonnx-dev libprotobuf-dev libxtensor-dev
       # one PE's area per MAC-array shape (tools/synth.sh, the Synth.* tests)
       yosys
+      # the ARM kernels compiled for the Cortex-M4F and their clocks counted (tools/arm_clocks.py, docs/arm_clocks.md)
+      gcc-arm-none-eabi
       "$@")
 missing=()
 for p in "${pkgs[@]}"; do
