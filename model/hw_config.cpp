@@ -263,6 +263,8 @@ nlohmann::json to_json(const HwConfig& c) {
         {"add_scaled_per_pixel", c.arm.add_scaled_per_pixel},
         {"mul_per_pixel", c.arm.mul_per_pixel},
         {"channel_mul_per_pixel", c.arm.channel_mul_per_pixel}}},
+      {"arm_clock_model", c.arm_clock_model},
+      {"arm_kernel_clocks", arm_kernel_clocks_json(c.arm_kernels)},
       {"model_schedule", c.model_schedule},
       {"model_resolve_window_cycles", c.model_resolve_window_cycles},
       {"flaws",
@@ -273,18 +275,36 @@ nlohmann::json to_json(const HwConfig& c) {
 }
 
 
+nlohmann::json arm_kernel_clocks_json(const ArmKernelClocks& k) {
+  nlohmann::json j = nlohmann::json::object();
+  each_arm_kernel_field(k, [&](const char* kernel, const char* field, double v) { j[kernel][field] = v; });
+  return j;
+}
+
 HwConfig hw_config_from_json(const nlohmann::json& j) {
   HwConfig c;
   const nlohmann::json defaults = to_json(c);
   require_object(j, "hardware configuration");
   for (const auto& [key, value] : j.items()) {
     if (!defaults.contains(key)) throw std::invalid_argument("unknown hardware configuration field '" + key + "'");
-    if (key == "flaws" || key == "arm_clocks" || key == "dma" || key == "chip")
+    if (key == "flaws" || key == "arm_clocks" || key == "dma" || key == "chip" || key == "arm_kernel_clocks")
       require_object(value, "hardware configuration field '" + key + "'");
     if (key == "flaws" || key == "arm_clocks" || key == "dma") {
       for (const auto& [sub, v] : value.items()) {
         if (!defaults[key].contains(sub)) throw std::invalid_argument("unknown field '" + sub + "' in '" + key + "'");
         (void)v;
+      }
+    }
+    if (key == "arm_kernel_clocks") {
+      for (const auto& [kernel, fields] : value.items()) {
+        if (!defaults[key].contains(kernel))
+          throw std::invalid_argument("unknown kernel '" + kernel + "' in 'arm_kernel_clocks'");
+        require_object(fields, "hardware configuration field 'arm_kernel_clocks." + kernel + "'");
+        for (const auto& [field, v] : fields.items()) {
+          if (!defaults[key][kernel].contains(field))
+            throw std::invalid_argument("unknown field '" + field + "' in 'arm_kernel_clocks." + kernel + "'");
+          (void)v;
+        }
       }
     }
   }
@@ -345,6 +365,13 @@ HwConfig hw_config_from_json(const nlohmann::json& j) {
     take(a, "mul_per_pixel", c.arm.mul_per_pixel);
     take(a, "channel_mul_per_pixel", c.arm.channel_mul_per_pixel);
   }
+  take(j, "arm_clock_model", c.arm_clock_model);
+  if (j.contains("arm_kernel_clocks")) {
+    const auto& k = j.at("arm_kernel_clocks");
+    each_arm_kernel_field(c.arm_kernels, [&](const char* kernel, const char* field, double& v) {
+      if (k.contains(kernel)) take(k.at(kernel), field, v);
+    });
+  }
   take(j, "model_schedule", c.model_schedule);
   take(j, "model_resolve_window_cycles", c.model_resolve_window_cycles);
   if (j.contains("flaws")) {
@@ -402,6 +429,11 @@ void validate(const HwConfig& c) {
                    c.arm.permute_cycle_start, c.arm.copy_per_word, c.arm.table_per_pixel, c.arm.affine_per_pixel,
                    c.arm.add_scaled_per_pixel, c.arm.mul_per_pixel, c.arm.channel_mul_per_pixel})
     need(v >= 0 && v <= 10000, "arm_clocks", "0 to 10000 clocks per word or pixel");
+  each_arm_kernel_field(c.arm_kernels, [&](const char*, const char*, double v) {
+    need(v >= 0 && v <= 10000, "arm_kernel_clocks", "0 to 10000 clocks per call or loop iteration");
+  });
+  need(c.arm_clock_model == "counted" || c.arm_clock_model == "table5.9", "arm_clock_model",
+       "\"counted\" (the kernels' clocks, arm_kernel_clocks) or \"table5.9\" (the thesis's averages, arm_clocks)");
   need(c.model_schedule == "event" || c.model_schedule == "clock", "model_schedule", "\"event\" or \"clock\"");
   need(c.model_resolve_window_cycles >= 1 && c.model_resolve_window_cycles <= 100000000, "model_resolve_window_cycles",
        "1 to 100000000");

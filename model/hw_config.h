@@ -36,7 +36,8 @@ struct DmaClocks {
   int peer_idle_lag_cycles = 3;      // a load's last line written, or a store's last acknowledgement, to idle
 };
 
-// Thesis Table 5.9 ("average experimental value given by the supervisor").
+// Thesis Table 5.9 ("average experimental value given by the supervisor"): the ARM's clocks as averages per
+// word or pixel, what arm_clock_model "table5.9" charges (the thesis's tables reproduced as it computed them).
 struct ArmOpClocks {
   double padding_per_word = 2.0;
   double quantization_per_pixel = 8.0;
@@ -73,6 +74,82 @@ struct ArmOpClocks {
   double mul_per_pixel = 10.0;
   double channel_mul_per_pixel = 9.0;
 };
+
+// The ARM kernels' clocks, counted from their Cortex-M4F code (model/pe/arm_kernels/arm_kernels.c, compiled by
+// arm-none-eabi-gcc -O2 and counted by tools/arm_clocks.py with the Cortex-M4 TRM's timings; vectors/arm_clocks.json,
+// docs/arm_clocks.md): what arm_clock_model "counted" (the default) charges. Per kernel, `call`: its code outside
+// its loops; each other field: one iteration of the loop of that name (the loop's own code, with its inner loops'
+// setup and the difference of their last iteration). A test holds these defaults to vectors/arm_clocks.json.
+struct ArmRowKernelClocks {  // plane > row > pixel
+  double call = 0, plane = 0, row = 0, pixel = 0;
+};
+struct ArmPoolKernelClocks {  // plane > output row > output > window row > window pixel
+  double call = 0, plane = 0, output_row = 0, output = 0, window_row = 0, window_pixel = 0;
+};
+struct ArmKernelClocks {
+  struct ZeroSpan {  // zero_span: a run of bytes zeroed, bytes to a word boundary, words, the bytes left
+    double call = 19, head_byte = 6, word = 4, tail_byte = 5;
+  } zero_span;
+  struct Pad {  // s2k_pad: the border's rows whole (zero_span each), the rows between its sides byte by byte
+    double call = 65, plane = 39, top_row = 9, side_row = 9, left_byte = 5, right_byte = 4, bottom_row = 9;
+  } pad;
+  ArmRowKernelClocks relu32{35, 8, 7, 9};                  // s2k_relu32
+  ArmRowKernelClocks relu32_bias{54, 28, 11, 12};          // s2k_relu32_bias
+  ArmRowKernelClocks quantize{52, 28, 11, 12};             // s2k_quantize
+  ArmRowKernelClocks quantize_bias{70, 44, 22, 16};        // s2k_quantize_bias
+  ArmRowKernelClocks quantize_shift{63, 40, 20, 18};       // s2k_quantize_shift
+  ArmRowKernelClocks quantize_bias_shift{77, 44, 30, 21};  // s2k_quantize_bias_shift
+  ArmPoolKernelClocks maxpool8{83, 27, 35, 12, 6, 9};      // s2k_maxpool8
+  ArmPoolKernelClocks avgpool8{80, 29, 28, 24, 8, 6};      // s2k_avgpool8
+  ArmRowKernelClocks add_int32{50, 22, 11, 12};            // s2k_add_int32
+  ArmRowKernelClocks add_int8{51, 22, 10, 10};             // s2k_add_int8
+  ArmRowKernelClocks relu8{40, 11, 6, 9};                  // s2k_relu8
+  struct MacInt8 {  // s2k_mac_int8: row > value (tested; a spike enters the planes) > plane > weight
+    double call = 56, row = 32, value_spike = 35, value_no_spike = 14, plane = 11, weight = 9;
+  } mac_int8;
+  struct PermuteWords {  // s2k_permute_words: plane > {word cleared, entry (a cycle started, or placed) > word moved}
+    double call = 43, plane = 22, clear_word = 5, entry_cycle_start = 13, entry_placed = 11, moved_word = 16;
+  } permute_words;
+  ArmRowKernelClocks copy8{48, 20, 9, 6};          // s2k_copy8 (pixel: a byte)
+  ArmRowKernelClocks table8{41, 13, 6, 11};        // s2k_table8
+  ArmRowKernelClocks affine8{50, 17, 7, 12};       // s2k_affine8
+  ArmRowKernelClocks add_scaled8{74, 30, 17, 16};  // s2k_add_scaled8
+  ArmRowKernelClocks mul8{65, 28, 12, 14};         // s2k_mul8
+  ArmRowKernelClocks channel_mul8{49, 15, 9, 9};   // s2k_channel_mul8
+};
+
+// Calls f(kernel, field, value) for every field of `k` (const or not), in the order of vectors/arm_clocks.json's
+// model_fields: JSON, validation and the test against the counts walk this one list.
+template <typename K, typename F>
+void each_arm_kernel_field(K& k, F f) {
+  auto row = [&](const char* kernel, auto& r) {
+    f(kernel, "call", r.call), f(kernel, "plane", r.plane), f(kernel, "row", r.row), f(kernel, "pixel", r.pixel);
+  };
+  auto pool = [&](const char* kernel, auto& r) {
+    f(kernel, "call", r.call), f(kernel, "plane", r.plane), f(kernel, "output_row", r.output_row);
+    f(kernel, "output", r.output), f(kernel, "window_row", r.window_row), f(kernel, "window_pixel", r.window_pixel);
+  };
+  f("zero_span", "call", k.zero_span.call), f("zero_span", "head_byte", k.zero_span.head_byte);
+  f("zero_span", "word", k.zero_span.word), f("zero_span", "tail_byte", k.zero_span.tail_byte);
+  f("pad", "call", k.pad.call), f("pad", "plane", k.pad.plane), f("pad", "top_row", k.pad.top_row);
+  f("pad", "side_row", k.pad.side_row), f("pad", "left_byte", k.pad.left_byte);
+  f("pad", "right_byte", k.pad.right_byte), f("pad", "bottom_row", k.pad.bottom_row);
+  row("relu32", k.relu32), row("relu32_bias", k.relu32_bias), row("quantize", k.quantize);
+  row("quantize_bias", k.quantize_bias), row("quantize_shift", k.quantize_shift);
+  row("quantize_bias_shift", k.quantize_bias_shift);
+  pool("maxpool8", k.maxpool8), pool("avgpool8", k.avgpool8);
+  row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("relu8", k.relu8);
+  f("mac_int8", "call", k.mac_int8.call), f("mac_int8", "row", k.mac_int8.row);
+  f("mac_int8", "value_spike", k.mac_int8.value_spike), f("mac_int8", "value_no_spike", k.mac_int8.value_no_spike);
+  f("mac_int8", "plane", k.mac_int8.plane), f("mac_int8", "weight", k.mac_int8.weight);
+  f("permute_words", "call", k.permute_words.call), f("permute_words", "plane", k.permute_words.plane);
+  f("permute_words", "clear_word", k.permute_words.clear_word);
+  f("permute_words", "entry_cycle_start", k.permute_words.entry_cycle_start);
+  f("permute_words", "entry_placed", k.permute_words.entry_placed);
+  f("permute_words", "moved_word", k.permute_words.moved_word);
+  row("copy8", k.copy8), row("table8", k.table8), row("affine8", k.affine8), row("add_scaled8", k.add_scaled8);
+  row("mul8", k.mul8), row("channel_mul8", k.channel_mul8);
+}
 
 // A QPE's place in the chip's mesh: column x (0 = west), row y (0 = north).
 struct QpeCoord {
@@ -169,9 +246,14 @@ struct HwConfig {
   // the system a task stream runs on: QPE-DRAM (the thesis's validation and Table 5.5), or a chip preset
   // (apply_preset: the prototype's 6x6 mesh, thesis 2.3.4) for run-net --target s2
   ChipShape chip = qpe_dram_chip();
+  // What the ARM's element-wise operations cost: "counted" (the default), the clocks of their kernels' compiled
+  // code, loop by loop (arm_kernels); "table5.9", the thesis's averages per word or pixel (arm), as the thesis
+  // computed its Table 5.10 (docs/arm_clocks.md)
+  std::string arm_clock_model = "counted";
   // ARM element-wise operations, average ARM clocks (thesis Table 5.9): per 32-bit word for padding,
   // per input pixel for the others [0, 10000] each
   ArmOpClocks arm;
+  ArmKernelClocks arm_kernels;  // [0, 10000] each
   // model only: how the MLAs' tile schedule is worked out (model/README.md, "How the model keeps time"):
   // "event": a PE that shares no router and no SRAM port with another advances tile by tile, each tile's
   // clocks worked out once per tile shape; PEs that contend are resolved clock by clock as in "clock".
@@ -197,6 +279,8 @@ void validate(const ChipShape& chip);
 void apply_preset(HwConfig& cfg, const std::string& name);
 
 nlohmann::json to_json(const HwConfig& cfg);
+// {kernel: {field: clocks}}, the configuration's "arm_kernel_clocks" (vectors/arm_clocks.json's model_fields)
+nlohmann::json arm_kernel_clocks_json(const ArmKernelClocks& k);
 // Fields missing from `j` keep their defaults; unknown fields are an error (typos must not pass silently).
 HwConfig hw_config_from_json(const nlohmann::json& j);
 // Throws std::invalid_argument naming the first field whose value the hardware cannot have.

@@ -216,7 +216,7 @@ std::uint64_t stream_cycle_bound(const TaskStream& s, const HwConfig& cfg) {
           serial += 8 * mla_work_cycles(c.mla, cfg) + 1000;
           break;
         case CommandKind::Arm:
-          serial += arm_op_cycles(c.arm, cfg.arm) + 100;
+          serial += arm_op_cycles(c.arm, cfg) + 100;
           break;
         case CommandKind::WaitDma:
         case CommandKind::WaitMla:

@@ -146,7 +146,9 @@ TEST(Activity, DmaAndArmOnBothStreamBackends) {
   want.sram_write_bytes_dma = 100;  // the load's bytes, each enabled once
   want.sram_read_bytes_dma = 7 * 16;  // the store reads the 7 lines bytes 259..358 touch
   want.sram_read_bytes_arm = want.sram_write_bytes_arm = 160;
-  want.arm_cycles = 40 * 8;  // Table 5.9: 8 clocks per 32-bit ReLU pixel
+  // the 32-bit ReLU's kernel, counted: its call, one plane, one row, 40 pixels
+  const ArmRowKernelClocks& relu32 = HwConfig{}.arm_kernels.relu32;
+  want.arm_cycles = static_cast<std::uint64_t>(relu32.call + relu32.plane + relu32.row + 40 * relu32.pixel);
   expect_counts(m.pe_activity[0], r.pe_activity[0], want, "PE 0");
   EXPECT_GT(r.pe_activity[0].pe_busy_cycles, 0u);
   EXPECT_EQ(r.pe_activity[0].pe_busy_cycles + r.pe_activity[0].pe_idle_cycles, r.pe_end_cycle[0]);

@@ -485,13 +485,16 @@ TEST(QpeDramTiming, SyncWaitsForTheLastPeThroughTheHost) {
   wait_long.kind = CommandKind::Arm;
   wait_long.operation = "ACTI";
   wait_long.arm.kind = ArmOpKind::Relu32;
-  wait_long.arm.width = 100;  // 800 clocks
+  wait_long.arm.width = 100;
   s.pe[2].push_back(wait_long);
   for (auto& pe : s.pe) pe.push_back(StreamCommand{});  // Sync
   std::vector<std::uint8_t> dram(16, 0);
   const StreamResult r = backend->run(s, dram, StreamRunOptions{true});
-  // host (10) + PE 2's 800 clocks + to the host (10) + release (10) + back to the host (10)
-  EXPECT_EQ(r.cycles, 10u + 800 + 10 + 10 + 10);
+  // the ReLU's counted clocks: the kernel's call, one plane, one row, 100 pixels
+  const ArmRowKernelClocks& k = cfg.arm_kernels.relu32;
+  const auto relu = static_cast<std::uint64_t>(k.call + k.plane + k.row + 100 * k.pixel);
+  // host (10) + PE 2's ReLU + to the host (10) + release (10) + back to the host (10)
+  EXPECT_EQ(r.cycles, 10u + relu + 10 + 10 + 10);
   const StreamResult free_arm = backend->run(s, dram, StreamRunOptions{false});
   EXPECT_EQ(free_arm.cycles, 40u);
 }

@@ -30,7 +30,7 @@ endfunction()
 # The core: its sources, their headers, and the header-only files the model's README names as core.
 set(core_files "")
 foreach(s IN LISTS CORE_SOURCES)
-  string(REGEX REPLACE "\\.cpp$" ".h" h "${s}")
+  string(REGEX REPLACE "\\.(cpp|c)$" ".h" h "${s}")
   list(APPEND core_files "model/${s}")
   if(EXISTS "${SOURCE_DIR}/model/${h}")  # (the golden kernels' per-instruction-set files have none)
     list(APPEND core_files "model/${h}")

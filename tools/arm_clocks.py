@@ -38,7 +38,7 @@ def L(name, *children):
 
 KERNELS = {
     "zero_span": [L("head_byte"), L("word"), L("tail_byte")],
-    "s2k_pad": [L("plane", L("top_row"), L("side_row"), L("bottom_row"))],
+    "s2k_pad": [L("plane", L("top_row"), L("side_row", L("left_byte"), L("right_byte")), L("bottom_row"))],
     "s2k_relu32": [L("plane", L("row", L("pixel")))],
     "s2k_relu32_bias": [L("plane", L("row", L("pixel")))],
     "s2k_quantize": [L("plane", L("row", L("pixel")))],
@@ -446,6 +446,33 @@ def count(cc, objdump):
     return result
 
 
+# Thesis Table 5.9's seven averages against the counts: per unit, the innermost loop's iteration (a pooling: a
+# 2x2 window at stride 2, per input pixel: an output's own code, its two window rows and four window pixels,
+# over four), what long rows tend to; the rows', planes' and call's clocks come on top (docs/arm_clocks.md).
+TABLE_5_9 = [
+    ("padding, per 32-bit word", 2.0, "zero_span", lambda l: l["word"]),
+    ("quantization, per input pixel", 8.0, "s2k_quantize", lambda l: l["pixel"]),
+    ("ReLU 32-bit, per input pixel", 8.0, "s2k_relu32", lambda l: l["pixel"]),
+    ("ReLU 8-bit, per input pixel", 2.5, "s2k_relu8", lambda l: l["pixel"]),
+    ("max pooling 32-bit, per input pixel", 18.75, "s2k_maxpool32",
+     lambda l: (l["output"] + 2 * l["window_row"] + 4 * l["window_pixel"]) / 4),
+    ("max pooling 8-bit, per input pixel", 12.0, "s2k_maxpool8",
+     lambda l: (l["output"] + 2 * l["window_row"] + 4 * l["window_pixel"]) / 4),
+    ("element-wise addition, per input pixel", 8.0, "s2k_add_int8", lambda l: l["pixel"]),
+]
+
+
+def table_5_9(result):
+    rows = []
+    for name, thesis, kernel, per_unit in TABLE_5_9:
+        e = result["kernels"][kernel]
+        nominal = per_unit({n: l["iteration"] for n, l in e["loops"].items()})
+        low = per_unit({n: r[0] for n, r in e["range"].items() if n != "call"})
+        high = per_unit({n: r[1] for n, r in e["range"].items() if n != "call"})
+        rows.append((name, thesis, kernel, nominal, low, high, nominal / thesis - 1))
+    return rows
+
+
 def listing(kernel, cc, objdump):
     _, functions = compile_and_disassemble(cc, objdump)
     insns = functions[kernel]
@@ -466,11 +493,18 @@ def main():
     ap.add_argument("--check", help="compare the counts with this file; exit 1 if they differ")
     ap.add_argument("--listing", metavar="KERNEL", help="print a kernel's code with each instruction's clocks")
     ap.add_argument("--cxx", action="store_true", help="print the configuration's defaults as C++ initialisers")
+    ap.add_argument("--table-5-9", action="store_true", help="print thesis Table 5.9 against the counts")
     a = ap.parse_args()
     if a.listing:
         listing(a.listing, a.cc, a.objdump)
         return 0
     result = count(a.cc, a.objdump)
+    if a.table_5_9:
+        print(f"{'operation (thesis Table 5.9)':40} {'thesis':>7} {'counted':>8} {'TRM range':>13} {'vs thesis':>9}  kernel")
+        for name, thesis, kernel, nominal, low, high, dev in table_5_9(result):
+            rng = f"{low:g}-{high:g}"
+            print(f"{name:40} {thesis:7g} {nominal:8g} {rng:>13} {dev:+9.0%}  {kernel}")
+        return 0
     if a.cxx:
         for k, fields in result["model_fields"].items():
             print(f"  {k}: " + ", ".join(f"{f} = {v}" for f, v in fields.items()))

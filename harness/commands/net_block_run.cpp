@@ -105,7 +105,7 @@ void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper
       double on_pe = 0;
       for (const StreamCommand& c : cmds)
         if (c.kind == CommandKind::Arm) {
-          const double n = double(arm_op_cycles(c.arm, cfg.arm));
+          const double n = double(arm_op_cycles(c.arm, cfg));
           arm[category_of(c.operation)] += n;
           total += n;
           on_pe += n;

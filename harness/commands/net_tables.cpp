@@ -10,6 +10,7 @@
 #include "harness/commands/net_records.h"
 #include "harness/commands/published_figures.h"
 #include "harness/commands/regress.h"
+#include "model/pe/arm_ops.h"
 
 namespace s2 {
 
@@ -80,10 +81,13 @@ void print_head(const NetReport& rep, const mapper::Network& net, const std::vec
   if (rep.core_clocks)
     out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
            "'ARM free' takes the element-wise operations as instant (as the thesis's Tables 5.5-5.8), 'ARM timed' "
-           "charges Table 5.9's clocks (model only); the RTL runs ARM free\n";
+           "charges "
+        << arm_clocks_source(cfg) << " (model only); the RTL runs ARM free\n";
   else
     out << "clocks: PE clocks at " << cfg.pe_clock_mhz << " MHz from the host's start to the host hearing the last PE; "
-           "every block runs once, 'ARM timed' (the element-wise operations charged Table 5.9's clocks, as on the chip), "
+           "every block runs once, 'ARM timed' (the element-wise operations charged "
+        << arm_clocks_source(cfg)
+        << ", as on the chip), "
            "the RTL too, and the two are compared; 'ARM free' (the thesis's Tables 5.5-5.8 convention) is not run: "
            "--core-clocks runs it as well\n";
   for (const std::string& a : cfg.chip.assumptions) out << "assumption (preset " << cfg.chip.name << "): " << a << "\n";
@@ -92,7 +96,7 @@ void print_head(const NetReport& rep, const mapper::Network& net, const std::vec
   for (const std::string& note : input_notes) out << "note: " << note << "\n";
   const bool biased = std::any_of(rep.n.blocks.begin(), rep.n.blocks.end(),
                                   [](const mapper::OperationBlock& b) { return b.core_op().bias != nullptr; });
-  if (biased)
+  if (biased && cfg.arm_clock_model == "table5.9")
     out << "assumption: a layer's bias is added by the ARM in its first pass over the int32 sums, "
         << cfg.arm.bias_add_per_pixel << " clocks per pixel more (arm_clocks.bias_add_per_pixel; Table 5.9 has no bias)\n";
   if (!chosen.empty()) {
@@ -212,7 +216,7 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
                                    const std::vector<std::string>& substituted, std::ostream& out) {
   CategoryTally tally;
   out << "\nclocks per category of operation (thesis Table 5.10 layout; every block run, ARM operations timed at "
-         "Table 5.9's clocks, model)\n";
+      << arm_clocks_source(rep.cfg) << ", model)\n";
   std::string head = fmt::format("{:<10}", "category");
   for (const auto& [st, cats] : category_cycles) head += fmt::format(" {:>24}", st);
   out << head << "\n";
@@ -233,9 +237,9 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
   if (compared && thesis_network_clocks(rep.thesis_net, "sum")) {
     out << "(in brackets: deviation from the thesis's Table 5.10, fuse_reuse; the thesis added Table 5.9 estimates to "
            "the simulated MLA clocks, the model runs the ARM operations in the streams and ";
-    out << (rep.core_clocks ? "shares what they add among their categories by their Table 5.9 clocks)\n"
-                            : "shares what they add, taken as the Table 5.9 clocks of a fused block's busiest PE's (no ARM-free "
-                              "run), among their categories by their Table 5.9 clocks)\n");
+    out << (rep.core_clocks ? "shares what they add among their categories by their ARM clocks)\n"
+                            : "shares what they add, taken as the ARM clocks of a fused block's busiest PE's (no ARM-free "
+                              "run), among their categories by their ARM clocks)\n");
   }
   for (const std::string& line : substituted) out << "strategy: " << line << "\n";
   return tally;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/pe/arm_kernels/arm_kernels.h"
+
 namespace s2 {
 
 namespace {
@@ -250,6 +252,180 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     clocks += k.bias_add_per_pixel * double(pixels(c));
   return static_cast<std::uint64_t>(std::ceil(clocks));
+}
+
+namespace {
+
+// zero_span's clocks on n bytes at SRAM address a: bytes to a word boundary, words, the bytes left
+double zero_span_clocks(const ArmKernelClocks::ZeroSpan& z, std::uint64_t a, std::uint64_t n) {
+  const std::uint64_t head = std::min<std::uint64_t>(n, (4 - a % 4) % 4), words = (n - head) / 4, tail = (n - head) % 4;
+  return z.call + double(head) * z.head_byte + double(words) * z.word + double(tail) * z.tail_byte;
+}
+
+double row_kernel_clocks(const ArmRowKernelClocks& k, std::uint64_t planes, std::uint64_t height, std::uint64_t width) {
+  return k.call + double(planes) * (k.plane + double(height) * (k.row + double(width) * k.pixel));
+}
+
+const ArmRowKernelClocks& row_kernel(const ArmCommand& c, const ArmKernelClocks& k) {
+  switch (c.kind) {
+    case ArmOpKind::Relu32: return c.add_bias ? k.relu32_bias : k.relu32;
+    case ArmOpKind::Quantize:
+      return c.add_bias ? (c.per_channel_shift ? k.quantize_bias_shift : k.quantize_bias)
+                        : (c.per_channel_shift ? k.quantize_shift : k.quantize);
+    case ArmOpKind::AddInt32: return k.add_int32;
+    case ArmOpKind::AddInt8: return k.add_int8;
+    case ArmOpKind::Relu8: return k.relu8;
+    case ArmOpKind::Copy8: return k.copy8;
+    case ArmOpKind::Table8: return k.table8;
+    case ArmOpKind::Affine8: return k.affine8;
+    case ArmOpKind::AddScaled8: return k.add_scaled8;
+    case ArmOpKind::Mul8: return k.mul8;
+    case ArmOpKind::ChannelMul8: return k.channel_mul8;
+    default: throw std::logic_error("row_kernel: not a row kernel");
+  }
+}
+
+}  // namespace
+
+const char* arm_kernel_name(const ArmCommand& c) {
+  switch (c.kind) {
+    case ArmOpKind::Pad: return "pad";
+    case ArmOpKind::Relu32: return c.add_bias ? "relu32_bias" : "relu32";
+    case ArmOpKind::Quantize:
+      return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift" : "quantize_bias")
+                        : (c.per_channel_shift ? "quantize_shift" : "quantize");
+    case ArmOpKind::MaxPool8: return "maxpool8";
+    case ArmOpKind::AddInt32: return "add_int32";
+    case ArmOpKind::AddInt8: return "add_int8";
+    case ArmOpKind::Relu8: return "relu8";
+    case ArmOpKind::AvgPool8: return "avgpool8";
+    case ArmOpKind::MacInt8: return "mac_int8";
+    case ArmOpKind::PermuteWords: return "permute_words";
+    case ArmOpKind::Copy8: return "copy8";
+    case ArmOpKind::Table8: return "table8";
+    case ArmOpKind::Affine8: return "affine8";
+    case ArmOpKind::AddScaled8: return "add_scaled8";
+    case ArmOpKind::Mul8: return "mul8";
+    case ArmOpKind::ChannelMul8: return "channel_mul8";
+  }
+  return "?";
+}
+
+const char* arm_clocks_source(const HwConfig& cfg) {
+  return cfg.arm_clock_model == "table5.9" ? "thesis Table 5.9's averages"
+                                           : "the ARM kernels' counted clocks (docs/arm_clocks.md)";
+}
+
+std::uint64_t arm_op_cycles(const ArmCommand& c, const HwConfig& cfg, const std::uint8_t* sram, std::size_t sram_bytes) {
+  return cfg.arm_clock_model == "table5.9" ? arm_op_cycles(c, cfg.arm, sram, sram_bytes)
+                                           : arm_op_cycles(c, cfg.arm_kernels, sram, sram_bytes);
+}
+
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const std::uint8_t* sram, std::size_t sram_bytes) {
+  using u64 = std::uint64_t;
+  double clocks = 0;
+  switch (c.kind) {
+    case ArmOpKind::Pad: {
+      const u64 h = c.height, top = std::min<u64>(c.pad_top, h), bottom = h - std::min<u64>(c.pad_bottom, h - top);
+      const u64 sp = c.source_plane_stride();
+      const auto& p = k.pad;
+      clocks = p.call + double(c.planes) * (p.plane + double(bottom - top) * (p.side_row + double(c.pad_left) * p.left_byte +
+                                                                                double(c.pad_right) * p.right_byte));
+      // a whole row's zero_span depends on where the row starts within its word
+      for (u64 d = 0; d < c.planes; ++d)
+        for (u64 y = 0; y < h; ++y)
+          if (y < top || y >= bottom)
+            clocks += (y < top ? p.top_row : p.bottom_row) + zero_span_clocks(k.zero_span, c.src + d * sp + y * c.src_row_stride, c.width);
+      break;
+    }
+    case ArmOpKind::MaxPool8:
+    case ArmOpKind::AvgPool8: {
+      const ArmPoolKernelClocks& p = c.kind == ArmOpKind::MaxPool8 ? k.maxpool8 : k.avgpool8;
+      const u64 w = u64(c.window), h = u64(c.window_height()), st = u64(c.pool_stride());
+      clocks = p.call;
+      if (w == 0 || h == 0 || st == 0 || h > c.height || w > c.width) break;
+      const double ho = double((c.height - h) / st + 1), wo = double((c.width - w) / st + 1);
+      clocks += double(c.planes) *
+                (p.plane + ho * (p.output_row + wo * (p.output + double(h) * (p.window_row + double(w) * p.window_pixel))));
+      break;
+    }
+    case ArmOpKind::MacInt8: {
+      const u64 values = u64(c.height) * c.depth;
+      u64 spikes = values;
+      if (sram) {
+        need_extents(c, sram_bytes);
+        spikes = 0;
+        for (std::size_t r = 0; r < c.height; ++r)
+          for (std::size_t q = 0; q < c.depth; ++q) spikes += mac_operand(c, sram, r, q) != 0;
+      }
+      const auto& m = k.mac_int8;
+      clocks = m.call + double(c.height) * m.row + double(values - spikes) * m.value_no_spike +
+               double(spikes) * (m.value_spike + double(c.planes) * (m.plane + double(c.width) * m.weight));
+      break;
+    }
+    case ArmOpKind::PermuteWords: {
+      // every word is moved once (a placed word onto itself too); an entry starts a cycle unless a cycle
+      // before placed its word
+      u64 starts = c.width;
+      if (sram) {
+        const auto [moved, cycles] = permute_moves(c, sram, sram_bytes);
+        starts = cycles + (c.width - moved);
+      }
+      const auto& p = k.permute_words;
+      clocks = p.call + double(c.planes) * (p.plane + double(c.width) * (p.clear_word + p.moved_word) +
+                                            double(starts) * p.entry_cycle_start + double(c.width - starts) * p.entry_placed);
+      break;
+    }
+    default:
+      clocks = row_kernel_clocks(row_kernel(c, k), c.planes, c.height, c.width);
+  }
+  return static_cast<std::uint64_t>(std::ceil(clocks));
+}
+
+void arm_run_kernel(const ArmCommand& c, std::uint8_t* sram, std::size_t) {
+  s2k_cmd k{};
+  k.src = c.src, k.dst = c.dst, k.planes = c.planes, k.height = c.height, k.width = c.width;
+  k.src_row_stride = c.src_row_stride, k.dst_row_stride = c.dst_row_stride;
+  const bool pooling = c.kind == ArmOpKind::MaxPool8 || c.kind == ArmOpKind::AvgPool8;
+  const std::uint32_t rows =
+      pooling && c.pool_stride() > 0 && std::uint32_t(c.window_height()) <= c.height
+          ? (c.height - std::uint32_t(c.window_height())) / std::uint32_t(c.pool_stride()) + 1
+          : c.height;
+  k.src_plane_stride = static_cast<std::uint32_t>(c.source_plane_stride());
+  k.dst_plane_stride = static_cast<std::uint32_t>(c.destination_plane_stride(rows));
+  k.pad_left = c.pad_left, k.pad_right = c.pad_right, k.pad_top = c.pad_top, k.pad_bottom = c.pad_bottom;
+  k.shift = c.shift, k.saturate_high = c.saturate_high;
+  k.window = std::uint32_t(c.window), k.window_h = std::uint32_t(c.window_height()), k.stride = std::uint32_t(c.pool_stride());
+  k.col_step = c.col_step;
+  k.bias_addr = c.bias_addr, k.shift_addr = c.shift_addr;
+  k.bias_plane_step = c.bias_plane_step, k.bias_row_step = c.bias_row_step, k.bias_col_step = c.bias_col_step;
+  k.a_col_stride = c.a_col_stride, k.depth = c.depth;
+  k.weights = c.weights, k.weights_row_stride = c.weights_row_stride, k.weights_plane_stride = c.weights_plane_stride;
+  k.table = c.table, k.table_plane_step = c.table_plane_step;
+  k.shift_a = c.shift_a, k.shift_b = c.shift_b, k.relu = c.relu ? 1 : 0;
+  switch (c.kind) {
+    case ArmOpKind::Pad: return s2k_pad(sram, &k);
+    case ArmOpKind::Relu32: return (c.add_bias ? s2k_relu32_bias : s2k_relu32)(sram, &k);
+    case ArmOpKind::Quantize:
+      return (c.add_bias ? (c.per_channel_shift ? s2k_quantize_bias_shift : s2k_quantize_bias)
+                         : (c.per_channel_shift ? s2k_quantize_shift : s2k_quantize))(sram, &k);
+    case ArmOpKind::MaxPool8: return s2k_maxpool8(sram, &k);
+    case ArmOpKind::AvgPool8: return s2k_avgpool8(sram, &k);
+    case ArmOpKind::AddInt32: return s2k_add_int32(sram, &k);
+    case ArmOpKind::AddInt8: return s2k_add_int8(sram, &k);
+    case ArmOpKind::Relu8: return s2k_relu8(sram, &k);
+    case ArmOpKind::MacInt8: return s2k_mac_int8(sram, &k);
+    case ArmOpKind::PermuteWords: {
+      std::vector<std::uint8_t> done(c.width);  // the kernel's scratch, on the PE's stack
+      return s2k_permute_words(sram, &k, done.data());
+    }
+    case ArmOpKind::Copy8: return s2k_copy8(sram, &k);
+    case ArmOpKind::Table8: return s2k_table8(sram, &k);
+    case ArmOpKind::Affine8: return s2k_affine8(sram, &k);
+    case ArmOpKind::AddScaled8: return s2k_add_scaled8(sram, &k);
+    case ArmOpKind::Mul8: return s2k_mul8(sram, &k);
+    case ArmOpKind::ChannelMul8: return s2k_channel_mul8(sram, &k);
+  }
 }
 
 void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {

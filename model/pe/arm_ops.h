@@ -12,6 +12,25 @@
 
 namespace s2 {
 
+// ARM clocks of one element-wise operation as cfg.arm_clock_model says: "counted", its kernel's loops at their
+// counted clocks (cfg.arm_kernels); "table5.9", the thesis's averages (cfg.arm). Both are below.
+std::uint64_t arm_op_cycles(const ArmCommand& c, const HwConfig& cfg, const std::uint8_t* sram = nullptr,
+                            std::size_t sram_bytes = 0);
+// The counted clocks: the kernel that runs the command (model/pe/arm_kernels/; arm_kernel_name), its `call`
+// once and each loop's clocks per iteration times the iterations the command makes it run (a padding's whole
+// border row split at its word boundaries as the kernel splits it; MacInt8's values tested with or
+// without a spike, PermuteWords' entries starting a cycle or already placed, counted from the SRAM when given,
+// else bounded as if every value spiked and every entry started a cycle). Rounded up to whole clocks.
+std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& clocks, const std::uint8_t* sram = nullptr,
+                            std::size_t sram_bytes = 0);
+// How cfg charges the ARM's clocks, for reports: "the ARM kernels' counted clocks (docs/arm_clocks.md)" or
+// "thesis Table 5.9's averages".
+const char* arm_clocks_source(const HwConfig& cfg);
+// The kernel that runs a command, as named in vectors/arm_clocks.json and arm_kernel_clocks ("quantize_bias", ...).
+const char* arm_kernel_name(const ArmCommand& c);
+// Runs the command's kernel, the host build of the C the PE's ARM runs (model/pe/arm_kernels/arm_kernels.c),
+// on `sram`. For a command arm_apply accepts (it checks no bounds); tests hold its results to arm_apply's.
+void arm_run_kernel(const ArmCommand& c, std::uint8_t* sram, std::size_t sram_bytes);
 // ARM clocks of one element-wise operation (thesis Table 5.9): padding per 32-bit word written, the
 // others per input pixel; rounded up to whole clocks. The SNN operations' clocks depend on the data (the
 // non-zero operand values MacInt8 accumulates, the words PermuteWords moves): given the PE's SRAM as the

@@ -40,7 +40,7 @@ ArmCommandPlan ArmSequencer::plan(const NocNode* far_end, const std::uint8_t* sr
       p.wait_done = true;
       break;
     case CommandKind::Arm:
-      p.arm_cycles = arm_op_cycles(c.arm, cfg_->arm, sram, sram ? sram_bytes_ : 0);
+      p.arm_cycles = arm_op_cycles(c.arm, *cfg_, sram, sram ? sram_bytes_ : 0);
       arm_cycles_ += p.arm_cycles;
       break;
     case CommandKind::Sync:

@@ -37,7 +37,8 @@ static void zero_span(uint8_t* p, uint32_t n) {
   }
 }
 
-/* The border's rows whole, the rows between its left and right columns */
+/* The border's rows whole (zero_span: words where it can), and between them each row's left and right columns
+ * byte by byte */
 void s2k_pad(uint8_t* sram, const struct s2k_cmd* c) {
   const uint32_t planes = c->planes, src = c->src, src_plane_stride = c->src_plane_stride, height = c->height;
   const uint32_t src_row_stride = c->src_row_stride, pad_top = c->pad_top, pad_bottom = c->pad_bottom;
@@ -49,8 +50,9 @@ void s2k_pad(uint8_t* sram, const struct s2k_cmd* c) {
     uint8_t* plane = sram + src + d * src_plane_stride;
     for (uint32_t y = 0; y < top; ++y) zero_span(plane + y * src_row_stride, width);
     for (uint32_t y = top; y < bottom; ++y) {
-      zero_span(plane + y * src_row_stride, pad_left);
-      zero_span(plane + y * src_row_stride + width - pad_right, pad_right);
+      uint8_t* row = plane + y * src_row_stride;
+      for (uint32_t x = 0; x < pad_left; ++x) row[x] = 0;
+      for (uint32_t x = width - pad_right; x < width; ++x) row[x] = 0;
     }
     for (uint32_t y = bottom; y < height; ++y) zero_span(plane + y * src_row_stride, width);
   }
