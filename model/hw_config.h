@@ -110,7 +110,9 @@ struct ArmKernelClocks {
   struct PermuteWords {  // s2k_permute_words: plane > {word cleared, entry (a cycle started, or placed) > word moved}
     double call = 43, plane = 22, clear_word = 5, entry_cycle_start = 13, entry_placed = 11, moved_word = 16;
   } permute_words;
-  ArmRowKernelClocks copy8{48, 20, 9, 6};          // s2k_copy8 (pixel: a byte)
+  struct Copy8 {  // s2k_copy8: plane > row > byte, or for rows of one byte (a column) plane > byte
+    double call = 42, plane = 20, column_plane = 15, row = 8, pixel = 7, column_byte = 9;
+  } copy8;
   ArmRowKernelClocks table8{41, 13, 6, 11};        // s2k_table8
   ArmRowKernelClocks affine8{50, 17, 7, 12};       // s2k_affine8
   ArmRowKernelClocks add_scaled8{74, 30, 17, 16};  // s2k_add_scaled8
@@ -147,7 +149,9 @@ void each_arm_kernel_field(K& k, F f) {
   f("permute_words", "entry_cycle_start", k.permute_words.entry_cycle_start);
   f("permute_words", "entry_placed", k.permute_words.entry_placed);
   f("permute_words", "moved_word", k.permute_words.moved_word);
-  row("copy8", k.copy8), row("table8", k.table8), row("affine8", k.affine8), row("add_scaled8", k.add_scaled8);
+  f("copy8", "call", k.copy8.call), f("copy8", "plane", k.copy8.plane), f("copy8", "column_plane", k.copy8.column_plane);
+  f("copy8", "row", k.copy8.row), f("copy8", "pixel", k.copy8.pixel), f("copy8", "column_byte", k.copy8.column_byte);
+  row("table8", k.table8), row("affine8", k.affine8), row("add_scaled8", k.add_scaled8);
   row("mul8", k.mul8), row("channel_mul8", k.channel_mul8);
 }
 

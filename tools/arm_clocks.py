@@ -53,7 +53,7 @@ KERNELS = {
     "s2k_relu8": [L("plane", L("row", L("pixel")))],
     "s2k_mac_int8": [L("row", L("value", L("plane", L("weight"))))],
     "s2k_permute_words": [L("plane", L("clear_word"), L("entry", L("moved_word")))],
-    "s2k_copy8": [L("plane", L("row", L("pixel")))],
+    "s2k_copy8": [L("plane", L("row", L("pixel")), L("column_byte"))],
     "s2k_table8": [L("plane", L("row", L("pixel")))],
     "s2k_affine8": [L("plane", L("row", L("pixel")))],
     "s2k_add_scaled8": [L("plane", L("row", L("pixel")))],
@@ -73,6 +73,8 @@ def model_fields(kernel, loops):
             out.update(value_spike="value", value_no_spike="value/skipping")
         elif kernel == "s2k_permute_words" and name == "entry":
             out.update(entry_cycle_start="entry", entry_placed="entry/skipping")
+        elif kernel == "s2k_copy8" and name == "plane":
+            out.update(plane="plane/through:row", column_plane="plane/through:column_byte")
         else:
             out[name] = name
     return out
@@ -376,6 +378,8 @@ def count_function(name, insns, v, manifest):
         # kernels test the data first, so the shortest such path is the data's; longer ones skip an empty loop)
         skipping = [p[0] for p in iters if not p[2]]
         lp["skipping"] = min(skipping) if skipping and full else None
+        # an iteration through one inner loop alone (a kernel that takes one of two loops by the command's shape)
+        lp["through_one"] = {c: max(p[0] for p in iters if p[2] == (c,)) for c in {p[2][0] for p in iters if len(p[2]) == 1}}
         # a run of n iterations costs n x iteration + (exit - iteration): what the last one saves or adds
         lp["exits"] = []
         for target in sorted({p[3] for p in exits}):
@@ -416,6 +420,8 @@ def count(cc, objdump):
                 e["loops"][lp["name"]] = {
                     "iteration": lp["iteration"],
                     **({"iteration_skipping_inner": lp["skipping"]} if lp["skipping"] is not None else {}),
+                    **({"iteration_through_one": {by_id.get(c, "degenerate"): v for c, v in sorted(lp["through_one"].items())}}
+                       if len(lp["through_one"]) > 1 else {}),
                     # the loop's own code on each path back to its head, with the inner loops it passes
                     "paths": [{"clocks": c, "through": [by_id.get(i, "degenerate") for i in through]}
                               for c, through in lp["paths"]],
@@ -440,6 +446,9 @@ def count(cc, objdump):
                 values[field] = e["call"]
             elif src.endswith("/skipping"):
                 values[field] = e["loops"][src.split("/")[0]]["iteration_skipping_inner"]
+            elif "/through:" in src:
+                loop, child = src.split("/through:")
+                values[field] = e["loops"][loop]["iteration_through_one"][child]
             else:
                 values[field] = e["loops"][src]["iteration"]
         result["model_fields"][kernel.removeprefix("s2k_")] = values

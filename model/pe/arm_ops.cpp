@@ -275,7 +275,6 @@ const ArmRowKernelClocks& row_kernel(const ArmCommand& c, const ArmKernelClocks&
     case ArmOpKind::AddInt32: return k.add_int32;
     case ArmOpKind::AddInt8: return k.add_int8;
     case ArmOpKind::Relu8: return k.relu8;
-    case ArmOpKind::Copy8: return k.copy8;
     case ArmOpKind::Table8: return k.table8;
     case ArmOpKind::Affine8: return k.affine8;
     case ArmOpKind::AddScaled8: return k.add_scaled8;
@@ -374,6 +373,12 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const
       const auto& p = k.permute_words;
       clocks = p.call + double(c.planes) * (p.plane + double(c.width) * (p.clear_word + p.moved_word) +
                                             double(starts) * p.entry_cycle_start + double(c.width - starts) * p.entry_placed);
+      break;
+    }
+    case ArmOpKind::Copy8: {
+      const auto& p = k.copy8;  // rows of one byte: the column loop
+      clocks = p.call + double(c.planes) * (c.width == 1 ? p.column_plane + double(c.height) * p.column_byte
+                                                          : p.plane + double(c.height) * (p.row + double(c.width) * p.pixel));
       break;
     }
     default:

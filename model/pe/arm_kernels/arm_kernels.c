@@ -316,18 +316,23 @@ void s2k_permute_words(uint8_t* sram, const struct s2k_cmd* c, uint8_t* done) {
   }
 }
 
-/* Row by row, forward (the streams' copies move data down or to another region: arm_apply checks the
- * same with memmove, which a forward copy equals whenever dst <= src or the rows do not overlap) */
+/* Row by row, forward (arm_apply uses memmove, which a forward copy equals unless a row's destination starts
+ * inside its own source, after it: arm_kernels.h). Rows of one byte (a column gathered or scattered, as the SNN
+ * spike map is built) are one loop over the rows: a loop of one byte per row would pay a row's loop per byte. */
 void s2k_copy8(uint8_t* sram, const struct s2k_cmd* c) {
   const uint32_t planes = c->planes, height = c->height, src = c->src, src_plane_stride = c->src_plane_stride,
                  src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
                  dst_row_stride = c->dst_row_stride, width = c->width;
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const uint8_t* a = sram + src + d * src_plane_stride + y * src_row_stride;
-      uint8_t* q = sram + dst + d * dst_plane_stride + y * dst_row_stride;
-      for (uint32_t x = 0; x < width; ++x) q[x] = a[x];
+  for (uint32_t d = 0; d < planes; ++d) {
+    const uint8_t* a = sram + src + d * src_plane_stride;
+    uint8_t* q = sram + dst + d * dst_plane_stride;
+    if (width == 1) {
+      for (uint32_t y = 0; y < height; ++y) q[y * dst_row_stride] = a[y * src_row_stride];
+      continue;
     }
+    for (uint32_t y = 0; y < height; ++y)
+      for (uint32_t x = 0; x < width; ++x) q[y * dst_row_stride + x] = a[y * src_row_stride + x];
+  }
 }
 
 void s2k_table8(uint8_t* sram, const struct s2k_cmd* c) {
