@@ -28,7 +28,7 @@ namespace s2 {
 // - dram_*_bytes: bytes a DRAM read or wrote for requests, in whole 16-byte operations (16 each): a
 //   request's bytes rounded up to 16, or with dram_aligned_words the aligned words it touches
 //   (DramTiming::op_bytes).
-// - arm_cycles: the Table 5.9 clocks of the ARM's element-wise operations (the same C++ ARM drives both
+// - arm_cycles: the clocks of the ARM's element-wise operations (arm_op_cycles) (the same C++ ARM drives both
 //   backends, so these and sram_*_arm agree by construction).
 // - pe_busy_cycles / pe_idle_cycles: per PE with commands, the clocks from the run's start to the PE's own
 //   end in which its MLA or its DMA is busy (an engine's command under way: the RTL's MLA busy or dma_busy,
@@ -47,7 +47,7 @@ struct Activity {
   std::uint64_t noc_packets = 0;      // packets that entered the NoC
   std::uint64_t noc_packet_hops = 0;  // router-to-router links they crossed (a packet inside its QPE: 0)
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
-  std::uint64_t arm_cycles = 0;       // clocks the ARM spent on element-wise operations (Table 5.9)
+  std::uint64_t arm_cycles = 0;       // clocks the ARM spent on element-wise operations (arm_op_cycles)
   std::uint64_t pe_busy_cycles = 0;   // PE clocks with the MLA or the DMA busy, summed over the PEs
   std::uint64_t pe_idle_cycles = 0;   // PE clocks of the run with neither, summed over the PEs with commands
 

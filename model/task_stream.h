@@ -40,7 +40,7 @@ struct DmaTransfer {
   std::uint64_t bytes() const { return std::uint64_t(row_bytes) * rows * planes; }
 };
 
-// ARM element-wise operations (thesis 4.1, costs Table 5.9). Data sits in the PE's SRAM as planes of
+// ARM element-wise operations (thesis 4.1; costs: arm_op_cycles, docs/arm_clocks.md). Data sits in the PE's SRAM as planes of
 // rows: `planes` x `height` x `width` values, `src_row_stride` bytes between rows of the source.
 enum class ArmOpKind {
   Pad,          // int8 in place: zero a border of `pad_*` pixels around each width x height plane
@@ -176,7 +176,7 @@ struct StreamRunOptions {
 
 // A bound no run of `s` may reach, on any backend that works: every PE's commands one after the other
 // (DMA transfers at 2 clocks per byte plus 64 per row, MLA tasks at 8 clocks per step or result write
-// (mla_work_cycles), element-wise operations at their Table 5.9 clocks, 10000 clocks per Sync), summed over
+// (mla_work_cycles), element-wise operations at their ARM clocks (arm_op_cycles), 10000 clocks per Sync), summed over
 // the PEs, times 4, plus a million. The model's watchdog when none is given.
 std::uint64_t stream_cycle_bound(const TaskStream& s, const HwConfig& cfg);
 
@@ -193,7 +193,7 @@ struct StreamResult {
   // the PE clock (from the host's start) at which each PE's ARM was done with each of its commands (an
   // async command: when it was issued), for locating where two backends part (command_deviation)
   std::vector<std::vector<std::uint64_t>> command_end_cycle;
-  std::uint64_t arm_cycles = 0;                          // Table 5.9 clocks of the element-wise ops, all PEs
+  std::uint64_t arm_cycles = 0;                          // ARM clocks of the element-wise ops, all PEs
   std::uint64_t dram_ops = 0;                            // 16-byte DRAM operations served
   std::uint64_t mla_tasks = 0;
   // model: PE clocks by PeTime, summed over the PEs with commands (the rest of their time: the host's

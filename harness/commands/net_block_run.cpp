@@ -87,9 +87,9 @@ std::uint64_t rtl_watchdog(const BlockRun& r, std::size_t i, const StreamBudget&
 
 // Table 5.10 categories: a stream of one primitive operation (nofuse) is its category; a fused stream's
 // ARM-free clocks are its core operation's, and what the ARM operations add to it is shared out among
-// their categories by their Table 5.9 clocks (an approximation where ARM work overlaps other PEs').
+// their categories by their ARM clocks (an approximation where ARM work overlaps other PEs').
 // Without an ARM-free run (BlockRun::arm_timed) what the ARM operations add is not measured: it is taken as
-// the Table 5.9 clocks (arm_op_cycles) of the ARM commands of the PE with the most of them (the PEs' ARM work
+// the ARM clocks (arm_op_cycles) of the ARM commands of the PE with the most of them (the PEs' ARM work
 // runs side by side, so the busiest PE's is what the stream waits for, less where it overlaps other work),
 // shared out the same way; the core operation gets the rest of the stream's ARM-timed clocks.
 void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper::BlockStreams& bs, const HwConfig& cfg) {
@@ -100,7 +100,7 @@ void share_categories(BlockRun& r, const mapper::OperationBlock& b, const mapper
       continue;
     }
     std::map<std::string, double> arm;
-    double total = 0, most = 0;  // every PE's ARM commands' Table 5.9 clocks; the most one PE's add up to
+    double total = 0, most = 0;  // every PE's ARM commands' clocks; the most one PE's add up to
     for (const auto& cmds : bs.streams[i].pe) {
       double on_pe = 0;
       for (const StreamCommand& c : cmds)
@@ -127,7 +127,7 @@ void merge_unavailable(std::vector<std::string>& into, const std::vector<std::st
 }
 
 // Whether timing the ARM's element-wise operations can change a run of `s`: only its ARM commands wait for
-// their Table 5.9 clocks (model/pe/arm_core.cpp), so a stream without one runs the same either way.
+// their ARM clocks (model/pe/arm_core.cpp), so a stream without one runs the same either way.
 bool arm_timing_matters(const TaskStream& s) {
   for (const std::vector<StreamCommand>& pe : s.pe)
     for (const StreamCommand& c : pe)

@@ -73,7 +73,7 @@ struct BlockRun {
   std::uint64_t arm_cycles = 0;
   std::optional<BackendRun> model, rtl;
   // The runs compared are ARM timed: each backend ran every stream once with its ARM operations charged their
-  // Table 5.9 clocks (what the chip does), and no ARM-free run was made: core_cycles, block_cycles, activity and
+  // ARM clocks (what the chip does), and no ARM-free run was made: core_cycles, block_cycles, activity and
   // StreamRow::cycles are ARM-timed figures. False (core-clock mode, run-net --core-clocks or a comparison with
   // thesis Tables 5.5-5.8): they are ARM free (the thesis's core-operation clocks), the RTL ran ARM free, and
   // the model ran every stream ARM timed too.

@@ -1,7 +1,7 @@
 // The ARM core of a PE in QPE-DRAM: it runs the PE's command list of a task stream (task_stream.h) one
 // command at a time: programs the DMA and the MLA and waits for them (or, for an async command, goes on
 // while they work), carries out the element-wise operations on its SRAM at the thesis's clock costs
-// (Table 5.9), and meets the other PEs at a Sync through the host interface.
+// (arm_op_cycles), and meets the other PEs at a Sync through the host interface.
 #pragma once
 
 #include <array>
@@ -29,7 +29,7 @@ class ArmSystem {
   virtual void sync(int pe, int group, std::size_t index) = 0;
   virtual const HwConfig& config() const = 0;
   virtual sc_core::sc_time pe_clock() const = 0;
-  // Whether element-wise operations take their Table 5.9 clocks (false: they complete at once, as the
+  // Whether element-wise operations take their ARM clocks (false: they complete at once, as the
   // thesis's simulator assumed for Tables 5.5-5.8).
   virtual bool arm_ops_timed() const = 0;
   // Whether the element-wise operations change the SRAM (false: StreamRunOptions::timing_only).

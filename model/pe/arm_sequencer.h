@@ -1,6 +1,6 @@
 // What a PE's ARM core does for each command of its list (task_stream.h), without the clocks: the engine a
 // command programs or waits for, the registers it writes, whether it waits for the engine to finish, an
-// element-wise operation's clocks (Table 5.9) and a Sync's index in its group; and what the ARM counts as
+// element-wise operation's clocks (arm_op_cycles) and a Sync's index in its group; and what the ARM counts as
 // it goes (commands done and when, ARM clocks). SystemC-free: the model's ArmCore (a SystemC thread) and
 // the RTL backend's C++ ARM (clocked with the Verilated chip) both walk their PE's commands with it, so
 // the two ARMs cannot drift apart.
@@ -28,7 +28,7 @@ struct ArmCommandPlan {
   std::vector<RegisterWrite> writes;  // none: the command only waits (WaitDma, WaitMla)
   TaskRegisters mla{};                // an MLA command's descriptor
   bool wait_done = false;             // a command that is not async, WaitDma, WaitMla
-  std::uint64_t arm_cycles = 0;       // an element-wise operation's ARM clocks (Table 5.9)
+  std::uint64_t arm_cycles = 0;       // an element-wise operation's ARM clocks (arm_op_cycles)
   std::size_t sync_index = 0;         // a Sync's index among the Syncs of its group this PE met
 };
 

@@ -49,7 +49,7 @@ struct DramPortEvent {
 // The ARM runs its PE's commands as the model's ArmCore does (model/pe/arm_core.h): it waits for the DMA or
 // the MLA to be idle, writes its registers one per PE clock, and (unless the command is async) waits for the
 // DMA to go idle or the MLA's done interrupt; it carries out element-wise operations on the SRAM itself at
-// the Table 5.9 cost; it meets the other PEs of a Sync group through the host. The host is C++ and, as in
+// its ARM clocks (arm_op_cycles); it meets the other PEs of a Sync group through the host. The host is C++ and, as in
 // the model (model/chip/system.h), a PE's host traffic (its start, its Syncs, its end) takes the host
 // interface's latency plus the hops between the PE's QPE and its host agent, each way.
 template <typename Fabric, typename TracedFabric = Fabric>
