@@ -170,11 +170,10 @@ void s2k_quantize_bias_shift(uint8_t* sram, const struct s2k_cmd* c) {
 
 /* Pooling: output (y, x) of plane d from its window of h rows of w pixels, every st pixels. */
 void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t window = c->window, window_h = c->window_h, stride = c->stride, height = c->height, width = c->width,
+  const uint32_t w = c->window, h = c->window_h, st = c->stride, height = c->height, width = c->width,
                  planes = c->planes, src = c->src, src_plane_stride = c->src_plane_stride,
                  src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
                  dst_row_stride = c->dst_row_stride;
-  const uint32_t w = window, h = window_h, st = stride;
   const uint32_t ho = (height - h) / st + 1, wo = (width - w) / st + 1;
   for (uint32_t d = 0; d < planes; ++d)
     for (uint32_t y = 0; y < ho; ++y) {
@@ -193,11 +192,10 @@ void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c) {
 }
 
 void s2k_maxpool32(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t window = c->window, window_h = c->window_h, stride = c->stride, height = c->height, width = c->width,
+  const uint32_t w = c->window, h = c->window_h, st = c->stride, height = c->height, width = c->width,
                  planes = c->planes, src = c->src, src_plane_stride = c->src_plane_stride,
                  src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
                  dst_row_stride = c->dst_row_stride;
-  const uint32_t w = window, h = window_h, st = stride;
   const uint32_t ho = (height - h) / st + 1, wo = (width - w) / st + 1;
   for (uint32_t d = 0; d < planes; ++d)
     for (uint32_t y = 0; y < ho; ++y) {
@@ -216,11 +214,10 @@ void s2k_maxpool32(uint8_t* sram, const struct s2k_cmd* c) {
 }
 
 void s2k_avgpool8(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t window = c->window, window_h = c->window_h, stride = c->stride, height = c->height, width = c->width,
+  const uint32_t w = c->window, h = c->window_h, st = c->stride, height = c->height, width = c->width,
                  planes = c->planes, src = c->src, src_plane_stride = c->src_plane_stride,
                  src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
                  dst_row_stride = c->dst_row_stride;
-  const uint32_t w = window, h = window_h, st = stride;
   const uint32_t ho = (height - h) / st + 1, wo = (width - w) / st + 1;
   const int32_t n = (int32_t)(w * h);
   for (uint32_t d = 0; d < planes; ++d)
