@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 targets=(task_vectors layer_list config split_file journal shard_report npy onnx snn_layer energy_table design_report)
 bash tools/install-deps.sh clang libclang-rt-14-dev
-CXX=clang++ cmake -S . -B build-sanitized -DCMAKE_BUILD_TYPE=Release -DS2_SANITIZE=address,undefined -DS2_FUZZ=ON > /dev/null
+CC=clang CXX=clang++ cmake -S . -B build-sanitized -DCMAKE_BUILD_TYPE=Release -DS2_SANITIZE=address,undefined -DS2_FUZZ=ON > /dev/null
 cmake --build build-sanitized -j "$(nproc)" --target "${targets[@]/#/fuzz_}"
 export ASAN_OPTIONS="detect_stack_use_after_return=0:detect_leaks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

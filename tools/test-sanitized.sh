@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh clang libclang-rt-14-dev
-CXX=clang++ cmake -S . -B build-sanitized -DCMAKE_BUILD_TYPE=Release -DS2_SANITIZE=address,undefined -DS2_FUZZ=ON > /dev/null
+CC=clang CXX=clang++ cmake -S . -B build-sanitized -DCMAKE_BUILD_TYPE=Release -DS2_SANITIZE=address,undefined -DS2_FUZZ=ON > /dev/null
 cmake --build build-sanitized -j "$(nproc)"
 # SystemC switches thread stacks, which ASan's stack-use-after-return check cannot follow
 export ASAN_OPTIONS="detect_stack_use_after_return=0:detect_leaks=1:abort_on_error=1"
