@@ -189,7 +189,9 @@ class Deployment {
                       "split into groups of equal weight bytes (mapper/snn/deployment.h)");
     p.notes.push_back("operand A: neighbour reads inside the Dominant's QPE, a DMA copy beyond it or where the ARM needs the values; "
                       "partial currents written back into the Dominant's slots by DMA and added by its ARM");
-    p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: the ARM model's (assumptions, docs/snn.md)");
+    p.notes.push_back(
+        "ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: as the configuration's arm_clock_model "
+        "charges them (by default counted from their kernels' code, docs/arm_clocks.md)");
     return p;
   }
 

@@ -306,7 +306,9 @@ SnnPlan plan_snn_layer(const SnnLayer& layer, SnnLayout layout, const HwConfig& 
   p.pes = {SnnPe{dominant, true, false, p.sram}};
   p.notes.push_back("one PE (the Dominant doing the Subordinate's work too); weights preloaded in SRAM; spikes loaded by the DMA "
                     "from DRAM, currents stored to DRAM");
-  p.notes.push_back("ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: the ARM model's (assumptions, docs/snn.md)");
+  p.notes.push_back(
+      "ARM clocks of MacInt8, Copy8, AddInt32, PermuteWords and the clearing: as the configuration's arm_clock_model "
+      "charges them (by default counted from their kernels' code, docs/arm_clocks.md)");
   return p;
 }
 

@@ -18,7 +18,7 @@
 //                  aligned rectangles; the spike map's columns permuted to match on the ARM (Circle Reverse);
 //                  one multiplication per rectangle and row group, the ARM adding each into the currents
 //   echelon_mixed  echelon with the last post mod 16 columns on the ARM (MacInt8, unpadded), not the MLA
-// Every ARM operation's clocks are the ARM model's (model/pe/arm_ops.h, assumptions where marked there).
+// Every ARM operation's clocks are the ARM model's (model/pe/arm_ops.h: counted from its kernel by default).
 #pragma once
 
 #include <cstdint>
