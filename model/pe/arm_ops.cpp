@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -266,22 +267,54 @@ double row_kernel_clocks(const ArmRowKernelClocks& k, std::uint64_t planes, std:
   return k.call + double(planes) * (k.plane + double(height) * (k.row + double(width) * k.pixel));
 }
 
-const ArmRowKernelClocks& row_kernel(const ArmCommand& c, const ArmKernelClocks& k) {
-  switch (c.kind) {
-    case ArmOpKind::Relu32: return c.add_bias ? k.relu32_bias : k.relu32;
-    case ArmOpKind::Quantize:
-      return c.add_bias ? (c.per_channel_shift ? k.quantize_bias_shift : k.quantize_bias)
-                        : (c.per_channel_shift ? k.quantize_shift : k.quantize);
-    case ArmOpKind::AddInt32: return k.add_int32;
-    case ArmOpKind::AddInt8: return k.add_int8;
-    case ArmOpKind::Relu8: return k.relu8;
-    case ArmOpKind::Table8: return k.table8;
-    case ArmOpKind::Affine8: return k.affine8;
-    case ArmOpKind::AddScaled8: return k.add_scaled8;
-    case ArmOpKind::Mul8: return k.mul8;
-    case ArmOpKind::ChannelMul8: return k.channel_mul8;
-    default: throw std::logic_error("row_kernel: not a row kernel");
-  }
+// The kernels charged plane > row > pixel, by name (arm_kernel_name)
+const ArmRowKernelClocks& row_kernel(std::string_view name, const ArmKernelClocks& k) {
+  static const std::pair<const char*, ArmRowKernelClocks ArmKernelClocks::*> kRows[] = {
+      {"relu32", &ArmKernelClocks::relu32},
+      {"relu32_bias", &ArmKernelClocks::relu32_bias},
+      {"quantize", &ArmKernelClocks::quantize},
+      {"quantize_bias", &ArmKernelClocks::quantize_bias},
+      {"quantize_shift", &ArmKernelClocks::quantize_shift},
+      {"quantize_bias_shift", &ArmKernelClocks::quantize_bias_shift},
+      {"add_int32", &ArmKernelClocks::add_int32},
+      {"add_int8", &ArmKernelClocks::add_int8},
+      {"relu8", &ArmKernelClocks::relu8},
+      {"table8", &ArmKernelClocks::table8},
+      {"affine8", &ArmKernelClocks::affine8},
+      {"add_scaled8", &ArmKernelClocks::add_scaled8},
+      {"mul8", &ArmKernelClocks::mul8},
+      {"channel_mul8", &ArmKernelClocks::channel_mul8}};
+  for (const auto& [n, member] : kRows)
+    if (name == n) return k.*member;
+  throw std::logic_error("row_kernel: " + std::string(name) + " is not a row kernel");
+}
+
+// The kernels' host build by name (arm_kernel_name); PermuteWords' takes a scratch buffer too (arm_run_kernel)
+using KernelFunction = void (*)(std::uint8_t*, const s2k_cmd*);
+KernelFunction kernel_function(std::string_view name) {
+  static const std::pair<const char*, KernelFunction> kKernels[] = {
+      {"pad", s2k_pad},
+      {"relu32", s2k_relu32},
+      {"relu32_bias", s2k_relu32_bias},
+      {"quantize", s2k_quantize},
+      {"quantize_bias", s2k_quantize_bias},
+      {"quantize_shift", s2k_quantize_shift},
+      {"quantize_bias_shift", s2k_quantize_bias_shift},
+      {"maxpool8", s2k_maxpool8},
+      {"avgpool8", s2k_avgpool8},
+      {"add_int32", s2k_add_int32},
+      {"add_int8", s2k_add_int8},
+      {"relu8", s2k_relu8},
+      {"mac_int8", s2k_mac_int8},
+      {"copy8", s2k_copy8},
+      {"table8", s2k_table8},
+      {"affine8", s2k_affine8},
+      {"add_scaled8", s2k_add_scaled8},
+      {"mul8", s2k_mul8},
+      {"channel_mul8", s2k_channel_mul8}};
+  for (const auto& [n, f] : kKernels)
+    if (name == n) return f;
+  throw std::logic_error("kernel_function: no kernel " + std::string(name));
 }
 
 }  // namespace
@@ -382,7 +415,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const
       break;
     }
     default:
-      clocks = row_kernel_clocks(row_kernel(c, k), c.planes, c.height, c.width);
+      clocks = row_kernel_clocks(row_kernel(arm_kernel_name(c), k), c.planes, c.height, c.width);
   }
   return static_cast<std::uint64_t>(std::ceil(clocks));
 }
@@ -408,29 +441,11 @@ void arm_run_kernel(const ArmCommand& c, std::uint8_t* sram, std::size_t) {
   k.weights = c.weights, k.weights_row_stride = c.weights_row_stride, k.weights_plane_stride = c.weights_plane_stride;
   k.table = c.table, k.table_plane_step = c.table_plane_step;
   k.shift_a = c.shift_a, k.shift_b = c.shift_b, k.relu = c.relu ? 1 : 0;
-  switch (c.kind) {
-    case ArmOpKind::Pad: return s2k_pad(sram, &k);
-    case ArmOpKind::Relu32: return (c.add_bias ? s2k_relu32_bias : s2k_relu32)(sram, &k);
-    case ArmOpKind::Quantize:
-      return (c.add_bias ? (c.per_channel_shift ? s2k_quantize_bias_shift : s2k_quantize_bias)
-                         : (c.per_channel_shift ? s2k_quantize_shift : s2k_quantize))(sram, &k);
-    case ArmOpKind::MaxPool8: return s2k_maxpool8(sram, &k);
-    case ArmOpKind::AvgPool8: return s2k_avgpool8(sram, &k);
-    case ArmOpKind::AddInt32: return s2k_add_int32(sram, &k);
-    case ArmOpKind::AddInt8: return s2k_add_int8(sram, &k);
-    case ArmOpKind::Relu8: return s2k_relu8(sram, &k);
-    case ArmOpKind::MacInt8: return s2k_mac_int8(sram, &k);
-    case ArmOpKind::PermuteWords: {
-      std::vector<std::uint8_t> done(c.width);  // the kernel's scratch, on the PE's stack
-      return s2k_permute_words(sram, &k, done.data());
-    }
-    case ArmOpKind::Copy8: return s2k_copy8(sram, &k);
-    case ArmOpKind::Table8: return s2k_table8(sram, &k);
-    case ArmOpKind::Affine8: return s2k_affine8(sram, &k);
-    case ArmOpKind::AddScaled8: return s2k_add_scaled8(sram, &k);
-    case ArmOpKind::Mul8: return s2k_mul8(sram, &k);
-    case ArmOpKind::ChannelMul8: return s2k_channel_mul8(sram, &k);
+  if (c.kind == ArmOpKind::PermuteWords) {
+    std::vector<std::uint8_t> done(c.width);  // the kernel's scratch, on the PE's stack
+    return s2k_permute_words(sram, &k, done.data());
   }
+  kernel_function(arm_kernel_name(c))(sram, &k);
 }
 
 void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
