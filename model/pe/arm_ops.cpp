@@ -121,6 +121,17 @@ std::pair<std::uint64_t, std::uint64_t> permute_moves(const ArmCommand& c, const
   return {moved, cycles};
 }
 
+// MacInt8's non-zero operand values (spikes), counted from the SRAM when given; without it every value
+// (a bound).
+std::uint64_t mac_spikes(const ArmCommand& c, const std::uint8_t* sram, std::size_t size) {
+  if (!sram) return std::uint64_t(c.height) * c.depth;
+  need_extents(c, size);
+  std::uint64_t spikes = 0;
+  for (std::size_t r = 0; r < c.height; ++r)
+    for (std::size_t q = 0; q < c.depth; ++q) spikes += mac_operand(c, sram, r, q) != 0;
+  return spikes;
+}
+
 }  // namespace
 
 std::vector<SramExtent> snn_op_extents(const ArmCommand& c) {
@@ -176,13 +187,7 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
     case ArmOpKind::AddInt8: b = {2 * px, px}; break;
     case ArmOpKind::Relu8: b = {px, px}; break;
     case ArmOpKind::MacInt8: {
-      u64 nonzero = u64(c.height) * c.depth;
-      if (sram) {
-        need_extents(c, sram_bytes);
-        nonzero = 0;
-        for (std::size_t r = 0; r < c.height; ++r)
-          for (std::size_t q = 0; q < c.depth; ++q) nonzero += mac_operand(c, sram, r, q) != 0;
-      }
+      const u64 nonzero = mac_spikes(c, sram, sram_bytes);
       const u64 adds = nonzero * c.planes * c.width;  // a weight byte read, a sum read and written per add
       b = {u64(c.height) * c.depth + adds + 4 * adds, 4 * adds};
       break;
@@ -223,13 +228,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
     case ArmOpKind::AvgPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
     case ArmOpKind::MacInt8: {
       // each operand value tested once (every plane's weights are added for a non-zero one)
-      std::uint64_t nonzero = std::uint64_t(c.height) * c.depth;
-      if (sram) {
-        need_extents(c, sram_bytes);
-        nonzero = 0;
-        for (std::size_t r = 0; r < c.height; ++r)
-          for (std::size_t q = 0; q < c.depth; ++q) nonzero += mac_operand(c, sram, r, q) != 0;
-      }
+      const std::uint64_t nonzero = mac_spikes(c, sram, sram_bytes);
       clocks = k.spike_test_per_value * double(std::uint64_t(c.height) * c.depth) +
                k.synapse_add_per_weight * double(nonzero) * double(c.planes) * double(c.width);
       break;
@@ -383,13 +382,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const
     }
     case ArmOpKind::MacInt8: {
       const u64 values = u64(c.height) * c.depth;
-      u64 spikes = values;
-      if (sram) {
-        need_extents(c, sram_bytes);
-        spikes = 0;
-        for (std::size_t r = 0; r < c.height; ++r)
-          for (std::size_t q = 0; q < c.depth; ++q) spikes += mac_operand(c, sram, r, q) != 0;
-      }
+      const u64 spikes = mac_spikes(c, sram, sram_bytes);
       const auto& m = k.mac_int8;
       clocks = m.call + double(c.height) * m.row + double(values - spikes) * m.value_no_spike +
                double(spikes) * (m.value_spike + double(c.planes) * (m.plane + double(c.width) * m.weight));
