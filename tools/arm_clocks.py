@@ -87,7 +87,7 @@ class Insn:
     def __init__(self, addr, size, mnem, ops, target):
         self.addr, self.size, self.mnem, self.ops, self.target = addr, size, mnem, ops, target
         m = mnem.split(".")[0]
-        self.kind, self.cond = classify(m)
+        self.kind = classify(m)
         self.text = f"{mnem} {ops}".strip()
 
     def end(self):
@@ -103,7 +103,7 @@ class Insn:
             regs = set()
         elif self.kind in ("load_multiple",):
             regs = set(re.findall(r"\b(r\d+|sl|fp|ip|lr|pc)\b", self.ops.split("{", 1)[-1]))
-        elif self.mnem.split(".")[0].rstrip("s") in ("cmp", "cmn", "tst", "teq") or re.match(r"^(cmp|cmn|tst|teq)", self.mnem):
+        elif re.match(r"^(cmp|cmn|tst|teq)", self.mnem):  # flags only
             regs = set()
         else:
             first = re.match(r"\s*(r\d+|sl|fp|ip|lr|sp)\b", self.ops)
@@ -119,32 +119,32 @@ class Insn:
 
 def classify(m):
     if re.fullmatch(rf"b({COND})", m):
-        return "cond_branch", True
+        return "cond_branch"
     if re.fullmatch(r"b|bl|blx|bx", m):
-        return "branch", False
+        return "branch"
     if m in ("cbz", "cbnz"):
-        return "compare_branch", True
+        return "compare_branch"
     if m in ("tbb", "tbh"):
-        return "table_branch", False
+        return "table_branch"
     if re.fullmatch(r"it[te]{0,3}", m):
-        return "it", False
+        return "it"
     if re.fullmatch(rf"(ldr|ldrb|ldrh|ldrsb|ldrsh)({COND})?", m):
-        return "load", False
+        return "load"
     if re.fullmatch(rf"ldrd({COND})?", m):
-        return "load_double", False
+        return "load_double"
     if re.fullmatch(rf"(str|strb|strh)({COND})?", m):
-        return "store", False
+        return "store"
     if re.fullmatch(rf"strd({COND})?", m):
-        return "store_double", False
+        return "store_double"
     if re.fullmatch(rf"(ldm|ldmia|ldmdb|pop)({COND})?", m):
-        return "load_multiple", False
+        return "load_multiple"
     if re.fullmatch(rf"(stm|stmia|stmdb|push)({COND})?", m):
-        return "store_multiple", False
+        return "store_multiple"
     if re.fullmatch(rf"(sdiv|udiv)({COND})?", m):
-        return "divide", False
+        return "divide"
     if m.startswith("v"):
-        return "fpu", False
-    return "data", False
+        return "fpu"
+    return "data"
 
 
 def compile_and_disassemble(cc, objdump):
@@ -238,7 +238,6 @@ def find_loops(insns):
     """Natural loops (a back edge u -> h where h dominates u; the body: h and what reaches u without passing
     h), nested by their bodies. A loop entered in its middle has its header there, as the code runs."""
     addrs = [i.addr for i in insns]
-    by_addr = {i.addr: i for i in insns}
     preds = {a: set() for a in addrs}
     for i in insns:
         for t, _ in successors(i):
@@ -281,7 +280,6 @@ def find_loops(insns):
         for l in ls:
             order(l["children"])
     order(roots)
-    del by_addr
     return roots
 
 
@@ -326,7 +324,7 @@ def paths(insns, by_addr, start, stop_at, region, children, v):
 def match_level(loops, entries):
     """Assigns the manifest's entries, in order, to loops of the same nest (recursively); loops left over are
     ones the compiler made for a degenerate case (an empty row, say), which a run of the full shape never
-    enters. Returns [(loop, entry)] with the nested assignments in each loop's "match", or None; more than one
+    enters. Returns [(loop, entry, the nested assignments)], or None; more than one
     way is an error."""
     from itertools import combinations
     found = []
