@@ -363,10 +363,13 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const
       clocks = p.call + double(c.planes) * (p.plane + double(bottom - top) * (p.side_row + double(c.pad_left) * p.left_byte +
                                                                                 double(c.pad_right) * p.right_byte));
       // a whole row's zero_span depends on where the row starts within its word
-      for (u64 d = 0; d < c.planes; ++d)
-        for (u64 y = 0; y < h; ++y)
-          if (y < top || y >= bottom)
-            clocks += (y < top ? p.top_row : p.bottom_row) + zero_span_clocks(k.zero_span, c.src + d * sp + y * c.src_row_stride, c.width);
+      auto whole_row = [&](u64 d, u64 y, double row) {
+        clocks += row + zero_span_clocks(k.zero_span, c.src + d * sp + y * c.src_row_stride, c.width);
+      };
+      for (u64 d = 0; d < c.planes; ++d) {
+        for (u64 y = 0; y < top; ++y) whole_row(d, y, p.top_row);
+        for (u64 y = bottom; y < h; ++y) whole_row(d, y, p.bottom_row);
+      }
       break;
     }
     case ArmOpKind::MaxPool8:
