@@ -76,11 +76,7 @@ std::vector<TaskStream> elementwise_streams(const ConvPlan& p, bool nofuse) {
         if (e.op == EltOp::Affine)
           cmds.push_back(dma_command(CommandKind::DmaLoad, p.core, bytes(p.map.weights + 8ull * std::uint64_t(c0), 8ull * std::uint64_t(c), params)));
         ArmCommand op;
-        op.kind = e.op == EltOp::Table ? ArmOpKind::Table8
-                  : e.op == EltOp::Affine ? ArmOpKind::Affine8
-                  : e.op == EltOp::Add    ? ArmOpKind::AddScaled8
-                  : e.op == EltOp::Mul    ? ArmOpKind::Mul8
-                                          : ArmOpKind::ChannelMul8;
+        op.kind = elementwise_arm_op(e.op);
         op.planes = static_cast<std::uint32_t>(c);
         op.height = static_cast<std::uint32_t>(h);
         op.width = static_cast<std::uint32_t>(w);
@@ -101,6 +97,14 @@ std::vector<TaskStream> elementwise_streams(const ConvPlan& p, bool nofuse) {
   std::vector<TaskStream> r;
   r.push_back(std::move(st));
   return r;
+}
+
+ArmOpKind elementwise_arm_op(EltOp op) {
+  return op == EltOp::Table ? ArmOpKind::Table8
+         : op == EltOp::Affine ? ArmOpKind::Affine8
+         : op == EltOp::Add    ? ArmOpKind::AddScaled8
+         : op == EltOp::Mul    ? ArmOpKind::Mul8
+                               : ArmOpKind::ChannelMul8;
 }
 
 }  // namespace s2::mapper

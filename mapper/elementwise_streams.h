@@ -16,5 +16,7 @@ namespace s2::mapper {
 // m and o per channel, side by side), output.
 ConvPlan elementwise_plan(const OperationBlock& b, const BlockSplit& s, const HwConfig& cfg);
 std::vector<TaskStream> elementwise_streams(const ConvPlan& p, bool nofuse);
+// The ARM operation that computes an element-wise operation (also the chip's limits' ARM term, block_bound.h).
+ArmOpKind elementwise_arm_op(EltOp op);
 
 }  // namespace s2::mapper

@@ -24,6 +24,16 @@ Target parse_target(const std::string& s) {
   throw std::invalid_argument("target: expected qpe or s2, got '" + s + "'");
 }
 
+void apply_target(HwConfig& cfg, Target t, const std::string& preset) {
+  if (t == Target::Qpe) {
+    if (!preset.empty()) throw std::invalid_argument("--preset " + preset + ": a chip preset needs --target s2");
+    cfg.chip = qpe_dram_chip();
+    return;
+  }
+  if (!preset.empty() || cfg.chip.qpes() == 1) apply_preset(cfg, preset.empty() ? "prototype" : preset);
+  validate(cfg);
+}
+
 SplitRules split_rules(Target t, const HwConfig& cfg) {
   SplitRules r;
   r.target = t;

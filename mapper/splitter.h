@@ -31,6 +31,9 @@ namespace s2::mapper {
 enum class Target { Qpe, SpiNNaker2 };
 const char* to_string(Target t);  // "qpe" | "s2"
 Target parse_target(const std::string& s);
+// The system a target runs on, in cfg.chip: QPE-DRAM for qpe (a preset is an error); for s2 the preset named,
+// or the prototype where none is named and cfg has no chip of its own. Throws std::invalid_argument for the user.
+void apply_target(HwConfig& cfg, Target t, const std::string& preset);
 
 struct SplitRules {
   Target target = Target::Qpe;

@@ -446,7 +446,7 @@ TEST(Faults, MapVerifyChecksEveryStrategysStreamsAsTheRunWould) {
   req.verify = true;
   std::ostringstream out, err;
   EXPECT_EQ(map_network(req, out, err), 0) << err.str() << out.str();
-  EXPECT_NE(out.str().find("0 of 3 block runs would be refused by run-net on the prototype chip"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("0 of 3 block runs would be refused by run-net on the chip 'prototype'"), std::string::npos) << out.str();
   req.net = test::source_path("vectors/mini_chip.net");
   std::ostringstream out2, err2;
   EXPECT_EQ(map_network(req, out2, err2), 0) << out2.str() << err2.str();

@@ -3,13 +3,16 @@
 mapper, the distributor or the model to (odd sizes, non-square kernels, paddings up to 3 whatever the kernel,
 strides up to 3, max and average pooling, residual units with identity and projection shortcuts, biases).
 
-    /usr/bin/python3 tools/random_nets.py [--out DIR] [--s2cosim PATH] [--jobs N] [--targets LIST] SEED [SEED ...]
+    /usr/bin/python3 tools/random_nets.py [--out DIR] [--s2cosim PATH] [--jobs N] [--targets LIST]
+                                          [--model-only] SEED [SEED ...]
 
 Each SEED gives DIR/netSEED.net (the same file on every machine) and one `run-net --backend both` per target
 (default: qpe, mini, prototype, spinnaker2; `qpe` is QPE-DRAM, the others `--target s2 --preset P`), its
 output in DIR/netSEED-TARGET.log. Prints a line per network and exits 1 if any run does not exit 0 (every
-block in every strategy bit-exact on both backends, within the comparators' bounds). Defaults: --out
-build/random_nets, --s2cosim build/s2cosim, --jobs 2. Needs Python 3 only (no packages); CI does not run it.
+block in every strategy bit-exact on both backends, within the comparators' bounds, and no block faster than
+its bound, the chip's limits). --model-only runs `run-net --timing-only` on the model instead: the clocks
+and the bounds alone, fast (CTest RandomNets.NoBlockBeatsItsBound). Defaults: --out build/random_nets,
+--s2cosim build/s2cosim, --jobs 2. Needs Python 3 only (no packages); CI runs it --model-only.
 """
 import argparse
 import os
@@ -72,6 +75,7 @@ def main():
     ap.add_argument("--s2cosim", default=os.path.join(ROOT, "build", "s2cosim"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--targets", default=",".join(TARGETS))
+    ap.add_argument("--model-only", action="store_true", help="run-net --timing-only on the model (clocks and bounds only)")
     ap.add_argument("seeds", nargs="+", type=int)
     a = ap.parse_args()
     targets = a.targets.split(",")
@@ -88,7 +92,8 @@ def main():
 
     def run(job):
         seed, t, path = job
-        cmd = [a.s2cosim, "run-net", "--net", path, "--backend", "both"] + TARGETS[t]
+        mode = ["--timing-only"] if a.model_only else ["--backend", "both"]
+        cmd = [a.s2cosim, "run-net", "--net", path] + mode + TARGETS[t]
         with open(os.path.join(a.out, "net%d-%s.log" % (seed, t)), "w") as log:
             log.write(" ".join(cmd) + "\n")
             log.flush()

@@ -365,6 +365,7 @@ CLI::App* add_map(CLI::App& app, s2::MapRequest& mreq) {
   mapcmd->add_option("--net", mreq.net, "vgg16 (default), resnet50, a layer-list file (mapper/README.md) or an ONNX model (.onnx, up to 2 GB, its weights inside or in external data files)");
   mapcmd->add_option("--target", mreq.target, "qpe (default, QPE-DRAM) or s2 (SpiNNaker2)")
       ->check(CLI::IsMember({"qpe", "s2"}));
+  mapcmd->add_option("--preset", mreq.preset, "the chip for --target s2: prototype (default), spinnaker2 or mini (its split and its limits)");
   mapcmd->add_option("--json", mreq.json_out, "write the split as JSON (contract 3) to FILE");
   mapcmd->add_option("--config", mreq.config_file, "hardware configuration JSON (fields of s2cosim config)");
   mapcmd->add_option("--mac", mreq.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");

@@ -8,10 +8,13 @@
 
 #include "harness/outputs/output_files.h"
 #include "harness/commands/regress_report.h"
+#include "harness/commands/net_records.h"
 #include "harness/commands/published_figures.h"
 #include "harness/commands/regress.h"
+#include "mapper/block_bound.h"
 #include "mapper/distributor.h"
 #include "mapper/split_check.h"
+#include "model/pe/arm_ops.h"
 #include "model/task_stream.h"
 
 namespace s2 {
@@ -105,6 +108,27 @@ std::string format_split(const mapper::ParsedNetwork& n, const mapper::NetworkSp
   return t;
 }
 
+std::string format_bounds(const mapper::ParsedNetwork& n, const HwConfig& cfg) {
+  std::string t = fmt::format("\nthe chip's limits on '{}' (a lower bound per block from its work alone, PE clocks: no mapping that runs the "
+                              "network block by block beats it; docs/usage.md, \"The chip's limits\")\n", cfg.chip.name);
+  t += fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}  {:<8} {}\n", "operation", "bound", "MACs", "DRAM", "links", "ARM",
+                   "host", "bound by", "kept in the storage QPEs");
+  std::uint64_t sum = 0;
+  for (const mapper::OperationBlock& b : n.blocks) {
+    const mapper::BlockBound bound = mapper::block_bound(b, mapper::block_ends(n, b), cfg);
+    sum += bound.cycles();
+    std::string kept;
+    for (const auto& [in, what] : {std::pair{bound.input_in_storage, "input"}, std::pair{bound.second_map_in_storage, "second map"},
+                                   std::pair{bound.output_in_storage, "output"}})
+      if (in) kept += (kept.empty() ? "" : ", ") + std::string(what);
+    t += fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}  {:<8} {}\n", b.name(), bound.cycles(), bound.macs_cycles,
+                     bound.dram_cycles, bound.links_cycles, bound.arm_cycles, bound.host_cycles, mapper::to_string(bound.bound_by()),
+                     kept.empty() ? "-" : kept);
+  }
+  t += fmt::format("sum of the blocks' bounds: {} clocks ({} blocks; the ARM term at {})\n", sum, n.blocks.size(), arm_clocks_source(cfg));
+  return t;
+}
+
 std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSplit& s, const HwConfig& cfg) {
   nlohmann::json j;
   j["tool"] = "s2cosim";
@@ -131,6 +155,7 @@ std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSpli
     o["split"] = {{"w", b.w.sizes}, {"h", b.h.sizes}, {"c", b.c.sizes}, {"d", b.d.sizes}};
     o["aligned_bytes_moved"] = b.aligned_bytes_moved;
     o["partial_sum_adds"] = b.partial_sum_adds;
+    o["bound"] = bound_json(mapper::block_bound(blk, mapper::block_ends(n, blk), cfg), std::nullopt);
     nlohmann::json groups = nlohmann::json::array();
     for (const mapper::PieceGroup& g : b.groups) {
       auto sizes = [](const AlignedSizes& a) {
@@ -151,8 +176,9 @@ std::string split_json(const mapper::ParsedNetwork& n, const mapper::NetworkSpli
 
 int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
   try {
-    const HwConfig cfg = build_hw_config(req.config_file, req.mac_shape, {});
+    HwConfig cfg = build_hw_config(req.config_file, req.mac_shape, {});
     const mapper::Target target = mapper::parse_target(req.target);
+    mapper::apply_target(cfg, target, req.preset);
     if (!check_paths({{"--json", req.json_out}},
                      {{"--net", req.net}, {"--config", req.config_file}, {"--split", req.split_file}}, err))
       return kExitBadInput;
@@ -160,7 +186,7 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
     const std::vector<mapper::SplitChoice> chosen = req.split_file.empty() ? std::vector<mapper::SplitChoice>{}
                                                                            : mapper::read_split_file(req.split_file);
     const mapper::NetworkSplit s = mapper::split_network(n, mapper::split_rules(target, cfg), chosen);
-    out << format_split(n, s);
+    out << format_split(n, s) << format_bounds(n, cfg);
     if (!chosen.empty()) out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses, the others searched\n";
     out << "hardware: " << cfg.mac_shape() << " MAC array, config hash " << config_hash(cfg) << "\n";
     if (!req.json_out.empty() && !write_outputs({{req.json_out, [&] { return split_json(n, s, cfg); }}}, err)) return kExitOutput;
@@ -176,10 +202,9 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
       }
       out << (all ? "every block recombines exactly\n" : "some blocks do not recombine exactly\n");
       // what run-net would refuse: every strategy of every block distributed as run-net distributes it on
-      // this target (the prototype for s2) and its streams checked as the backends check them (a padding
+      // this target (its chip for s2) and its streams checked as the backends check them (a padding
       // larger than the map reads beyond the block's DRAM image, ...)
-      HwConfig run_cfg = cfg;
-      run_cfg.chip = target == mapper::Target::Qpe ? qpe_dram_chip() : prototype_chip();
+      const HwConfig& run_cfg = cfg;
       const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, s, run_cfg);
       const StreamLimits limits = stream_limits(run_cfg);
       std::size_t refused = 0, runs = 0;
@@ -197,7 +222,7 @@ int map_network(const MapRequest& req, std::ostream& out, std::ostream& err) {
           }
         }
       out << fmt::format("{} of {} block runs would be refused by run-net on {}\n", refused, runs,
-                         target == mapper::Target::Qpe ? "QPE-DRAM" : "the prototype chip");
+                         target == mapper::Target::Qpe ? "QPE-DRAM" : "the chip '" + cfg.chip.name + "'");
       if (!all || refused) return 1;
     }
   } catch (const std::exception& e) {

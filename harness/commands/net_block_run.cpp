@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mapper/block_bound.h"
 #include "model/pe/arm_ops.h"
 
 namespace s2 {
@@ -356,19 +357,6 @@ void check_block_activity(BlockRun& r, const ActivityFloor& floor, const CheckPo
   }
 }
 
-// How many of an input's `length` rows (or columns) `outputs` windows of `window` at `stride` read, the input
-// padded by `pad` on each side: a stride longer than the window skips some, and the rows after the last
-// window are never read (a 2x2 pooling of 35 rows reads 34).
-std::uint64_t positions_read(int length, int pad, int window, int stride, int outputs) {
-  std::uint64_t read = 0;
-  long long next = pad;  // the first position, in padded coordinates, not yet counted
-  for (long long o = 0; o < outputs; ++o) {
-    const long long from = std::max(o * stride, next), to = std::min(o * stride + window, static_cast<long long>(pad) + length);
-    if (to > from) read += static_cast<std::uint64_t>(to - from), next = to;
-  }
-  return read;
-}
-
 }  // namespace
 
 Status block_status(const BlockRun& r, double deviation_bound) {
@@ -382,34 +370,34 @@ Status block_status(const BlockRun& r, double deviation_bound) {
 }
 
 ActivityFloor block_activity_floor(const mapper::OperationBlock& b, const mapper::BlockResidency& where) {
+  const mapper::BlockWork w = mapper::block_work(b);
   ActivityFloor f;
-  const mapper::Operation& core = b.core_op();
-  // the block's input as its first operation takes it (before any padding): what of it the outputs depend on
-  const mapper::Shape3& input = b.ops.front().in;
-  std::uint64_t weights = 0, input_read = static_cast<std::uint64_t>(input.elements());
-  if (core.kind == mapper::PrimitiveKind::MatMul) {
-    weights = std::uint64_t(core.in.elements()) * std::uint64_t(core.out.elements());
-    f.mac_ops = weights;
-  } else {
-    if (core.kind == mapper::PrimitiveKind::Convolution) {
-      weights = std::uint64_t(core.Wf) * core.Hf * core.weight_depth() * core.out.D;
-      f.mac_ops = std::uint64_t(core.out.elements()) * core.Wf * core.Hf * core.weight_depth();
-    }
-    const mapper::Operation* padd = mapper::find_op(b, mapper::PrimitiveKind::Padding);  // a PADD before the core
-    const int pad_w = padd ? padd->pad : 0, pad_h = pad_w;
-    input_read = positions_read(input.W, pad_w, core.Wf, core.stride, core.out.W) *
-                 positions_read(input.H, pad_h, core.Hf, core.stride, core.out.H) * std::uint64_t(input.D);
-  }
-  if (core.kind == mapper::PrimitiveKind::Elementwise) {  // its second map (or factors) and table or parameters
-    const mapper::ElementwiseSpec& e = *core.elementwise;
-    const bool two_maps = e.op == mapper::EltOp::Add || e.op == mapper::EltOp::Mul;
-    weights = (two_maps ? std::uint64_t(core.in.elements()) : e.op == mapper::EltOp::ChannelMul ? std::uint64_t(core.in.D) : 0) +
-              (e.op == mapper::EltOp::Table ? e.table.size() : e.op == mapper::EltOp::Affine ? 8 * e.scale.size() : 0);
-  }
-  // int8 maps and weights
-  f.dram_read_bytes = weights + (where.input_in_storage ? 0 : input_read);
-  f.dram_write_bytes = where.output_in_storage ? 0 : std::uint64_t(b.out().elements());
+  f.mac_ops = w.mac_ops;
+  // int8 maps and weights (an element-wise block reads its second map from DRAM in every strategy)
+  f.dram_read_bytes = w.weight_bytes + w.second_map_bytes + (where.input_in_storage ? 0 : w.input_read_bytes);
+  f.dram_write_bytes = where.output_in_storage ? 0 : w.output_bytes;
   return f;
+}
+
+std::optional<std::uint64_t> bounded_cycles(const BlockRun& r) {
+  if (!r.error.empty()) return std::nullopt;
+  if (r.model && r.model->completed) return r.model->block_cycles_arm_timed;
+  if (r.rtl && r.rtl->completed && r.arm_timed) return r.rtl->block_cycles;
+  return std::nullopt;
+}
+
+void check_block_bound(BlockRun& r, const mapper::BlockBound& bound, double deviation_bound) {
+  r.bound = bound;
+  if (!r.error.empty()) return;
+  const std::uint64_t least = bound.cycles();
+  auto check = [&](const char* who, const std::optional<BackendRun>& run, bool arm_timed) {
+    const std::uint64_t cycles = arm_timed ? run->block_cycles : run->block_cycles_arm_timed;
+    if (run->completed && cycles < least)
+      r.activity_findings.push_back(fmt::format("{} {}: {} < {} ({})", who, kBelowBound, cycles, least, mapper::bound_terms(bound)));
+  };
+  if (r.model) check("model", r.model, false);
+  if (r.rtl && r.arm_timed) check("rtl", r.rtl, true);
+  r.status = block_status(r, deviation_bound);
 }
 
 BackendActivity block_activity(const BlockRun& r) {

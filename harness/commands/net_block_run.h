@@ -18,6 +18,7 @@
 #include "harness/check/comparators.h"
 #include "harness/outputs/result.h"
 #include "harness/stimulus/block_data.h"
+#include "mapper/block_bound.h"
 #include "mapper/distributor.h"
 
 namespace s2 {
@@ -92,11 +93,22 @@ struct BlockRun {
   nlohmann::json record;  // taken from a journal (--resume): its record, reported as it stands
   // the counts: model against RTL, and each backend's against what the block implies (block_activity_floor)
   ActivityComparison activity_delta;
-  std::vector<std::string> activity_findings;  // one line each: a count off, or below its floor
+  std::vector<std::string> activity_findings;  // one line each: a count off, or below its floor, or clocks below the bound
+  // what no mapping of the block can beat on this chip (mapper/block_bound.h); run-net sets it for every block run
+  std::optional<mapper::BlockBound> bound;
 };
 // How a finding of a count below its block's floor reads ("model activity below what the block implies: ..."):
 // the journal keeps findings as text, and run-net's targets tell the floors' from the comparison's by it.
 inline constexpr const char* kBelowBlockFloor = "activity below what the block implies";
+
+// How a finding of clocks below the block's bound reads: the bound or the backend is wrong.
+inline constexpr const char* kBelowBound = "clocks below the block's bound";
+// The ARM-timed clocks of the block's run the bound is held against: the model's, else the RTL's where it ran ARM
+// timed; none for a run that threw or an RTL run made ARM free.
+std::optional<std::uint64_t> bounded_cycles(const BlockRun& r);
+// Sets r.bound and adds a finding (kBelowBound) for each backend whose ARM-timed clocks are below it, with the
+// status that follows.
+void check_block_bound(BlockRun& r, const mapper::BlockBound& bound, double deviation_bound);
 
 // What a block's work implies about its counts (a lower bound per count; activity_comparator.h): every MAC of
 // its core operation issued; its weights read from DRAM at least once, its input too where it is in DRAM (the

@@ -115,8 +115,28 @@ nlohmann::json time_report(const StreamResult& r, const HwConfig& cfg) {
   return j;
 }
 
+nlohmann::json bound_json(const mapper::BlockBound& b, std::optional<std::uint64_t> cycles) {
+  nlohmann::json j = {{"cycles", b.cycles()},
+                      {"bound_by", mapper::to_string(b.bound_by())},
+                      {"macs_cycles", b.macs_cycles},
+                      {"dram_cycles", b.dram_cycles},
+                      {"links_cycles", b.links_cycles},
+                      {"arm_cycles", b.arm_cycles},
+                      {"host_cycles", b.host_cycles},
+                      {"dram_bytes", b.dram_bytes},
+                      {"storage_bytes", b.storage_bytes}};
+  if (cycles) j["block_cycles"] = *cycles;
+  if (cycles && b.cycles()) j["ratio"] = double(*cycles) / double(b.cycles());
+  return j;
+}
+
 nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis) {
-  if (!r.record.is_null()) return r.record;
+  if (!r.record.is_null()) {
+    nlohmann::json o = r.record;
+    if (r.bound && !o.contains("bound"))  // a journal written before bounds were held
+      o["bound"] = bound_json(*r.bound, bounded_cycles(r));
+    return o;
+  }
   nlohmann::json o;
   o["name"] = r.block;
   o["strategy"] = mapper::to_string(r.strategy);
@@ -153,6 +173,7 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   }
   if (!r.waves.empty()) o["waves"] = r.waves;
   if (!r.activity_findings.empty()) o["activity_findings"] = r.activity_findings;
+  if (r.bound) o["bound"] = bound_json(*r.bound, bounded_cycles(r));
   o["completed"] = (!r.model || r.model->completed) && (!r.rtl || r.rtl->completed);
   // RTL results against the golden block where the RTL ran (contract 3), else the model's
   if (!main_run.data_checked) o["data_match"] = nullptr;  // --timing-only (the model alone)
@@ -303,7 +324,26 @@ std::map<std::string, std::map<std::string, double>> category_sums(const nlohman
   return sums;
 }
 
+std::map<std::string, BoundSum> bound_sums(const nlohmann::json& operations) {
+  std::map<std::string, BoundSum> sums;
+  for (const nlohmann::json& o : operations) {
+    if (!o.contains("bound") || !o.at("bound").contains("block_cycles")) continue;
+    const nlohmann::json& b = o.at("bound");
+    BoundSum& s = sums[o.contains("asked_strategy") ? o.at("asked_strategy").get<std::string>() : o.at("strategy").get<std::string>()];
+    ++s.blocks;
+    s.block_cycles += json_field<std::uint64_t>(b.at("block_cycles"));
+    s.bound_cycles += json_field<std::uint64_t>(b.at("cycles"));
+    ++s.bound_by[json_field<std::string>(b.at("bound_by"))];
+  }
+  return sums;
+}
+
 nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& operations, const ResultSet& results) {
+  for (const auto& [st, s] : bound_sums(operations)) {
+    nlohmann::json& j = head["bound_sums"][st] = {{"blocks", s.blocks}, {"block_cycles", s.block_cycles}, {"bound_cycles", s.bound_cycles},
+                                                  {"bound_by", s.bound_by}};
+    if (s.bound_cycles) j["ratio"] = double(s.block_cycles) / double(s.bound_cycles);
+  }
   if (head.value("whole", false)) {
     for (const auto& [st, cats] : category_sums(operations))
       for (const std::string& cat : network_categories()) {

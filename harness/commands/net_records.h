@@ -22,6 +22,9 @@ inline std::string model_time_key(bool arm_timed) { return arm_timed ? "model_ti
 // A block run's record in run-net's JSON (contract 3, operations[]) and journal, with the thesis's clocks
 // for it if there are any.
 nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optional<std::uint64_t> thesis);
+// A block run's bound (contract 3's operations[].bound): its clocks, the term that sets it, each term, and the run's
+// ratio to it (of `cycles`, bounded_cycles)
+nlohmann::json bound_json(const mapper::BlockBound& b, std::optional<std::uint64_t> cycles);
 // A block run as its record holds it (for --resume): what the reports read, not the model's time line.
 // Throws std::invalid_argument naming the field of a malformed record.
 BlockRun block_run_from_json(const nlohmann::json& o);

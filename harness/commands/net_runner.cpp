@@ -111,13 +111,7 @@ bool check_request(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   p.target = mapper::parse_target(req.target);
   if (req.backend != "model" && req.backend != "rtl" && req.backend != "both")
     throw std::invalid_argument("--backend " + req.backend + ": expected model, rtl or both");
-  if (p.target == mapper::Target::Qpe) {
-    if (!req.preset.empty()) throw std::invalid_argument("--preset " + req.preset + ": a chip preset needs --target s2");
-    p.cfg.chip = qpe_dram_chip();
-  } else {
-    if (!req.preset.empty() || p.cfg.chip.qpes() == 1) apply_preset(p.cfg, req.preset.empty() ? "prototype" : req.preset);
-    validate(p.cfg);
-  }
+  mapper::apply_target(p.cfg, p.target, req.preset);
   for (const std::string& s : req.strategies) {
     const mapper::Strategy st = mapper::parse_strategy(s);
     if (std::find(p.strategies.begin(), p.strategies.end(), st) != p.strategies.end())
@@ -324,7 +318,9 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, const NetReport
     if (done != s.resumed.end() && done->second.second == s.fingerprint(p, i, st)) {
       taken = true;
       ++s.tally.taken;
-      return block_run_from_json(done->second.first);
+      BlockRun r = block_run_from_json(done->second.first);
+      r.bound = mapper::block_bound(b, mapper::block_ends(p.n, b), p.cfg);  // (its record says if it was held to it)
+      return r;
     }
     // --output: the network's last block, in the first strategy that runs it
     const bool keep = p.wants_output && i + 1 == p.n.blocks.size() && nr.output_strategy.empty();
@@ -333,6 +329,7 @@ BlockRun take_or_run(const RunNetRequest& req, const NetPlan& p, const NetReport
                            WaveRequest{req.waves_dir, req.waves_window, &err}, keep ? &nr.network_output : nullptr,
                            req.policy, rtl_sims, req.timing_only, rep.core_clocks);
     if (keep) nr.output_strategy = mapper::to_string(st);
+    check_block_bound(r, mapper::block_bound(b, mapper::block_ends(p.n, b), p.cfg), req.policy.deviation_bound);
     return r;
   } catch (const std::exception& e) {
     err << "s2cosim run-net: " << b.name() << " " << mapper::to_string(st) << ": " << e.what() << "\n";
@@ -623,6 +620,7 @@ int run_net(const RunNetRequest& req, std::ostream& out, std::ostream& err) {
   // the console's tables: the thesis's layouts, the silicon's, the targets, the speed
   const std::vector<bool> ranked = print_strategy_table(rep, nr.runs, out);
   const CategoryTally categories = req.whole && rep.model ? print_category_table(rep, category_cycles, nr.substituted, out) : CategoryTally{};
+  print_bound_table(operations, out);
   const nlohmann::json silicon = print_silicon(rep, nr.runs, out);
   const Speeds speed = speeds(nr.runs);
   print_targets(rep, nr.runs, ranked, categories, speed,

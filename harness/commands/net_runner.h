@@ -94,6 +94,14 @@ int check_model(const std::string& path, std::ostream& out, std::ostream& err);
 // Thesis Table 5.10's sums from run-net's operations[] records (their category_cycles, per strategy asked;
 // "sum" over all categories), in the records' order: a merge of shards sums the same numbers in the same order.
 std::map<std::string, std::map<std::string, double>> category_sums(const nlohmann::json& operations);
+// The block runs held to a bound (operations[].bound with the run's clocks), per strategy asked: the clocks and
+// the bounds summed, and how many blocks each term bounds (the JSON report's bound_sums).
+struct BoundSum {
+  int blocks = 0;
+  std::uint64_t block_cycles = 0, bound_cycles = 0;
+  std::map<std::string, int> bound_by;
+};
+std::map<std::string, BoundSum> bound_sums(const nlohmann::json& operations);
 // run-net's JSON report (contract 3): `head` (network, target, backend, seed, config, ...), the category
 // sums under --whole, `total`, the operations[] records and the results (harness/outputs/result.h).
 nlohmann::json run_net_report_json(nlohmann::json head, const nlohmann::json& operations, const ResultSet& results);

@@ -144,6 +144,9 @@ void print_block_run(const NetReport& rep, const BlockRun& r, std::ostream& out)
   else if (const std::string t = model_time_key(r.arm_timed); r.record.contains(t))
     out << fmt::format("{:<10} {:<15} time ({}): {}\n", r.block, strategy, r.model ? r.model->core_cycles : 0,
                        describe_time(r.record.at(t), t));
+  if (const std::optional<std::uint64_t> cycles = bounded_cycles(r); r.bound && cycles)
+    out << fmt::format("{:<10} {:<15} bound: {} clocks, {} ({})\n", r.block, strategy, *cycles,
+                       mapper::describe_bound(*r.bound, *cycles), mapper::bound_terms(*r.bound));
   if (!r.rtl_refused.empty())
     out << fmt::format("{:<10} {:<15} not on the RTL (model only): {}\n", r.block, strategy, r.rtl_refused);
   if (r.model && r.rtl)
@@ -243,6 +246,20 @@ CategoryTally print_category_table(const NetReport& rep, const std::map<std::str
   }
   for (const std::string& line : substituted) out << "strategy: " << line << "\n";
   return tally;
+}
+
+void print_bound_table(const nlohmann::json& operations, std::ostream& out) {
+  const std::map<std::string, BoundSum> sums = bound_sums(operations);
+  if (sums.empty()) return;
+  out << "\nthe chip's limits (each block's lower bound from its work alone, the largest of its MACs, DRAM, links and ARM "
+         "terms: docs/usage.md, \"The chip's limits\"; clocks ARM timed)\n";
+  out << fmt::format("{:<15} {:>7} {:>14} {:>14} {:>7}  {}\n", "strategy", "blocks", "clocks", "bounds", "ratio", "blocks bound by");
+  for (const auto& [st, s] : sums) {
+    std::string by;
+    for (const auto& [term, n] : s.bound_by) by += (by.empty() ? "" : ", ") + term + " " + std::to_string(n);
+    out << fmt::format("{:<15} {:>7} {:>14} {:>14} {:>7}  {}\n", st, s.blocks, s.block_cycles, s.bound_cycles,
+                       s.bound_cycles ? fmt::format("{:.2f}x", double(s.block_cycles) / double(s.bound_cycles)) : "-", by);
+  }
 }
 
 nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& runs, std::ostream& out) {
@@ -373,11 +390,16 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
     }
   }
   // the activity counts: each backend's against its block's floor, model against RTL (check_block_activity)
-  int floored = 0, floors_held = 0, counts_compared = 0, counts_within = 0;
+  int floored = 0, floors_held = 0, counts_compared = 0, counts_within = 0, bounded = 0, bounds_held = 0;
   std::optional<double> worst_event, worst_clock;
   std::string worst_event_count;
   for (const BlockRun& r : runs) {
     if (!r.error.empty()) continue;
+    if (r.bound && bounded_cycles(r)) {
+      ++bounded;
+      bounds_held += std::none_of(r.activity_findings.begin(), r.activity_findings.end(),
+                                  [](const std::string& f) { return f.find(kBelowBound) != std::string::npos; });
+    }
     ++floored;
     floors_held += std::none_of(r.activity_findings.begin(), r.activity_findings.end(),
                                 [](const std::string& f) { return f.find(kBelowBlockFloor) != std::string::npos; });
@@ -415,6 +437,9 @@ void print_targets(const NetReport& rep, const std::vector<BlockRun>& runs, cons
                        : *worst_event == 0 ? std::string("every event count equal")
                                            : fmt::format("worst event count {} {:.3f}%", worst_event_count, 100 * *worst_event),
                        worst_clock ? fmt::format("{:.3f}% of the span", 100 * *worst_clock) : "-"));
+  if (bounded)
+    target(bounds_held == bounded, fmt::format("every block run at or above its bound (the chip's limits): {} of {} block runs",
+                                               bounds_held, bounded));
   if (floored)
     target(floors_held == floored, fmt::format("every count at least what its block implies (MACs, weights and input read from DRAM, "
                                                "output written): {} of {} block runs", floors_held, floored));

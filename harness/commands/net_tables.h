@@ -65,6 +65,10 @@ struct CategoryTally {
 CategoryTally print_category_table(const NetReport& rep, const std::map<std::string, std::map<std::string, double>>& category_cycles,
                                    const std::vector<std::string>& substituted, std::ostream& out);
 
+// The block runs against the chip's limits (bound_sums of operations[]), per strategy asked: the clocks and the
+// bounds summed, their ratio and how many blocks each term bounds; nothing if no run was held to a bound.
+void print_bound_table(const nlohmann::json& operations, std::ostream& out);
+
 // The network's layers beside the silicon's figures where it is the OctopuScheduler MLP on the spinnaker2
 // preset (model runs only); returns their JSON (null if none).
 nlohmann::json print_silicon(const NetReport& rep, const std::vector<BlockRun>& runs, std::ostream& out);
