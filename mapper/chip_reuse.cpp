@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "model/sram_layout.h"
 #include "stream_commands.h"
@@ -133,6 +136,15 @@ class ChipReuseStreams {
     slots_ = Q_ * kPesPerQpe;
     buffer_[0] = buffer_[1] = p;
     buffer_[1].a_base = r_.a2_base;
+    if (s_.schedule == Schedule::Overlapped) {
+      // after the second filter buffer, within what the splitter may use for MLA data (thesis 5.2.1)
+      const std::uint64_t base = align_up(r_.a2_base + r_.filter_part_bytes, 16), bytes = p.o2_base - p.o_base;
+      if (base + bytes <= static_cast<std::uint64_t>(p.cfg.sram_mla_budget_bytes)) second_area_ = static_cast<std::uint32_t>(base);
+      else
+        bs.schedule_note = fmt::format("no room for a second result area ({} bytes after {} in the {}-byte budget): the MLA "
+                                       "does not overlap the ARM and the stores", bytes, base, p.cfg.sram_mla_budget_bytes);
+    }
+    bs.schedule = s_.schedule;
     fm_ = fmap_parts(s_);
     P_ = static_cast<int>(fm_.size());
     F_ = s_.c.count();
@@ -297,21 +309,48 @@ class ChipReuseStreams {
   }
 
   // PE z's runs on input part f with the filter parts of `group` in its QPE (operand-A shift k), the runs
-  // of its replica only, each result stored into the storage QPEs or DRAM.
+  // of its replica only, each result stored into the storage QPEs or DRAM. In the thesis's schedule each run's
+  // MLA task, element-wise passes and store follow one another; overlapped (Schedule::Overlapped, where the
+  // second result area fits), the MLA computes run i into one result area while the ARM finishes run i - 1 in
+  // the other and the DMA stores it: the next MLA task into an area is issued only after the store from it.
   void compute(std::vector<StreamCommand>& out, const ConvPlan& cur, const ChipRound& c, int f, int group, int z,
                int replica) {
     const PieceIndex& fi = fm_[static_cast<std::size_t>(f)];
+    std::vector<std::pair<ConvPiece, int>> runs;  // (piece, operand-A shift k)
     for (int k = 0; k < kPesPerQpe; ++k) {
       if (group * kPesPerQpe + (z + k) % kPesPerQpe >= F_) continue;  // (fewer than 4 filter parts)
       if (k % c.R != replica) continue;                               // another replica's run
-      const ConvPiece cp = conv_piece(*p_.b, s_, fi.iw, fi.ih, group * kPesPerQpe + (z + k) % kPesPerQpe, 0);
-      run_mla(out, cur, cp, cp.task.C, k, p_.o_base);
-      const ResultView v = result_view(p_, cp, cp.task.C);
-      element_wise(out, p_, cp, v, p_.o_base, p_.sc_base, p_.tail);
-      const DmaTransfer o = int8_results(p_, cp, v, p_.map.output, p_.o_base);
-      if (bs_.output_storage.held()) via_storage(out, dma_command(CommandKind::DmaStore, p_.core, o), p_.map.output, bs_.output_storage);
-      else out.push_back(dma_command(CommandKind::DmaStore, p_.core, o));
+      runs.emplace_back(conv_piece(*p_.b, s_, fi.iw, fi.ih, group * kPesPerQpe + (z + k) % kPesPerQpe, 0), k);
     }
+    if (!second_area_) {
+      for (const auto& [cp, k] : runs) {
+        run_mla(out, cur, cp, cp.task.C, k, p_.o_base);
+        finish(out, cp, p_.o_base);
+      }
+      return;
+    }
+    const std::uint32_t area[2] = {p_.o_base, *second_area_};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::size_t first = out.size();
+      run_mla(out, cur, runs[i].first, runs[i].first.task.C, runs[i].second, area[i % 2]);
+      for (std::size_t j = first; j < out.size(); ++j) out[j].async = true;
+      if (i > 0) finish(out, runs[i - 1].first, area[(i - 1) % 2]);
+    }
+    if (runs.empty()) return;
+    StreamCommand wait;
+    wait.kind = CommandKind::WaitMla;
+    wait.operation = p_.core;
+    out.push_back(wait);
+    finish(out, runs.back().first, area[(runs.size() - 1) % 2]);
+  }
+
+  // The ARM's passes over a run's int32 results at `base` and the store of its int8 result.
+  void finish(std::vector<StreamCommand>& out, const ConvPiece& cp, std::uint32_t base) {
+    const ResultView v = result_view(p_, cp, cp.task.C);
+    element_wise(out, p_, cp, v, base, p_.sc_base, p_.tail, s_.schedule == Schedule::Overlapped);
+    const DmaTransfer o = int8_results(p_, cp, v, p_.map.output, base);
+    if (bs_.output_storage.held()) via_storage(out, dma_command(CommandKind::DmaStore, p_.core, o), p_.map.output, bs_.output_storage);
+    else out.push_back(dma_command(CommandKind::DmaStore, p_.core, o));
   }
 
   const ConvPlan& p_;
@@ -322,6 +361,7 @@ class ChipReuseStreams {
   int Q_ = 0, slots_ = 0;                // ring QPEs, computation PEs
   int P_ = 0, F_ = 0, G_ = 0, Gr_ = 0;  // input parts, filter parts, filter groups, groups per round
   ConvPlan buffer_[2];                  // the plan reading filter buffer 1, and buffer 2 (migrating filters)
+  std::optional<std::uint32_t> second_area_;  // Schedule::Overlapped: the second result area, where it fits
   std::vector<PieceIndex> fm_;
 };
 

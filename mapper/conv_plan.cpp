@@ -306,8 +306,12 @@ DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultVie
 }
 
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
-                        std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops) {
-  bool int8 = false;
+                        std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops,
+                        bool relu_in_quantize) {
+  bool int8 = false, relu_folded = false;
+  relu_in_quantize = relu_in_quantize && std::any_of(ops.begin(), ops.end(), [](const Operation* o) {
+    return o->kind == PrimitiveKind::Quantization;
+  });
   // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
   // whichever stream that pass runs: the block's order decides, not `ops`. The DMA loads the piece's
   // slice of it first (its filters c0 ..).
@@ -325,6 +329,10 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
     const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
     switch (o->kind) {
       case PrimitiveKind::ReLU:
+        if (!int8 && relu_in_quantize && run) {  // QUAN's pass clamps at zero instead (its bias goes there too)
+          relu_folded = true;
+          break;
+        }
         if (run || !int8) {
           ArmCommand a = int8 ? view_op(ArmOpKind::Relu8, v, base, v.width, v.rows * v.width)
                               : view_op(ArmOpKind::Relu32, v, base, v.raw_row_stride, v.raw_plane_stride);
@@ -342,6 +350,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.dst_row_stride = v.width;
           a.shift = p.shift;
           a.saturate_high = o->saturate_high;
+          if (relu_folded) a.saturate_low = 0;
           with_bias(a, o->name, run);
           if (o->shifts) {  // a shift per filter: the DMA loads the piece's slice of them, as the bias's
             a.per_channel_shift = true;

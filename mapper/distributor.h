@@ -47,6 +47,10 @@ struct BlockStreams {
   // Chip fuse_reuse (BlockResidency): the block's input as the previous block left it in the storage
   // QPEs, and its output kept there for the next block. Not held: in DRAM.
   StorageRegion input_storage, output_storage;
+  // How the PEs worked through their pieces (BlockSplit::schedule as it ran: Overlapped only in chip fuse_reuse),
+  // and why not as asked where it could not (the MLA run serially for lack of SRAM)
+  Schedule schedule = Schedule::Thesis;
+  std::string schedule_note;
 };
 
 // Throws std::invalid_argument if the strategy does not apply to the block (fuse_reuse of an MM block)

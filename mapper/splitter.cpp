@@ -24,6 +24,14 @@ Target parse_target(const std::string& s) {
   throw std::invalid_argument("target: expected qpe or s2, got '" + s + "'");
 }
 
+const char* to_string(Schedule s) { return s == Schedule::Overlapped ? "overlapped" : "thesis"; }
+
+Schedule parse_schedule(const std::string& s) {
+  if (s == "thesis") return Schedule::Thesis;
+  if (s == "overlapped") return Schedule::Overlapped;
+  throw std::invalid_argument("schedule: expected thesis or overlapped, got '" + s + "'");
+}
+
 void apply_target(HwConfig& cfg, Target t, const std::string& preset) {
   if (t == Target::Qpe) {
     if (!preset.empty()) throw std::invalid_argument("--preset " + preset + ": a chip preset needs --target s2");

@@ -74,8 +74,19 @@ struct PieceGroup {
   double sram_utilization = 0;       // equation 5.2: raw total / the SRAM budget
 };
 
+// How a PE works through its pieces (docs/usage.md, "Overlap"): `thesis`, each run of the MLA, then the ARM's passes
+// over its results one by one (ACTI, QUAN, ...), then their store, before the next run starts (the thesis's
+// strategies); `overlapped`, the MLA computes the next run into a second result area while the ARM finishes the
+// one before and the DMA stores it, and a ReLU on the int32 sums goes into the quantization's pass (its
+// saturation clamps at zero). Chip fuse_reuse only, where the second result area fits the SRAM budget;
+// elsewhere a block runs as `thesis`.
+enum class Schedule { Thesis, Overlapped };
+const char* to_string(Schedule s);  // "thesis" | "overlapped"
+Schedule parse_schedule(const std::string& s);
+
 struct BlockSplit {
   std::string name;                  // the block's core operation
+  Schedule schedule = Schedule::Thesis;
   BlockKind kind = BlockKind::Convolution;
   // conv: output width, height (before the fused pooling), filters C, input channels D
   // pool: output width, height, channels; mm: W_B, H_B

@@ -99,6 +99,11 @@ struct ArmKernelClocks {
   ArmRowKernelClocks quantize_bias{70, 44, 22, 16};        // s2k_quantize_bias
   ArmRowKernelClocks quantize_shift{63, 40, 20, 18};       // s2k_quantize_shift
   ArmRowKernelClocks quantize_bias_shift{77, 44, 30, 21};  // s2k_quantize_bias_shift
+  // the same to [0, 127] (USAT): a ReLU on the int32 sums folded into the quantization's pass
+  ArmRowKernelClocks quantize_relu{52, 28, 11, 12};             // s2k_quantize_relu
+  ArmRowKernelClocks quantize_bias_relu{70, 44, 22, 16};        // s2k_quantize_bias_relu
+  ArmRowKernelClocks quantize_shift_relu{63, 40, 20, 18};       // s2k_quantize_shift_relu
+  ArmRowKernelClocks quantize_bias_shift_relu{77, 44, 30, 21};  // s2k_quantize_bias_shift_relu
   ArmPoolKernelClocks maxpool8{83, 27, 35, 12, 6, 9};      // s2k_maxpool8
   ArmPoolKernelClocks avgpool8{80, 29, 28, 24, 8, 6};      // s2k_avgpool8
   ArmRowKernelClocks add_int32{50, 22, 11, 12};            // s2k_add_int32
@@ -139,6 +144,8 @@ void each_arm_kernel_field(K& k, F f) {
   row("relu32", k.relu32), row("relu32_bias", k.relu32_bias), row("quantize", k.quantize);
   row("quantize_bias", k.quantize_bias), row("quantize_shift", k.quantize_shift);
   row("quantize_bias_shift", k.quantize_bias_shift);
+  row("quantize_relu", k.quantize_relu), row("quantize_bias_relu", k.quantize_bias_relu);
+  row("quantize_shift_relu", k.quantize_shift_relu), row("quantize_bias_shift_relu", k.quantize_bias_shift_relu);
   pool("maxpool8", k.maxpool8), pool("avgpool8", k.avgpool8);
   row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("relu8", k.relu8);
   f("mac_int8", "call", k.mac_int8.call), f("mac_int8", "row", k.mac_int8.row);

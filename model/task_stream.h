@@ -100,6 +100,8 @@ struct ArmCommand {
   std::uint32_t bias_plane_step = 0, bias_row_step = 0, bias_col_step = 0;
   // Quantize: the largest int8 result (127; lower for a clamp such as ReLU6's at the quantized 6)
   int saturate_high = 127;
+  // Quantize: the smallest, -128 or 0 (a ReLU on the int32 sums folded into the pass: its `_relu` kernel)
+  int saturate_low = -128;
   // MacInt8: operand a's bytes between consecutive k (1: a plain vector; 4: the MLA's operand-A layout of
   // four rows), the weights, and the reduction's length
   std::uint32_t a_col_stride = 1, depth = 0;

@@ -66,6 +66,7 @@ ArmCommand random_command(ArmOpKind k, Random& r) {
     case ArmOpKind::Quantize:
       c.add_bias = r.coin();
       c.per_channel_shift = k == ArmOpKind::Quantize && r.coin();
+      if (k == ArmOpKind::Quantize && r.coin()) c.saturate_low = 0;  // a ReLU folded in: the _relu kernels
       c.bias_addr = region();
       c.shift_addr = region();
       c.bias_plane_step = r.in(0, 2), c.bias_row_step = r.in(0, 2), c.bias_col_step = r.in(0, 1);
@@ -94,6 +95,11 @@ ArmCommand random_command(ArmOpKind k, Random& r) {
       c.width = r.in(1, 24);
       c.src = r.below(16 * 1024), c.table = 32 * 1024 + r.below(8 * 1024);  // the table apart from the words
       c.src_plane_stride = 4 * c.width + r.in(0, 8);
+      break;
+    case ArmOpKind::Table8:
+    case ArmOpKind::Affine8:
+    case ArmOpKind::ChannelMul8:  // the plane's table, parameters or factor apart from the map it changes
+      c.src = c.dst = r.below(16 * 1024), c.table = 32 * 1024 + r.below(8 * 1024);
       break;
     case ArmOpKind::Copy8:
       // a row copied forward (arm_kernels.h): no destination starting inside its own row's source after it

@@ -313,3 +313,58 @@ TEST(ChipDistributor, WorkerCountsLimitTheLayersPesToTheQpesNearestADram) {
   EXPECT_NE(why.find("workers="), std::string::npos) << why;
   EXPECT_TRUE(runs_exact(conv.blocks[0], cs.blocks[0], Strategy::FuseNoreuse, cfg));
 }
+
+// Schedule::Overlapped in chip fuse_reuse: each PE's MLA tasks go async into two result areas taken in turn
+// (the second within the SRAM budget), a WaitMla before the last run's passes, no ReLU pass on the int32 sums
+// (QUAN clamps at zero: its `_relu` kernel), and the block stays exact on the chip model, in fewer clocks.
+TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishesTheLast) {
+  const HwConfig cfg = chip();
+  const ParsedNetwork n = parse_text(test_networks::kSmall);
+  NetworkSplit split = split_network(n, split_rules(Target::SpiNNaker2, cfg));
+  const OperationBlock& b = n.blocks[1];  // CONV_2 + POOL_3: ReLU, QUAN and a fused pooling
+  ASSERT_EQ(b.name(), "CONV_2");
+  BlockSplit s = split.blocks[1];
+  BlockStreams thesis, overlapped;
+  EXPECT_TRUE(runs_exact(b, s, Strategy::FuseReuse, cfg, &thesis));
+  s.schedule = Schedule::Overlapped;
+  EXPECT_TRUE(runs_exact(b, s, Strategy::FuseReuse, cfg, &overlapped));
+  EXPECT_EQ(thesis.schedule, Schedule::Thesis);
+  EXPECT_EQ(overlapped.schedule, Schedule::Overlapped);
+  EXPECT_EQ(overlapped.schedule_note, "");
+  int async_mla = 0, waits = 0, relu32 = 0, quantize_relu = 0, thesis_relu32 = 0;
+  std::set<std::uint32_t> areas;
+  for (const auto& cmds : overlapped.streams[0].pe)
+    for (const StreamCommand& c : cmds) {
+      if (c.kind == CommandKind::Mla) {
+        EXPECT_TRUE(c.async);
+        async_mla += c.async;
+        areas.insert(c.o_base);
+      }
+      waits += c.kind == CommandKind::WaitMla;
+      relu32 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu32;
+      quantize_relu += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Quantize && c.arm.saturate_low == 0;
+    }
+  for (const auto& cmds : thesis.streams[0].pe)
+    for (const StreamCommand& c : cmds) thesis_relu32 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu32;
+  EXPECT_GT(async_mla, 0);
+  EXPECT_GT(waits, 0);
+  EXPECT_EQ(areas.size(), 2u);
+  EXPECT_LE(*areas.rbegin(), static_cast<std::uint32_t>(cfg.sram_mla_budget_bytes));
+  EXPECT_GT(thesis_relu32, 0);
+  EXPECT_EQ(relu32, 0);
+  EXPECT_EQ(quantize_relu, thesis_relu32);
+  auto cycles = [&](const BlockStreams& bs) {
+    SystemMemory mem = stage_block_memory(bs, cfg, block_dram_image(b, s, bs, cfg, 11));
+    return make_model_stream_backend(cfg)->run(bs.streams[0], mem, StreamRunOptions{true}).cycles;
+  };
+  EXPECT_LT(cycles(overlapped), cycles(thesis));
+
+  // without room for the second result area the MLA runs as the thesis's, and the block says why
+  HwConfig tight = cfg;
+  tight.sram_mla_budget_bytes = 1024;
+  BlockStreams serial;
+  EXPECT_TRUE(runs_exact(b, s, Strategy::FuseReuse, tight, &serial));
+  EXPECT_NE(serial.schedule_note.find("no room for a second result area"), std::string::npos) << serial.schedule_note;
+  for (const auto& cmds : serial.streams[0].pe)
+    for (const StreamCommand& c : cmds) EXPECT_FALSE(c.kind == CommandKind::Mla && c.async);
+}

@@ -622,3 +622,42 @@ TEST(RunNet, PerGroupTasksGiveTheBlockDiagonalConvolutionsBytesInFewerClocks) {
     }
   }
 }
+
+// Schedule::Overlapped (run-net --schedule overlapped) on both backends: every fuse_reuse block of the reference
+// nets bit-exact and clock for clock the same on the model and the chip RTL, each block run under its bound, and
+// the blocks together faster than in the thesis's schedule.
+TEST(RunNet, TheOverlappedScheduleIsExactOnBothBackendsAndFaster) {
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"small", write_temp("ov_small.net", test_networks::kSmall)},
+      {"small_residual", write_temp("ov_small_residual.net", test_networks::kSmallResidual)},
+      {"mini_chip", source_path("vectors/mini_chip.net")}};
+  for (const auto& [name, path] : nets) {
+    auto run = [&](const std::string& schedule, const std::string& backend) {
+      RunNetRequest req;
+      req.net = path;
+      req.target = "s2";
+      req.preset = "mini";
+      req.strategies = {"fuse_reuse"};
+      req.schedule = schedule;
+      req.backend = backend;
+      req.json_out = ::testing::TempDir() + "ov_" + name + "_" + schedule + ".json";
+      std::ostringstream out, err;
+      EXPECT_EQ(run_net(req, out, err), 0) << name << " " << schedule << "\n" << err.str() << out.str();
+      return read_json(req.json_out);
+    };
+    const nlohmann::json overlapped = run("overlapped", "both"), thesis = run("thesis", "model");
+    std::uint64_t sum_overlapped = 0, sum_thesis = 0;
+    int ran = 0;
+    for (const auto& op : overlapped["operations"]) {
+      EXPECT_EQ(op["status"], "pass") << name << " " << op["name"];
+      EXPECT_TRUE(op["data_match"].get<bool>()) << name << " " << op["name"];
+      EXPECT_EQ(op["model_block_cycles_arm_timed"], op["rtl_block_cycles_arm_timed"]) << name << " " << op["name"];
+      EXPECT_EQ(op.value("schedule", ""), "overlapped") << name << " " << op["name"];
+      sum_overlapped += op["model_block_cycles_arm_timed"].get<std::uint64_t>();
+      ++ran;
+    }
+    for (const auto& op : thesis["operations"]) sum_thesis += op["model_block_cycles_arm_timed"].get<std::uint64_t>();
+    EXPECT_GT(ran, 0) << name;
+    EXPECT_LT(sum_overlapped, sum_thesis) << name;
+  }
+}

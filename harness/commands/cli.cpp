@@ -447,6 +447,11 @@ void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
   netcmd->add_option("--split", nreq.split_file,
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");
+  netcmd->add_option("--schedule", nreq.schedule,
+                     "how each PE works through its pieces: thesis (default: each MLA run, then the ARM's passes one by one, then "
+                     "the store) or overlapped (chip fuse_reuse: the MLA computes the next run while the ARM finishes the last "
+                     "and the DMA stores it; a ReLU folded into the quantization's pass; docs/usage.md, \"Overlap\")")
+      ->check(CLI::IsMember({"thesis", "overlapped"}));
   add_result_outputs(netcmd, nreq.html_out, nreq.junit_out);
   netcmd->add_option("--csv", nreq.csv_out, "write one CSV row per operation block and strategy to FILE");
   netcmd->add_option("--shard", nreq.shard, "run shard I of N (I/N, 1-based): the block runs k with k % N == I - 1; "

@@ -430,6 +430,8 @@ BlockRun run_block(const mapper::OperationBlock& b, const mapper::BlockSplit& s,
   r.arm_timed = !core_clocks;
   const mapper::BlockStreams bs = mapper::distribute(b, s, strategy, cfg, where);
   r.reuse = bs.reuse;
+  r.schedule = mapper::to_string(bs.schedule);
+  r.schedule_note = bs.schedule_note;
   const std::vector<std::uint8_t> image = timing_only ? std::vector<std::uint8_t>{} : block_dram_image(b, s, bs, cfg, seed, data);
   std::vector<std::uint8_t>& golden = golden_cache[b.name()];
   if (golden.empty() && !timing_only) golden = golden_block_output(b, s, bs, cfg, image);

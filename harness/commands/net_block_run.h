@@ -87,6 +87,9 @@ struct BlockRun {
   std::string waves;             // --waves: the directory of the failing stream's waveform (a file per QPE)
   std::string where;            // a deviation: the commands of the core stream where model and RTL part
   std::string rtl_refused;      // why the RTL could not run the block (it ran on the model only)
+  // how its PEs worked through their pieces (mapper::Schedule as it ran) and, where that is not the one asked,
+  // why (BlockStreams::schedule_note)
+  std::string schedule = "thesis", schedule_note;
   std::optional<StreamResult> model_core;  // the model's run of the core stream (the run compared): where the time goes
   nlohmann::json phases;  // the model's core stream: a worker's clocks on weight loads and MLA tasks (phase_clocks)
   std::map<std::string, double> categories;  // model, ARM timed: the block's clocks per Table 5.10 category (share_categories)

@@ -165,6 +165,8 @@ nlohmann::json operation_json(const BlockRun& r, const HwConfig& cfg, std::optio
   if (!r.asked.empty()) o["asked_strategy"] = r.asked;
   if (!r.where.empty()) o["deviation_where"] = r.where;
   if (!r.rtl_refused.empty()) o["rtl_refused"] = r.rtl_refused;
+  if (r.schedule != "thesis") o["schedule"] = r.schedule;
+  if (!r.schedule_note.empty()) o["schedule_note"] = r.schedule_note;
   if (!r.rtl_simulations.empty()) {
     nlohmann::json& sims = o["rtl_simulations"] = nlohmann::json::array();
     for (const RtlSimulationRun& s : r.rtl_simulations)

@@ -40,6 +40,7 @@ std::string run_net_command_line(const RunNetRequest& req, const std::string& op
   if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
   s += options;
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
+  if (req.schedule != "thesis") s += " --schedule " + req.schedule;
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
   return s + " --expect-hash " + hash;
@@ -80,6 +81,7 @@ std::string block_definition(const mapper::OperationBlock& b, const mapper::Bloc
     }
   }
   d += fmt::format("; split {} {} {} {}", split.w.to_string(), split.h.to_string(), split.c.to_string(), split.d.to_string());
+  if (split.schedule != mapper::Schedule::Thesis) d += std::string("; schedule ") + mapper::to_string(split.schedule);
   return d;
 }
 
@@ -190,6 +192,8 @@ bool load_and_map(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   if (p.target == mapper::Target::SpiNNaker2) set_mac_shape(split_cfg, "16x4");
   if (!req.split_file.empty()) p.chosen = mapper::read_split_file(req.split_file);
   p.split = mapper::split_network(p.n, mapper::split_rules(p.target, split_cfg), p.chosen);
+  const mapper::Schedule schedule = mapper::parse_schedule(req.schedule);
+  for (mapper::BlockSplit& s : p.split.blocks) s.schedule = schedule;
   for (const std::string& l : req.layers)
     if (!p.n.find(l)) throw std::invalid_argument("--layers: " + p.n.name + " has no operation block " + l);
   check_expected_hash(p.cfg, req.expect_hash);

@@ -104,6 +104,10 @@ void print_head(const NetReport& rep, const mapper::Network& net, const std::vec
     for (std::size_t i = 0; i < chosen.size(); ++i) out << (i ? ", " : "") << chosen[i].operation;
     out << "), the others as the splitter finds\n";
   }
+  if (req.schedule == "overlapped")
+    out << "schedule: overlapped: in chip fuse_reuse each PE's MLA computes its next run into a second result area while its "
+           "ARM finishes the last (a ReLU folded into the quantization's pass) and its DMA stores it (docs/usage.md, \"Overlap\"); "
+           "the other strategies, and a block without room for the second area, run as the thesis's\n";
   if (target_is_chip(req) && cfg.mac_shape() != "16x4")
     out << "split: the 16x4 MAC array's scheme on the " << cfg.mac_shape() << " array too (thesis 5.4: \"the same split "
            "scheme\")\n";
@@ -149,6 +153,7 @@ void print_block_run(const NetReport& rep, const BlockRun& r, std::ostream& out)
                        mapper::describe_bound(*r.bound, *cycles), mapper::bound_terms(*r.bound));
   if (!r.rtl_refused.empty())
     out << fmt::format("{:<10} {:<15} not on the RTL (model only): {}\n", r.block, strategy, r.rtl_refused);
+  if (!r.schedule_note.empty()) out << fmt::format("{:<10} {:<15} schedule: {}\n", r.block, strategy, r.schedule_note);
   if (r.model && r.rtl)
     out << fmt::format("{:<10} {:<15} comparator: {} (core operation{}: model {}, RTL {}, delta {}){}\n", r.block, strategy,
                        to_string(r.status), r.arm_timed ? ", ARM timed" : "", r.model->core_cycles, r.rtl->core_cycles,

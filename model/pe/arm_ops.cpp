@@ -275,6 +275,10 @@ const ArmRowKernelClocks& row_kernel(std::string_view name, const ArmKernelClock
       {"quantize_bias", &ArmKernelClocks::quantize_bias},
       {"quantize_shift", &ArmKernelClocks::quantize_shift},
       {"quantize_bias_shift", &ArmKernelClocks::quantize_bias_shift},
+      {"quantize_relu", &ArmKernelClocks::quantize_relu},
+      {"quantize_bias_relu", &ArmKernelClocks::quantize_bias_relu},
+      {"quantize_shift_relu", &ArmKernelClocks::quantize_shift_relu},
+      {"quantize_bias_shift_relu", &ArmKernelClocks::quantize_bias_shift_relu},
       {"add_int32", &ArmKernelClocks::add_int32},
       {"add_int8", &ArmKernelClocks::add_int8},
       {"relu8", &ArmKernelClocks::relu8},
@@ -299,6 +303,10 @@ KernelFunction kernel_function(std::string_view name) {
       {"quantize_bias", s2k_quantize_bias},
       {"quantize_shift", s2k_quantize_shift},
       {"quantize_bias_shift", s2k_quantize_bias_shift},
+      {"quantize_relu", s2k_quantize_relu},
+      {"quantize_bias_relu", s2k_quantize_bias_relu},
+      {"quantize_shift_relu", s2k_quantize_shift_relu},
+      {"quantize_bias_shift_relu", s2k_quantize_bias_shift_relu},
       {"maxpool8", s2k_maxpool8},
       {"avgpool8", s2k_avgpool8},
       {"add_int32", s2k_add_int32},
@@ -323,6 +331,9 @@ const char* arm_kernel_name(const ArmCommand& c) {
     case ArmOpKind::Pad: return "pad";
     case ArmOpKind::Relu32: return c.add_bias ? "relu32_bias" : "relu32";
     case ArmOpKind::Quantize:
+      if (c.saturate_low == 0)
+        return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift_relu" : "quantize_bias_relu")
+                          : (c.per_channel_shift ? "quantize_shift_relu" : "quantize_relu");
       return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift" : "quantize_bias")
                         : (c.per_channel_shift ? "quantize_shift" : "quantize");
     case ArmOpKind::MaxPool8: return "maxpool8";
@@ -474,13 +485,13 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       need_planes(c, sp, dp, size);
       need_bias(c, size);
       need_shifts(c, size);
-      const std::int32_t high = std::clamp(c.saturate_high, -128, 127);
+      const std::int32_t high = std::clamp(c.saturate_high, -128, 127), low = c.saturate_low == 0 ? 0 : -128;
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
         if (c.add_bias) v = add32(v, load32(sram + bias_byte(c, d, y, x)));
         const int s = c.per_channel_shift ? std::min<int>(sram[shift_byte(c, d, y, x)], 31) : c.shift;
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
-            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp<std::int32_t>(v >> s, -128, high)));
+            static_cast<std::uint8_t>(static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(v >> s, low), high)));
       });
       return;
     }

@@ -15,8 +15,11 @@ static void store32(uint8_t* p, int32_t v) { __builtin_memcpy(p, &v, 4); }
 #if defined(__ARM_FEATURE_SAT)
 #include <arm_acle.h>
 static int32_t sat8(int32_t v) { return __ssat(v, 8); }
+/* to [0, 127]: USAT, a ReLU and the int8 saturation in one instruction */
+static int32_t usat7(int32_t v) { return (int32_t)__usat(v, 7); }
 #else
 static int32_t sat8(int32_t v) { return v < -128 ? -128 : v > 127 ? 127 : v; }
+static int32_t usat7(int32_t v) { return v < 0 ? 0 : v > 127 ? 127 : v; }
 #endif
 static int32_t at_most(int32_t v, int32_t hi) { return v > hi ? hi : v; }
 static int32_t at_least(int32_t v, int32_t lo) { return v < lo ? lo : v; }
@@ -89,84 +92,101 @@ void s2k_relu32_bias(uint8_t* sram, const struct s2k_cmd* c) {
     }
 }
 
-void s2k_quantize(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t col_step = c->col_step, planes = c->planes, height = c->height, src = c->src,
-                 src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride, dst = c->dst,
-                 dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride, width = c->width;
-  const int32_t shift = c->shift, saturate_high = c->saturate_high;
-  const uint32_t step = 4 * col_step;
-  const int32_t s = shift, high = sat8(saturate_high);
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;
-      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);
-      for (uint32_t x = 0; x < width; ++x, p += step) q[x] = (int8_t)at_most(sat8(load32(p) >> s), high);
-    }
+/* The quantization's four kernels (a bias or not, one shift or one per channel), each twice: saturating to int8
+ * (SSAT), and to [0, 127] (USAT) for a ReLU folded into the pass (the `_relu` kernels: ArmCommand::saturate_low
+ * 0). One body per kernel, its saturation the macro's argument. */
+#define S2K_QUANTIZE(NAME, SAT)                                                                                        \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t col_step = c->col_step, planes = c->planes, height = c->height, src = c->src,                         \
+                 src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride, dst = c->dst,             \
+                 dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride, width = c->width;         \
+  const int32_t shift = c->shift, saturate_high = c->saturate_high;                                                    \
+  const uint32_t step = 4 * col_step;                                                                                  \
+  const int32_t s = shift, high = sat8(saturate_high);                                                                 \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;                                       \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x, p += step) q[x] = (int8_t)at_most(SAT(load32(p) >> s), high);               \
+    }                                                                                                                  \
 }
 
-void s2k_quantize_bias(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height,
-                 src = c->src, src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride,
-                 bias_addr = c->bias_addr, bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step,
-                 dst = c->dst, dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride,
-                 width = c->width;
-  const int32_t shift = c->shift, saturate_high = c->saturate_high;
-  const uint32_t step = 4 * col_step, bstep = 4 * bias_col_step;
-  const int32_t s = shift, high = sat8(saturate_high);
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;
-      const uint8_t* b = sram + bias_addr + 4 * (d * bias_plane_step + y * bias_row_step);
-      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);
-      for (uint32_t x = 0; x < width; ++x, p += step, b += bstep)
-        q[x] = (int8_t)at_most(sat8(add32(load32(p), load32(b)) >> s), high);
-    }
+#define S2K_QUANTIZE_BIAS(NAME, SAT)                                                                                   \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height,     \
+                 src = c->src, src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride,             \
+                 bias_addr = c->bias_addr, bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step,     \
+                 dst = c->dst, dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride,             \
+                 width = c->width;                                                                                     \
+  const int32_t shift = c->shift, saturate_high = c->saturate_high;                                                    \
+  const uint32_t step = 4 * col_step, bstep = 4 * bias_col_step;                                                       \
+  const int32_t s = shift, high = sat8(saturate_high);                                                                 \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;                                       \
+      const uint8_t* b = sram + bias_addr + 4 * (d * bias_plane_step + y * bias_row_step);                             \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x, p += step, b += bstep)                                                      \
+        q[x] = (int8_t)at_most(SAT(add32(load32(p), load32(b)) >> s), high);                                           \
+    }                                                                                                                  \
 }
 
-void s2k_quantize_shift(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height;
-  const uint32_t bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step, src = c->src;
-  const uint32_t src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride, shift_addr = c->shift_addr;
-  const uint32_t dst = c->dst, dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride,
-                 width = c->width;
-  const int32_t saturate_high = c->saturate_high;
-  const uint32_t step = 4 * col_step;
-  const int32_t high = sat8(saturate_high);
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const uint32_t first = d * bias_plane_step + y * bias_row_step;
-      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;
-      const uint8_t* sh = sram + shift_addr + first;
-      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);
-      for (uint32_t x = 0; x < width; ++x, p += step, sh += bias_col_step) {
-        const int32_t s = *sh < 31 ? *sh : 31;
-        q[x] = (int8_t)at_most(sat8(load32(p) >> s), high);
-      }
-    }
+#define S2K_QUANTIZE_SHIFT(NAME, SAT)                                                                                  \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height;     \
+  const uint32_t bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step, src = c->src;                 \
+  const uint32_t src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride;                           \
+  const uint32_t shift_addr = c->shift_addr;                                                                           \
+  const uint32_t dst = c->dst, dst_plane_stride = c->dst_plane_stride, dst_row_stride = c->dst_row_stride,             \
+                 width = c->width;                                                                                     \
+  const int32_t saturate_high = c->saturate_high;                                                                      \
+  const uint32_t step = 4 * col_step;                                                                                  \
+  const int32_t high = sat8(saturate_high);                                                                            \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const uint32_t first = d * bias_plane_step + y * bias_row_step;                                                  \
+      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;                                       \
+      const uint8_t* sh = sram + shift_addr + first;                                                                   \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x, p += step, sh += bias_col_step) {                                           \
+        const int32_t s = *sh < 31 ? *sh : 31;                                                                         \
+        q[x] = (int8_t)at_most(SAT(load32(p) >> s), high);                                                             \
+      }                                                                                                                \
+    }                                                                                                                  \
 }
 
-void s2k_quantize_bias_shift(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height,
-                 bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step, src = c->src,
-                 src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride, bias_addr = c->bias_addr,
-                 shift_addr = c->shift_addr, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
-                 dst_row_stride = c->dst_row_stride, width = c->width;
-  const int32_t saturate_high = c->saturate_high;
-  const uint32_t step = 4 * col_step, bstep = 4 * bias_col_step;
-  const int32_t high = sat8(saturate_high);
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const uint32_t first = d * bias_plane_step + y * bias_row_step;
-      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;
-      const uint8_t* b = sram + bias_addr + 4 * first;
-      const uint8_t* sh = sram + shift_addr + first;
-      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);
-      for (uint32_t x = 0; x < width; ++x, p += step, b += bstep, sh += bias_col_step) {
-        const int32_t s = *sh < 31 ? *sh : 31;
-        q[x] = (int8_t)at_most(sat8(add32(load32(p), load32(b)) >> s), high);
-      }
-    }
+#define S2K_QUANTIZE_BIAS_SHIFT(NAME, SAT)                                                                             \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height,     \
+                 bias_plane_step = c->bias_plane_step, bias_row_step = c->bias_row_step, src = c->src,                 \
+                 src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride, bias_addr = c->bias_addr, \
+                 shift_addr = c->shift_addr, dst = c->dst, dst_plane_stride = c->dst_plane_stride,                     \
+                 dst_row_stride = c->dst_row_stride, width = c->width;                                                 \
+  const int32_t saturate_high = c->saturate_high;                                                                      \
+  const uint32_t step = 4 * col_step, bstep = 4 * bias_col_step;                                                       \
+  const int32_t high = sat8(saturate_high);                                                                            \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const uint32_t first = d * bias_plane_step + y * bias_row_step;                                                  \
+      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;                                       \
+      const uint8_t* b = sram + bias_addr + 4 * first;                                                                 \
+      const uint8_t* sh = sram + shift_addr + first;                                                                   \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x, p += step, b += bstep, sh += bias_col_step) {                               \
+        const int32_t s = *sh < 31 ? *sh : 31;                                                                         \
+        q[x] = (int8_t)at_most(SAT(add32(load32(p), load32(b)) >> s), high);                                           \
+      }                                                                                                                \
+    }                                                                                                                  \
 }
+
+S2K_QUANTIZE(s2k_quantize, sat8)
+S2K_QUANTIZE(s2k_quantize_relu, usat7)
+S2K_QUANTIZE_BIAS(s2k_quantize_bias, sat8)
+S2K_QUANTIZE_BIAS(s2k_quantize_bias_relu, usat7)
+S2K_QUANTIZE_SHIFT(s2k_quantize_shift, sat8)
+S2K_QUANTIZE_SHIFT(s2k_quantize_shift_relu, usat7)
+S2K_QUANTIZE_BIAS_SHIFT(s2k_quantize_bias_shift, sat8)
+S2K_QUANTIZE_BIAS_SHIFT(s2k_quantize_bias_shift_relu, usat7)
 
 /* Pooling: output (y, x) of plane d from its window of h rows of w pixels, every st pixels. */
 void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c) {

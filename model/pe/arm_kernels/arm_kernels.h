@@ -27,7 +27,11 @@ struct s2k_cmd {
   int32_t shift_a, shift_b, relu;
 };
 
-/* Each takes the PE's SRAM (byte 0 at `sram`) and a command; none checks bounds (arm_apply does, before). */
+/* Each takes the PE's SRAM (byte 0 at `sram`) and a command; none checks bounds (arm_apply does, before). Where a
+ * kernel reads something once that arm_apply reads per value, the command must not write it: a plane's table,
+ * parameters or factor (table8, affine8, channel_mul8: read once per plane), PermuteWords' table; and Copy8 copies
+ * each row forward, so no row's destination starts inside its own source after the source's start. The
+ * distributor's commands never do; tests/arm_kernels_test.cpp draws its random commands within these rules. */
 void s2k_pad(uint8_t* sram, const struct s2k_cmd* c);                 /* int8 border, 32-bit words */
 void s2k_relu32(uint8_t* sram, const struct s2k_cmd* c);              /* int32 in place */
 void s2k_relu32_bias(uint8_t* sram, const struct s2k_cmd* c);         /* + the channel's bias */
@@ -35,6 +39,11 @@ void s2k_quantize(uint8_t* sram, const struct s2k_cmd* c);            /* int32 -
 void s2k_quantize_bias(uint8_t* sram, const struct s2k_cmd* c);       /* + the channel's bias */
 void s2k_quantize_shift(uint8_t* sram, const struct s2k_cmd* c);      /* the channel's shift */
 void s2k_quantize_bias_shift(uint8_t* sram, const struct s2k_cmd* c); /* + bias, the channel's shift */
+/* the same four to [0, 127]: a ReLU before the quantization folded into its pass (USAT) */
+void s2k_quantize_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_bias_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_bias_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_maxpool32(uint8_t* sram, const struct s2k_cmd* c); /* Table 5.9's 32-bit pooling (unused) */
 void s2k_avgpool8(uint8_t* sram, const struct s2k_cmd* c);
