@@ -12,21 +12,6 @@
 
 namespace s2::mapper {
 
-const char* to_string(Strategy s) {
-  switch (s) {
-    case Strategy::NofuseNoreuse: return "nofuse_noreuse";
-    case Strategy::FuseNoreuse: return "fuse_noreuse";
-    case Strategy::FuseReuse: return "fuse_reuse";
-  }
-  return "?";
-}
-
-Strategy parse_strategy(const std::string& s) {
-  for (Strategy k : kAllStrategies)
-    if (s == to_string(k)) return k;
-  throw std::invalid_argument("strategy '" + s + "': expected nofuse_noreuse, fuse_noreuse or fuse_reuse");
-}
-
 const char* to_string(Reuse r) {
   switch (r) {
     case Reuse::None: return "none";

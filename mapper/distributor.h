@@ -27,11 +27,7 @@
 
 namespace s2::mapper {
 
-enum class Strategy { NofuseNoreuse, FuseNoreuse, FuseReuse };
-const char* to_string(Strategy s);           // "nofuse_noreuse" | "fuse_noreuse" | "fuse_reuse"
-Strategy parse_strategy(const std::string& s);  // throws std::invalid_argument listing the names
-inline constexpr Strategy kAllStrategies[] = {Strategy::NofuseNoreuse, Strategy::FuseNoreuse, Strategy::FuseReuse};
-
+// (Strategy, its names and kAllStrategies: splitter.h, beside the schedule, as a mapping file chooses them)
 enum class Reuse { None, Ifmap, Filter };
 const char* to_string(Reuse r);  // "none" | "ifmap" | "filter"
 

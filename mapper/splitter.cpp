@@ -24,6 +24,21 @@ Target parse_target(const std::string& s) {
   throw std::invalid_argument("target: expected qpe or s2, got '" + s + "'");
 }
 
+const char* to_string(Strategy s) {
+  switch (s) {
+    case Strategy::NofuseNoreuse: return "nofuse_noreuse";
+    case Strategy::FuseNoreuse: return "fuse_noreuse";
+    case Strategy::FuseReuse: return "fuse_reuse";
+  }
+  return "?";
+}
+
+Strategy parse_strategy(const std::string& s) {
+  for (Strategy k : kAllStrategies)
+    if (s == to_string(k)) return k;
+  throw std::invalid_argument("strategy '" + s + "': expected nofuse_noreuse, fuse_noreuse or fuse_reuse");
+}
+
 const char* to_string(Schedule s) { return s == Schedule::Overlapped ? "overlapped" : "thesis"; }
 
 Schedule parse_schedule(const std::string& s) {
@@ -586,9 +601,9 @@ std::vector<SplitChoice> parse_split_file(const std::string& text, const std::st
   for (int number = 1; std::getline(in, line); ++number) {
     line = line.substr(0, line.find('#'));
     std::stringstream words(line);
-    std::vector<std::string> w;
-    for (std::string x; words >> x;) w.push_back(x);
-    if (w.empty()) continue;
+    std::vector<std::string> w, options;
+    for (std::string x; words >> x;) (x.find('=') == std::string::npos ? w : options).push_back(x);
+    if (w.empty() && options.empty()) continue;
     const std::string where = path + ":" + std::to_string(number);
     if (w.size() < 3 || w.size() > 5)
       throw std::invalid_argument(where + ": expected OPERATION W_PARTS H_PARTS [C_PARTS [D_PARTS]], got " +
@@ -602,6 +617,20 @@ std::vector<SplitChoice> parse_split_file(const std::string& text, const std::st
         *parts[i - 1] = parse_parts(w[i]);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(where + ": field " + fields[i - 1] + ": " + e.what());
+      }
+    }
+    for (const std::string& o : options) {
+      const std::string key = o.substr(0, o.find('=')), value = o.substr(o.find('=') + 1);
+      try {
+        if (key == "strategy") c.strategy = parse_strategy(value);
+        else if (key == "schedule") c.schedule = parse_schedule(value);
+        else throw std::invalid_argument("");
+      } catch (const std::invalid_argument&) {
+        throw std::invalid_argument(
+            where + ": field " + (key == "strategy" ? "strategy: expected nofuse_noreuse, fuse_noreuse or fuse_reuse"
+                                  : key == "schedule" ? "schedule: expected thesis or overlapped"
+                                                      : "option: expected strategy=S or schedule=S") +
+            ", got '" + o + "'");
       }
     }
     for (const SplitChoice& o : out)
@@ -708,6 +737,7 @@ NetworkSplit split_network(const ParsedNetwork& n, const SplitRules& rules, cons
   for (const OperationBlock& b : n.blocks) {
     const auto c = std::find_if(chosen.begin(), chosen.end(), [&](const SplitChoice& x) { return x.operation == b.name(); });
     s.blocks.push_back(c == chosen.end() ? split_block(b, rules) : split_block_as(b, rules, *c));
+    if (c != chosen.end()) s.blocks.back().strategy = c->strategy;
   }
   return s;
 }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,12 @@ struct PieceGroup {
   double sram_utilization = 0;       // equation 5.2: raw total / the SRAM budget
 };
 
+// The distributor's strategies (distributor.h, thesis 4.3): what a mapping file may choose per block.
+enum class Strategy { NofuseNoreuse, FuseNoreuse, FuseReuse };
+const char* to_string(Strategy s);              // "nofuse_noreuse" | "fuse_noreuse" | "fuse_reuse"
+Strategy parse_strategy(const std::string& s);  // throws std::invalid_argument listing the names
+inline constexpr Strategy kAllStrategies[] = {Strategy::NofuseNoreuse, Strategy::FuseNoreuse, Strategy::FuseReuse};
+
 // How a PE works through its pieces (docs/usage.md, "Overlap"): `thesis`, each run of the MLA, then the ARM's passes
 // over its results one by one (ACTI, QUAN, ...), then their store, before the next run starts (the thesis's
 // strategies); `overlapped`, the MLA computes the next run into a second result area while the ARM finishes the
@@ -87,6 +94,7 @@ Schedule parse_schedule(const std::string& s);
 struct BlockSplit {
   std::string name;                  // the block's core operation
   Schedule schedule = Schedule::Thesis;
+  std::optional<Strategy> strategy;  // a mapping file's strategy for the block (run-net --whole runs it), if any
   BlockKind kind = BlockKind::Convolution;
   // conv: output width, height (before the fused pooling), filters C, input channels D
   // pool: output width, height, channels; mm: W_B, H_B
@@ -114,11 +122,17 @@ struct SplitChoice {
   std::string operation;  // the block's core operation, e.g. CONV_5
   Parts w, h, c, d;       // d empty: the input channels whole
   std::string source;     // "file:line", for errors
+  // a mapping file's options (`strategy=S`, `schedule=S`): the strategy run-net --whole runs the block in and its
+  // schedule (none: the run's)
+  std::optional<Strategy> strategy;
+  std::optional<Schedule> schedule;
 };
 // Parts as `map` prints them: SIZExCOUNT groups joined by commas, e.g. "14x2,12x7". Throws
 // std::invalid_argument saying what is wrong.
 Parts parse_parts(const std::string& text);
-// A split file: one line per block, "OPERATION W_PARTS H_PARTS C_PARTS [D_PARTS]"; '#' starts a comment.
+// A split file: one line per block, "OPERATION W_PARTS H_PARTS C_PARTS [D_PARTS]"; '#' starts a comment. A
+// mapping file (s2cosim tune's, run-net --mapping) is a split file whose lines may end in options:
+// `strategy=nofuse_noreuse|fuse_noreuse|fuse_reuse` and `schedule=thesis|overlapped`.
 // Throws std::invalid_argument naming the file, line and field.
 inline constexpr std::uintmax_t kMaxSplitFileBytes = 1u << 20;
 std::vector<SplitChoice> read_split_file(const std::string& path);

@@ -36,8 +36,8 @@ std::vector<BlockResidency> storage_residency(const ParsedNetwork& n, const Netw
   const std::size_t N = n.blocks.size();
   std::vector<BlockResidency> where(N);
   if (N == 0 || cfg.chip.qpes() <= 1 || cfg.chip.double_qpe_blocks.empty()) return where;
-  const auto reuses = [&](std::size_t i) {
-    return n.blocks[i].kind == BlockKind::Convolution &&
+  const auto reuses = [&](std::size_t i) {  // (a block its mapping gives another strategy does not)
+    return n.blocks[i].kind == BlockKind::Convolution && split.blocks[i].strategy.value_or(Strategy::FuseReuse) == Strategy::FuseReuse &&
            distributable(n.blocks[i], split.blocks[i], Strategy::FuseReuse, cfg, nullptr);
   };
   const std::uint64_t sram = static_cast<std::uint64_t>(cfg.chip.storage_pe_bytes);

@@ -45,7 +45,8 @@ struct BlockResidency {
 // For a network run fuse_reuse on the chip, block by block in order (blocks fuse_reuse does not apply to
 // run fuse_noreuse and use DRAM): a block keeps its output in the storage QPEs when
 //  - the next block is its only reader, reads it as its main input and runs fuse_reuse (a map that a later
-//    residual block adds as its shortcut, or a pooling or FC block reads, goes to DRAM),
+//    residual block adds as its shortcut, or a pooling or FC block reads, goes to DRAM; so does one whose
+//    reader's mapping names another strategy, BlockSplit::strategy),
 //  - its planes fit the storage PEs (ChipShape::storage_pe_bytes each), beside the block's own input if
 //    that is in the storage PEs too: the output then goes to the other end of their SRAM.
 // Indexed as n.blocks; all in DRAM on QPE-DRAM or a chip without storage QPEs.

@@ -661,3 +661,40 @@ TEST(RunNet, TheOverlappedScheduleIsExactOnBothBackendsAndFaster) {
     EXPECT_LT(sum_overlapped, sum_thesis) << name;
   }
 }
+
+// A mapping file (s2cosim tune --out): a split file whose lines name a block's strategy (run-net --whole runs it) and
+// schedule; a bad option is an error naming the file, line and field.
+TEST(RunNet, AMappingFileChoosesEachBlocksSplitStrategyAndSchedule) {
+  const std::string net = write_temp("map_small.net", test_networks::kSmall);
+  const std::string mapping = write_temp("small.mapping",
+                                         "# a mapping\n"
+                                         "CONV_1 36x1 10x2 4x3 schedule=overlapped\n"
+                                         "CONV_2 18x2 10x2 4x2 strategy=fuse_noreuse\n");
+  RunNetRequest req;
+  req.net = net;
+  req.target = "s2";
+  req.preset = "mini";
+  req.whole = true;
+  req.mapping_file = mapping;
+  req.json_out = ::testing::TempDir() + "mapping.json";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_net(req, out, err), 0) << err.str() << out.str();
+  const nlohmann::json j = read_json(req.json_out);
+  EXPECT_EQ(j["mapping_file"], mapping);
+  std::map<std::string, nlohmann::json> ops;
+  for (const auto& op : j["operations"]) ops[op["name"]] = op;
+  EXPECT_EQ(ops["CONV_1"]["strategy"], "fuse_reuse");
+  EXPECT_EQ(ops["CONV_1"].value("schedule", ""), "overlapped");
+  EXPECT_EQ(ops["CONV_2"]["strategy"], "fuse_noreuse");
+  EXPECT_EQ(ops["CONV_2"]["asked_strategy"], "fuse_reuse");
+  EXPECT_FALSE(ops["CONV_2"].contains("schedule"));
+  EXPECT_EQ(ops["CONV_4"]["strategy"], "fuse_reuse");  // not in the mapping: the run's
+  for (const auto& [name, op] : ops) EXPECT_TRUE(op["data_match"].get<bool>()) << name;
+
+  RunNetRequest bad = req;
+  bad.mapping_file = write_temp("bad.mapping", "CONV_1 36x1 10x2 4x3\nCONV_2 18x2 10x2 4x2 schedule=fast\n");
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_net(bad, out2, err2), 2);
+  EXPECT_NE(err2.str().find("bad.mapping:2: field schedule: expected thesis or overlapped, got 'schedule=fast'"), std::string::npos)
+      << err2.str();
+}

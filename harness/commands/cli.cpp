@@ -447,6 +447,9 @@ void add_run_net_outputs(CLI::App* netcmd, s2::RunNetRequest& nreq) {
   netcmd->add_option("--split", nreq.split_file,
                      "split the blocks FILE names as it says, e.g. vectors/thesis_vgg16_s2_split.txt (thesis Appendix I); "
                      "the others as the splitter finds");
+  netcmd->add_option("--mapping", nreq.mapping_file,
+                     "run the blocks FILE names as it maps them (s2cosim tune --out's file: a split file whose lines may end in "
+                     "strategy=S, which --whole runs, and schedule=thesis|overlapped); the others as the splitter finds");
   netcmd->add_option("--schedule", nreq.schedule,
                      "how each PE works through its pieces: thesis (default: each MLA run, then the ARM's passes one by one, then "
                      "the store) or overlapped (chip fuse_reuse: the MLA computes the next run while the ARM finishes the last "

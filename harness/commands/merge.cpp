@@ -107,8 +107,8 @@ std::vector<std::string> identity_fields(const std::string& command) {
   if (command == "regress") return {"vectors", "backends", "config_hash"};
   if (command == "bench") return {"suite_files", "mac"};
   if (command == "snn") return snn_identity_fields();
-  return {"network", "target", "backend", "seed", "config_hash", "split_file", "whole", "timing_only", "layers", "core_clocks",
-          "compared_arm_timing"};
+  return {"network", "target", "backend", "seed", "config_hash", "split_file", "mapping_file", "whole", "timing_only", "layers",
+          "core_clocks", "compared_arm_timing"};
 }
 
 // The checks shard I of N of a run of `total` checks holds when it finished.
@@ -315,8 +315,8 @@ std::string merged_run_net_report(const std::vector<ShardReport>& shards, const 
                                      thesis.count({st, cat}) ? thesis[{st, cat}] : std::nullopt});
       }
   nlohmann::json head;
-  for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "whole", "timing_only", "layers",
-                        "core_clocks", "compared_arm_timing"})
+  for (const char* f : {"network", "target", "backend", "seed", "config", "config_hash", "split_file", "mapping_file", "whole",
+                        "timing_only", "layers", "core_clocks", "compared_arm_timing"})
     if (first.top.contains(f)) head[f] = nlohmann::json::parse(first.top.at(f).dump());
   if (merged.stopped_by_signal) head["stopped_by_signal"] = merged.stopped_by_signal;
   return run_net_report_json(head, operations, merged).dump(2);

@@ -40,6 +40,7 @@ std::string run_net_command_line(const RunNetRequest& req, const std::string& op
   if (!req.preset.empty()) s += " --preset " + shell_quote(req.preset);
   s += options;
   if (!req.split_file.empty()) s += " --split " + shell_quote(req.split_file);
+  if (!req.mapping_file.empty()) s += " --mapping " + shell_quote(req.mapping_file);
   if (req.schedule != "thesis") s += " --schedule " + req.schedule;
   if (!req.config_file.empty()) s += " --config " + shell_quote(req.config_file);
   if (!req.mac_shape.empty()) s += " --mac " + shell_quote(req.mac_shape);
@@ -96,7 +97,12 @@ struct NetPlan {
   mapper::Network net;
   mapper::ParsedNetwork n;
   mapper::NetworkSplit split;
-  std::vector<mapper::SplitChoice> chosen;  // --split
+  std::vector<mapper::SplitChoice> chosen;  // --split, --mapping
+  const mapper::SplitChoice* choice(const std::string& block) const {
+    for (const mapper::SplitChoice& c : chosen)
+      if (c.operation == block) return &c;
+    return nullptr;
+  }
   std::optional<NpyTensor> input;           // --input
   std::optional<NpyTensor> reference;       // --reference
   bool wants_output = false;                // --output or --reference
@@ -133,7 +139,7 @@ bool check_request(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   return check_paths({{"--json", req.json_out}, {"--html", req.html_out}, {"--junit", req.junit_out}, {"--csv", req.csv_out},
                       {"--output", req.output_npy}, {"--journal", journal_file}},
                      {{"--net", net_file ? req.net : ""}, {"--config", req.config_file}, {"--input", req.input_npy},
-                      {"--reference", req.reference_npy}, {"--split", req.split_file}, {"--resume", req.resume},
+                      {"--reference", req.reference_npy}, {"--split", req.split_file}, {"--mapping", req.mapping_file}, {"--resume", req.resume},
                       {"--energy", req.energy == "default" ? std::string() : req.energy}},
                      err, journal_file, req.resume);
 }
@@ -190,10 +196,16 @@ bool load_and_map(const RunNetRequest& req, NetPlan& p, std::ostream& err) {
   // thesis 5.4 compares the MAC arrays on SpiNNaker2 with "the same split scheme": the 16x4 one
   HwConfig split_cfg = p.cfg;
   if (p.target == mapper::Target::SpiNNaker2) set_mac_shape(split_cfg, "16x4");
+  if (!req.split_file.empty() && !req.mapping_file.empty())
+    throw std::invalid_argument("--split and --mapping: give one (a mapping is a split file with options)");
   if (!req.split_file.empty()) p.chosen = mapper::read_split_file(req.split_file);
+  if (!req.mapping_file.empty()) p.chosen = mapper::read_split_file(req.mapping_file);
   p.split = mapper::split_network(p.n, mapper::split_rules(p.target, split_cfg), p.chosen);
   const mapper::Schedule schedule = mapper::parse_schedule(req.schedule);
-  for (mapper::BlockSplit& s : p.split.blocks) s.schedule = schedule;
+  for (mapper::BlockSplit& s : p.split.blocks) {
+    const mapper::SplitChoice* c = p.choice(s.name);
+    s.schedule = c && c->schedule ? *c->schedule : schedule;
+  }
   for (const std::string& l : req.layers)
     if (!p.n.find(l)) throw std::invalid_argument("--layers: " + p.n.name + " has no operation block " + l);
   check_expected_hash(p.cfg, req.expect_hash);
@@ -264,6 +276,7 @@ void open_journal(const RunNetRequest& req, const NetPlan& p, const NetReport& r
   s.header = {{"journal", "run-net"},       {"network", p.n.name},  {"target", req.target},
               {"backend", req.backend},     {"seed", req.seed},     {"config_hash", s.hash},
               {"split_file", req.split_file}, {"whole", req.whole}};
+  if (!req.mapping_file.empty()) s.header["mapping_file"] = req.mapping_file;
   if (req.timing_only) s.header["timing_only"] = true;  // a timing-only journal resumes only a timing-only run
   // a journal of ARM-timed runs alone resumes only such a run (a core-clock run's header is as it ever was)
   if (!rep.core_clocks) s.header["core_clocks"] = false;
@@ -300,9 +313,11 @@ struct NetRuns {
   int stopped = 0;
 };
 
-// --whole: a block the strategy does not apply to runs the next that does (fuse_noreuse, then nofuse_noreuse).
+// --whole: a block runs the strategy its mapping names, if any; a block the strategy does not apply to runs the
+// next that does (fuse_noreuse, then nofuse_noreuse).
 mapper::Strategy strategy_for(const RunNetRequest& req, const mapper::OperationBlock& b, const mapper::BlockSplit& split,
                               mapper::Strategy asked, const HwConfig& cfg) {
+  if (req.whole && split.strategy) asked = *split.strategy;
   if (req.whole)
     for (mapper::Strategy s : {asked, mapper::Strategy::FuseNoreuse, mapper::Strategy::NofuseNoreuse})
       if (static_cast<int>(s) <= static_cast<int>(asked) && mapper::distributable(b, split, s, cfg, nullptr)) return s;
@@ -545,6 +560,7 @@ nlohmann::json report_head(const RunNetRequest& req, const NetPlan& p, const Net
   }
   if (req.jobs > 1) head["jobs"] = req.jobs;  // (the walls and speeds are the workers', summed)
   if (!req.split_file.empty()) head["split_file"] = req.split_file;
+  if (!req.mapping_file.empty()) head["mapping_file"] = req.mapping_file;
   if (nr.stopped) head["stopped_by_signal"] = nr.stopped;  // the operations that finished before the stop
   if (req.whole) head["whole"] = true;
   if (req.timing_only) head["timing_only"] = true;  // no data computed or checked: every data_match is null

@@ -31,6 +31,7 @@ struct RunNetRequest {
   std::string json_out, config_file, mac_shape;
   std::string preset;  // --target s2: the chip (empty: the configuration file's chip, else prototype)
   std::string split_file;  // blocks split as the file says (mapper/README.md, "Split files")
+  std::string mapping_file;  // a mapping (s2cosim tune's): a split file whose lines may name a strategy and schedule
   std::string schedule = "thesis";  // every block's (mapper::Schedule): thesis | overlapped
   std::string journal;     // JSON Lines journal of finished block runs (default: JSON report + ".jsonl")
   std::string resume;      // a journal of the same run: its block runs are taken, not run again

@@ -100,7 +100,7 @@ void print_head(const NetReport& rep, const mapper::Network& net, const std::vec
     out << "assumption: a layer's bias is added by the ARM in its first pass over the int32 sums, "
         << cfg.arm.bias_add_per_pixel << " clocks per pixel more (arm_clocks.bias_add_per_pixel; Table 5.9 has no bias)\n";
   if (!chosen.empty()) {
-    out << "split: " << chosen.size() << " blocks as " << req.split_file << " chooses (";
+    out << "split: " << chosen.size() << " blocks as " << (req.split_file.empty() ? req.mapping_file : req.split_file) << " chooses (";
     for (std::size_t i = 0; i < chosen.size(); ++i) out << (i ? ", " : "") << chosen[i].operation;
     out << "), the others as the splitter finds\n";
   }
