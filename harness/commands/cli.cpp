@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/commands/tune.h"
 #include "harness/commands/bench.h"
 #include "harness/stimulus/chip_suite.h"
 #include "harness/commands/chip_regress.h"
@@ -194,9 +195,10 @@ struct Requests {
   s2::MergeRequest merge;
   s2::DesignReportRequest design;
   s2::SnnRequest snn;
+  s2::TuneRequest tune;
 };
 struct Commands {
-  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge, *snn, *design;
+  CLI::App *regress, *config, *random, *chip_random, *chip, *bench, *flaw, *map, *check, *net, *merge, *snn, *design, *tune;
 };
 
 CLI::App* add_regress(CLI::App& app, Requests& q) {
@@ -487,6 +489,29 @@ CLI::App* add_merge(CLI::App& app, s2::MergeRequest& mgreq) {
   return mergecmd;
 }
 
+CLI::App* add_tune(CLI::App& app, s2::TuneRequest& t) {
+  CLI::App* tunecmd = app.add_subcommand(
+      "tune", "search each convolution block's mapping (split, strategy, schedule) with the model as the judge and write it as "
+              "a mapping file for run-net --mapping (docs/usage.md, \"Tuning a mapping\")");
+  tunecmd->add_option("--net", t.net, "vgg16 (default), resnet50, a layer-list file or an ONNX model");
+  tunecmd->add_option("--target", t.target, "s2 (default, SpiNNaker2) or qpe (QPE-DRAM)")->check(CLI::IsMember({"qpe", "s2"}));
+  tunecmd->add_option("--preset", t.preset, "the chip for --target s2: prototype (default), spinnaker2 or mini");
+  tunecmd->add_option("--objective", t.objective, "clocks (default) or energy (the default energy table, docs/energy.md)")
+      ->check(CLI::IsMember({"clocks", "energy"}));
+  tunecmd->add_option("--out", t.out, "the mapping file to write")->required();
+  tunecmd->add_option("--json", t.json_out, "write the table (per block the default and the found mapping) as JSON to FILE");
+  tunecmd->add_option("--journal", t.journal, "the candidates judged, one JSON line each, from which a stopped search resumes "
+                                              "(default: the mapping file's name + .jsonl)");
+  tunecmd->add_option("--layers", t.layers, "the blocks to tune, e.g. CONV_29 (default: every convolution block)")->delimiter(',');
+  tunecmd->add_option("--candidates", t.max_candidates, "splits tried per block, the splitter's first (default 16)")
+      ->check(CLI::Range(1, 1000));
+  tunecmd->add_flag("!--no-verify", t.verify, "skip the whole network's runs with the default and the found mapping");
+  tunecmd->add_option("--config", t.config_file, "hardware configuration JSON (fields of s2cosim config)");
+  tunecmd->add_option("--mac", t.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
+  tunecmd->add_option("--seed", t.seed, "seed of the blocks' data (their clocks do not depend on it)");
+  return tunecmd;
+}
+
 CLI::App* add_design_report(CLI::App& app, s2::DesignReportRequest& dreq) {
   CLI::App* designcmd = app.add_subcommand(
       "design-report", "put networks' whole runs in every MAC shape and strategy side by side: clocks, energy per component "
@@ -557,6 +582,7 @@ int dispatch(const Commands& cmd, Requests& q) {
   if (cmd.check->parsed()) return s2::check_model(q.check_file, std::cout, std::cerr);
   if (cmd.merge->parsed()) return s2::merge(q.merge, std::cout, std::cerr);
   if (cmd.design->parsed()) return s2::design_report(q.design, std::cout, std::cerr);
+  if (cmd.tune->parsed()) return s2::tune_network(q.tune, std::cout, std::cerr);
   if (cmd.chip->parsed()) return s2::chip_regress(q.chip, std::cout, std::cerr);
   if (cmd.snn->parsed()) return s2::snn(q.snn, std::cout, std::cerr);
   try {
@@ -588,6 +614,7 @@ int run(int argc, char** argv) {
   add_run_net_outputs(cmd.net, q.net);
   cmd.merge = add_merge(app, q.merge);
   cmd.design = add_design_report(app, q.design);
+  cmd.tune = add_tune(app, q.tune);
   cmd.snn = add_snn(app, q.snn);
   try {
     app.parse(argc, argv);
