@@ -307,11 +307,9 @@ DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultVie
 
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops,
-                        bool relu_in_quantize) {
-  bool int8 = false, relu_folded = false;
-  relu_in_quantize = relu_in_quantize && std::any_of(ops.begin(), ops.end(), [](const Operation* o) {
-    return o->kind == PrimitiveKind::Quantization;
-  });
+                        bool fold_relus) {
+  bool int8 = false, relu_folded = false, relu8_folded = false;
+  const bool quantizes = std::any_of(ops.begin(), ops.end(), [](const Operation* o) { return o->kind == PrimitiveKind::Quantization; });
   // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
   // whichever stream that pass runs: the block's order decides, not `ops`. The DMA loads the piece's
   // slice of it first (its filters c0 ..).
@@ -329,10 +327,11 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
     const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
     switch (o->kind) {
       case PrimitiveKind::ReLU:
-        if (!int8 && relu_in_quantize && run) {  // QUAN's pass clamps at zero instead (its bias goes there too)
+        if (!int8 && fold_relus && quantizes && run) {  // QUAN's pass clamps at zero instead (its bias goes there too)
           relu_folded = true;
           break;
         }
+        if (relu8_folded) break;  // the shortcut's addition clamped at zero
         if (run || !int8) {
           ArmCommand a = int8 ? view_op(ArmOpKind::Relu8, v, base, v.width, v.rows * v.width)
                               : view_op(ArmOpKind::Relu32, v, base, v.raw_row_stride, v.raw_plane_stride);
@@ -391,6 +390,11 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           ArmCommand a = view_op(ArmOpKind::AddInt8, v, sc_base, v.width, v.rows * v.width);
           a.dst = base;
           a.dst_row_stride = v.width;
+          // a ReLU right after it, run too, folds into it (Schedule::Overlapped): `_relu` clamps the sum at zero
+          const auto at = std::find(p.tail.begin(), p.tail.end(), o);
+          if (fold_relus && at + 1 != p.tail.end() && (*(at + 1))->kind == PrimitiveKind::ReLU &&
+              std::find(ops.begin(), ops.end(), *(at + 1)) != ops.end())
+            a.relu = relu8_folded = true;
           out.push_back(arm_command(o->name, a));
         }
         break;

@@ -108,6 +108,7 @@ struct ArmKernelClocks {
   ArmPoolKernelClocks avgpool8{80, 29, 28, 24, 8, 6};      // s2k_avgpool8
   ArmRowKernelClocks add_int32{50, 22, 11, 12};            // s2k_add_int32
   ArmRowKernelClocks add_int8{51, 22, 10, 10};             // s2k_add_int8
+  ArmRowKernelClocks add_int8_relu{51, 22, 10, 10};        // s2k_add_int8_relu (USAT: the ReLU after it folded in)
   ArmRowKernelClocks relu8{40, 11, 6, 9};                  // s2k_relu8
   struct MacInt8 {  // s2k_mac_int8: row > value (tested; a spike enters the planes) > plane > weight
     double call = 56, row = 32, value_spike = 35, value_no_spike = 14, plane = 11, weight = 9;
@@ -147,7 +148,7 @@ void each_arm_kernel_field(K& k, F f) {
   row("quantize_relu", k.quantize_relu), row("quantize_bias_relu", k.quantize_bias_relu);
   row("quantize_shift_relu", k.quantize_shift_relu), row("quantize_bias_shift_relu", k.quantize_bias_shift_relu);
   pool("maxpool8", k.maxpool8), pool("avgpool8", k.avgpool8);
-  row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("relu8", k.relu8);
+  row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("add_int8_relu", k.add_int8_relu), row("relu8", k.relu8);
   f("mac_int8", "call", k.mac_int8.call), f("mac_int8", "row", k.mac_int8.row);
   f("mac_int8", "value_spike", k.mac_int8.value_spike), f("mac_int8", "value_no_spike", k.mac_int8.value_no_spike);
   f("mac_int8", "plane", k.mac_int8.plane), f("mac_int8", "weight", k.mac_int8.weight);

@@ -48,7 +48,7 @@ enum class ArmOpKind {
   Quantize,     // int32 -> int8: x >> shift, saturated to [-128, 127]
   MaxPool8,     // int8 -> int8: window x window_h maximum every `stride` pixels
   AddInt32,     // int32: dst += src (partial sums of a split reduction, FCE_x)
-  AddInt8,      // int8: dst = dst + src saturated to [-128, 127] (a residual block's shortcut, MAT_ELE_x)
+  AddInt8,      // int8: dst = dst + src saturated to [-128, 127] (a residual block's shortcut, MAT_ELE_x); [0, 127] with relu
   Relu8,        // int8 in place: max(0, x)
   AvgPool8,     // int8 -> int8: window x window_h sum / (window x window_h) (truncated toward zero) every `stride` pixels
   // SNN synaptic processing on the ARM (mapper/snn/; costs are assumptions, ArmOpClocks):
@@ -110,7 +110,7 @@ struct ArmCommand {
   std::uint32_t table = 0;
   std::uint32_t table_plane_step = 0;  // Table8: bytes between planes' tables (0: one table for all)
   int shift_a = 0, shift_b = 0;        // AddScaled8: the operands' left shifts
-  bool relu = false;                   // Affine8, AddScaled8: max(0, .) before saturating
+  bool relu = false;                   // Affine8, AddScaled8, AddInt8: max(0, .) before saturating (AddInt8's `_relu` kernel)
   int pool_stride() const { return stride > 0 ? stride : window; }
   int window_height() const { return window_h > 0 ? window_h : window; }
   std::size_t source_plane_stride() const {

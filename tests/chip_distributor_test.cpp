@@ -359,6 +359,28 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
   };
   EXPECT_LT(cycles(overlapped), cycles(thesis));
 
+  // a residual block's ReLU after the shortcut's addition folds into it: no 8-bit ReLU pass, the addition clamps
+  const ParsedNetwork r = parse_text(test_networks::kSmallResidual);
+  NetworkSplit rsplit = split_network(r, split_rules(Target::SpiNNaker2, cfg));
+  int residual_blocks = 0;
+  for (std::size_t i = 0; i < r.blocks.size(); ++i) {
+    if (!find_op(r.blocks[i], PrimitiveKind::ElementwiseAdd) || !distributable(r.blocks[i], rsplit.blocks[i], Strategy::FuseReuse, cfg, nullptr))
+      continue;
+    ++residual_blocks;
+    rsplit.blocks[i].schedule = Schedule::Overlapped;
+    BlockStreams rs;
+    EXPECT_TRUE(runs_exact(r.blocks[i], rsplit.blocks[i], Strategy::FuseReuse, cfg, &rs)) << r.blocks[i].name();
+    int relu8 = 0, add_relu = 0;
+    for (const auto& cmds : rs.streams[0].pe)
+      for (const StreamCommand& c : cmds) {
+        relu8 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu8;
+        add_relu += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::AddInt8 && c.arm.relu;
+      }
+    EXPECT_EQ(relu8, 0) << r.blocks[i].name();
+    EXPECT_GT(add_relu, 0) << r.blocks[i].name();
+  }
+  EXPECT_GT(residual_blocks, 0);
+
   // without room for the second result area the MLA runs as the thesis's, and the block says why
   HwConfig tight = cfg;
   tight.sram_mla_budget_bytes = 1024;

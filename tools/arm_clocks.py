@@ -54,6 +54,7 @@ KERNELS = {
     "s2k_avgpool8": [L("plane", L("output_row", L("output", L("window_row", L("window_pixel")))))],
     "s2k_add_int32": [L("plane", L("row", L("pixel")))],
     "s2k_add_int8": [L("plane", L("row", L("pixel")))],
+    "s2k_add_int8_relu": [L("plane", L("row", L("pixel")))],
     "s2k_relu8": [L("plane", L("row", L("pixel")))],
     "s2k_mac_int8": [L("row", L("value", L("plane", L("weight"))))],
     "s2k_permute_words": [L("plane", L("clear_word"), L("entry", L("moved_word")))],

@@ -281,6 +281,7 @@ const ArmRowKernelClocks& row_kernel(std::string_view name, const ArmKernelClock
       {"quantize_bias_shift_relu", &ArmKernelClocks::quantize_bias_shift_relu},
       {"add_int32", &ArmKernelClocks::add_int32},
       {"add_int8", &ArmKernelClocks::add_int8},
+      {"add_int8_relu", &ArmKernelClocks::add_int8_relu},
       {"relu8", &ArmKernelClocks::relu8},
       {"table8", &ArmKernelClocks::table8},
       {"affine8", &ArmKernelClocks::affine8},
@@ -311,6 +312,7 @@ KernelFunction kernel_function(std::string_view name) {
       {"avgpool8", s2k_avgpool8},
       {"add_int32", s2k_add_int32},
       {"add_int8", s2k_add_int8},
+      {"add_int8_relu", s2k_add_int8_relu},
       {"relu8", s2k_relu8},
       {"mac_int8", s2k_mac_int8},
       {"copy8", s2k_copy8},
@@ -338,7 +340,7 @@ const char* arm_kernel_name(const ArmCommand& c) {
                         : (c.per_channel_shift ? "quantize_shift" : "quantize");
     case ArmOpKind::MaxPool8: return "maxpool8";
     case ArmOpKind::AddInt32: return "add_int32";
-    case ArmOpKind::AddInt8: return "add_int8";
+    case ArmOpKind::AddInt8: return c.relu ? "add_int8_relu" : "add_int8";
     case ArmOpKind::Relu8: return "relu8";
     case ArmOpKind::AvgPool8: return "avgpool8";
     case ArmOpKind::MacInt8: return "mac_int8";
@@ -540,7 +542,7 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
       each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
         std::uint8_t& q = sram[c.dst + d * dp + y * c.dst_row_stride + x];
         const int v = static_cast<std::int8_t>(q) + static_cast<std::int8_t>(sram[c.src + d * sp + y * c.src_row_stride + x]);
-        q = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(v, -128, 127)));
+        q = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(v, c.relu ? 0 : -128, 127)));
       });
       return;
     }

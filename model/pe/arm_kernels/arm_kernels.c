@@ -266,17 +266,21 @@ void s2k_add_int32(uint8_t* sram, const struct s2k_cmd* c) {
     }
 }
 
-void s2k_add_int8(uint8_t* sram, const struct s2k_cmd* c) {
-  const uint32_t planes = c->planes, height = c->height, src = c->src, src_plane_stride = c->src_plane_stride,
-                 src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,
-                 dst_row_stride = c->dst_row_stride, width = c->width;
-  for (uint32_t d = 0; d < planes; ++d)
-    for (uint32_t y = 0; y < height; ++y) {
-      const int8_t* a = (const int8_t*)(sram + src + d * src_plane_stride + y * src_row_stride);
-      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);
-      for (uint32_t x = 0; x < width; ++x) q[x] = (int8_t)sat8(q[x] + a[x]);
-    }
+/* The shortcut's addition, saturating to int8 (SSAT), and to [0, 127] (USAT: `_relu`, the ReLU after it folded in). */
+#define S2K_ADD_INT8(NAME, SAT)                                                                                        \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t planes = c->planes, height = c->height, src = c->src, src_plane_stride = c->src_plane_stride,         \
+                 src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,             \
+                 dst_row_stride = c->dst_row_stride, width = c->width;                                                 \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const int8_t* a = (const int8_t*)(sram + src + d * src_plane_stride + y * src_row_stride);                       \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x) q[x] = (int8_t)SAT(q[x] + a[x]);                                            \
+    }                                                                                                                  \
 }
+S2K_ADD_INT8(s2k_add_int8, sat8)
+S2K_ADD_INT8(s2k_add_int8_relu, usat7)
 
 void s2k_relu8(uint8_t* sram, const struct s2k_cmd* c) {
   const uint32_t planes = c->planes, height = c->height, src = c->src, src_plane_stride = c->src_plane_stride,

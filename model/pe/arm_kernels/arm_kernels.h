@@ -49,6 +49,7 @@ void s2k_maxpool32(uint8_t* sram, const struct s2k_cmd* c); /* Table 5.9's 32-bi
 void s2k_avgpool8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int32(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int8(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_add_int8_relu(uint8_t* sram, const struct s2k_cmd* c); /* to [0, 127]: the ReLU after the addition folded in */
 void s2k_relu8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_mac_int8(uint8_t* sram, const struct s2k_cmd* c);
 /* `done` holds width bytes of scratch (the PE's stack) */
