@@ -126,6 +126,12 @@ BlockEnds block_ends(const ParsedNetwork& n, const OperationBlock& b) {
   return e;
 }
 
+int chip_pes(const HwConfig& cfg) {
+  int pes = 0;
+  for (int q = 0; q < cfg.chip.qpes(); ++q) pes += cfg.chip.has_pes(q) ? cfg.pes_per_qpe : 0;
+  return pes;
+}
+
 std::uint64_t BlockBound::cycles() const { return host_cycles + work_cycles(); }
 std::uint64_t BlockBound::work_cycles() const { return std::max({macs_cycles, dram_cycles, links_cycles, arm_cycles}); }
 
@@ -140,9 +146,7 @@ BlockBound block_bound(const OperationBlock& b, const BlockEnds& ends, const HwC
   r.arm_clocks_all_pes = arm_pass_clocks(b, cfg);
   const BlockWork& w = r.work;
   const ChipShape& chip = cfg.chip;
-  int qpes_with_pes = 0;
-  for (int q = 0; q < chip.qpes(); ++q) qpes_with_pes += chip.has_pes(q);
-  const double pes = double(qpes_with_pes) * cfg.pes_per_qpe;
+  const double pes = chip_pes(cfg);
   r.macs_cycles = ceil_div(double(w.mac_ops), pes * cfg.mac_rows * cfg.mac_cols);
   r.arm_cycles = ceil_div(r.arm_clocks_all_pes, pes);
   // a block's clocks run from the host's start to the host hearing its last PE: no work before the start

@@ -46,6 +46,9 @@ struct BlockEnds {
 };
 BlockEnds block_ends(const ParsedNetwork& n, const OperationBlock& b);
 
+// Every PE of the chip's QPEs, the storage QPEs' too: what the MACs and ARM terms spread the work over.
+int chip_pes(const HwConfig& cfg);
+
 enum class BoundTerm { Macs, Dram, Links, Arm };
 const char* to_string(BoundTerm t);  // "MACs", "DRAM", "links", "ARM"
 

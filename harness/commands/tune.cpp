@@ -108,7 +108,7 @@ std::uint64_t candidate_bound(const Candidate& c, const mapper::BlockBound& bloc
   if (c.strategy == mapper::Strategy::FuseReuse && !cfg.chip.double_qpe_blocks.empty())
     for (const DoubleQpeBlock& db : cfg.chip.double_qpe_blocks) pes += db.qpes() * cfg.pes_per_qpe;
   else
-    for (int q = 0; q < cfg.chip.qpes(); ++q) pes += cfg.chip.has_pes(q) ? cfg.pes_per_qpe : 0;
+    pes = mapper::chip_pes(cfg);
   const double lanes = double(block.work.mac_ops) / c.split.mac_utilization;
   const auto macs = static_cast<std::uint64_t>(std::ceil(lanes / (double(pes) * cfg.mac_rows * cfg.mac_cols)));
   return std::max(block.cycles(), block.host_cycles + macs);
@@ -154,8 +154,7 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
     const mapper::NetworkSplit split = mapper::split_network(n, rules);
     const std::vector<mapper::BlockResidency> residency = mapper::storage_residency(n, split, cfg);
     const EnergyTable energy = default_energy_table();
-    int pes = 0;
-    for (int q = 0; q < cfg.chip.qpes(); ++q) pes += cfg.chip.has_pes(q) ? cfg.pes_per_qpe : 0;
+    const int pes = mapper::chip_pes(cfg);
 
     // the journal: a stopped search takes what it holds
     const std::string journal_file = req.journal.empty() ? req.out + ".jsonl" : req.journal;
