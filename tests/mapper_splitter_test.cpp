@@ -198,7 +198,7 @@ TEST(MapperSplitter, AChosenSplitMustCoverTheLayerAndFitAndAFileSaysWhereItIsWro
   const SplitRules r = split_rules(Target::SpiNNaker2, s2::HwConfig{});
   const OperationBlock& conv5 = *n.find("CONV_5");  // 112 x 112 output, 128 filters, fused 2x2 pooling
   auto choose = [](const char* w, const char* h, const char* c) {
-    return SplitChoice{"CONV_5", parse_parts(w), parse_parts(h), parse_parts(c), {}, "f:3"};
+    return SplitChoice{"CONV_5", parse_parts(w), parse_parts(h), parse_parts(c), {}, "f:3", {}, {}};
   };
   EXPECT_EQ(split_block_as(conv5, r, choose("112x1", "2x56", "4x32")).pieces, 1792u);
   auto message = [&](const SplitChoice& c) {
@@ -288,7 +288,7 @@ TEST(MapperSplitter, ADepthwiseLayerIsOneTaskPerChannelAndSaysItUsesOneRow) {
   auto message = [&](const char* c, const char* d) {
     try {
       split_block_as(g4.blocks[0], r, SplitChoice{"CONV_1", parse_parts("8x1"), parse_parts("8x1"), parse_parts(c),
-                                                  d[0] ? parse_parts(d) : Parts{}, "f:1"});
+                                                  d[0] ? parse_parts(d) : Parts{}, "f:1", {}, {}});
     } catch (const std::invalid_argument& e) {
       return std::string(e.what());
     }
