@@ -631,10 +631,11 @@ TEST(RunNet, TheOverlappedScheduleIsExactOnBothBackendsAndFaster) {
       {"small", write_temp("ov_small.net", test_networks::kSmall)},
       {"small_residual", write_temp("ov_small_residual.net", test_networks::kSmallResidual)},
       {"mini_chip", source_path("vectors/mini_chip.net")}};
-  for (const auto& [name, path] : nets) {
+  for (const auto& net : nets) {
+    const std::string& name = net.first;  // (a lambda may not capture a structured binding before C++20's clang 16)
     auto run = [&](const std::string& schedule, const std::string& backend) {
       RunNetRequest req;
-      req.net = path;
+      req.net = net.second;
       req.target = "s2";
       req.preset = "mini";
       req.strategies = {"fuse_reuse"};
