@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -152,6 +154,34 @@ TEST(Jobs, RunNetInWorkersGivesTheReportOfOneProcess) {
   EXPECT_EQ(lines_in(dir.path("two.json.jsonl")), runs + 1);  // the header, then each block run once
   EXPECT_EQ(shell(base + " --jobs 2 --shard 1/2").exit_code, 2);
   EXPECT_EQ(shell(base + " --jobs 2 --resume " + shell_quote(dir.path("one.json.jsonl"))).exit_code, 2);
+}
+
+// tune --jobs: the candidates judged in worker processes (tune --shard I/J), taken from their journals into the
+// search's own: the same mapping file and the same table as --jobs 1, each candidate judged once, the whole
+// network's runs in run-net's workers; a worker given --jobs is refused.
+TEST(Jobs, TuneInWorkersFindsTheMappingOfOneProcess) {
+  const TempDir dir;
+  const std::string net = dir.path("tiny.net");
+  std::ofstream(net) << "network jobs_tiny\ninput 14 14 16\nconv 3 3 16 32 pad=same act=relu\nconv 1 1 32 32 act=none\n";
+  const std::string base = bin() + " tune --net " + shell_quote(net) + " --target s2 --preset mini --candidates 3";
+  const Ran one = shell(base + " --out " + shell_quote(dir.path("one.mapping")) + " --json " + shell_quote(dir.path("one.json")));
+  const Ran two = shell(base + " --jobs 2 --out " + shell_quote(dir.path("two.mapping")) + " --json " + shell_quote(dir.path("two.json")));
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  ASSERT_EQ(two.exit_code, 0) << two.out;
+  const auto text = [](const std::string& path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  EXPECT_EQ(text(dir.path("one.mapping")), text(dir.path("two.mapping")));
+  nlohmann::json a = read_json(dir.path("one.json")), b = read_json(dir.path("two.json"));
+  a.erase("mapping"), b.erase("mapping");
+  EXPECT_EQ(a, b);
+  std::size_t judged = 0;
+  for (const auto& row : a["blocks"]) judged += row["candidates_run"].get<std::size_t>();
+  EXPECT_GT(judged, 2u);
+  EXPECT_EQ(lines_in(dir.path("two.mapping.jsonl")), judged + 1);  // the header, then each candidate once
+  EXPECT_NE(two.out.find("2 processes"), std::string::npos) << two.out;
+  EXPECT_EQ(shell(base + " --jobs 2 --shard 1/2 --out " + shell_quote(dir.path("three.mapping"))).exit_code, 2);
 }
 
 // A sharded bench merged: every task's record taken from the shards, none run again, the bench's figures as

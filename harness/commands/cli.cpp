@@ -505,6 +505,12 @@ CLI::App* add_tune(CLI::App& app, s2::TuneRequest& t) {
   tunecmd->add_option("--layers", t.layers, "the blocks to tune, e.g. CONV_29 (default: every convolution block)")->delimiter(',');
   tunecmd->add_option("--candidates", t.max_candidates, "splits tried per block, the splitter's first (default 16)")
       ->check(CLI::Range(1, 1000));
+  tunecmd->add_option("--jobs", t.jobs,
+                      "judge the candidates in J processes of s2cosim at once (each a shard of the search; the whole network's "
+                      "runs with run-net --jobs J): the mapping of --jobs 1, found in about 1/J of the time (default 1)")
+      ->check(CLI::Range(1, 64));
+  tunecmd->add_option("--shard", t.shard, "a worker of --jobs: judge the candidates k (over every block) with k % N == I - 1 "
+                                          "into the journal beside --json F, and write no mapping");
   tunecmd->add_flag("!--no-verify", t.verify, "skip the whole network's runs with the default and the found mapping");
   tunecmd->add_option("--config", t.config_file, "hardware configuration JSON (fields of s2cosim config)");
   tunecmd->add_option("--mac", t.mac_shape, "MAC array shape, columns x rows: 16x4 (default), 16x2 or 8x4");
@@ -630,9 +636,11 @@ int run(int argc, char** argv) {
   }
   // run-net --jobs: its workers are this program with the same arguments
   q.net.command_line.assign(argv + std::min(argc, 1), argv + argc);
+  q.tune.command_line = q.net.command_line;
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   q.net.program = ec ? std::string(argc > 0 ? argv[0] : "") : self.string();
+  q.tune.program = q.net.program;
   return dispatch(cmd, q);
 }
 

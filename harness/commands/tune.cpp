@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -20,6 +21,8 @@
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/result.h"
 #include "harness/session/journal.h"
+#include "harness/session/progress.h"
+#include "harness/session/workers.h"
 #include "mapper/block_bound.h"
 #include "mapper/distributor.h"
 #include "mapper/network.h"
@@ -123,6 +126,13 @@ std::optional<std::uint64_t> whole_sum(const TuneRequest& req, const std::string
   r.whole = r.timing_only = true;
   r.mapping_file = mapping;
   r.json_out = req.out + (mapping.empty() ? ".default.json" : ".tuned.json");
+  if (req.jobs > 1) {  // run-net --jobs: its workers get this command line
+    r.jobs = req.jobs, r.program = req.program;
+    r.command_line = {"run-net", "--net", req.net, "--target", req.target, "--whole", "--timing-only"};
+    for (const auto& [opt, value] : {std::pair{"--preset", req.preset}, std::pair{"--config", req.config_file},
+                                     std::pair{"--mac", req.mac_shape}, std::pair{"--mapping", mapping}})
+      if (!value.empty()) r.command_line.insert(r.command_line.end(), {opt, value});
+  }
   std::ostringstream out;
   if (run_net(r, out, err) != 0) return std::nullopt;
   std::ifstream in(r.json_out);
@@ -135,6 +145,63 @@ std::optional<std::uint64_t> whole_sum(const TuneRequest& req, const std::string
   return sum;
 }
 
+// A block's candidates, the reference first, and its bound.
+struct BlockCandidates {
+  std::size_t block = 0;  // in the network
+  mapper::BlockBound bound;
+  std::vector<Candidate> candidates;
+};
+
+// --jobs: the candidates are judged in req.jobs worker processes (tune --shard I/J), given what `journal` holds
+// so far (a copy: the journal is this process's, locked); their records are appended to `journal` and `held`.
+// A worker that fails loses nothing of the others': what no worker judged is judged here afterwards.
+void judge_in_workers(const TuneRequest& req, std::size_t candidates, const nlohmann::ordered_json& header, Journal& journal,
+                      std::map<std::string, nlohmann::ordered_json>& held, std::ostream& err) {
+  const std::string dir = make_worker_dir();
+  std::vector<std::string> args = without_options(req.command_line, {"--jobs", "--json", "--journal", "--shard"});
+  if (!held.empty()) {
+    std::filesystem::copy_file(journal.path(), dir + "/held.jsonl");
+    args.insert(args.end(), {"--journal", dir + "/held.jsonl"});
+  }
+  Progress progress(candidates, err);
+  const auto done = [&] {
+    std::size_t lines = 0;
+    for (int i = 1; i <= req.jobs; ++i) {
+      std::ifstream f(fmt::format("{}/{}.json.jsonl", dir, i));
+      const auto n = static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+      lines += n > 0 ? n - 1 : 0;  // (its header)
+    }
+    return held.size() + lines;
+  };
+  std::vector<WorkerRun> workers;
+  try {
+    workers = run_workers(req.program, args, req.jobs, dir,
+                          [&] { progress.step(std::min(done(), candidates), fmt::format("{} workers", req.jobs)); });
+  } catch (...) {
+    progress.clear();
+    remove_worker_dir(dir);
+    throw;
+  }
+  progress.clear();
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    const WorkerRun& w = workers[i];
+    std::size_t taken = 0;
+    try {
+      for (const JournalRecord& r : read_journal_of_run(w.journal, header).records)
+        if (held.emplace(r.fingerprint, r.record).second) {
+          journal.append(r.record, r.fingerprint);
+          ++taken;
+        }
+    } catch (const std::exception& e) {
+      err << "s2cosim tune: worker " << i + 1 << ": " << e.what() << "\n";
+    }
+    if (w.exit_code != 0)
+      err << fmt::format("s2cosim tune: worker {} of {} exited with {} after {} candidates; what it did not judge is judged "
+                         "here. Its last lines:\n{}\n", i + 1, req.jobs, w.exit_code, taken, last_lines(w.log, 20));
+  }
+  remove_worker_dir(dir);
+}
+
 }  // namespace
 
 int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
@@ -142,6 +209,12 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
     if (req.out.empty()) throw std::invalid_argument("--out: the mapping file to write is needed");
     if (req.objective != "clocks" && req.objective != "energy")
       throw std::invalid_argument("--objective " + req.objective + ": expected clocks or energy");
+    const Shard shard = parse_shard(req.shard.empty() ? "1/1" : req.shard);
+    const bool worker = !shard.whole();
+    if (worker && req.jobs > 1) throw std::invalid_argument("--jobs with --shard: a worker runs in one process");
+    if (worker && req.json_out.empty()) throw std::invalid_argument("--shard " + req.shard + ": a worker's journal goes beside --json F (F.jsonl); give --json");
+    if (req.jobs > 1 && req.program.empty())
+      throw std::invalid_argument("--jobs " + std::to_string(req.jobs) + ": the workers need the s2cosim program (run it from the command line)");
     HwConfig cfg = build_hw_config(req.config_file, req.mac_shape, {});
     const mapper::Target target = mapper::parse_target(req.target);
     mapper::apply_target(cfg, target, req.preset);
@@ -156,44 +229,16 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
     const EnergyTable energy = default_energy_table();
     const int pes = mapper::chip_pes(cfg);
 
-    // the journal: a stopped search takes what it holds
-    const std::string journal_file = req.journal.empty() ? req.out + ".jsonl" : req.journal;
-    const std::string hash = config_hash(cfg);
-    nlohmann::ordered_json header = {{"journal", "tune"}, {"network", n.name}, {"target", req.target}, {"preset", req.preset},
-                                     {"config_hash", hash}, {"objective", req.objective}};
-    const bool resume = std::filesystem::exists(journal_file) && std::filesystem::file_size(journal_file) > 0;
-    Journal journal(journal_file, resume ? journal_file : "");
-    std::map<std::string, nlohmann::ordered_json> held;  // fingerprint -> record
-    if (journal.continues())
-      for (const JournalRecord& r : read_journal_of_run(journal_file, header, &journal).records) held[r.fingerprint] = r.record;
-    journal.start(header);
-    out << fmt::format("tune {} on {} '{}': {} per block, judged by the model (timing only), config hash {}{}\n", n.name,
-                       req.target, cfg.chip.name, req.objective, hash,
-                       held.empty() ? "" : fmt::format("; {} candidates from {}", held.size(), journal_file));
-
-    auto model = make_model_stream_backend(cfg);
-    std::map<std::string, std::vector<std::uint8_t>> golden;
-    CheckPolicy policy;
-    // the mapping found, and the fall-backs the whole network's run may need: each block's best that keeps the
-    // storage plan (fuse_reuse where the reference is), and the reference itself
-    std::ostringstream mapping, keeping_plan, reference_mapping;
-    const std::string head = fmt::format("# s2cosim tune --net {} --target {}{} --objective {}: run-net --mapping this file (config hash {})\n",
-                           req.net, req.target, req.preset.empty() ? "" : " --preset " + req.preset, req.objective, hash);
-    mapping << head;
-    keeping_plan << head;
-    reference_mapping << head;
-    nlohmann::json rows = nlohmann::json::array();
-    out << fmt::format("\n{:<10} {:>10} {:>10} {:>7} {:>9}  {}\n", "block", "default", "found", "found/", "bound", "mapping found (W H C D parts, strategy, schedule)");
-    out << fmt::format("{:<10} {:>10} {:>10} {:>7} {:>9}\n", "", "clocks", "clocks", "default", "ratio");
-    int failed = 0;
+    // the candidates: per convolution block the reference first (the splitter's split in fuse_reuse, else
+    // fuse_noreuse, as --whole runs it, the thesis's schedule), then each split in fuse_reuse overlapped and in
+    // fuse_noreuse
+    std::vector<BlockCandidates> blocks;
+    std::size_t total = 0;
     for (std::size_t i = 0; i < n.blocks.size(); ++i) {
       const mapper::OperationBlock& b = n.blocks[i];
       if (b.kind != mapper::BlockKind::Convolution) continue;
       if (!req.layers.empty() && std::find(req.layers.begin(), req.layers.end(), b.name()) == req.layers.end()) continue;
-      const mapper::BlockBound bound = mapper::block_bound(b, mapper::block_ends(n, b), cfg);
-      // the reference first: the splitter's split in fuse_reuse (else fuse_noreuse, as --whole runs it), the thesis's
-      // schedule; then each split in fuse_reuse overlapped and in fuse_noreuse
-      std::vector<Candidate> candidates;
+      BlockCandidates bc{i, mapper::block_bound(b, mapper::block_ends(n, b), cfg), {}};
       const std::vector<mapper::BlockSplit> splits = splits_to_try(b, split.blocks[i], rules, req.max_candidates, pes);
       for (std::size_t k = 0; k < splits.size(); ++k)
         for (const auto& [st, sc] : {std::pair{mapper::Strategy::FuseReuse, mapper::Schedule::Thesis},
@@ -202,15 +247,50 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
           if (k > 0 && st == mapper::Strategy::FuseReuse && sc == mapper::Schedule::Thesis) continue;
           Candidate c{splits[k], st, sc};
           c.split.schedule = sc;
-          if (mapper::distributable(b, c.split, c.strategy, cfg, nullptr)) candidates.push_back(c);
+          if (mapper::distributable(b, c.split, c.strategy, cfg, nullptr)) bc.candidates.push_back(c);
         }
-      std::vector<Judged> judged;
-      std::optional<std::size_t> best;  // in judged
-      for (const Candidate& c : candidates) {
+      total += bc.candidates.size();
+      blocks.push_back(std::move(bc));
+    }
+
+    // the journal: a stopped search takes what it holds; a worker writes its own beside its --json and reads
+    // the search's (--journal) for what is judged already
+    const std::string journal_file = worker ? req.json_out + ".jsonl" : req.journal.empty() ? req.out + ".jsonl" : req.journal;
+    const std::string hash = config_hash(cfg);
+    nlohmann::ordered_json header = {{"journal", "tune"}, {"network", n.name}, {"target", req.target}, {"preset", req.preset},
+                                     {"config_hash", hash}, {"objective", req.objective}};
+    const bool resume = !worker && std::filesystem::exists(journal_file) && std::filesystem::file_size(journal_file) > 0;
+    Journal journal(journal_file, resume ? journal_file : "");
+    std::map<std::string, nlohmann::ordered_json> held;  // fingerprint -> record
+    if (journal.continues())
+      for (const JournalRecord& r : read_journal_of_run(journal_file, header, &journal).records) held[r.fingerprint] = r.record;
+    if (worker && !req.journal.empty() && std::filesystem::exists(req.journal))
+      for (const JournalRecord& r : read_journal_of_run(req.journal, header).records) held[r.fingerprint] = r.record;
+    journal.start(header);
+    if (!worker)
+      out << fmt::format("tune {} on {} '{}': {} per block, {} candidates judged by the model (timing only{}), config hash {}{}\n",
+                         n.name, req.target, cfg.chip.name, req.objective, total,
+                         req.jobs > 1 ? fmt::format(", {} processes", req.jobs) : "", hash,
+                         held.empty() ? "" : fmt::format("; {} candidates from {}", held.size(), journal_file));
+    if (req.jobs > 1) judge_in_workers(req, total, header, journal, held, err);
+
+    auto model = make_model_stream_backend(cfg);
+    std::map<std::string, std::vector<std::uint8_t>> golden;
+    CheckPolicy policy;
+    // A block's candidates judged in order (a worker: those of its shard, by their index k over every block),
+    // each taken from the journal or run on the model; one whose own bound cannot beat the best so far is pruned
+    // (a worker's best is over fewer candidates, so what it prunes the whole search prunes too). Returns the
+    // index of the best in `judged`.
+    std::size_t k = 0;
+    const auto judge = [&](const BlockCandidates& bc, std::vector<Judged>& judged) {
+      const mapper::OperationBlock& b = n.blocks[bc.block];
+      std::optional<std::size_t> best;
+      for (const Candidate& c : bc.candidates) {
+        if (!shard.takes(k++)) continue;
         Judged j;
         j.c = c;
-        const bool reference = judged.empty();
-        if (best && req.objective == "clocks" && !reference && candidate_bound(c, bound, cfg) >= judged[*best].cycles) {
+        const bool reference = &c == &bc.candidates.front();
+        if (best && req.objective == "clocks" && !reference && candidate_bound(c, bc.bound, cfg) >= judged[*best].cycles) {
           j.pruned = true;
           judged.push_back(j);
           continue;
@@ -221,7 +301,7 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
           j.energy_pj = h->second.value("energy_pj", 0.0);
           j.ok = h->second.value("ok", false);
         } else {
-          const BlockRun r = run_block(b, c.split, c.strategy, c.strategy == mapper::Strategy::FuseReuse ? residency[i] : mapper::BlockResidency{},
+          const BlockRun r = run_block(b, c.split, c.strategy, c.strategy == mapper::Strategy::FuseReuse ? residency[bc.block] : mapper::BlockResidency{},
                                        cfg, model.get(), nullptr, req.seed, {}, golden, WaveRequest{}, nullptr, policy, {}, true, false);
           j.ok = r.error.empty() && r.model && r.model->completed;
           j.error = r.error;
@@ -236,6 +316,33 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
         judged.push_back(j);
         if (j.ok && (!best || objective_of(j, req.objective) < objective_of(judged[*best], req.objective))) best = judged.size() - 1;
       }
+      return best;
+    };
+    if (worker) {
+      for (const BlockCandidates& bc : blocks) {
+        std::vector<Judged> judged;
+        judge(bc, judged);
+        if (journal.failed()) break;
+      }
+      return journal.failed() ? kExitOutput : kExitPass;
+    }
+
+    // the mapping found, and the fall-backs the whole network's run may need: each block's best that keeps the
+    // storage plan (fuse_reuse where the reference is), and the reference itself
+    std::ostringstream mapping, keeping_plan, reference_mapping;
+    const std::string head = fmt::format("# s2cosim tune --net {} --target {}{} --objective {}: run-net --mapping this file (config hash {})\n",
+                           req.net, req.target, req.preset.empty() ? "" : " --preset " + req.preset, req.objective, hash);
+    mapping << head;
+    keeping_plan << head;
+    reference_mapping << head;
+    nlohmann::json rows = nlohmann::json::array();
+    out << fmt::format("\n{:<10} {:>10} {:>10} {:>7} {:>9}  {}\n", "block", "default", "found", "found/", "bound", "mapping found (W H C D parts, strategy, schedule)");
+    out << fmt::format("{:<10} {:>10} {:>10} {:>7} {:>9}\n", "", "clocks", "clocks", "default", "ratio");
+    int failed = 0;
+    for (const BlockCandidates& bc : blocks) {
+      const mapper::OperationBlock& b = n.blocks[bc.block];
+      std::vector<Judged> judged;
+      const std::optional<std::size_t> best = judge(bc, judged);
       if (judged.empty()) continue;  // (no strategy distributes it)
       const Judged& reference = judged.front();
       if (!best || !reference.ok) {
@@ -258,7 +365,7 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
           same_plan = &x;
       keeping_plan << line(*same_plan);
       reference_mapping << line(reference);
-      const double ratio = double(found.cycles) / double(std::max<std::uint64_t>(1, bound.cycles()));
+      const double ratio = double(found.cycles) / double(std::max<std::uint64_t>(1, bc.bound.cycles()));
       out << fmt::format("{:<10} {:>10} {:>10} {:>7.3f} {:>8.2f}x  {}\n", b.name(), reference.cycles, found.cycles,
                          double(found.cycles) / double(std::max<std::uint64_t>(1, reference.cycles)), ratio, c.describe());
       int ran = 0, pruned = 0;
@@ -266,7 +373,7 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
       rows.push_back({{"block", b.name()},
                       {"default", {{"mapping", reference.c.describe()}, {"cycles", reference.cycles}, {"energy_pj", reference.energy_pj}}},
                       {"found", {{"mapping", c.describe()}, {"cycles", found.cycles}, {"energy_pj", found.energy_pj}}},
-                      {"bound", bound_json(bound, found.cycles)},
+                      {"bound", bound_json(bc.bound, found.cycles)},
                       {"candidates_run", ran},
                       {"candidates_pruned", pruned}});
       out.flush();

@@ -28,6 +28,15 @@ struct TuneRequest {
   int max_candidates = 16;           // splits tried per block, the splitter's first
   bool verify = true;                // run the whole network with the default and the found mapping
   std::uint64_t seed = 1;
+  // --jobs J: the candidates are judged in J worker processes of s2cosim at once (each `tune ... --shard I/J`,
+  // the candidates k over every block with k % J == I - 1), whose journals this process then takes; the
+  // whole network's runs take run-net --jobs J. A worker (--shard) judges its share into the journal beside its
+  // --json (F.jsonl) and writes no mapping; its --journal, if given, is read only (candidates it holds are not
+  // judged again).
+  int jobs = 1;
+  std::string shard;
+  std::string program;                    // this program (the workers')
+  std::vector<std::string> command_line;  // the arguments after the program's name
 };
 
 // Exit code: 0 done (the mapping written), 1 a candidate or the verification failed, 2 bad input.
