@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -41,10 +42,11 @@ double row_pass_clocks(ArmOpKind kind, std::uint64_t values, const HwConfig& cfg
 
 // A pooling of its map, planes as channels: its windows' loops are the same however the outputs are split, and
 // every split pays at least a plane per channel and an output row per row of outputs
-double pool_pass_clocks(const Operation& p, const HwConfig& cfg) {
+// (`kind`: another pooling-shaped kernel over the same windows, the quantization's with the pooling folded in)
+double pool_pass_clocks(const Operation& p, const HwConfig& cfg, std::optional<ArmOpKind> kind = std::nullopt) {
   if (p.out.elements() == 0) return 0;
   ArmCommand c;
-  c.kind = p.pool == PoolType::Max ? ArmOpKind::MaxPool8 : ArmOpKind::AvgPool8;
+  c.kind = kind ? *kind : p.pool == PoolType::Max ? ArmOpKind::MaxPool8 : ArmOpKind::AvgPool8;
   c.window = p.Wf, c.window_h = p.Hf, c.stride = p.stride;
   c.planes = static_cast<std::uint32_t>(p.out.D);
   c.height = static_cast<std::uint32_t>((p.out.H - 1) * p.stride + p.Hf);
@@ -105,10 +107,24 @@ BlockWork block_work(const OperationBlock& b) {
 
 double arm_pass_clocks(const OperationBlock& b, const HwConfig& cfg) {
   double clocks = 0;
-  for (const Operation& op : b.ops) {
+  for (std::size_t i = 0; i < b.ops.size(); ++i) {
+    const Operation& op = b.ops[i];
     const std::uint64_t values = static_cast<std::uint64_t>(op.out.elements());
     switch (op.kind) {
-      case PrimitiveKind::Quantization: clocks += row_pass_clocks(ArmOpKind::Quantize, values, cfg); break;
+      case PrimitiveKind::Quantization:
+        // a max pooling after it (a ReLU between them may clamp in its saturation) may fold into its pass
+        // (QuantizeMaxPool): the two passes or the folded one, whichever costs less
+        if (std::size_t j = i + 1; [&] {
+              while (j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ReLU) ++j;
+              return j < b.ops.size() && b.ops[j].kind == PrimitiveKind::Pooling && b.ops[j].pool == PoolType::Max;
+            }()) {
+          const double apart = row_pass_clocks(ArmOpKind::Quantize, values, cfg) + pool_pass_clocks(b.ops[j], cfg);
+          clocks += std::min(apart, pool_pass_clocks(b.ops[j], cfg, ArmOpKind::QuantizeMaxPool));
+          i = j;
+          break;
+        }
+        clocks += row_pass_clocks(ArmOpKind::Quantize, values, cfg);
+        break;
       case PrimitiveKind::Pooling: clocks += pool_pass_clocks(op, cfg); break;
       case PrimitiveKind::ElementwiseAdd: clocks += row_pass_clocks(ArmOpKind::AddInt8, values, cfg); break;
       case PrimitiveKind::Elementwise: clocks += row_pass_clocks(elementwise_arm_op(op.elementwise->op), values, cfg); break;

@@ -307,8 +307,9 @@ DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultVie
 
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops,
-                        bool fold_relus) {
+                        bool fold_passes) {
   bool int8 = false, relu_folded = false, relu8_folded = false;
+  const Operation* pool_folded = nullptr;
   const bool quantizes = std::any_of(ops.begin(), ops.end(), [](const Operation* o) { return o->kind == PrimitiveKind::Quantization; });
   // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
   // whichever stream that pass runs: the block's order decides, not `ops`. The DMA loads the piece's
@@ -327,7 +328,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
     const bool run = std::find(ops.begin(), ops.end(), o) != ops.end();
     switch (o->kind) {
       case PrimitiveKind::ReLU:
-        if (!int8 && fold_relus && quantizes && run) {  // QUAN's pass clamps at zero instead (its bias goes there too)
+        if (!int8 && fold_passes && quantizes && run) {  // QUAN's pass clamps at zero instead (its bias goes there too)
           relu_folded = true;
           break;
         }
@@ -350,6 +351,20 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.shift = p.shift;
           a.saturate_high = o->saturate_high;
           if (relu_folded) a.saturate_low = 0;
+          // a max pooling right after it, run too, folds into its pass (Schedule::Overlapped): each window's
+          // largest sum is quantized once (QuantizeMaxPool; the same int8, the quantization being monotone).
+          // Its windows must tile the piece's rows, and a filter's sums must be a plane (one bias and shift).
+          const auto at = std::find(p.tail.begin(), p.tail.end(), o);
+          const Operation* next = at + 1 != p.tail.end() ? *(at + 1) : nullptr;
+          if (fold_passes && run && next && next->kind == PrimitiveKind::Pooling && next->pool == PoolType::Max &&
+              next->Wf == next->stride && next->Hf == next->stride && next->stride > 1 && !v.rows_are_filters &&
+              v.rows % static_cast<std::uint32_t>(next->stride) == 0 && v.width % static_cast<std::uint32_t>(next->stride) == 0 &&
+              std::find(ops.begin(), ops.end(), next) != ops.end()) {
+            a.kind = ArmOpKind::QuantizeMaxPool;
+            a.window = a.stride = next->stride;
+            a.dst_row_stride = v.width / static_cast<std::uint32_t>(next->stride);
+            pool_folded = next;
+          }
           with_bias(a, o->name, run);
           if (o->shifts) {  // a shift per filter: the DMA loads the piece's slice of them, as the bias's
             a.per_channel_shift = true;
@@ -363,7 +378,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
         int8 = true;
         break;
       case PrimitiveKind::Pooling:
-        if (run) {
+        if (run && o != pool_folded) {
           ArmCommand q = view_op(ArmOpKind::MaxPool8, v, base, v.width, v.rows * v.width);
           q.window = o->stride;
           q.dst_row_stride = v.width / static_cast<std::uint32_t>(q.window);
@@ -392,7 +407,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
           a.dst_row_stride = v.width;
           // a ReLU right after it, run too, folds into it (Schedule::Overlapped): `_relu` clamps the sum at zero
           const auto at = std::find(p.tail.begin(), p.tail.end(), o);
-          if (fold_relus && at + 1 != p.tail.end() && (*(at + 1))->kind == PrimitiveKind::ReLU &&
+          if (fold_passes && at + 1 != p.tail.end() && (*(at + 1))->kind == PrimitiveKind::ReLU &&
               std::find(ops.begin(), ops.end(), *(at + 1)) != ops.end())
             a.relu = relu8_folded = true;
           out.push_back(arm_command(o->name, a));

@@ -111,12 +111,14 @@ DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultVie
 // int8 rows in place (each value lands at or before where it was read; a strided convolution's kept
 // columns only), the fused max pooling in place, the shortcut's addition (its part loaded into
 // `sc_base`) and ReLU on the int8 sums. Only the operations in `ops` are carried out; each is charged
-// to its own name. `fold_relus` (Schedule::Overlapped): a ReLU is no pass of its own where the pass before it
+// to its own name. `fold_passes` (Schedule::Overlapped): a ReLU is no pass of its own where the pass before it
 // can clamp at zero: one on the int32 sums before QUAN (QUAN's `_relu` kernel), one right after the shortcut's
-// addition (AddInt8's); the same int8 results. Returns the view of the int8 result.
+// addition (AddInt8's); and a max pooling whose windows tile the piece right after QUAN is no pass of its own
+// either: QUAN quantizes each window's largest sum (QuantizeMaxPool, charged to QUAN); the same int8 results.
+// Returns the view of the int8 result.
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops,
-                        bool fold_relus = false);
+                        bool fold_passes = false);
 
 // The MLA on a piece whose operands are loaded; a piece split along its input channels (D) goes on with
 // its other parts, loading each and adding its partial sums to the first's (ARM, charged to the core

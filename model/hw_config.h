@@ -106,6 +106,15 @@ struct ArmKernelClocks {
   ArmRowKernelClocks quantize_bias_shift_relu{77, 44, 30, 21};  // s2k_quantize_bias_shift_relu
   ArmPoolKernelClocks maxpool8{83, 27, 35, 12, 6, 9};      // s2k_maxpool8
   ArmPoolKernelClocks avgpool8{80, 29, 28, 24, 8, 6};      // s2k_avgpool8
+  // a max pooling folded into the quantization, each of the quantization's eight kernels (QuantizeMaxPool)
+  ArmPoolKernelClocks quantize_maxpool{89, 32, 29, 20, 7, 10};         // s2k_quantize_maxpool
+  ArmPoolKernelClocks quantize_maxpool_bias{100, 37, 31, 20, 7, 11};   // s2k_quantize_maxpool_bias
+  ArmPoolKernelClocks quantize_maxpool_shift{91, 37, 36, 18, 6, 11};   // s2k_quantize_maxpool_shift
+  ArmPoolKernelClocks quantize_maxpool_bias_shift{104, 41, 41, 20, 7, 11}; // s2k_quantize_maxpool_bias_shift
+  ArmPoolKernelClocks quantize_maxpool_relu{89, 32, 29, 20, 7, 10};    // s2k_quantize_maxpool_relu
+  ArmPoolKernelClocks quantize_maxpool_bias_relu{100, 37, 31, 20, 7, 11}; // s2k_quantize_maxpool_bias_relu
+  ArmPoolKernelClocks quantize_maxpool_shift_relu{91, 37, 36, 18, 6, 11}; // s2k_quantize_maxpool_shift_relu
+  ArmPoolKernelClocks quantize_maxpool_bias_shift_relu{104, 41, 41, 20, 7, 11}; // s2k_quantize_maxpool_bias_shift_relu
   ArmRowKernelClocks add_int32{50, 22, 11, 12};            // s2k_add_int32
   ArmRowKernelClocks add_int8{51, 22, 10, 10};             // s2k_add_int8
   ArmRowKernelClocks add_int8_relu{51, 22, 10, 10};        // s2k_add_int8_relu (USAT: the ReLU after it folded in)
@@ -148,6 +157,11 @@ void each_arm_kernel_field(K& k, F f) {
   row("quantize_relu", k.quantize_relu), row("quantize_bias_relu", k.quantize_bias_relu);
   row("quantize_shift_relu", k.quantize_shift_relu), row("quantize_bias_shift_relu", k.quantize_bias_shift_relu);
   pool("maxpool8", k.maxpool8), pool("avgpool8", k.avgpool8);
+  pool("quantize_maxpool", k.quantize_maxpool), pool("quantize_maxpool_bias", k.quantize_maxpool_bias);
+  pool("quantize_maxpool_shift", k.quantize_maxpool_shift), pool("quantize_maxpool_bias_shift", k.quantize_maxpool_bias_shift);
+  pool("quantize_maxpool_relu", k.quantize_maxpool_relu), pool("quantize_maxpool_bias_relu", k.quantize_maxpool_bias_relu);
+  pool("quantize_maxpool_shift_relu", k.quantize_maxpool_shift_relu);
+  pool("quantize_maxpool_bias_shift_relu", k.quantize_maxpool_bias_shift_relu);
   row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("add_int8_relu", k.add_int8_relu), row("relu8", k.relu8);
   f("mac_int8", "call", k.mac_int8.call), f("mac_int8", "row", k.mac_int8.row);
   f("mac_int8", "value_spike", k.mac_int8.value_spike), f("mac_int8", "value_no_spike", k.mac_int8.value_no_spike);

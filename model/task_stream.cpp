@@ -27,6 +27,7 @@ const char* to_string(ArmOpKind k) {
     case ArmOpKind::AddScaled8: return "addscaled8";
     case ArmOpKind::Mul8: return "mul8";
     case ArmOpKind::ChannelMul8: return "channelmul8";
+    case ArmOpKind::QuantizeMaxPool: return "quantize_maxpool";
   }
   return "?";
 }

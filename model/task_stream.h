@@ -65,6 +65,12 @@ enum class ArmOpKind {
   AddScaled8,   // dst = ((dst << shift_a) + (src << shift_b) + r) >> shift
   Mul8,         // dst = (dst * src + r) >> shift
   ChannelMul8,  // in place: x = (x * f[d] + r) >> shift, plane d's int8 factor f[d] at table + d
+  // A max pooling folded into the quantization (the overlapped schedule's fused pooling): int32 -> int8, output
+  // (y, x) of plane d = Quantize's value of the largest of its window x window_h sums every `stride` pixels, each
+  // plus plane d's bias (wrapping): the same int8 as Quantize then MaxPool8, the quantization being monotone.
+  // height x width are the sums' (as MaxPool8's input), col_step as Quantize's; the bias and the shift are one per
+  // plane (bias_plane_step; bias_row_step and bias_col_step 0).
+  QuantizeMaxPool,
 };
 const char* to_string(ArmOpKind k);
 
@@ -77,9 +83,9 @@ struct ArmCommand {
   std::uint32_t dst_plane_stride = 0;          // bytes, 0 = height x dst_row_stride (pooling: output rows)
   std::uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;  // Pad: width/height include them
   int shift = 0;                               // Quantize, Affine8, AddScaled8, Mul8, ChannelMul8: right shift
-  int window = 2;                              // MaxPool8, AvgPool8: the window's width (output = (width - window) / stride + 1 columns)
-  int window_h = 0;                            // MaxPool8, AvgPool8: its height, 0 = window (a global pooling of a non-square map)
-  int stride = 0;                              // MaxPool8, AvgPool8: 0 = window
+  int window = 2;                              // MaxPool8, AvgPool8, QuantizeMaxPool: the window's width (output = (width - window) / stride + 1 columns)
+  int window_h = 0;                            // MaxPool8, AvgPool8, QuantizeMaxPool: its height, 0 = window (a global pooling of a non-square map)
+  int stride = 0;                              // MaxPool8, AvgPool8, QuantizeMaxPool: 0 = window
   // Relu32, Quantize, AddInt32: the source's pixel x of a row is its column x * col_step (AddInt32: the
   // destination's too) (a strided convolution's
   // MLA computes every column at stride 1; the ARM takes every col_step-th). Width counts pixels taken.

@@ -81,6 +81,22 @@ ArmCommand random_command(ArmOpKind k, Random& r) {
       c.stride = static_cast<int>(r.in(0, 3));
       if (c.window_height() > static_cast<int>(c.height)) c.window_h = static_cast<int>(c.height);
       break;
+    case ArmOpKind::QuantizeMaxPool:  // the sums' rows of words, col_step apart; the bias and shift one per plane
+      c.height = r.in(2, 7), c.width = r.in(2, 9);
+      c.col_step = r.coin() ? r.in(1, 3) : 1;
+      c.src_row_stride = 4 * c.width * c.col_step + r.in(0, 7);
+      c.dst_row_stride = c.width + r.in(0, 3);
+      c.window = static_cast<int>(r.in(1, 3));
+      c.window_h = static_cast<int>(r.in(0, 2));
+      c.stride = static_cast<int>(r.in(0, 3));
+      if (c.window_height() > static_cast<int>(c.height)) c.window_h = static_cast<int>(c.height);
+      c.add_bias = r.coin();
+      c.per_channel_shift = r.coin();
+      if (r.coin()) c.saturate_low = 0;
+      c.bias_addr = region();
+      c.shift_addr = region();
+      c.bias_plane_step = r.in(0, 2);
+      break;
     case ArmOpKind::MacInt8:
       c.depth = r.in(1, 12);
       c.a_col_stride = r.coin() ? 1 : 4;
@@ -139,7 +155,8 @@ void sparse_operand(const ArmCommand& c, std::vector<std::uint8_t>& sram, Random
 const ArmOpKind kKinds[] = {ArmOpKind::Pad,        ArmOpKind::Relu32,     ArmOpKind::Quantize, ArmOpKind::MaxPool8,
                             ArmOpKind::AddInt32,   ArmOpKind::AddInt8,    ArmOpKind::Relu8,    ArmOpKind::AvgPool8,
                             ArmOpKind::MacInt8,    ArmOpKind::PermuteWords, ArmOpKind::Copy8,  ArmOpKind::Table8,
-                            ArmOpKind::Affine8,    ArmOpKind::AddScaled8, ArmOpKind::Mul8,     ArmOpKind::ChannelMul8};
+                            ArmOpKind::Affine8,    ArmOpKind::AddScaled8, ArmOpKind::Mul8,     ArmOpKind::ChannelMul8,
+                            ArmOpKind::QuantizeMaxPool};
 
 }  // namespace
 
@@ -262,4 +279,57 @@ TEST(ArmKernels, TheClockModelIsTheConfigurations) {
   EXPECT_THROW(hw_config_from_json(nlohmann::json{{"arm_kernel_clocks", {{"relu9", {{"call", 1}}}}}}), std::invalid_argument);
   EXPECT_THROW(hw_config_from_json(nlohmann::json{{"arm_kernel_clocks", {{"relu8", {{"calls", 1}}}}}}), std::invalid_argument);
   EXPECT_EQ(hw_config_from_json(nlohmann::json{{"arm_kernel_clocks", {{"relu8", {{"pixel", 3}}}}}}).arm_kernels.relu8.pixel, 3);
+}
+
+TEST(ArmKernels, AFoldedPoolingIsChargedAsAPoolingKernelOfItsOwn) {
+  const ArmKernelClocks k = numbered();
+  ArmCommand c;
+  c.kind = ArmOpKind::QuantizeMaxPool;
+  c.planes = 2, c.height = 4, c.width = 6, c.window = 2;  // 2 x 3 outputs of 2 x 2 windows per plane
+  c.add_bias = true, c.saturate_low = 0;
+  EXPECT_STREQ(arm_kernel_name(c), "quantize_maxpool_bias_relu");
+  const auto& p = k.quantize_maxpool_bias_relu;
+  EXPECT_EQ(arm_op_cycles(c, k),
+            std::uint64_t(p.call + 2 * (p.plane + 2 * (p.output_row + 3 * (p.output + 2 * (p.window_row + 2 * p.window_pixel))))));
+  c.add_bias = false, c.saturate_low = -128, c.per_channel_shift = true;
+  EXPECT_STREQ(arm_kernel_name(c), "quantize_maxpool_shift");
+}
+
+// The fold is exact: the quantization of each window's largest sum is the max pooling of the quantized sums, for
+// every bias (wrapping sums included), shift, saturation and column step.
+TEST(ArmKernels, AFoldedPoolingGivesThePoolingOfTheQuantizedSums) {
+  Random r{{48}};
+  for (int trial = 0; trial < 500; ++trial) {
+    ArmCommand q;
+    q.kind = ArmOpKind::Quantize;
+    q.planes = r.in(1, 3);
+    const int window = static_cast<int>(r.in(2, 3));
+    q.height = static_cast<std::uint32_t>(window) * r.in(1, 3), q.width = static_cast<std::uint32_t>(window) * r.in(1, 4);
+    q.col_step = r.in(1, 2);
+    q.src = 0, q.src_row_stride = 4 * q.width * q.col_step + r.in(0, 4);
+    q.dst = 8192, q.dst_row_stride = q.width;
+    q.shift = static_cast<int>(r.in(0, 20));
+    q.saturate_high = r.coin() ? 127 : static_cast<int>(r.in(0, 127));
+    q.saturate_low = r.coin() ? 0 : -128;
+    q.add_bias = r.coin(), q.bias_addr = 12288, q.bias_plane_step = 1;
+    q.per_channel_shift = r.coin(), q.shift_addr = 12800;
+    std::vector<std::uint8_t> sram(16384);
+    fill(sram, r);
+    for (std::uint32_t d = 0; d < q.planes; ++d) sram[q.shift_addr + d] = static_cast<std::uint8_t>(r.in(0, 40));
+    std::vector<std::uint8_t> folded_sram = sram;
+    arm_apply(q, sram.data(), sram.size());
+    ArmCommand pool;
+    pool.kind = ArmOpKind::MaxPool8;
+    pool.planes = q.planes, pool.height = q.height, pool.width = q.width, pool.window = window;
+    pool.src = pool.dst = q.dst, pool.src_row_stride = q.width, pool.dst_row_stride = q.width / std::uint32_t(window);
+    arm_apply(pool, sram.data(), sram.size());
+    ArmCommand folded = q;
+    folded.kind = ArmOpKind::QuantizeMaxPool;
+    folded.window = window;
+    folded.dst_row_stride = pool.dst_row_stride;
+    arm_apply(folded, folded_sram.data(), folded_sram.size());
+    const std::size_t out = std::size_t(q.planes) * (q.height / std::uint32_t(window)) * pool.dst_row_stride;
+    ASSERT_TRUE(std::equal(sram.begin() + q.dst, sram.begin() + q.dst + std::ptrdiff_t(out), folded_sram.begin() + q.dst))
+        << "trial " << trial << ": window " << window << ", shift " << q.shift << ", bias " << q.add_bias;
+  }
 }

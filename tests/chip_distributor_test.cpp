@@ -316,7 +316,8 @@ TEST(ChipDistributor, WorkerCountsLimitTheLayersPesToTheQpesNearestADram) {
 
 // Schedule::Overlapped in chip fuse_reuse: each PE's MLA tasks go async into two result areas taken in turn
 // (the second within the SRAM budget), a WaitMla before the last run's passes, no ReLU pass on the int32 sums
-// (QUAN clamps at zero: its `_relu` kernel), and the block stays exact on the chip model, in fewer clocks.
+// (QUAN clamps at zero: its `_relu` kernel), no pooling pass (QUAN quantizes each window's largest sum:
+// QuantizeMaxPool), and the block stays exact on the chip model, in fewer clocks.
 TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishesTheLast) {
   const HwConfig cfg = chip();
   const ParsedNetwork n = parse_text(test_networks::kSmall);
@@ -331,7 +332,7 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
   EXPECT_EQ(thesis.schedule, Schedule::Thesis);
   EXPECT_EQ(overlapped.schedule, Schedule::Overlapped);
   EXPECT_EQ(overlapped.schedule_note, "");
-  int async_mla = 0, waits = 0, relu32 = 0, quantize_relu = 0, thesis_relu32 = 0;
+  int async_mla = 0, waits = 0, relu32 = 0, quantize_relu = 0, thesis_relu32 = 0, pools = 0, folded_pools = 0, thesis_pools = 0;
   std::set<std::uint32_t> areas;
   for (const auto& cmds : overlapped.streams[0].pe)
     for (const StreamCommand& c : cmds) {
@@ -342,10 +343,16 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
       }
       waits += c.kind == CommandKind::WaitMla;
       relu32 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu32;
-      quantize_relu += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Quantize && c.arm.saturate_low == 0;
+      const bool quantizes = c.kind == CommandKind::Arm && (c.arm.kind == ArmOpKind::Quantize || c.arm.kind == ArmOpKind::QuantizeMaxPool);
+      quantize_relu += quantizes && c.arm.saturate_low == 0;
+      pools += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::MaxPool8;
+      folded_pools += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::QuantizeMaxPool;
     }
   for (const auto& cmds : thesis.streams[0].pe)
-    for (const StreamCommand& c : cmds) thesis_relu32 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu32;
+    for (const StreamCommand& c : cmds) {
+      thesis_relu32 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu32;
+      thesis_pools += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::MaxPool8;
+    }
   EXPECT_GT(async_mla, 0);
   EXPECT_GT(waits, 0);
   EXPECT_EQ(areas.size(), 2u);
@@ -353,6 +360,9 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
   EXPECT_GT(thesis_relu32, 0);
   EXPECT_EQ(relu32, 0);
   EXPECT_EQ(quantize_relu, thesis_relu32);
+  EXPECT_GT(thesis_pools, 0);
+  EXPECT_EQ(pools, 0);
+  EXPECT_EQ(folded_pools, thesis_pools);
   auto cycles = [&](const BlockStreams& bs) {
     SystemMemory mem = stage_block_memory(bs, cfg, block_dram_image(b, s, bs, cfg, 11));
     return make_model_stream_backend(cfg)->run(bs.streams[0], mem, StreamRunOptions{true}).cycles;

@@ -61,11 +61,18 @@ std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cf
         for (const Span& s : snn_arm_spans(a, pe)) v.push_back(s);  // every byte they span (bounds)
         break;
       }
-      const bool wide = a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Quantize || a.kind == ArmOpKind::AddInt32;
-      const std::uint64_t row = wide ? 4ull * ((a.width - 1ull) * a.col_step + 1) : a.width;
+      const bool wide = a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Quantize || a.kind == ArmOpKind::AddInt32 ||
+                        a.kind == ArmOpKind::QuantizeMaxPool;
+      std::uint64_t width = a.width, height = a.height;
+      if (a.kind == ArmOpKind::QuantizeMaxPool) {  // the sums its windows read
+        const std::uint64_t st = std::uint64_t(a.pool_stride()), w = std::uint64_t(a.window), h = std::uint64_t(a.window_height());
+        if (st == 0 || w > a.width || h > a.height) break;
+        width = (a.width - w) / st * st + w, height = (a.height - h) / st * st + h;
+      }
+      const std::uint64_t row = wide ? 4ull * ((width - 1ull) * a.col_step + 1) : width;
       const std::uint64_t sp = a.source_plane_stride(), dp = a.destination_plane_stride(a.height);
       for (std::uint64_t d = 0; d < a.planes; ++d)
-        for (std::uint64_t y = 0; y < a.height; ++y) {
+        for (std::uint64_t y = 0; y < height; ++y) {
           const std::uint64_t lo = a.src + d * sp + y * a.src_row_stride;
           v.push_back({sram_of(pe), lo, lo + row});
           if (a.kind == ArmOpKind::AddInt8 || a.kind == ArmOpKind::AddInt32) {
@@ -90,13 +97,19 @@ void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, Byte
     std::vector<Span> rows;
     strided(rows, sram_of(pe), c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
     for (const Span& r : rows) u.remove(r.lo, r.hi);
-  } else if (c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Quantize) {
+  } else if (c.kind == CommandKind::Arm && (c.arm.kind == ArmOpKind::Quantize || c.arm.kind == ArmOpKind::QuantizeMaxPool)) {
     const ArmCommand& a = c.arm;
-    const std::uint64_t dp = a.destination_plane_stride(a.height);
+    std::uint64_t rows = a.height, width = a.width;
+    if (a.kind == ArmOpKind::QuantizeMaxPool) {  // its outputs
+      const std::uint64_t st = std::uint64_t(a.pool_stride()), w = std::uint64_t(a.window), h = std::uint64_t(a.window_height());
+      if (st == 0 || w > a.width || h > a.height) return;
+      rows = (a.height - h) / st + 1, width = (a.width - w) / st + 1;
+    }
+    const std::uint64_t dp = a.destination_plane_stride(rows);
     for (std::uint64_t d = 0; d < a.planes; ++d)
-      for (std::uint64_t y = 0; y < a.height; ++y) {
+      for (std::uint64_t y = 0; y < rows; ++y) {
         const std::uint64_t lo = a.dst + d * dp + y * a.dst_row_stride;
-        u.remove(lo, lo + a.width);
+        u.remove(lo, lo + width);
       }
   }
 }
@@ -115,7 +128,7 @@ std::vector<Span> arm_spans(const ArmCommand& a, int pe) {
   const bool in_place = a.kind == ArmOpKind::Pad || a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Relu8;
   if (!in_place) {
     std::uint64_t rows = a.height;
-    if (a.kind == ArmOpKind::MaxPool8 || a.kind == ArmOpKind::AvgPool8)
+    if (a.kind == ArmOpKind::MaxPool8 || a.kind == ArmOpKind::AvgPool8 || a.kind == ArmOpKind::QuantizeMaxPool)
       rows = (a.height - static_cast<std::uint32_t>(a.window)) / static_cast<std::uint32_t>(a.pool_stride()) + 1;
     v.push_back({sram_of(pe), a.dst, a.dst + a.planes * a.destination_plane_stride(rows)});
   }

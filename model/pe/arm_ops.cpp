@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -176,11 +177,12 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
     case ArmOpKind::Relu32: b = {4 * px, 4 * px}; break;
     case ArmOpKind::Quantize: b = {4 * px, px}; break;
     case ArmOpKind::MaxPool8:
-    case ArmOpKind::AvgPool8: {
+    case ArmOpKind::AvgPool8:
+    case ArmOpKind::QuantizeMaxPool: {
       const u64 w = u64(c.window), h = u64(c.window_height()), st = u64(c.pool_stride());
-      if (w == 0 || h == 0 || h > c.height || w > c.width) break;
+      if (w == 0 || h == 0 || st == 0 || h > c.height || w > c.width) break;
       const u64 outputs = u64(c.planes) * ((c.height - h) / st + 1) * ((c.width - w) / st + 1);
-      b = {outputs * w * h, outputs};
+      b = {outputs * w * h * (c.kind == ArmOpKind::QuantizeMaxPool ? 4 : 1), outputs};
       break;
     }
     case ArmOpKind::AddInt32: b = {8 * px, 4 * px}; break;
@@ -206,10 +208,11 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
     case ArmOpKind::Mul8: b = {2 * px, px}; break;
     case ArmOpKind::ChannelMul8: b = {px + c.planes, px}; break;
   }
-  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
+  const bool quantizes = c.kind == ArmOpKind::Quantize || c.kind == ArmOpKind::QuantizeMaxPool;
+  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || quantizes))
     b.read += 4 * u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
   // a channel's shift, like its bias, is loaded once and kept in a register across the values that share it
-  if (c.per_channel_shift && c.kind == ArmOpKind::Quantize)
+  if (c.per_channel_shift && quantizes)
     b.read += u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
   return b;
 }
@@ -248,6 +251,15 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
     case ArmOpKind::AddScaled8: clocks = k.add_scaled_per_pixel * double(pixels(c)); break;
     case ArmOpKind::Mul8: clocks = k.mul_per_pixel * double(pixels(c)); break;
     case ArmOpKind::ChannelMul8: clocks = k.channel_mul_per_pixel * double(pixels(c)); break;
+    // Table 5.9 has no fused kernel: its max pooling of every pixel and its quantization of every output
+    case ArmOpKind::QuantizeMaxPool: {
+      const std::uint64_t w = std::uint64_t(c.window), h = std::uint64_t(c.window_height()), st = std::uint64_t(c.pool_stride());
+      if (w == 0 || h == 0 || st == 0 || h > c.height || w > c.width) break;
+      const double outputs = double(std::uint64_t(c.planes) * ((c.height - h) / st + 1) * ((c.width - w) / st + 1));
+      clocks = k.maxpool_8bit_per_pixel * double(pixels(c)) + k.quantization_per_pixel * outputs;
+      if (c.add_bias) clocks += k.bias_add_per_pixel * double(pixels(c));
+      break;
+    }
   }
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
     clocks += k.bias_add_per_pixel * double(pixels(c));
@@ -293,6 +305,24 @@ const ArmRowKernelClocks& row_kernel(std::string_view name, const ArmKernelClock
   throw std::logic_error("row_kernel: " + std::string(name) + " is not a row kernel");
 }
 
+// The pooling-shaped kernels charged plane > output row > output > window row > window pixel, by name
+const ArmPoolKernelClocks& pool_kernel(std::string_view name, const ArmKernelClocks& k) {
+  static const std::pair<const char*, ArmPoolKernelClocks ArmKernelClocks::*> kPools[] = {
+      {"maxpool8", &ArmKernelClocks::maxpool8},
+      {"avgpool8", &ArmKernelClocks::avgpool8},
+      {"quantize_maxpool", &ArmKernelClocks::quantize_maxpool},
+      {"quantize_maxpool_bias", &ArmKernelClocks::quantize_maxpool_bias},
+      {"quantize_maxpool_shift", &ArmKernelClocks::quantize_maxpool_shift},
+      {"quantize_maxpool_bias_shift", &ArmKernelClocks::quantize_maxpool_bias_shift},
+      {"quantize_maxpool_relu", &ArmKernelClocks::quantize_maxpool_relu},
+      {"quantize_maxpool_bias_relu", &ArmKernelClocks::quantize_maxpool_bias_relu},
+      {"quantize_maxpool_shift_relu", &ArmKernelClocks::quantize_maxpool_shift_relu},
+      {"quantize_maxpool_bias_shift_relu", &ArmKernelClocks::quantize_maxpool_bias_shift_relu}};
+  for (const auto& [n, member] : kPools)
+    if (name == n) return k.*member;
+  throw std::logic_error("pool_kernel: " + std::string(name) + " is not a pooling kernel");
+}
+
 // The kernels' host build by name (arm_kernel_name); PermuteWords' takes a scratch buffer too (arm_run_kernel)
 using KernelFunction = void (*)(std::uint8_t*, const s2k_cmd*);
 KernelFunction kernel_function(std::string_view name) {
@@ -309,6 +339,14 @@ KernelFunction kernel_function(std::string_view name) {
       {"quantize_shift_relu", s2k_quantize_shift_relu},
       {"quantize_bias_shift_relu", s2k_quantize_bias_shift_relu},
       {"maxpool8", s2k_maxpool8},
+      {"quantize_maxpool", s2k_quantize_maxpool},
+      {"quantize_maxpool_bias", s2k_quantize_maxpool_bias},
+      {"quantize_maxpool_shift", s2k_quantize_maxpool_shift},
+      {"quantize_maxpool_bias_shift", s2k_quantize_maxpool_bias_shift},
+      {"quantize_maxpool_relu", s2k_quantize_maxpool_relu},
+      {"quantize_maxpool_bias_relu", s2k_quantize_maxpool_bias_relu},
+      {"quantize_maxpool_shift_relu", s2k_quantize_maxpool_shift_relu},
+      {"quantize_maxpool_bias_shift_relu", s2k_quantize_maxpool_bias_shift_relu},
       {"avgpool8", s2k_avgpool8},
       {"add_int32", s2k_add_int32},
       {"add_int8", s2k_add_int8},
@@ -339,6 +377,12 @@ const char* arm_kernel_name(const ArmCommand& c) {
       return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift" : "quantize_bias")
                         : (c.per_channel_shift ? "quantize_shift" : "quantize");
     case ArmOpKind::MaxPool8: return "maxpool8";
+    case ArmOpKind::QuantizeMaxPool:
+      if (c.saturate_low == 0)
+        return c.add_bias ? (c.per_channel_shift ? "quantize_maxpool_bias_shift_relu" : "quantize_maxpool_bias_relu")
+                          : (c.per_channel_shift ? "quantize_maxpool_shift_relu" : "quantize_maxpool_relu");
+      return c.add_bias ? (c.per_channel_shift ? "quantize_maxpool_bias_shift" : "quantize_maxpool_bias")
+                        : (c.per_channel_shift ? "quantize_maxpool_shift" : "quantize_maxpool");
     case ArmOpKind::AddInt32: return "add_int32";
     case ArmOpKind::AddInt8: return c.relu ? "add_int8_relu" : "add_int8";
     case ArmOpKind::Relu8: return "relu8";
@@ -386,8 +430,11 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmKernelClocks& k, const
       break;
     }
     case ArmOpKind::MaxPool8:
-    case ArmOpKind::AvgPool8: {
-      const ArmPoolKernelClocks& p = c.kind == ArmOpKind::MaxPool8 ? k.maxpool8 : k.avgpool8;
+    case ArmOpKind::AvgPool8:
+    case ArmOpKind::QuantizeMaxPool: {
+      const ArmPoolKernelClocks& p = c.kind == ArmOpKind::MaxPool8   ? k.maxpool8
+                                     : c.kind == ArmOpKind::AvgPool8 ? k.avgpool8
+                                                                     : pool_kernel(arm_kernel_name(c), k);
       const u64 w = u64(c.window), h = u64(c.window_height()), st = u64(c.pool_stride());
       clocks = p.call;
       if (w == 0 || h == 0 || st == 0 || h > c.height || w > c.width) break;
@@ -433,7 +480,7 @@ void arm_run_kernel(const ArmCommand& c, std::uint8_t* sram, std::size_t) {
   s2k_cmd k{};
   k.src = c.src, k.dst = c.dst, k.planes = c.planes, k.height = c.height, k.width = c.width;
   k.src_row_stride = c.src_row_stride, k.dst_row_stride = c.dst_row_stride;
-  const bool pooling = c.kind == ArmOpKind::MaxPool8 || c.kind == ArmOpKind::AvgPool8;
+  const bool pooling = c.kind == ArmOpKind::MaxPool8 || c.kind == ArmOpKind::AvgPool8 || c.kind == ArmOpKind::QuantizeMaxPool;
   const std::uint32_t rows =
       pooling && c.pool_stride() > 0 && std::uint32_t(c.window_height()) <= c.height
           ? (c.height - std::uint32_t(c.window_height())) / std::uint32_t(c.pool_stride()) + 1
@@ -495,6 +542,40 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
             static_cast<std::uint8_t>(static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(v >> s, low), high)));
       });
+      return;
+    }
+    case ArmOpKind::QuantizeMaxPool: {
+      const std::uint32_t w = static_cast<std::uint32_t>(c.window), h = static_cast<std::uint32_t>(c.window_height());
+      const std::uint32_t st = static_cast<std::uint32_t>(c.pool_stride());
+      if (w == 0 || h == 0 || st == 0 || h > c.height || w > c.width)
+        throw std::out_of_range(std::string("ARM ") + to_string(c.kind) + ": window " + std::to_string(w) + "x" + std::to_string(h) +
+                                " does not fit the " + std::to_string(c.width) + "x" + std::to_string(c.height) + " plane");
+      if ((c.add_bias || c.per_channel_shift) && (c.bias_row_step != 0 || c.bias_col_step != 0))
+        throw std::invalid_argument(std::string("ARM ") + to_string(c.kind) + ": the bias and shift are one per plane (bias_row_step " +
+                                    std::to_string(c.bias_row_step) + ", bias_col_step " + std::to_string(c.bias_col_step) + "; expected 0)");
+      const std::uint32_t ho = (c.height - h) / st + 1, wo = (c.width - w) / st + 1;
+      const std::size_t dp = c.destination_plane_stride(ho);
+      need(c.src + c.planes * sp, size, c);
+      need(c.dst + c.planes * dp, size, c);
+      need_bias(c, size);
+      need_shifts(c, size);
+      const std::int32_t high = std::clamp(c.saturate_high, -128, 127), low = c.saturate_low == 0 ? 0 : -128;
+      for (std::uint32_t d = 0; d < c.planes; ++d) {
+        const std::int32_t bias = c.add_bias ? load32(sram + bias_byte(c, d, 0, 0)) : 0;
+        const int s = c.per_channel_shift ? std::min<int>(sram[shift_byte(c, d, 0, 0)], 31) : c.shift;
+        for (std::uint32_t y = 0; y < ho; ++y)
+          for (std::uint32_t x = 0; x < wo; ++x) {
+            std::int32_t m = std::numeric_limits<std::int32_t>::min();
+            for (std::uint32_t ky = 0; ky < h; ++ky)
+              for (std::uint32_t kx = 0; kx < w; ++kx) {
+                const std::size_t at = c.src + d * sp + std::size_t(y * st + ky) * c.src_row_stride + 4 * std::size_t(x * st + kx) * c.col_step;
+                m = std::max(m, add32(load32(sram + at), bias));
+              }
+            // in place is safe, as Quantize's: output (y, x) lands at or before the first sum it read
+            sram[c.dst + d * dp + std::size_t(y) * c.dst_row_stride + x] =
+                static_cast<std::uint8_t>(static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(m >> s, low), high)));
+          }
+      }
       return;
     }
     case ArmOpKind::MaxPool8:

@@ -188,6 +188,50 @@ S2K_QUANTIZE_SHIFT(s2k_quantize_shift_relu, usat7)
 S2K_QUANTIZE_BIAS_SHIFT(s2k_quantize_bias_shift, sat8)
 S2K_QUANTIZE_BIAS_SHIFT(s2k_quantize_bias_shift_relu, usat7)
 
+/* A max pooling folded into the quantization (quantize_maxpool): output (y, x) of plane d is the quantization of
+ * the largest biased sum of its window of h rows of w pixels, every st pixels (each pixel col_step words apart,
+ * a strided convolution's kept columns). The quantization is monotone, so this is the pooling of the quantized
+ * values, computed once per output instead of once per pixel. A plane's bias and shift are read once per plane
+ * (bias_plane_step: one value per plane); BIAS and SHIFT are constants, so each kernel compiles to its own loop. */
+#define S2K_QUANTIZE_MAXPOOL(NAME, SAT, BIAS, SHIFT)                                                                   \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t w = c->window, h = c->window_h, st = c->stride, height = c->height, width = c->width,                 \
+                 planes = c->planes, src = c->src, src_plane_stride = c->src_plane_stride,                             \
+                 src_row_stride = c->src_row_stride, dst = c->dst, dst_plane_stride = c->dst_plane_stride,             \
+                 dst_row_stride = c->dst_row_stride, bias_addr = c->bias_addr, shift_addr = c->shift_addr,             \
+                 bias_plane_step = c->bias_plane_step;                                                                 \
+  const uint32_t ho = (height - h) / st + 1, wo = (width - w) / st + 1, step = 4 * c->col_step, out_step = st * step;  \
+  const int32_t high = sat8(c->saturate_high), shift = c->shift;                                                       \
+  for (uint32_t d = 0; d < planes; ++d) {                                                                              \
+    const int32_t bias = BIAS ? load32(sram + bias_addr + 4 * d * bias_plane_step) : 0;                                \
+    const uint32_t plane_shift = SHIFT ? sram[shift_addr + d * bias_plane_step] : 0;                                   \
+    const int32_t s = SHIFT ? (plane_shift < 31 ? (int32_t)plane_shift : 31) : shift;                                  \
+    for (uint32_t y = 0; y < ho; ++y) {                                                                                \
+      const uint8_t* in = sram + src + d * src_plane_stride + y * st * src_row_stride;                                 \
+      int8_t* out = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                 \
+      for (uint32_t x = 0; x < wo; ++x, in += out_step) {                                                              \
+        int32_t m = INT32_MIN;                                                                                         \
+        for (uint32_t ky = 0; ky < h; ++ky)                                                                            \
+          for (uint32_t kx = 0; kx < w; ++kx) {                                                                        \
+            const int32_t v = BIAS ? add32(load32(in + ky * src_row_stride + kx * step), bias)                        \
+                                   : load32(in + ky * src_row_stride + kx * step);                                     \
+            if (v > m) m = v;                                                                                          \
+          }                                                                                                            \
+        out[x] = (int8_t)at_most(SAT(m >> s), high);                                                                   \
+      }                                                                                                                \
+    }                                                                                                                  \
+  }                                                                                                                    \
+}
+
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool, sat8, 0, 0)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_bias, sat8, 1, 0)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_shift, sat8, 0, 1)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_bias_shift, sat8, 1, 1)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_relu, usat7, 0, 0)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_bias_relu, usat7, 1, 0)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_shift_relu, usat7, 0, 1)
+S2K_QUANTIZE_MAXPOOL(s2k_quantize_maxpool_bias_shift_relu, usat7, 1, 1)
+
 /* Pooling: output (y, x) of plane d from its window of h rows of w pixels, every st pixels. */
 void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c) {
   const uint32_t w = c->window, h = c->window_h, st = c->stride, height = c->height, width = c->width,

@@ -45,6 +45,16 @@ void s2k_quantize_bias_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_quantize_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_quantize_bias_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_maxpool8(uint8_t* sram, const struct s2k_cmd* c);
+/* a 2-D max pooling folded into the quantization: each window's largest biased int32 sum quantized (the bias and
+ * shift one per plane), the same four and their four to [0, 127] */
+void s2k_quantize_maxpool(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_bias(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_shift(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_bias_shift(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_bias_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_maxpool_bias_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_maxpool32(uint8_t* sram, const struct s2k_cmd* c); /* Table 5.9's 32-bit pooling (unused) */
 void s2k_avgpool8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int32(uint8_t* sram, const struct s2k_cmd* c);
