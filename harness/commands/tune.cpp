@@ -272,6 +272,7 @@ int tune_network(const TuneRequest& req, std::ostream& out, std::ostream& err) {
                          n.name, req.target, cfg.chip.name, req.objective, total,
                          req.jobs > 1 ? fmt::format(", {} processes", req.jobs) : "", hash,
                          held.empty() ? "" : fmt::format("; {} candidates from {}", held.size(), journal_file));
+    out.flush();
     if (req.jobs > 1) judge_in_workers(req, total, header, journal, held, err);
 
     auto model = make_model_stream_backend(cfg);
