@@ -123,6 +123,17 @@ double arm_pass_clocks(const OperationBlock& b, const HwConfig& cfg) {
           i = j;
           break;
         }
+        // so may the shortcut's addition after it (QuantizeAdd)
+        if (std::size_t j = i + 1; [&] {
+              while (j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ReLU) ++j;
+              return j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ElementwiseAdd;
+            }()) {
+          const double apart = row_pass_clocks(ArmOpKind::Quantize, values, cfg) +
+                               row_pass_clocks(ArmOpKind::AddInt8, static_cast<std::uint64_t>(b.ops[j].out.elements()), cfg);
+          clocks += std::min(apart, row_pass_clocks(ArmOpKind::QuantizeAdd, values, cfg));
+          i = j;
+          break;
+        }
         clocks += row_pass_clocks(ArmOpKind::Quantize, values, cfg);
         break;
       case PrimitiveKind::Pooling: clocks += pool_pass_clocks(op, cfg); break;

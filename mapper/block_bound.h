@@ -35,7 +35,8 @@ BlockWork block_work(const OperationBlock& b);
 // kernel's clocks (cfg.arm_clock_model) as if one command did the whole map (a split only adds calls, planes
 // and rows). Left out, as a mapping may avoid them or fold them into another pass: a ReLU (the quantization's
 // saturation can clamp at 0), padding, a D split's partial sums. A max pooling after the quantization is
-// charged with it as the cheaper of the two passes and the folded one (QuantizeMaxPool).
+// charged with it as the cheaper of the two passes and the folded one (QuantizeMaxPool), and so is the shortcut's
+// addition after it (QuantizeAdd).
 double arm_pass_clocks(const OperationBlock& b, const HwConfig& cfg);
 
 // Where a block's maps may lie: the network's input is in DRAM, and its output goes there; every other map

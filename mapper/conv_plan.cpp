@@ -310,6 +310,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
                         bool fold_passes) {
   bool int8 = false, relu_folded = false, relu8_folded = false;
   const Operation* pool_folded = nullptr;
+  const Operation* add_folded = nullptr;
   const bool quantizes = std::any_of(ops.begin(), ops.end(), [](const Operation* o) { return o->kind == PrimitiveKind::Quantization; });
   // the layer's bias goes with the first pass over the int32 sums (a ReLU before QUAN, else QUAN), in
   // whichever stream that pass runs: the block's order decides, not `ops`. The DMA loads the piece's
@@ -365,6 +366,18 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
             a.dst_row_stride = v.width / static_cast<std::uint32_t>(next->stride);
             pool_folded = next;
           }
+          // so does the shortcut's addition right after it, run too, where no ReLU clamps the quantized values
+          // first (QuantizeAdd: each value quantized, its shortcut's added; the same int8), and a ReLU right after
+          // the addition, run too, with it
+          if (fold_passes && run && next && next->kind == PrimitiveKind::ElementwiseAdd && !relu_folded &&
+              std::find(ops.begin(), ops.end(), next) != ops.end()) {
+            a.kind = ArmOpKind::QuantizeAdd;
+            a.addend = sc_base;
+            add_folded = next;
+            const auto after = std::find(p.tail.begin(), p.tail.end(), next) + 1;
+            if (after != p.tail.end() && (*after)->kind == PrimitiveKind::ReLU && std::find(ops.begin(), ops.end(), *after) != ops.end())
+              a.relu = relu8_folded = true;
+          }
           with_bias(a, o->name, run);
           if (o->shifts) {  // a shift per filter: the DMA loads the piece's slice of them, as the bias's
             a.per_channel_shift = true;
@@ -373,6 +386,8 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
             const int filters = static_cast<int>(v.rows_are_filters ? v.rows : v.planes);
             if (run) out.push_back(dma_command(CommandKind::DmaLoad, o->name, shift_slice(p.map, cp.c0, filters, p.shift_base)));
           }
+          if (add_folded)  // the shortcut's part, charged to the addition as when it is a pass of its own
+            out.push_back(dma_command(CommandKind::DmaLoad, add_folded->name, int8_results(p, cp, v, p.map.shortcut, sc_base)));
           if (run) out.push_back(arm_command(o->name, a));
         }
         int8 = true;
@@ -400,7 +415,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
         }
         break;
       case PrimitiveKind::ElementwiseAdd:
-        if (run) {
+        if (run && o != add_folded) {
           out.push_back(dma_command(CommandKind::DmaLoad, o->name, int8_results(p, cp, v, p.map.shortcut, sc_base)));
           ArmCommand a = view_op(ArmOpKind::AddInt8, v, sc_base, v.width, v.rows * v.width);
           a.dst = base;

@@ -114,7 +114,9 @@ DmaTransfer int8_results(const ConvPlan& p, const ConvPiece& cp, const ResultVie
 // to its own name. `fold_passes` (Schedule::Overlapped): a ReLU is no pass of its own where the pass before it
 // can clamp at zero: one on the int32 sums before QUAN (QUAN's `_relu` kernel), one right after the shortcut's
 // addition (AddInt8's); and a max pooling whose windows tile the piece right after QUAN is no pass of its own
-// either: QUAN quantizes each window's largest sum (QuantizeMaxPool, charged to QUAN); the same int8 results.
+// either: QUAN quantizes each window's largest sum (QuantizeMaxPool, charged to QUAN); nor is the shortcut's
+// addition right after QUAN (QuantizeAdd, charged to QUAN; the shortcut's load stays the addition's); the same
+// int8 results.
 // Returns the view of the int8 result.
 ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, const ConvPiece& cp, ResultView v,
                         std::uint32_t base, std::uint32_t sc_base, const std::vector<const Operation*>& ops,

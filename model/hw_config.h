@@ -118,6 +118,15 @@ struct ArmKernelClocks {
   ArmRowKernelClocks add_int32{50, 22, 11, 12};            // s2k_add_int32
   ArmRowKernelClocks add_int8{51, 22, 10, 10};             // s2k_add_int8
   ArmRowKernelClocks add_int8_relu{51, 22, 10, 10};        // s2k_add_int8_relu (USAT: the ReLU after it folded in)
+  // the shortcut's addition folded into the quantization, each of its four kernels, to int8 and to [0, 127]
+  ArmRowKernelClocks quantize_add{66, 32, 18, 15};  // s2k_quantize_add
+  ArmRowKernelClocks quantize_add_bias{84, 49, 31, 19};  // s2k_quantize_add_bias
+  ArmRowKernelClocks quantize_add_shift{77, 41, 26, 21};  // s2k_quantize_add_shift
+  ArmRowKernelClocks quantize_add_bias_shift{86, 43, 34, 25};  // s2k_quantize_add_bias_shift
+  ArmRowKernelClocks quantize_add_relu{66, 32, 18, 15};  // s2k_quantize_add_relu
+  ArmRowKernelClocks quantize_add_bias_relu{84, 49, 31, 19};  // s2k_quantize_add_bias_relu
+  ArmRowKernelClocks quantize_add_shift_relu{77, 41, 26, 21};  // s2k_quantize_add_shift_relu
+  ArmRowKernelClocks quantize_add_bias_shift_relu{86, 43, 34, 25};  // s2k_quantize_add_bias_shift_relu
   ArmRowKernelClocks relu8{40, 11, 6, 9};                  // s2k_relu8
   struct MacInt8 {  // s2k_mac_int8: row > value (tested; a spike enters the planes) > plane > weight
     double call = 56, row = 32, value_spike = 35, value_no_spike = 14, plane = 11, weight = 9;
@@ -162,7 +171,12 @@ void each_arm_kernel_field(K& k, F f) {
   pool("quantize_maxpool_relu", k.quantize_maxpool_relu), pool("quantize_maxpool_bias_relu", k.quantize_maxpool_bias_relu);
   pool("quantize_maxpool_shift_relu", k.quantize_maxpool_shift_relu);
   pool("quantize_maxpool_bias_shift_relu", k.quantize_maxpool_bias_shift_relu);
-  row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("add_int8_relu", k.add_int8_relu), row("relu8", k.relu8);
+  row("add_int32", k.add_int32), row("add_int8", k.add_int8), row("add_int8_relu", k.add_int8_relu);
+  row("quantize_add", k.quantize_add), row("quantize_add_bias", k.quantize_add_bias);
+  row("quantize_add_shift", k.quantize_add_shift), row("quantize_add_bias_shift", k.quantize_add_bias_shift);
+  row("quantize_add_relu", k.quantize_add_relu), row("quantize_add_bias_relu", k.quantize_add_bias_relu);
+  row("quantize_add_shift_relu", k.quantize_add_shift_relu), row("quantize_add_bias_shift_relu", k.quantize_add_bias_shift_relu);
+  row("relu8", k.relu8);
   f("mac_int8", "call", k.mac_int8.call), f("mac_int8", "row", k.mac_int8.row);
   f("mac_int8", "value_spike", k.mac_int8.value_spike), f("mac_int8", "value_no_spike", k.mac_int8.value_no_spike);
   f("mac_int8", "plane", k.mac_int8.plane), f("mac_int8", "weight", k.mac_int8.weight);

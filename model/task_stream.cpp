@@ -28,6 +28,7 @@ const char* to_string(ArmOpKind k) {
     case ArmOpKind::Mul8: return "mul8";
     case ArmOpKind::ChannelMul8: return "channelmul8";
     case ArmOpKind::QuantizeMaxPool: return "quantize_maxpool";
+    case ArmOpKind::QuantizeAdd: return "quantize_add8";
   }
   return "?";
 }

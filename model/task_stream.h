@@ -71,6 +71,11 @@ enum class ArmOpKind {
   // height x width are the sums' (as MaxPool8's input), col_step as Quantize's; the bias and the shift are one per
   // plane (bias_plane_step; bias_row_step and bias_col_step 0).
   QuantizeMaxPool,
+  // The shortcut's addition folded into the quantization (the overlapped schedule): int32 -> int8, each value
+  // Quantize's (bias, shift, saturate_high; saturate_low must be -128), then plus the int8 at the same place of
+  // `addend` (laid out as the destination: dst_row_stride, its plane stride), saturated to [-128, 127] ([0, 127]
+  // with `relu`): the same int8 as Quantize then AddInt8, in one pass.
+  QuantizeAdd,
 };
 const char* to_string(ArmOpKind k);
 
@@ -114,6 +119,8 @@ struct ArmCommand {
   std::uint32_t weights = 0, weights_row_stride = 0, weights_plane_stride = 0;
   // PermuteWords: where its table sits; Table8, Affine8, ChannelMul8: their table, parameters or factors
   std::uint32_t table = 0;
+  // QuantizeAdd: the int8 map added (SRAM byte address, the destination's layout)
+  std::uint32_t addend = 0;
   std::uint32_t table_plane_step = 0;  // Table8: bytes between planes' tables (0: one table for all)
   int shift_a = 0, shift_b = 0;        // AddScaled8: the operands' left shifts
   bool relu = false;                   // Affine8, AddScaled8, AddInt8: max(0, .) before saturating (AddInt8's `_relu` kernel)

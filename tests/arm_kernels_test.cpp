@@ -41,7 +41,7 @@ ArmCommand random_command(ArmOpKind k, Random& r) {
   c.planes = r.in(1, 3);
   c.height = r.in(1, 6);
   c.width = r.in(1, 9);
-  const std::uint32_t elem = (k == ArmOpKind::Relu32 || k == ArmOpKind::Quantize || k == ArmOpKind::AddInt32) ? 4 : 1;
+  const std::uint32_t elem = (k == ArmOpKind::Relu32 || k == ArmOpKind::Quantize || k == ArmOpKind::AddInt32 || k == ArmOpKind::QuantizeAdd) ? 4 : 1;
   c.col_step = elem == 4 && r.coin() ? r.in(1, 3) : 1;
   c.src_row_stride = c.width * elem * c.col_step + r.in(0, 7);
   c.dst_row_stride = c.width * elem * c.col_step + r.in(0, 7);
@@ -80,6 +80,15 @@ ArmCommand random_command(ArmOpKind k, Random& r) {
       c.window_h = static_cast<int>(r.in(0, 2));
       c.stride = static_cast<int>(r.in(0, 3));
       if (c.window_height() > static_cast<int>(c.height)) c.window_h = static_cast<int>(c.height);
+      break;
+    case ArmOpKind::QuantizeAdd:  // the addend laid out as the destination, anywhere (in place too)
+      c.dst_row_stride = c.width + r.in(0, 7);
+      c.add_bias = r.coin();
+      c.per_channel_shift = r.coin();
+      c.bias_addr = region();
+      c.shift_addr = region();
+      c.addend = r.coin() ? c.dst : region();
+      c.bias_plane_step = r.in(0, 2), c.bias_row_step = r.in(0, 2), c.bias_col_step = r.in(0, 1);
       break;
     case ArmOpKind::QuantizeMaxPool:  // the sums' rows of words, col_step apart; the bias and shift one per plane
       c.height = r.in(2, 7), c.width = r.in(2, 9);
@@ -156,7 +165,7 @@ const ArmOpKind kKinds[] = {ArmOpKind::Pad,        ArmOpKind::Relu32,     ArmOpK
                             ArmOpKind::AddInt32,   ArmOpKind::AddInt8,    ArmOpKind::Relu8,    ArmOpKind::AvgPool8,
                             ArmOpKind::MacInt8,    ArmOpKind::PermuteWords, ArmOpKind::Copy8,  ArmOpKind::Table8,
                             ArmOpKind::Affine8,    ArmOpKind::AddScaled8, ArmOpKind::Mul8,     ArmOpKind::ChannelMul8,
-                            ArmOpKind::QuantizeMaxPool};
+                            ArmOpKind::QuantizeMaxPool, ArmOpKind::QuantizeAdd};
 
 }  // namespace
 
@@ -332,4 +341,48 @@ TEST(ArmKernels, AFoldedPoolingGivesThePoolingOfTheQuantizedSums) {
     ASSERT_TRUE(std::equal(sram.begin() + q.dst, sram.begin() + q.dst + std::ptrdiff_t(out), folded_sram.begin() + q.dst))
         << "trial " << trial << ": window " << window << ", shift " << q.shift << ", bias " << q.add_bias;
   }
+}
+
+// The addition folded into the quantization is the two passes in one: Quantize, then AddInt8 of the addend, for
+// every bias, shift, saturation and ReLU after the addition; charged as its own row kernel.
+TEST(ArmKernels, AFoldedAdditionGivesTheQuantizationThenTheAddition) {
+  Random r{{49}};
+  for (int trial = 0; trial < 500; ++trial) {
+    ArmCommand q;
+    q.kind = ArmOpKind::Quantize;
+    q.planes = r.in(1, 3), q.height = r.in(1, 5), q.width = r.in(1, 9);
+    q.col_step = r.in(1, 2);
+    q.src = 0, q.src_row_stride = 4 * q.width * q.col_step + r.in(0, 4);
+    q.dst = 8192, q.dst_row_stride = q.width + r.in(0, 3);
+    q.shift = static_cast<int>(r.in(0, 20));
+    q.saturate_high = r.coin() ? 127 : static_cast<int>(r.in(0, 127));
+    q.add_bias = r.coin(), q.bias_addr = 12288, q.bias_plane_step = r.in(0, 1), q.bias_row_step = r.in(0, 1);
+    q.per_channel_shift = r.coin(), q.shift_addr = 12800;
+    std::vector<std::uint8_t> sram(16384);
+    fill(sram, r);
+    for (std::uint32_t i = 0; i < 64; ++i) sram[q.shift_addr + i] = static_cast<std::uint8_t>(r.in(0, 40));
+    std::vector<std::uint8_t> folded_sram = sram;
+    arm_apply(q, sram.data(), sram.size());
+    ArmCommand add;
+    add.kind = ArmOpKind::AddInt8;
+    add.planes = q.planes, add.height = q.height, add.width = q.width, add.relu = r.coin();
+    add.src = 10240, add.src_row_stride = q.dst_row_stride, add.src_plane_stride = q.height * q.dst_row_stride;
+    add.dst = q.dst, add.dst_row_stride = q.dst_row_stride;
+    arm_apply(add, sram.data(), sram.size());
+    ArmCommand folded = q;
+    folded.kind = ArmOpKind::QuantizeAdd;
+    folded.addend = add.src, folded.relu = add.relu;
+    arm_apply(folded, folded_sram.data(), folded_sram.size());
+    ASSERT_EQ(sram, folded_sram) << "trial " << trial << ": shift " << q.shift << ", bias " << q.add_bias << ", relu " << add.relu;
+  }
+  const ArmKernelClocks k = numbered();
+  ArmCommand c;
+  c.kind = ArmOpKind::QuantizeAdd;
+  c.planes = 2, c.height = 3, c.width = 5, c.per_channel_shift = true, c.relu = true;
+  EXPECT_STREQ(arm_kernel_name(c), "quantize_add_shift_relu");
+  const auto& p = k.quantize_add_shift_relu;
+  EXPECT_EQ(arm_op_cycles(c, k), std::uint64_t(p.call + 2 * (p.plane + 3 * (p.row + 5 * p.pixel))));
+  c.saturate_low = 0;  // a ReLU before the addition is not the addition's: refused
+  std::vector<std::uint8_t> sram(4096);
+  EXPECT_THROW(arm_apply(c, sram.data(), sram.size()), std::invalid_argument);
 }

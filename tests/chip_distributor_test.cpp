@@ -369,7 +369,8 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
   };
   EXPECT_LT(cycles(overlapped), cycles(thesis));
 
-  // a residual block's ReLU after the shortcut's addition folds into it: no 8-bit ReLU pass, the addition clamps
+  // a residual block's ReLU after the shortcut's addition folds into it: no 8-bit ReLU pass, the addition clamps;
+  // and the addition into the quantization's pass
   const ParsedNetwork r = parse_text(test_networks::kSmallResidual);
   NetworkSplit rsplit = split_network(r, split_rules(Target::SpiNNaker2, cfg));
   int residual_blocks = 0;
@@ -380,14 +381,19 @@ TEST(ChipDistributor, TheOverlappedScheduleComputesTheNextRunWhileTheArmFinishes
     rsplit.blocks[i].schedule = Schedule::Overlapped;
     BlockStreams rs;
     EXPECT_TRUE(runs_exact(r.blocks[i], rsplit.blocks[i], Strategy::FuseReuse, cfg, &rs)) << r.blocks[i].name();
-    int relu8 = 0, add_relu = 0;
+    int relu8 = 0, add_relu = 0, adds = 0, folded_adds = 0;
     for (const auto& cmds : rs.streams[0].pe)
       for (const StreamCommand& c : cmds) {
         relu8 += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::Relu8;
-        add_relu += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::AddInt8 && c.arm.relu;
+        adds += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::AddInt8;
+        folded_adds += c.kind == CommandKind::Arm && c.arm.kind == ArmOpKind::QuantizeAdd;
+        add_relu += c.kind == CommandKind::Arm && (c.arm.kind == ArmOpKind::AddInt8 || c.arm.kind == ArmOpKind::QuantizeAdd) && c.arm.relu;
       }
     EXPECT_EQ(relu8, 0) << r.blocks[i].name();
     EXPECT_GT(add_relu, 0) << r.blocks[i].name();
+    // the addition right after QUAN goes into QUAN's pass (QuantizeAdd)
+    EXPECT_EQ(adds, 0) << r.blocks[i].name();
+    EXPECT_GT(folded_adds, 0) << r.blocks[i].name();
   }
   EXPECT_GT(residual_blocks, 0);
 

@@ -62,7 +62,7 @@ std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cf
         break;
       }
       const bool wide = a.kind == ArmOpKind::Relu32 || a.kind == ArmOpKind::Quantize || a.kind == ArmOpKind::AddInt32 ||
-                        a.kind == ArmOpKind::QuantizeMaxPool;
+                        a.kind == ArmOpKind::QuantizeMaxPool || a.kind == ArmOpKind::QuantizeAdd;
       std::uint64_t width = a.width, height = a.height;
       if (a.kind == ArmOpKind::QuantizeMaxPool) {  // the sums its windows read
         const std::uint64_t st = std::uint64_t(a.pool_stride()), w = std::uint64_t(a.window), h = std::uint64_t(a.window_height());
@@ -78,6 +78,10 @@ std::vector<Span> value_reads(const StreamCommand& c, int pe, const HwConfig& cf
           if (a.kind == ArmOpKind::AddInt8 || a.kind == ArmOpKind::AddInt32) {
             const std::uint64_t dl = a.dst + d * dp + y * a.dst_row_stride;
             v.push_back({sram_of(pe), dl, dl + row});
+          }
+          if (a.kind == ArmOpKind::QuantizeAdd) {  // the addend, laid out as the destination
+            const std::uint64_t al = a.addend + d * dp + y * a.dst_row_stride;
+            v.push_back({sram_of(pe), al, al + a.width});
           }
         }
       break;
@@ -97,7 +101,8 @@ void track_unspecified(const StreamCommand& c, int pe, const HwConfig& cfg, Byte
     std::vector<Span> rows;
     strided(rows, sram_of(pe), c.dma.sram_addr, c.dma.sram_row_stride, c.dma.sram_plane_stride, c.dma);
     for (const Span& r : rows) u.remove(r.lo, r.hi);
-  } else if (c.kind == CommandKind::Arm && (c.arm.kind == ArmOpKind::Quantize || c.arm.kind == ArmOpKind::QuantizeMaxPool)) {
+  } else if (c.kind == CommandKind::Arm && (c.arm.kind == ArmOpKind::Quantize || c.arm.kind == ArmOpKind::QuantizeMaxPool ||
+                                             c.arm.kind == ArmOpKind::QuantizeAdd)) {
     const ArmCommand& a = c.arm;
     std::uint64_t rows = a.height, width = a.width;
     if (a.kind == ArmOpKind::QuantizeMaxPool) {  // its outputs
@@ -132,6 +137,7 @@ std::vector<Span> arm_spans(const ArmCommand& a, int pe) {
       rows = (a.height - static_cast<std::uint32_t>(a.window)) / static_cast<std::uint32_t>(a.pool_stride()) + 1;
     v.push_back({sram_of(pe), a.dst, a.dst + a.planes * a.destination_plane_stride(rows)});
   }
+  if (a.kind == ArmOpKind::QuantizeAdd) v.push_back({sram_of(pe), a.addend, a.addend + a.planes * a.destination_plane_stride(a.height)});
   return v;
 }
 

@@ -176,6 +176,7 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
     case ArmOpKind::Pad: b.written = border_bytes(c); break;
     case ArmOpKind::Relu32: b = {4 * px, 4 * px}; break;
     case ArmOpKind::Quantize: b = {4 * px, px}; break;
+    case ArmOpKind::QuantizeAdd: b = {5 * px, px}; break;
     case ArmOpKind::MaxPool8:
     case ArmOpKind::AvgPool8:
     case ArmOpKind::QuantizeMaxPool: {
@@ -208,7 +209,7 @@ ArmSramBytes arm_op_sram_bytes(const ArmCommand& c, const std::uint8_t* sram, st
     case ArmOpKind::Mul8: b = {2 * px, px}; break;
     case ArmOpKind::ChannelMul8: b = {px + c.planes, px}; break;
   }
-  const bool quantizes = c.kind == ArmOpKind::Quantize || c.kind == ArmOpKind::QuantizeMaxPool;
+  const bool quantizes = c.kind == ArmOpKind::Quantize || c.kind == ArmOpKind::QuantizeMaxPool || c.kind == ArmOpKind::QuantizeAdd;
   if (c.add_bias && (c.kind == ArmOpKind::Relu32 || quantizes))
     b.read += 4 * u64(c.bias_plane_step ? c.planes : 1) * (c.bias_row_step ? c.height : 1) * (c.bias_col_step ? c.width : 1);
   // a channel's shift, like its bias, is loaded once and kept in a register across the values that share it
@@ -223,6 +224,8 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
     case ArmOpKind::Pad: clocks = k.padding_per_word * std::ceil(double(border_bytes(c)) / 4.0); break;
     case ArmOpKind::Relu32: clocks = k.relu_32bit_per_pixel * double(pixels(c)); break;
     case ArmOpKind::Quantize: clocks = k.quantization_per_pixel * double(pixels(c)); break;
+    // Table 5.9 has no fused kernel: its quantization and its addition of every pixel
+    case ArmOpKind::QuantizeAdd: clocks = (k.quantization_per_pixel + k.elementwise_add_per_pixel) * double(pixels(c)); break;
     case ArmOpKind::MaxPool8: clocks = k.maxpool_8bit_per_pixel * double(pixels(c)); break;
     case ArmOpKind::AddInt32: clocks = k.elementwise_add_per_pixel * double(pixels(c)); break;
     case ArmOpKind::AddInt8: clocks = k.elementwise_add_per_pixel * double(pixels(c)); break;
@@ -261,7 +264,7 @@ std::uint64_t arm_op_cycles(const ArmCommand& c, const ArmOpClocks& k, const std
       break;
     }
   }
-  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize))
+  if (c.add_bias && (c.kind == ArmOpKind::Relu32 || c.kind == ArmOpKind::Quantize || c.kind == ArmOpKind::QuantizeAdd))
     clocks += k.bias_add_per_pixel * double(pixels(c));
   return static_cast<std::uint64_t>(std::ceil(clocks));
 }
@@ -294,6 +297,14 @@ const ArmRowKernelClocks& row_kernel(std::string_view name, const ArmKernelClock
       {"add_int32", &ArmKernelClocks::add_int32},
       {"add_int8", &ArmKernelClocks::add_int8},
       {"add_int8_relu", &ArmKernelClocks::add_int8_relu},
+      {"quantize_add", &ArmKernelClocks::quantize_add},
+      {"quantize_add_bias", &ArmKernelClocks::quantize_add_bias},
+      {"quantize_add_shift", &ArmKernelClocks::quantize_add_shift},
+      {"quantize_add_bias_shift", &ArmKernelClocks::quantize_add_bias_shift},
+      {"quantize_add_relu", &ArmKernelClocks::quantize_add_relu},
+      {"quantize_add_bias_relu", &ArmKernelClocks::quantize_add_bias_relu},
+      {"quantize_add_shift_relu", &ArmKernelClocks::quantize_add_shift_relu},
+      {"quantize_add_bias_shift_relu", &ArmKernelClocks::quantize_add_bias_shift_relu},
       {"relu8", &ArmKernelClocks::relu8},
       {"table8", &ArmKernelClocks::table8},
       {"affine8", &ArmKernelClocks::affine8},
@@ -351,6 +362,14 @@ KernelFunction kernel_function(std::string_view name) {
       {"add_int32", s2k_add_int32},
       {"add_int8", s2k_add_int8},
       {"add_int8_relu", s2k_add_int8_relu},
+      {"quantize_add", s2k_quantize_add},
+      {"quantize_add_bias", s2k_quantize_add_bias},
+      {"quantize_add_shift", s2k_quantize_add_shift},
+      {"quantize_add_bias_shift", s2k_quantize_add_bias_shift},
+      {"quantize_add_relu", s2k_quantize_add_relu},
+      {"quantize_add_bias_relu", s2k_quantize_add_bias_relu},
+      {"quantize_add_shift_relu", s2k_quantize_add_shift_relu},
+      {"quantize_add_bias_shift_relu", s2k_quantize_add_bias_shift_relu},
       {"relu8", s2k_relu8},
       {"mac_int8", s2k_mac_int8},
       {"copy8", s2k_copy8},
@@ -385,6 +404,12 @@ const char* arm_kernel_name(const ArmCommand& c) {
                         : (c.per_channel_shift ? "quantize_maxpool_shift" : "quantize_maxpool");
     case ArmOpKind::AddInt32: return "add_int32";
     case ArmOpKind::AddInt8: return c.relu ? "add_int8_relu" : "add_int8";
+    case ArmOpKind::QuantizeAdd:
+      if (c.relu)
+        return c.add_bias ? (c.per_channel_shift ? "quantize_add_bias_shift_relu" : "quantize_add_bias_relu")
+                          : (c.per_channel_shift ? "quantize_add_shift_relu" : "quantize_add_relu");
+      return c.add_bias ? (c.per_channel_shift ? "quantize_add_bias_shift" : "quantize_add_bias")
+                        : (c.per_channel_shift ? "quantize_add_shift" : "quantize_add");
     case ArmOpKind::Relu8: return "relu8";
     case ArmOpKind::AvgPool8: return "avgpool8";
     case ArmOpKind::MacInt8: return "mac_int8";
@@ -497,6 +522,7 @@ void arm_run_kernel(const ArmCommand& c, std::uint8_t* sram, std::size_t) {
   k.weights = c.weights, k.weights_row_stride = c.weights_row_stride, k.weights_plane_stride = c.weights_plane_stride;
   k.table = c.table, k.table_plane_step = c.table_plane_step;
   k.shift_a = c.shift_a, k.shift_b = c.shift_b, k.relu = c.relu ? 1 : 0;
+  k.addend = c.addend;
   if (c.kind == ArmOpKind::PermuteWords) {
     std::vector<std::uint8_t> done(c.width);  // the kernel's scratch, on the PE's stack
     return s2k_permute_words(sram, &k, done.data());
@@ -541,6 +567,26 @@ void arm_apply(const ArmCommand& c, std::uint8_t* sram, std::size_t size) {
         const int s = c.per_channel_shift ? std::min<int>(sram[shift_byte(c, d, y, x)], 31) : c.shift;
         sram[c.dst + d * dp + y * c.dst_row_stride + x] =
             static_cast<std::uint8_t>(static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(v >> s, low), high)));
+      });
+      return;
+    }
+    case ArmOpKind::QuantizeAdd: {
+      if (c.saturate_low != -128)
+        throw std::invalid_argument(std::string("ARM ") + to_string(c.kind) + ": saturate_low " + std::to_string(c.saturate_low) +
+                                    " (expected -128: the ReLU goes after the addition, `relu`)");
+      const std::size_t dp = c.destination_plane_stride(c.height);
+      need_planes(c, sp, dp, size);
+      need(c.addend + c.planes * dp, size, c);
+      need_bias(c, size);
+      need_shifts(c, size);
+      const std::int32_t high = std::clamp(c.saturate_high, -128, 127);
+      each_pixel(c, [&](std::size_t d, std::size_t y, std::size_t x) {
+        std::int32_t v = load32(sram + c.src + d * sp + y * c.src_row_stride + 4 * x * c.col_step);
+        if (c.add_bias) v = add32(v, load32(sram + bias_byte(c, d, y, x)));
+        const int s = c.per_channel_shift ? std::min<int>(sram[shift_byte(c, d, y, x)], 31) : c.shift;
+        const int q = std::min<std::int32_t>(std::clamp<std::int32_t>(v >> s, -128, 127), high);
+        const int sum = q + static_cast<std::int8_t>(sram[c.addend + d * dp + y * c.dst_row_stride + x]);
+        sram[c.dst + d * dp + y * c.dst_row_stride + x] = static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(sum, c.relu ? 0 : -128, 127)));
       });
       return;
     }

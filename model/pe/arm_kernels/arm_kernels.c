@@ -326,6 +326,43 @@ void NAME(uint8_t* sram, const struct s2k_cmd* c) {                             
 S2K_ADD_INT8(s2k_add_int8, sat8)
 S2K_ADD_INT8(s2k_add_int8_relu, usat7)
 
+/* The shortcut's addition folded into the quantization (quantize_add): each int32 sum quantized as the
+ * quantization kernels do (saturated to int8, then at most saturate_high), the int8 addend at the same place of
+ * `addend` (laid out as the destination) added and saturated again, to int8 or, with a ReLU after the addition
+ * folded in, to [0, 127]. One pass instead of two, the same values. BIAS and SHIFT are constants. */
+#define S2K_QUANTIZE_ADD(NAME, ADD_SAT, BIAS, SHIFT)                                                                   \
+void NAME(uint8_t* sram, const struct s2k_cmd* c) {                                                                    \
+  const uint32_t col_step = c->col_step, bias_col_step = c->bias_col_step, planes = c->planes, height = c->height,     \
+                 src = c->src, src_plane_stride = c->src_plane_stride, src_row_stride = c->src_row_stride,             \
+                 bias_addr = c->bias_addr, shift_addr = c->shift_addr, bias_plane_step = c->bias_plane_step,           \
+                 bias_row_step = c->bias_row_step, dst = c->dst, dst_plane_stride = c->dst_plane_stride,               \
+                 dst_row_stride = c->dst_row_stride, addend = c->addend, width = c->width;                             \
+  const int32_t shift = c->shift, high = sat8(c->saturate_high);                                                       \
+  const uint32_t step = 4 * col_step, bstep = 4 * bias_col_step;                                                       \
+  for (uint32_t d = 0; d < planes; ++d)                                                                                \
+    for (uint32_t y = 0; y < height; ++y) {                                                                            \
+      const uint32_t first = d * bias_plane_step + y * bias_row_step;                                                  \
+      const uint8_t* p = sram + src + d * src_plane_stride + y * src_row_stride;                                       \
+      const uint8_t* b = sram + bias_addr + 4 * first;                                                                 \
+      const uint8_t* sh = sram + shift_addr + first;                                                                   \
+      const int8_t* a = (const int8_t*)(sram + addend + d * dst_plane_stride + y * dst_row_stride);                    \
+      int8_t* q = (int8_t*)(sram + dst + d * dst_plane_stride + y * dst_row_stride);                                   \
+      for (uint32_t x = 0; x < width; ++x, p += step, b += bstep, sh += bias_col_step) {                               \
+        const int32_t v = BIAS ? add32(load32(p), load32(b)) : load32(p);                                              \
+        const int32_t s = SHIFT ? (*sh < 31 ? *sh : 31) : shift;                                                       \
+        q[x] = (int8_t)ADD_SAT(at_most(sat8(v >> s), high) + a[x]);                                                    \
+      }                                                                                                                \
+    }                                                                                                                  \
+}
+S2K_QUANTIZE_ADD(s2k_quantize_add, sat8, 0, 0)
+S2K_QUANTIZE_ADD(s2k_quantize_add_bias, sat8, 1, 0)
+S2K_QUANTIZE_ADD(s2k_quantize_add_shift, sat8, 0, 1)
+S2K_QUANTIZE_ADD(s2k_quantize_add_bias_shift, sat8, 1, 1)
+S2K_QUANTIZE_ADD(s2k_quantize_add_relu, usat7, 0, 0)
+S2K_QUANTIZE_ADD(s2k_quantize_add_bias_relu, usat7, 1, 0)
+S2K_QUANTIZE_ADD(s2k_quantize_add_shift_relu, usat7, 0, 1)
+S2K_QUANTIZE_ADD(s2k_quantize_add_bias_shift_relu, usat7, 1, 1)
+
 void s2k_relu8(uint8_t* sram, const struct s2k_cmd* c) {
   const uint32_t planes = c->planes, height = c->height, src = c->src, src_plane_stride = c->src_plane_stride,
                  src_row_stride = c->src_row_stride, width = c->width;

@@ -25,6 +25,7 @@ struct s2k_cmd {
   uint32_t a_col_stride, depth, weights, weights_row_stride, weights_plane_stride;
   uint32_t table, table_plane_step;
   int32_t shift_a, shift_b, relu;
+  uint32_t addend;
 };
 
 /* Each takes the PE's SRAM (byte 0 at `sram`) and a command; none checks bounds (arm_apply does, before). Where a
@@ -60,6 +61,16 @@ void s2k_avgpool8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int32(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_add_int8_relu(uint8_t* sram, const struct s2k_cmd* c); /* to [0, 127]: the ReLU after the addition folded in */
+/* the shortcut's addition folded into the quantization: each sum quantized, the int8 addend added; the same four
+ * as the quantization's, each also to [0, 127] (a ReLU after the addition folded in) */
+void s2k_quantize_add(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_bias(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_shift(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_bias_shift(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_bias_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
+void s2k_quantize_add_bias_shift_relu(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_relu8(uint8_t* sram, const struct s2k_cmd* c);
 void s2k_mac_int8(uint8_t* sram, const struct s2k_cmd* c);
 /* `done` holds width bytes of scratch (the PE's stack) */
