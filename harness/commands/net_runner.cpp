@@ -372,26 +372,7 @@ void run_in_workers(const RunNetRequest& req, const NetPlan& p, NetSession& s, s
       req.command_line, {"--jobs", "--json", "--journal", "--html", "--junit", "--csv", "--output", "--reference"});
   if (req.backend != "model" && req.rtl_sim.threads == 0) args.insert(args.end(), {"--threads", std::to_string(rtl_sim_as_run(req).threads)});
   const std::string dir = make_worker_dir();
-  const std::size_t runs = block_runs(req, p);
-  Progress progress(runs, err);
-  const auto done = [&] {
-    std::size_t n = 0;
-    for (int i = 1; i <= req.jobs; ++i) {
-      std::ifstream f(fmt::format("{}/{}.json.jsonl", dir, i));
-      const auto lines = static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
-      n += lines > 0 ? lines - 1 : 0;  // (its header)
-    }
-    return n;
-  };
-  std::vector<WorkerRun> workers;
-  try {
-    workers = run_workers(req.program, args, req.jobs, dir, [&] { progress.step(std::min(done(), runs), fmt::format("{} workers", req.jobs)); });
-  } catch (...) {
-    progress.clear();
-    remove_worker_dir(dir);
-    throw;
-  }
-  progress.clear();
+  const std::vector<WorkerRun> workers = run_workers_with_progress(req.program, args, req.jobs, dir, block_runs(req, p), 0, err);
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const WorkerRun& w = workers[i];
     nlohmann::ordered_json header = s.header;

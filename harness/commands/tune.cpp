@@ -163,26 +163,7 @@ void judge_in_workers(const TuneRequest& req, std::size_t candidates, const nloh
     std::filesystem::copy_file(journal.path(), dir + "/held.jsonl");
     args.insert(args.end(), {"--journal", dir + "/held.jsonl"});
   }
-  Progress progress(candidates, err);
-  const auto done = [&] {
-    std::size_t lines = 0;
-    for (int i = 1; i <= req.jobs; ++i) {
-      std::ifstream f(fmt::format("{}/{}.json.jsonl", dir, i));
-      const auto n = static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
-      lines += n > 0 ? n - 1 : 0;  // (its header)
-    }
-    return held.size() + lines;
-  };
-  std::vector<WorkerRun> workers;
-  try {
-    workers = run_workers(req.program, args, req.jobs, dir,
-                          [&] { progress.step(std::min(done(), candidates), fmt::format("{} workers", req.jobs)); });
-  } catch (...) {
-    progress.clear();
-    remove_worker_dir(dir);
-    throw;
-  }
-  progress.clear();
+  const std::vector<WorkerRun> workers = run_workers_with_progress(req.program, args, req.jobs, dir, candidates, held.size(), err);
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const WorkerRun& w = workers[i];
     std::size_t taken = 0;

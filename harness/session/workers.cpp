@@ -1,16 +1,21 @@
 #include "harness/session/workers.h"
 
+#include "harness/session/progress.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <ostream>
 #include <stdexcept>
 #include <thread>
 
@@ -102,6 +107,29 @@ std::vector<WorkerRun> run_workers(const std::string& program, const std::vector
   }
   if (!start_error.empty()) throw std::runtime_error(start_error);
   return runs;
+}
+
+std::vector<WorkerRun> run_workers_with_progress(const std::string& program, const std::vector<std::string>& args, int jobs,
+                                                 const std::string& dir, std::size_t total, std::size_t held, std::ostream& err) {
+  Progress progress(total, err);
+  const auto done = [&] {
+    std::size_t n = held;
+    for (int i = 1; i <= jobs; ++i) {
+      std::ifstream f(dir + "/" + std::to_string(i) + ".json.jsonl");
+      const auto lines = static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(f), {}, '\n'));
+      n += lines > 0 ? lines - 1 : 0;  // (its header)
+    }
+    return std::min(n, total);
+  };
+  try {
+    std::vector<WorkerRun> runs = run_workers(program, args, jobs, dir, [&] { progress.step(done(), std::to_string(jobs) + " workers"); });
+    progress.clear();
+    return runs;
+  } catch (...) {
+    progress.clear();
+    remove_worker_dir(dir);
+    throw;
+  }
 }
 
 std::string last_lines(const std::string& path, int lines) {

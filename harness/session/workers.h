@@ -5,7 +5,9 @@
 // failed, or a signal stopped it) the caller runs itself.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,12 @@ std::vector<std::string> without_options(const std::vector<std::string>& args, c
 // be started (those already started are waited for first).
 std::vector<WorkerRun> run_workers(const std::string& program, const std::vector<std::string>& args, int jobs,
                                    const std::string& dir, const std::function<void()>& poll);
+
+// run_workers with a progress line on `err` (Progress: on a terminal only): `total` records in all, `held` of
+// them had before the workers start, each worker's finished records counted from its journal (a line each after
+// its header); the scratch directory `dir` is removed if a worker cannot be started (and the error rethrown).
+std::vector<WorkerRun> run_workers_with_progress(const std::string& program, const std::vector<std::string>& args, int jobs,
+                                                 const std::string& dir, std::size_t total, std::size_t held, std::ostream& err);
 
 // The last `lines` lines of a worker's log, for a message about it.
 std::string last_lines(const std::string& path, int lines);
