@@ -385,31 +385,35 @@ KernelFunction kernel_function(std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+// The quantization's kernels of one family by their variant: a bias or not, one shift or one per channel,
+// saturating to int8 or to [0, 127] (a ReLU folded in)
+using QuantizeFamily = const char* const[8];
+const char* quantize_variant(const QuantizeFamily& names, bool bias, bool shift, bool relu) {
+  return names[(bias ? 4 : 0) + (shift ? 2 : 0) + (relu ? 1 : 0)];
+}
+constexpr QuantizeFamily kQuantize = {"quantize", "quantize_relu", "quantize_shift", "quantize_shift_relu",
+                                      "quantize_bias", "quantize_bias_relu", "quantize_bias_shift", "quantize_bias_shift_relu"};
+constexpr QuantizeFamily kQuantizeMaxPool = {
+    "quantize_maxpool",      "quantize_maxpool_relu",      "quantize_maxpool_shift",      "quantize_maxpool_shift_relu",
+    "quantize_maxpool_bias", "quantize_maxpool_bias_relu", "quantize_maxpool_bias_shift", "quantize_maxpool_bias_shift_relu"};
+constexpr QuantizeFamily kQuantizeAdd = {"quantize_add",      "quantize_add_relu",      "quantize_add_shift",      "quantize_add_shift_relu",
+                                         "quantize_add_bias", "quantize_add_bias_relu", "quantize_add_bias_shift", "quantize_add_bias_shift_relu"};
+
+}  // namespace
+
 const char* arm_kernel_name(const ArmCommand& c) {
   switch (c.kind) {
     case ArmOpKind::Pad: return "pad";
     case ArmOpKind::Relu32: return c.add_bias ? "relu32_bias" : "relu32";
-    case ArmOpKind::Quantize:
-      if (c.saturate_low == 0)
-        return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift_relu" : "quantize_bias_relu")
-                          : (c.per_channel_shift ? "quantize_shift_relu" : "quantize_relu");
-      return c.add_bias ? (c.per_channel_shift ? "quantize_bias_shift" : "quantize_bias")
-                        : (c.per_channel_shift ? "quantize_shift" : "quantize");
+    case ArmOpKind::Quantize: return quantize_variant(kQuantize, c.add_bias, c.per_channel_shift, c.saturate_low == 0);
     case ArmOpKind::MaxPool8: return "maxpool8";
-    case ArmOpKind::QuantizeMaxPool:
-      if (c.saturate_low == 0)
-        return c.add_bias ? (c.per_channel_shift ? "quantize_maxpool_bias_shift_relu" : "quantize_maxpool_bias_relu")
-                          : (c.per_channel_shift ? "quantize_maxpool_shift_relu" : "quantize_maxpool_relu");
-      return c.add_bias ? (c.per_channel_shift ? "quantize_maxpool_bias_shift" : "quantize_maxpool_bias")
-                        : (c.per_channel_shift ? "quantize_maxpool_shift" : "quantize_maxpool");
+    case ArmOpKind::QuantizeMaxPool: return quantize_variant(kQuantizeMaxPool, c.add_bias, c.per_channel_shift, c.saturate_low == 0);
     case ArmOpKind::AddInt32: return "add_int32";
     case ArmOpKind::AddInt8: return c.relu ? "add_int8_relu" : "add_int8";
-    case ArmOpKind::QuantizeAdd:
-      if (c.relu)
-        return c.add_bias ? (c.per_channel_shift ? "quantize_add_bias_shift_relu" : "quantize_add_bias_relu")
-                          : (c.per_channel_shift ? "quantize_add_shift_relu" : "quantize_add_relu");
-      return c.add_bias ? (c.per_channel_shift ? "quantize_add_bias_shift" : "quantize_add_bias")
-                        : (c.per_channel_shift ? "quantize_add_shift" : "quantize_add");
+    // (its ReLU is the one after the addition)
+    case ArmOpKind::QuantizeAdd: return quantize_variant(kQuantizeAdd, c.add_bias, c.per_channel_shift, c.relu);
     case ArmOpKind::Relu8: return "relu8";
     case ArmOpKind::AvgPool8: return "avgpool8";
     case ArmOpKind::MacInt8: return "mac_int8";
