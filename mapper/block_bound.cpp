@@ -111,31 +111,25 @@ double arm_pass_clocks(const OperationBlock& b, const HwConfig& cfg) {
     const Operation& op = b.ops[i];
     const std::uint64_t values = static_cast<std::uint64_t>(op.out.elements());
     switch (op.kind) {
-      case PrimitiveKind::Quantization:
-        // a max pooling after it (a ReLU between them may clamp in its saturation) may fold into its pass
-        // (QuantizeMaxPool): the two passes or the folded one, whichever costs less
-        if (std::size_t j = i + 1; [&] {
-              while (j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ReLU) ++j;
-              return j < b.ops.size() && b.ops[j].kind == PrimitiveKind::Pooling && b.ops[j].pool == PoolType::Max;
-            }()) {
-          const double apart = row_pass_clocks(ArmOpKind::Quantize, values, cfg) + pool_pass_clocks(b.ops[j], cfg);
-          clocks += std::min(apart, pool_pass_clocks(b.ops[j], cfg, ArmOpKind::QuantizeMaxPool));
+      case PrimitiveKind::Quantization: {
+        // a max pooling or the shortcut's addition after it (a ReLU between them may clamp in its saturation) may
+        // fold into its pass (QuantizeMaxPool, QuantizeAdd): the two passes or the folded one, whichever costs less
+        std::size_t j = i + 1;
+        while (j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ReLU) ++j;
+        const Operation* next = j < b.ops.size() ? &b.ops[j] : nullptr;
+        const double quantize = row_pass_clocks(ArmOpKind::Quantize, values, cfg);
+        if (next && next->kind == PrimitiveKind::Pooling && next->pool == PoolType::Max) {
+          clocks += std::min(quantize + pool_pass_clocks(*next, cfg), pool_pass_clocks(*next, cfg, ArmOpKind::QuantizeMaxPool));
           i = j;
-          break;
-        }
-        // so may the shortcut's addition after it (QuantizeAdd)
-        if (std::size_t j = i + 1; [&] {
-              while (j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ReLU) ++j;
-              return j < b.ops.size() && b.ops[j].kind == PrimitiveKind::ElementwiseAdd;
-            }()) {
-          const double apart = row_pass_clocks(ArmOpKind::Quantize, values, cfg) +
-                               row_pass_clocks(ArmOpKind::AddInt8, static_cast<std::uint64_t>(b.ops[j].out.elements()), cfg);
-          clocks += std::min(apart, row_pass_clocks(ArmOpKind::QuantizeAdd, values, cfg));
+        } else if (next && next->kind == PrimitiveKind::ElementwiseAdd) {
+          const double add = row_pass_clocks(ArmOpKind::AddInt8, static_cast<std::uint64_t>(next->out.elements()), cfg);
+          clocks += std::min(quantize + add, row_pass_clocks(ArmOpKind::QuantizeAdd, values, cfg));
           i = j;
-          break;
+        } else {
+          clocks += quantize;
         }
-        clocks += row_pass_clocks(ArmOpKind::Quantize, values, cfg);
         break;
+      }
       case PrimitiveKind::Pooling: clocks += pool_pass_clocks(op, cfg); break;
       case PrimitiveKind::ElementwiseAdd: clocks += row_pass_clocks(ArmOpKind::AddInt8, values, cfg); break;
       case PrimitiveKind::Elementwise: clocks += row_pass_clocks(elementwise_arm_op(op.elementwise->op), values, cfg); break;

@@ -374,7 +374,7 @@ ResultView element_wise(std::vector<StreamCommand>& out, const ConvPlan& p, cons
             a.kind = ArmOpKind::QuantizeAdd;
             a.addend = sc_base;
             add_folded = next;
-            const auto after = std::find(p.tail.begin(), p.tail.end(), next) + 1;
+            const auto after = at + 2;  // (next is at + 1)
             if (after != p.tail.end() && (*after)->kind == PrimitiveKind::ReLU && std::find(ops.begin(), ops.end(), *after) != ops.end())
               a.relu = relu8_folded = true;
           }

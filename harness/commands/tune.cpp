@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -21,7 +20,6 @@
 #include "harness/outputs/output_files.h"
 #include "harness/outputs/result.h"
 #include "harness/session/journal.h"
-#include "harness/session/progress.h"
 #include "harness/session/workers.h"
 #include "mapper/block_bound.h"
 #include "mapper/distributor.h"
